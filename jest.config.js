@@ -1,0 +1,42 @@
+/**
+ * NestJS 12 ships as ES modules, which Jest on Node 20 loads only in its native ESM mode
+ * (`--experimental-vm-modules`, set by `npm test`). So tests are transpiled to ESM by ts-jest,
+ * while the service itself builds to CommonJS (tsconfig.build.json) and loads Nest through
+ * Node's require(esm).
+ *
+ * Two projects: unit specs beside the code, and e2e suites in test/ that boot the real
+ * application on real PostgreSQL (DATABASE_URL when set, else an embedded one started once for
+ * the run by test/support/global-setup.cjs). Type checking is `npm run typecheck`'s job.
+ */
+/**
+ * ESM-only packages that a CommonJS dependency require()s (@fastify/static → content-disposition).
+ * Node 20 loads those natively; Jest's CommonJS loader cannot, so ts-jest transpiles them.
+ */
+const ESM_REQUIRED_FROM_CJS = ['content-disposition'];
+
+const tsJest = ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json', useESM: true }];
+
+const shared = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: {
+    '^.+\\.ts$': tsJest,
+    [`/node_modules/(${ESM_REQUIRED_FROM_CJS.join('|')})/.+\\.js$`]: tsJest,
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_REQUIRED_FROM_CJS.join('|')})/)`],
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.cjs',
+      globalTeardown: '<rootDir>/test/support/global-teardown.cjs',
+    },
+  ],
+};

@@ -1,0 +1,44 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { LoggerModule } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
+import { AuthModule } from './auth/auth.module';
+import { CommonModule } from './common/common.module';
+import { EnvelopeInterceptor } from './common/envelope.interceptor';
+import { ErrorEnvelopeFilter } from './common/error-envelope.filter';
+import { loggerParams } from './common/logging';
+import { createValidationPipe } from './common/validation';
+import { AppConfig } from './config/load-config';
+import { DatabaseModule } from './database/database.module';
+import { HealthModule } from './health/health.module';
+
+export interface AppModuleOptions {
+  readonly config: AppConfig;
+  readonly databaseUrl: string;
+  /** Where logs go instead of stdout (tests read them). */
+  readonly logStream?: DestinationStream;
+}
+
+@Module({})
+export class AppModule {
+  static forRoot({ config, databaseUrl, logStream }: AppModuleOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        // Validated once before start-up (see main.ts); Nest gets the typed result.
+        ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: () => config }),
+        LoggerModule.forRoot(loggerParams(config.LOG_LEVEL, logStream)),
+        CommonModule,
+        DatabaseModule.forRoot(databaseUrl),
+        AuthModule,
+        HealthModule,
+      ],
+      providers: [
+        { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
+        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+      ],
+    };
+  }
+}

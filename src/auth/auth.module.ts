@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiClientStore } from './domain/api-client-store.port';
+import { ApiClientsService } from './domain/api-clients.service';
+import { BearerAuthGuard } from './http/bearer-auth.guard';
+import { ClientsController } from './http/clients.controller';
+import { ApiClientEntity } from './persistence/api-client.entity';
+import { TypeOrmApiClientRepository } from './persistence/typeorm-api-client.repository';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([ApiClientEntity])],
+  controllers: [ClientsController],
+  providers: [
+    ApiClientsService,
+    TypeOrmApiClientRepository,
+    { provide: ApiClientStore, useExisting: TypeOrmApiClientRepository },
+    { provide: APP_GUARD, useClass: BearerAuthGuard },
+  ],
+  exports: [ApiClientsService],
+})
+export class AuthModule {}

@@ -1,0 +1,35 @@
+import { ApiClientsService } from './domain/api-clients.service';
+
+export interface DevTokens {
+  readonly partner: string;
+  readonly admin: string;
+}
+
+/**
+ * On a first start with embedded defaults, one partner and one admin client so that a new user can
+ * call the API at once. Only when no client exists yet: the tokens are shown once, like any other.
+ */
+export async function createDevClientsIfNone(clients: ApiClientsService, tenant: string): Promise<DevTokens | undefined> {
+  if ((await clients.count()) > 0) return undefined;
+  const partner = await clients.create({ name: 'dev-partner', role: 'partner', tenant, expiresAt: null });
+  const admin = await clients.create({ name: 'dev-admin', role: 'admin', tenant, expiresAt: null });
+  return { partner: partner.token, admin: admin.token };
+}
+
+export function devTokensBanner(tokens: DevTokens, baseUrl: string): string {
+  const line = '='.repeat(78);
+  return [
+    '',
+    line,
+    '  DEVELOPMENT CLIENT TOKENS (first start, embedded defaults; shown only this once)',
+    line,
+    `  partner  ${tokens.partner}`,
+    `  admin    ${tokens.admin}`,
+    '',
+    `  curl -H "Authorization: Bearer ${tokens.partner}" ${baseUrl}/api/v1/me`,
+    `  Swagger UI: ${baseUrl}/docs  (Authorize with the admin token)`,
+    '  More tokens: npm run clients -- create --name NAME --role partner|admin',
+    line,
+    '',
+  ].join('\n');
+}

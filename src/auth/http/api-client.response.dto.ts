@@ -1,0 +1,43 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { API_CLIENT_ROLES, ApiClient, AuthenticatedClient } from '../domain/api-client';
+
+export class CallerResponseDto {
+  @ApiProperty({ format: 'uuid', example: '3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10' })
+  readonly id!: string;
+
+  @ApiProperty({ example: 'ios-app' })
+  readonly name!: string;
+
+  @ApiProperty({ enum: API_CLIENT_ROLES, example: 'partner' })
+  readonly role!: string;
+
+  @ApiProperty({ example: 'default', description: 'The tenant whose customers this client sees.' })
+  readonly tenant!: string;
+
+  static from(client: AuthenticatedClient): CallerResponseDto {
+    return { id: client.id, name: client.name, role: client.role, tenant: client.tenant };
+  }
+}
+
+export class ApiClientResponseDto extends CallerResponseDto {
+  @ApiProperty({ format: 'date-time', example: '2026-11-21T08:00:00.000Z' })
+  readonly created_at!: string;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, example: null })
+  readonly expires_at!: string | null;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, example: null })
+  readonly revoked_at!: string | null;
+
+  static fromClient(client: ApiClient): ApiClientResponseDto {
+    return {
+      id: client.id,
+      name: client.name,
+      role: client.role,
+      tenant: client.tenant,
+      created_at: client.createdAt.toISOString(),
+      expires_at: client.expiresAt?.toISOString() ?? null,
+      revoked_at: client.revokedAt?.toISOString() ?? null,
+    };
+  }
+}

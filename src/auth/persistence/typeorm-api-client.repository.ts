@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { IsNull, QueryFailedError, Repository } from 'typeorm';
+import { ApiClient } from '../domain/api-client';
+import { ApiClientStore, StoredApiClient } from '../domain/api-client-store.port';
+import { ApiClientNameTaken } from '../domain/auth.errors';
+import { ApiClientEntity } from './api-client.entity';
+import { ApiClientMapper } from './api-client.mapper';
+
+const UNIQUE_VIOLATION = '23505';
+
+@Injectable()
+export class TypeOrmApiClientRepository extends ApiClientStore {
+  constructor(@InjectRepository(ApiClientEntity) private readonly rows: Repository<ApiClientEntity>) {
+    super();
+  }
+
+  async insert(client: StoredApiClient): Promise<void> {
+    try {
+      await this.rows.insert({ ...client });
+    } catch (error) {
+      if (error instanceof QueryFailedError && (error.driverError as { code?: string }).code === UNIQUE_VIOLATION) {
+        throw new ApiClientNameTaken(client.name);
+      }
+      throw error;
+    }
+  }
+
+  async findByTokenHash(tokenHash: string): Promise<StoredApiClient | undefined> {
+    const row = await this.rows.findOneBy({ tokenHash });
+    return row ? ApiClientMapper.toStored(row) : undefined;
+  }
+
+  async list(): Promise<ApiClient[]> {
+    const rows = await this.rows.find({ order: { createdAt: 'DESC' } });
+    return rows.map((row) => ApiClientMapper.toDomain(row));
+  }
+
+  async revokeActiveByName(name: string, at: Date): Promise<ApiClient | undefined> {
+    const row = await this.rows.findOneBy({ name, revokedAt: IsNull() });
+    if (!row) return undefined;
+    await this.rows.update({ id: row.id }, { revokedAt: at });
+    return ApiClientMapper.toDomain({ ...row, revokedAt: at });
+  }
+
+  count(): Promise<number> {
+    return this.rows.count();
+  }
+}

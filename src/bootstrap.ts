@@ -1,0 +1,39 @@
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
+import { AppModule } from './app.module';
+import { REQUEST_ID_HEADER, requestIdFor } from './common/request-id';
+import { AppConfig } from './config/load-config';
+import { setupSwagger } from './swagger';
+
+/**
+ * Builds the application exactly as production runs it — adapter, hooks, global pipe, filter and
+ * interceptor, Swagger — so tests exercise the real thing. Does not listen.
+ */
+export async function createApp(
+  config: AppConfig,
+  databaseUrl: string,
+  options: { logStream?: DestinationStream } = {},
+): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    trustProxy: config.TRUST_PROXY,
+    return503OnClosing: true,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, databaseUrl, logStream: options.logStream }), adapter, {
+    bufferLogs: true,
+    abortOnError: false,
+  });
+  app.useLogger(app.get(Logger));
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRequest', async (request, reply) => {
+      void reply.header(REQUEST_ID_HEADER, request.id);
+    });
+  if (config.DOCS_ENABLED) setupSwagger(app);
+  await app.init();
+  return app;
+}

@@ -1,0 +1,61 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+/** The body of every error response: the provider's 401 envelope, generalised. */
+export interface ErrorEnvelope {
+  readonly status: number;
+  readonly data: null;
+  readonly message: string;
+  readonly error: {
+    readonly id: string;
+    readonly details: string;
+    readonly message: string;
+    readonly fields?: readonly { field: string; message: string }[];
+  };
+}
+
+export interface SuccessEnvelope<T> {
+  readonly status: number;
+  readonly message: string;
+  readonly data: T;
+  readonly error: null;
+}
+
+export class FieldProblemSchema {
+  @ApiProperty({ example: 'expiration_date' })
+  readonly field!: string;
+
+  @ApiProperty({ example: 'expiration_date must be on or after 2027-01-21' })
+  readonly message!: string;
+}
+
+export class ErrorBodySchema {
+  @ApiProperty({
+    format: 'uuid',
+    description: 'Error id: quote it to support; it finds the event in the audit log.',
+    example: '0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11',
+  })
+  readonly id!: string;
+
+  @ApiProperty({ example: 'The token is invalid or expired' })
+  readonly details!: string;
+
+  @ApiProperty({ example: 'The supplied token is invalid or expired' })
+  readonly message!: string;
+
+  @ApiPropertyOptional({ type: [FieldProblemSchema] })
+  readonly fields?: FieldProblemSchema[];
+}
+
+export class ErrorEnvelopeSchema {
+  @ApiProperty({ example: 401 })
+  readonly status!: number;
+
+  @ApiProperty({ type: 'null', nullable: true, example: null })
+  readonly data!: null;
+
+  @ApiProperty({ example: 'Unauthorized' })
+  readonly message!: string;
+
+  @ApiProperty({ type: ErrorBodySchema })
+  readonly error!: ErrorBodySchema;
+}

@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
+import { InjectPinoLogger, PinoLogger } from 'nestjs-pino';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, ErrorKind, FieldProblem } from './domain-error';
+import { ErrorEnvelope } from './envelope';
+import { recordOutcome } from './request-outcome';
+
+const STATUS_BY_KIND: Record<ErrorKind, number> = {
+  invalid_input: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unprocessable: 422,
+  rate_limited: 429,
+  upstream_rejected: 502,
+  unavailable: 503,
+  upstream_timeout: 504,
+};
+
+/** Fastify's own errors (body parsing, limits) that reach us with a status and a code. */
+const FASTIFY_ERRORS: Record<string, { code: string; message: string }> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'REQUEST.MALFORMED_JSON', message: 'The request body is not valid JSON' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'REQUEST.MALFORMED_JSON', message: 'The request body is empty but the content type is JSON' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'REQUEST.BODY_TOO_LARGE', message: 'The request body is larger than the service accepts' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'REQUEST.UNSUPPORTED_MEDIA_TYPE', message: 'The content type is not supported; send application/json' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'REQUEST.BAD_CONTENT_LENGTH', message: 'The Content-Length header does not match the body' },
+};
+
+interface Problem {
+  readonly status: number;
+  readonly code: string;
+  readonly message: string;
+  readonly details: string;
+  readonly fields?: readonly FieldProblem[];
+  readonly retryAfterSeconds?: number;
+  /** Set when the failure is ours rather than the caller's: logged with its stack. */
+  readonly unexpected?: unknown;
+}
+
+function fromDomainError(error: DomainError): Problem {
+  return {
+    status: STATUS_BY_KIND[error.kind],
+    code: error.code,
+    message: error.message,
+    details: error.details ?? error.message,
+    fields: error.fields,
+    retryAfterSeconds: error.retryAfterSeconds,
+  };
+}
+
+function fromHttpException(exception: HttpException): Problem {
+  const status = exception.getStatus();
+  const body = exception.getResponse();
+  const text = STATUS_CODES[status] ?? 'Error';
+  if (status >= 500) {
+    // Terminus puts its per-check result here; name the failing checks, nothing else.
+    const failing =
+      typeof body === 'object' && body !== null && 'error' in body && typeof body.error === 'object' && body.error
+        ? Object.keys(body.error)
+        : [];
+    return {
+      status,
+      code: `HTTP.${status}`,
+      message: text,
+      details: failing.length > 0 ? `Failing checks: ${failing.join(', ')}` : text,
+    };
+  }
+  const said =
+    typeof body === 'string'
+      ? body
+      : typeof body === 'object' && body !== null && 'message' in body && typeof body.message === 'string'
+        ? body.message
+        : text;
+  return { status, code: `HTTP.${status}`, message: said, details: said };
+}
+
+function fromFastifyError(error: { code: string; statusCode: number }): Problem | undefined {
+  const known = FASTIFY_ERRORS[error.code];
+  if (!known) return undefined;
+  return { status: error.statusCode, code: known.code, message: known.message, details: known.message };
+}
+
+function isFastifyError(value: unknown): value is { code: string; statusCode: number } {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { code?: unknown }).code === 'string' &&
+    (value as { code: string }).code.startsWith('FST_') &&
+    typeof (value as { statusCode?: unknown }).statusCode === 'number'
+  );
+}
+
+export function describeException(exception: unknown): Problem {
+  if (exception instanceof DomainError) return fromDomainError(exception);
+  if (exception instanceof HttpException) return fromHttpException(exception);
+  if (isFastifyError(exception)) {
+    const known = fromFastifyError(exception);
+    if (known) return known;
+    if (exception.statusCode < 500) {
+      const text = STATUS_CODES[exception.statusCode] ?? 'Bad Request';
+      return { status: exception.statusCode, code: `HTTP.${exception.statusCode}`, message: text, details: text };
+    }
+  }
+  return {
+    status: 500,
+    code: 'INTERNAL',
+    message: 'The service failed to handle the request',
+    details: 'An unexpected error occurred; quote the error id to support',
+    unexpected: exception,
+  };
+}
+
+/**
+ * The one place that shapes errors. Every exception becomes the envelope with a fresh error id,
+ * logged once; stack traces, SQL and upstream bodies stay in the logs, never in the response.
+ */
+@Catch()
+export class ErrorEnvelopeFilter implements ExceptionFilter {
+  constructor(@InjectPinoLogger('http') private readonly logger: PinoLogger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const reply = http.getResponse<FastifyReply>();
+    const request = http.getRequest<FastifyRequest>();
+    const problem = describeException(exception);
+    const errorId = randomUUID();
+
+    recordOutcome(request, { errorId, code: problem.code, status: problem.status, message: problem.message });
+
+    const logFields = { errorId, code: problem.code, status: problem.status, requestId: request.id };
+    if (problem.unexpected !== undefined) {
+      this.logger.error({ ...logFields, err: problem.unexpected }, 'Unexpected error');
+    } else if (problem.status >= 500) {
+      this.logger.warn(logFields, problem.message);
+    } else {
+      this.logger.info(logFields, problem.message);
+    }
+
+    const envelope: ErrorEnvelope = {
+      status: problem.status,
+      data: null,
+      message: STATUS_CODES[problem.status] ?? 'Error',
+      error: {
+        id: errorId,
+        details: problem.details,
+        message: problem.message,
+        ...(problem.fields && problem.fields.length > 0 ? { fields: problem.fields } : {}),
+      },
+    };
+    if (problem.retryAfterSeconds !== undefined) {
+      void reply.header('retry-after', String(Math.max(1, Math.ceil(problem.retryAfterSeconds))));
+    }
+    void reply.status(problem.status).header('content-type', 'application/json; charset=utf-8').send(envelope);
+  }
+}

@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto';
+import { RequestMethod } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Params } from 'nestjs-pino';
+import pino, { DestinationStream, Logger as PinoInstance } from 'pino';
+import type { LogLevel } from '../config/env.schema';
+
+/**
+ * Belt and braces: the serializers below keep only a few request fields, and these paths are
+ * censored wherever they appear, should anything log a whole request or header set.
+ */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.signature',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'headers.authorization',
+  'headers.signature',
+  'authorization',
+  'signature',
+  'token',
+  'password',
+  '*.token',
+  '*.password',
+  '*.authorization',
+  '*.signature',
+  'res.headers["set-cookie"]',
+];
+
+const redact = { paths: REDACTED_PATHS, censor: '[REDACTED]' };
+
+/** `stream` replaces stdout, for tests that read what was logged. */
+export function loggerParams(level: LogLevel, stream?: DestinationStream): Params {
+  const options = {
+    level,
+    redact,
+    genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id?: string }).id ?? randomUUID(),
+    serializers: {
+      req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({
+        id: req.id,
+        method: req.method,
+        url: req.url,
+        remoteAddress: req.remoteAddress,
+      }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+    },
+    customLogLevel: (_req: IncomingMessage, res: ServerResponse, error?: Error) =>
+      error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+    autoLogging: { ignore: (req: IncomingMessage) => (req.url ?? '').startsWith('/health') },
+  };
+  return {
+    // Nest 12's Fastify adapter does not match nestjs-pino's default route pattern; name it.
+    forRoutes: [{ path: '*path', method: RequestMethod.ALL }],
+    pinoHttp: stream ? [options, stream] : options,
+  };
+}
+
+/** For what happens before Nest is up (embedded database, configuration) and for the CLIs. */
+export function createBaseLogger(level: LogLevel, destination: 1 | 2 = 1): PinoInstance {
+  return pino({ level, redact }, pino.destination({ fd: destination, sync: true }));
+}

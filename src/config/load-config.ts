@@ -1,0 +1,48 @@
+import { existsSync } from 'node:fs';
+import { plainToInstance } from 'class-transformer';
+import { validateSync, ValidationError } from 'class-validator';
+import { EnvironmentVariables } from './env.schema';
+
+export type AppConfig = EnvironmentVariables;
+
+export class ConfigurationError extends Error {
+  constructor(readonly problems: string[]) {
+    super(
+      `Invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n` +
+        problems.map((p) => `  - ${p}`).join('\n'),
+    );
+    this.name = 'ConfigurationError';
+  }
+}
+
+function describe(error: ValidationError): string {
+  // Values are never echoed: a variable may hold a credential.
+  const reasons = Object.values(error.constraints ?? {}).join('; ');
+  return `${error.property}: ${reasons}`;
+}
+
+/** The names of every variable the schema knows, in declaration order. */
+export function knownVariables(): string[] {
+  return Object.keys(new EnvironmentVariables());
+}
+
+/**
+ * Validates the environment once and returns the typed configuration. Empty strings count as
+ * unset. Every bad variable is named in one error, so a broken deployment is fixed in one pass.
+ */
+export function validateEnvironment(env: Record<string, string | undefined>): AppConfig {
+  const raw: Record<string, string> = {};
+  for (const key of knownVariables()) {
+    const value = env[key];
+    if (value !== undefined && value.trim() !== '') raw[key] = value;
+  }
+  const config = plainToInstance(EnvironmentVariables, raw);
+  const errors = validateSync(config, { skipMissingProperties: false });
+  if (errors.length > 0) throw new ConfigurationError(errors.map(describe));
+  return config;
+}
+
+/** Reads `.env` from the working directory when present; real environment variables win. */
+export function loadEnvFile(path = '.env'): void {
+  if (existsSync(path)) process.loadEnvFile(path);
+}

@@ -1,0 +1,45 @@
+import { DataSource } from 'typeorm';
+import { createBaseLogger } from '../../common/logging';
+import { AppConfig, loadEnvFile, validateEnvironment } from '../../config/load-config';
+import { DatabaseHandle, resolveDatabase } from '../database-handle';
+import { dataSourceOptions, runMigrations } from '../typeorm-options';
+
+export interface OpenDatabase {
+  readonly config: AppConfig;
+  readonly handle: DatabaseHandle;
+  readonly dataSource: DataSource;
+  close(): Promise<void>;
+}
+
+/**
+ * What every command-line tool needs: validated config, the database (the embedded one is joined
+ * when the service runs, started and stopped again when it does not), and a TypeORM data source.
+ * Logs go to stderr so stdout stays machine-readable.
+ */
+export async function openDatabase(env: NodeJS.ProcessEnv, options: { migrate: boolean }): Promise<OpenDatabase> {
+  loadEnvFile();
+  const config = validateEnvironment(env);
+  const log = createBaseLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, 2);
+  const handle = await resolveDatabase(config, {
+    info: (m) => log.info(m),
+    warn: (m) => log.warn(m),
+    debug: (m) => log.debug(m),
+  });
+  let dataSource: DataSource;
+  try {
+    dataSource = await new DataSource(dataSourceOptions(handle.url, 2)).initialize();
+    if (options.migrate && config.MIGRATIONS_RUN) await runMigrations(dataSource);
+  } catch (error) {
+    await handle.stop();
+    throw error;
+  }
+  return {
+    config,
+    handle,
+    dataSource,
+    close: async () => {
+      await dataSource.destroy();
+      await handle.stop();
+    },
+  };
+}

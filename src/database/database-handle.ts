@@ -1,0 +1,26 @@
+import { AppConfig } from '../config/load-config';
+import { acquireEmbeddedDatabase, DatabaseHandle, EmbeddedLog } from './embedded-postgres';
+
+export type { DatabaseHandle } from './embedded-postgres';
+
+/** host:port/database of a connection URL, without user or password, for logs. */
+export function describeDatabaseUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}${parsed.pathname}`;
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+/** DATABASE_URL when set (nothing is started), else the embedded PostgreSQL under DATA_DIR. */
+export async function resolveDatabase(config: AppConfig, log: EmbeddedLog): Promise<DatabaseHandle> {
+  if (config.DATABASE_URL) {
+    return {
+      url: config.DATABASE_URL,
+      description: `external PostgreSQL at ${describeDatabaseUrl(config.DATABASE_URL)}`,
+      stop: async () => undefined,
+    };
+  }
+  return acquireEmbeddedDatabase({ dataDir: config.DATA_DIR, port: config.EMBEDDED_PG_PORT, log });
+}

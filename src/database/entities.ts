@@ -1,0 +1,4 @@
+import { ApiClientEntity } from '../auth/persistence/api-client.entity';
+
+/** Every TypeORM entity; listed so the module, the CLI and the data source agree. */
+export const ENTITIES = [ApiClientEntity];

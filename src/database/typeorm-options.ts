@@ -1,0 +1,38 @@
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { MIGRATIONS } from '../../migrations';
+import { ENTITIES } from './entities';
+
+export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'schema_migrations',
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+    applicationName: 'partner-gateway',
+    extra: { max: poolSize, connectionTimeoutMillis: 5000 },
+  };
+}
+
+/** An arbitrary constant: the key of the advisory lock that serialises migrations across replicas. */
+const MIGRATION_LOCK_KEY = 7_204_118_553;
+
+/**
+ * Applies pending migrations, each in its own transaction, while holding a session advisory lock so
+ * that replicas starting together apply them once. Returns the names applied.
+ */
+export async function runMigrations(dataSource: DataSource): Promise<string[]> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    return applied.map((m) => m.name);
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    await runner.release();
+  }
+}

@@ -1,0 +1,86 @@
+import 'reflect-metadata';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createDevClientsIfNone, devTokensBanner } from './auth/dev-clients';
+import { ApiClientsService } from './auth/domain/api-clients.service';
+import { createApp } from './bootstrap';
+import { createBaseLogger } from './common/logging';
+import { AppConfig, ConfigurationError, loadEnvFile, validateEnvironment } from './config/load-config';
+import { DatabaseHandle, resolveDatabase } from './database/database-handle';
+
+function readConfig(): AppConfig {
+  loadEnvFile();
+  try {
+    return validateEnvironment(process.env);
+  } catch (error) {
+    if (error instanceof ConfigurationError) {
+      process.stderr.write(`${error.message}\nSee .env.example for every variable and its default.\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const log = createBaseLogger(config.LOG_LEVEL);
+  const sandboxMode = !config.UPSTREAM_BASE_URL;
+  const embeddedDefaults = sandboxMode && !config.DATABASE_URL;
+
+  let database: DatabaseHandle | undefined;
+  let app: NestFastifyApplication | undefined;
+  let stopping = false;
+
+  const shutdown = async (signal: string): Promise<void> => {
+    if (stopping) {
+      log.warn({ signal }, 'Second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    log.info({ signal }, 'Shutting down: no new connections, finishing in-flight requests');
+    try {
+      await app?.close();
+      await database?.stop();
+      log.info('Stopped');
+      process.exit(0);
+    } catch (error) {
+      log.error({ err: error }, 'Shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+
+  try {
+    database = await resolveDatabase(config, {
+      info: (m) => log.info(m),
+      warn: (m) => log.warn(m),
+      debug: (m) => log.debug({ component: 'embedded-postgres' }, m),
+    });
+    log.info(`Database: ${database.description}`);
+    app = await createApp(config, database.url);
+    await app.listen({ port: config.PORT, host: config.HOST });
+  } catch (error) {
+    log.fatal({ err: error }, 'Start-up failed');
+    await app?.close().catch(() => undefined);
+    await database?.stop().catch(() => undefined);
+    process.exit(1);
+  }
+
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  const shownHost = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
+  const baseUrl = `http://${shownHost}:${port}`;
+
+  if (sandboxMode) {
+    log.warn('SANDBOX MODE: UPSTREAM_BASE_URL is not set; nothing reaches a real provider.');
+  } else {
+    log.info({ upstream: new URL(config.UPSTREAM_BASE_URL!).origin }, 'Live mode');
+  }
+  if (embeddedDefaults) {
+    const tokens = await createDevClientsIfNone(app.get(ApiClientsService), config.DEFAULT_TENANT);
+    if (tokens) process.stdout.write(devTokensBanner(tokens, baseUrl));
+  }
+  log.info({ url: baseUrl, docs: config.DOCS_ENABLED ? `${baseUrl}/docs` : undefined }, 'Partner gateway listening');
+}
+
+void main();

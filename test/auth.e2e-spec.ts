@@ -1,0 +1,219 @@
+import { startTestApp, TestApp } from './support/app';
+import { waitFor } from './support/wait-for';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+async function call(t: TestApp, path: string, headers: Record<string, string> = {}) {
+  const response = await fetch(`${t.baseUrl}${path}`, { headers });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> };
+}
+
+/** The provider's 401 envelope, field by field: nothing more, nothing less. */
+function expectProviderUnauthorizedEnvelope(body: Record<string, any>): void {
+  expect(Object.keys(body).sort()).toEqual(['data', 'error', 'message', 'status']);
+  expect(body.status).toBe(401);
+  expect(body.data).toBeNull();
+  expect(typeof body.message).toBe('string');
+  expect(body.message.length).toBeGreaterThan(0);
+  expect(Object.keys(body.error).sort()).toEqual(['details', 'id', 'message']);
+  expect(body.error.id).toMatch(UUID);
+  expect(body.error.details).toBe('The token is invalid or expired');
+  expect(body.error.message).toBe('The supplied token is invalid or expired');
+}
+
+describe('client authentication on /api/v1', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('when the token is valid, then the call succeeds in the success envelope', async () => {
+    const token = await t.createClient('partner', { name: 'ios-app', tenant: 'acme' });
+
+    const response = await call(t, '/api/v1/me', { authorization: `Bearer ${token}` });
+
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      status: 200,
+      message: 'OK',
+      data: { id: expect.stringMatching(UUID), name: 'ios-app', role: 'partner', tenant: 'acme' },
+      error: null,
+    });
+  });
+
+  it('when the Authorization header is missing, then 401 with the provider envelope', async () => {
+    const response = await call(t, '/api/v1/me');
+
+    expect(response.status).toBe(401);
+    expectProviderUnauthorizedEnvelope(response.body);
+  });
+
+  it.each([
+    ['an unknown token', 'Bearer pgw_unknownunknownunknownunknownunknownunknown'],
+    ['another scheme', 'Basic dXNlcjpwYXNz'],
+    ['the scheme alone', 'Bearer'],
+    ['an over-long token', `Bearer ${'x'.repeat(5000)}`],
+  ])('when the header carries %s, then 401 with the provider envelope', async (_, header) => {
+    const response = await call(t, '/api/v1/me', { authorization: header });
+
+    expect(response.status).toBe(401);
+    expectProviderUnauthorizedEnvelope(response.body);
+  });
+
+  it('when the token has expired, then 401 with the provider envelope', async () => {
+    const token = await t.createClient('partner', { name: 'expiring', expiresAt: new Date(Date.now() + 60_000) });
+    expect((await call(t, '/api/v1/me', { authorization: `Bearer ${token}` })).status).toBe(200);
+    await t.dataSource.query(`UPDATE api_clients SET expires_at = now() - interval '1 second' WHERE name = 'expiring'`);
+
+    const response = await call(t, '/api/v1/me', { authorization: `Bearer ${token}` });
+
+    expect(response.status).toBe(401);
+    expectProviderUnauthorizedEnvelope(response.body);
+  });
+
+  it('when the token has been revoked, then 401 with the provider envelope', async () => {
+    const token = await t.createClient('partner', { name: 'to-revoke' });
+    expect((await call(t, '/api/v1/me', { authorization: `Bearer ${token}` })).status).toBe(200);
+    await t.dataSource.query(`UPDATE api_clients SET revoked_at = now() WHERE name = 'to-revoke'`);
+
+    const response = await call(t, '/api/v1/me', { authorization: `Bearer ${token}` });
+
+    expect(response.status).toBe(401);
+    expectProviderUnauthorizedEnvelope(response.body);
+  });
+
+  it('when two failures happen, then each gets its own error id', async () => {
+    const first = await call(t, '/api/v1/me');
+    const second = await call(t, '/api/v1/me');
+
+    expect(first.body.error.id).not.toBe(second.body.error.id);
+  });
+
+  it('when a partner token calls an admin route, then 403 in the envelope', async () => {
+    const token = await t.createClient('partner');
+
+    const response = await call(t, '/api/v1/clients', { authorization: `Bearer ${token}` });
+
+    expect(response.status).toBe(403);
+    expect(response.body.data).toBeNull();
+    expect(response.body.error.id).toMatch(UUID);
+    expect(response.body.error.details).toBe('Requires the admin role');
+  });
+
+  it('when an admin lists clients, then it sees them without any token or hash', async () => {
+    const token = await t.createClient('admin', { name: 'support-desk' });
+
+    const response = await call(t, '/api/v1/clients', { authorization: `Bearer ${token}` });
+
+    expect(response.status).toBe(200);
+    expect(response.body.data.map((c: { name: string }) => c.name)).toContain('support-desk');
+    const text = JSON.stringify(response.body);
+    expect(text).not.toContain(token);
+    expect(text).not.toMatch(/token/i);
+  });
+
+  it('when the route does not exist, then 404 in the envelope', async () => {
+    const token = await t.createClient('partner');
+
+    const response = await call(t, '/api/v1/nothing-here', { authorization: `Bearer ${token}` });
+
+    expect(response.status).toBe(404);
+    expect(response.body.error.id).toMatch(UUID);
+  });
+
+  it('when tokens were used, then neither the tokens nor the header appear in the logs', async () => {
+    const token = await t.createClient('partner', { name: 'log-check' });
+    await call(t, '/api/v1/me', { authorization: `Bearer ${token}` });
+    await call(t, '/api/v1/clients', { authorization: `Bearer ${token}` });
+    await call(t, '/api/v1/me', { authorization: 'Bearer pgw_wrong-token-that-must-not-be-logged' });
+
+    await waitFor(() => t.logs.text.includes('"statusCode":401'));
+    expect(t.logs.lines.length).toBeGreaterThan(3);
+    expect(t.logs.text).not.toContain(token);
+    expect(t.logs.text).not.toContain('pgw_wrong-token-that-must-not-be-logged');
+    expect(t.logs.text).not.toMatch(/"authorization"/i);
+  });
+});
+
+describe('X-Request-Id', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('when the caller sends a sane id, then the same id comes back and is logged with the request', async () => {
+    const response = await call(t, '/health/live', { 'x-request-id': 'app-7f3c.42:retry-1' });
+    await call(t, '/api/v1/me', { 'x-request-id': 'req-for-the-log' });
+
+    expect(response.headers.get('x-request-id')).toBe('app-7f3c.42:retry-1');
+    const completed = () =>
+      t.logs.lines.filter((line) => (line.req as { id?: string } | undefined)?.id === 'req-for-the-log' && line.res);
+    await waitFor(() => completed().length > 0);
+    expect(completed()).toHaveLength(1);
+  });
+
+  it('when the caller sends none, then a UUID is generated and returned', async () => {
+    const response = await call(t, '/health/live');
+
+    expect(response.headers.get('x-request-id')).toMatch(UUID);
+  });
+
+  it.each([
+    ['too long', 'a'.repeat(200)],
+    ['with spaces', 'hello world'],
+    ['with a quote', 'abc"def'],
+    ['starting with a dash', '-abc'],
+  ])('when the caller sends an id %s, then it is replaced by a UUID', async (_, given) => {
+    const response = await call(t, '/health/live', { 'x-request-id': given });
+
+    expect(response.headers.get('x-request-id')).toMatch(UUID);
+  });
+
+  it('when the request fails, then the error response carries the id too', async () => {
+    const response = await call(t, '/api/v1/me', { 'x-request-id': 'failing-call-1' });
+
+    expect(response.status).toBe(401);
+    expect(response.headers.get('x-request-id')).toBe('failing-call-1');
+  });
+});
+
+describe('health and docs', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('when the database answers, then /health/ready is 200 and needs no token', async () => {
+    const response = await call(t, '/health/ready');
+
+    expect(response.status).toBe(200);
+    expect(response.body.data.details.database.status).toBe('up');
+  });
+
+  it('when /docs-json is fetched, then the spec declares the bearer scheme', async () => {
+    const response = await call(t, '/docs-json');
+
+    expect(response.status).toBe(200);
+    expect(response.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(response.body.paths['/api/v1/me'].get.security).toEqual([{ bearer: [] }]);
+  });
+
+  it('when /docs is fetched, then Swagger UI is served', async () => {
+    const response = await fetch(`${t.baseUrl}/docs`);
+
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('swagger-ui');
+  });
+});

@@ -1,0 +1,99 @@
+import { Writable } from 'node:stream';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DataSource } from 'typeorm';
+import { ApiClientRole } from '../../src/auth/domain/api-client';
+import { ApiClientsService } from '../../src/auth/domain/api-clients.service';
+import { createApp } from '../../src/bootstrap';
+import { validateEnvironment } from '../../src/config/load-config';
+import { createTestDatabase, TestDatabase } from './database';
+
+/** What the service logged since a point, as raw text and parsed lines. */
+export interface CapturedLogs {
+  readonly text: string;
+  readonly lines: Record<string, unknown>[];
+}
+
+/**
+ * nestjs-pino keeps one HTTP logger per process, built with the first application's options, so
+ * every application a test file starts logs into the first one's stream. One capture per test
+ * file (Jest gives each file its own modules), and each application reads from where it started.
+ */
+class LogCapture extends Writable {
+  private readonly chunks: string[] = [];
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
+    this.chunks.push(chunk.toString('utf8'));
+    done();
+  }
+
+  since(start = this.chunks.length): CapturedLogs {
+    const chunks = this.chunks;
+    return {
+      get text() {
+        return chunks.slice(start).join('');
+      },
+      get lines() {
+        return this.text
+          .split('\n')
+          .filter((line) => line.trim() !== '')
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
+      },
+    };
+  }
+}
+
+const capture = new LogCapture();
+
+export interface TestApp {
+  readonly app: NestFastifyApplication;
+  readonly baseUrl: string;
+  readonly database: TestDatabase;
+  readonly dataSource: DataSource;
+  readonly logs: CapturedLogs;
+  /** Creates a client straight through the domain service and returns its token. */
+  createClient(role: ApiClientRole, overrides?: { name?: string; tenant?: string; expiresAt?: Date | null }): Promise<string>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/**
+ * The real application — same module, adapter, pipe, filter and migrations as production — on a
+ * fresh database of its own, listening on a random loopback port.
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const config = validateEnvironment({ LOG_LEVEL: 'info', NODE_ENV: 'test', ...env, DATABASE_URL: database.url });
+  const logs = capture.since();
+  let app: NestFastifyApplication;
+  try {
+    app = await createApp(config, database.url, { logStream: capture });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const clients = app.get(ApiClientsService);
+  return {
+    app,
+    baseUrl: `http://127.0.0.1:${port}`,
+    database,
+    dataSource: app.get(DataSource),
+    logs,
+    async createClient(role, overrides = {}) {
+      const { token } = await clients.create({
+        name: overrides.name ?? `${role}-${++counter}-${process.pid}`,
+        role,
+        tenant: overrides.tenant ?? 'default',
+        expiresAt: overrides.expiresAt ?? null,
+      });
+      return token;
+    },
+    async close() {
+      await app.close();
+      await database.drop();
+    },
+  };
+}
