@@ -37,6 +37,7 @@ module.exports = {
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.cjs',
       globalTeardown: '<rootDir>/test/support/global-teardown.cjs',
+      testTimeout: 60_000,
     },
   ],
 };

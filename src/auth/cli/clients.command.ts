@@ -124,8 +124,10 @@ export async function runClientsCli(argv: string[], env: NodeJS.ProcessEnv, io: 
     const service = apiClientsServiceFor(database.dataSource);
     return await execute(command, args, service, io, database.config.DEFAULT_TENANT);
   } catch (error) {
-    if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
-      io.err(`${error.message}\n\n${USAGE}`);
+    const code = (error as { code?: unknown }).code;
+    const parseArgsError = typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
+    if (error instanceof UsageError || parseArgsError) {
+      io.err(`${(error as Error).message}\n\n${USAGE}`);
       return 2;
     }
     if (error instanceof DomainError || error instanceof ConfigurationError) {

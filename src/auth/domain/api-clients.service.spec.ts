@@ -1,0 +1,119 @@
+import { Clock } from '../../common/clock.port';
+import { ApiClient } from './api-client';
+import { ApiClientStore, StoredApiClient } from './api-client-store.port';
+import { ApiClientsService } from './api-clients.service';
+import { ApiClientNameTaken, InvalidApiClient, InvalidClientToken } from './auth.errors';
+import { hashClientToken } from './client-token';
+
+class InMemoryApiClientStore extends ApiClientStore {
+  readonly rows: StoredApiClient[] = [];
+
+  async insert(client: StoredApiClient): Promise<void> {
+    if (this.rows.some((r) => r.name === client.name && !r.revokedAt)) throw new ApiClientNameTaken(client.name);
+    this.rows.push(client);
+  }
+  async findByTokenHash(tokenHash: string): Promise<StoredApiClient | undefined> {
+    return this.rows.find((r) => r.tokenHash === tokenHash);
+  }
+  async list(): Promise<ApiClient[]> {
+    return [...this.rows].reverse();
+  }
+  async revokeActiveByName(name: string, at: Date): Promise<ApiClient | undefined> {
+    const index = this.rows.findIndex((r) => r.name === name && !r.revokedAt);
+    if (index < 0) return undefined;
+    this.rows[index] = { ...this.rows[index], revokedAt: at };
+    return this.rows[index];
+  }
+  async count(): Promise<number> {
+    return this.rows.length;
+  }
+}
+
+class FixedClock extends Clock {
+  constructor(public current: Date) {
+    super();
+  }
+  now(): Date {
+    return this.current;
+  }
+}
+
+describe('ApiClientsService', () => {
+  let store: InMemoryApiClientStore;
+  let clock: FixedClock;
+  let sut: ApiClientsService;
+
+  beforeEach(() => {
+    store = new InMemoryApiClientStore();
+    clock = new FixedClock(new Date('2026-11-21T10:00:00Z'));
+    sut = new ApiClientsService(store, clock);
+  });
+
+  it('when a client is created, then only the hash of its token is stored', async () => {
+    const { client, token } = await sut.create({ name: 'web', role: 'partner', tenant: 'acme', expiresAt: null });
+
+    expect(store.rows).toHaveLength(1);
+    expect(store.rows[0].tokenHash).toBe(hashClientToken(token));
+    expect(JSON.stringify(store.rows)).not.toContain(token);
+    expect(client).toMatchObject({ name: 'web', role: 'partner', tenant: 'acme', revokedAt: null });
+  });
+
+  it('when the token is presented, then the client is recognised with its role and tenant', async () => {
+    const { token } = await sut.create({ name: 'web', role: 'admin', tenant: 'acme', expiresAt: null });
+
+    await expect(sut.authenticate(token)).resolves.toMatchObject({ name: 'web', role: 'admin', tenant: 'acme' });
+  });
+
+  it.each([
+    ['missing', undefined],
+    ['empty', ''],
+    ['unknown', 'pgw_not-a-real-token'],
+    ['far too long', 'x'.repeat(10_000)],
+  ])('when the token is %s, then InvalidClientToken', async (_, token) => {
+    await sut.create({ name: 'web', role: 'partner', tenant: 'acme', expiresAt: null });
+
+    await expect(sut.authenticate(token)).rejects.toBeInstanceOf(InvalidClientToken);
+  });
+
+  it('when the expiry passes, then the token stops working at that instant', async () => {
+    const { token } = await sut.create({
+      name: 'web',
+      role: 'partner',
+      tenant: 'acme',
+      expiresAt: new Date('2026-11-21T11:00:00Z'),
+    });
+    clock.current = new Date('2026-11-21T10:59:59.999Z');
+    await expect(sut.authenticate(token)).resolves.toBeDefined();
+
+    clock.current = new Date('2026-11-21T11:00:00Z');
+
+    await expect(sut.authenticate(token)).rejects.toBeInstanceOf(InvalidClientToken);
+  });
+
+  it('when a client is revoked, then its token is refused and its name can be reused', async () => {
+    const { token } = await sut.create({ name: 'web', role: 'partner', tenant: 'acme', expiresAt: null });
+
+    const revoked = await sut.revoke('web');
+
+    expect(revoked?.revokedAt).toEqual(clock.current);
+    await expect(sut.authenticate(token)).rejects.toBeInstanceOf(InvalidClientToken);
+    await expect(sut.create({ name: 'web', role: 'partner', tenant: 'acme', expiresAt: null })).resolves.toBeDefined();
+  });
+
+  it('when nothing active has the name, then revoke answers undefined', async () => {
+    await expect(sut.revoke('nobody')).resolves.toBeUndefined();
+  });
+
+  it.each([
+    ['a name with spaces', { name: 'my app' }],
+    ['an empty name', { name: '' }],
+    ['a tenant with a slash', { tenant: 'a/b' }],
+    ['an unknown role', { role: 'root' }],
+    ['an expiry in the past', { expiresAt: new Date('2026-11-20T00:00:00Z') }],
+  ])('when created with %s, then InvalidApiClient', async (_, override) => {
+    const request = { name: 'web', role: 'partner', tenant: 'acme', expiresAt: null, ...override } as never;
+
+    await expect(sut.create(request)).rejects.toBeInstanceOf(InvalidApiClient);
+    expect(store.rows).toHaveLength(0);
+  });
+});

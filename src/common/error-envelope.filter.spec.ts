@@ -1,0 +1,63 @@
+import { BadRequestException, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
+import { DomainError } from './domain-error';
+import { describeException } from './error-envelope.filter';
+
+describe('describeException', () => {
+  it.each([
+    ['invalid_input', 400],
+    ['unauthenticated', 401],
+    ['forbidden', 403],
+    ['not_found', 404],
+    ['conflict', 409],
+    ['payload_too_large', 413],
+    ['unsupported_media_type', 415],
+    ['unprocessable', 422],
+    ['rate_limited', 429],
+    ['upstream_rejected', 502],
+    ['unavailable', 503],
+    ['upstream_timeout', 504],
+  ] as const)('when a domain error is %s, then the status is %i', (kind, status) => {
+    expect(describeException(new DomainError('X.Y', kind, 'message')).status).toBe(status);
+  });
+
+  it('when a domain error carries details, fields and a retry hint, then they are kept', () => {
+    const problem = describeException(
+      new DomainError('UPSTREAM.CIRCUIT_OPEN', 'unavailable', 'The provider is unavailable', {
+        details: 'Try again shortly',
+        retryAfterSeconds: 30,
+        fields: [{ field: 'a', message: 'b' }],
+      }),
+    );
+
+    expect(problem).toMatchObject({ status: 503, code: 'UPSTREAM.CIRCUIT_OPEN', details: 'Try again shortly', retryAfterSeconds: 30 });
+    expect(problem.fields).toEqual([{ field: 'a', message: 'b' }]);
+  });
+
+  it('when an unknown error is thrown, then 500 with a generic message and nothing of the original', () => {
+    const problem = describeException(new Error('relation "secret_table" does not exist at SELECT password FROM x'));
+
+    expect(problem.status).toBe(500);
+    expect(problem.message).not.toContain('secret_table');
+    expect(problem.details).not.toContain('password');
+  });
+
+  it('when Nest raises 4xx, then its status and message are kept', () => {
+    expect(describeException(new NotFoundException('Cannot GET /x'))).toMatchObject({ status: 404, message: 'Cannot GET /x' });
+    expect(describeException(new BadRequestException('Body is not valid JSON'))).toMatchObject({ status: 400 });
+  });
+
+  it('when a health check fails, then 503 names the failing checks only', () => {
+    const problem = describeException(
+      new ServiceUnavailableException({ status: 'error', error: { database: { status: 'down', message: 'ECONNREFUSED 10.0.0.1' } } }),
+    );
+
+    expect(problem).toMatchObject({ status: 503, details: 'Failing checks: database' });
+    expect(JSON.stringify(problem)).not.toContain('10.0.0.1');
+  });
+
+  it('when Fastify refuses a body as too large, then 413 with a clear message', () => {
+    const error = Object.assign(new Error('Request body is too large'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 });
+
+    expect(describeException(error)).toMatchObject({ status: 413, code: 'REQUEST.BODY_TOO_LARGE' });
+  });
+});

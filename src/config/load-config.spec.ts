@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigurationError, knownVariables, validateEnvironment } from './load-config';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    validateEnvironment(env);
+  } catch (error) {
+    if (error instanceof ConfigurationError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigurationError');
+}
+
+describe('validateEnvironment', () => {
+  it('when nothing is set, then every default applies (embedded database, sandbox mode)', () => {
+    const sut = validateEnvironment({});
+
+    expect(sut.PORT).toBe(3000);
+    expect(sut.HOST).toBe('127.0.0.1');
+    expect(sut.MIGRATIONS_RUN).toBe(true);
+    expect(sut.DATA_DIR).toBe('./.data');
+    expect(sut.DATABASE_URL).toBeUndefined();
+    expect(sut.UPSTREAM_BASE_URL).toBeUndefined();
+  });
+
+  it('when values are given as strings, then they are converted to their types', () => {
+    const sut = validateEnvironment({ PORT: '8080', MIGRATIONS_RUN: 'false', DOCS_ENABLED: 'no', EMBEDDED_PG_PORT: '5499' });
+
+    expect(sut.PORT).toBe(8080);
+    expect(sut.MIGRATIONS_RUN).toBe(false);
+    expect(sut.DOCS_ENABLED).toBe(false);
+    expect(sut.EMBEDDED_PG_PORT).toBe(5499);
+  });
+
+  it('when a variable is an empty string, then it counts as unset', () => {
+    const sut = validateEnvironment({ DATABASE_URL: '', PORT: '  ' });
+
+    expect(sut.DATABASE_URL).toBeUndefined();
+    expect(sut.PORT).toBe(3000);
+  });
+
+  it('when several variables are bad, then one error names every one of them', () => {
+    const problems = problemsOf({
+      PORT: 'eighty',
+      LOG_LEVEL: 'loud',
+      MIGRATIONS_RUN: 'maybe',
+      DATABASE_URL: 'mysql://db/x',
+      UPSTREAM_BASE_URL: 'not a url',
+    });
+
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(
+      ['DATABASE_URL', 'LOG_LEVEL', 'MIGRATIONS_RUN', 'PORT', 'UPSTREAM_BASE_URL'].sort(),
+    );
+  });
+
+  it('when a value is bad, then the message says why without echoing the value', () => {
+    const secretLooking = 'postgres-but-not-a-url-with-password-hunter2';
+
+    const problems = problemsOf({ DATABASE_URL: secretLooking, PORT: '70000' });
+
+    const text = problems.join('\n');
+    expect(text).toContain('DATABASE_URL: DATABASE_URL must be a URL starting with postgres:// or postgresql://');
+    expect(text).toMatch(/PORT: .*must not be greater than 65535/);
+    expect(text).not.toContain('hunter2');
+  });
+
+  it('when a number is half-numeric, then it is refused rather than truncated', () => {
+    expect(problemsOf({ PORT: '80abc' })[0]).toMatch(/^PORT: /);
+    expect(problemsOf({ DATABASE_POOL_SIZE: '1.5' })[0]).toMatch(/^DATABASE_POOL_SIZE: /);
+  });
+
+  it('when a unix-socket style postgres URL is given, then it is accepted', () => {
+    const sut = validateEnvironment({ DATABASE_URL: 'postgresql://app@localhost/gateway?host=/var/run/postgresql' });
+
+    expect(sut.DATABASE_URL).toContain('postgresql://');
+  });
+});
+
+describe('.env.example', () => {
+  it('when compared with the schema, then it lists exactly the variables the service reads', () => {
+    const example = readFileSync(join(process.cwd(), '.env.example'), 'utf8');
+    const listed = [...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]);
+
+    expect([...new Set(listed)].sort()).toEqual([...knownVariables()].sort());
+  });
+});

@@ -1,0 +1,96 @@
+import { runClientsCli } from '../src/auth/cli/clients.command';
+import { startTestApp, TestApp } from './support/app';
+
+interface Run {
+  code: number;
+  out: string[];
+  err: string[];
+}
+
+describe('clients CLI', () => {
+  let t: TestApp;
+
+  async function cli(...argv: string[]): Promise<Run> {
+    const run: Run = { code: -1, out: [], err: [] };
+    run.code = await runClientsCli(argv, { DATABASE_URL: t.database.url, LOG_LEVEL: 'warn' }, {
+      out: (line) => run.out.push(line),
+      err: (line) => run.err.push(line),
+    });
+    return run;
+  }
+
+  async function me(token: string): Promise<number> {
+    const response = await fetch(`${t.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } });
+    return response.status;
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('when a client is created, used, listed and revoked, then its token works until the revocation', async () => {
+    const created = await cli('create', '--name', 'android-app', '--role', 'partner', '--tenant', 'acme');
+    expect(created.code).toBe(0);
+    expect(created.out).toHaveLength(1);
+    const printed = JSON.parse(created.out[0]) as Record<string, string | null>;
+    expect(Object.keys(printed).sort()).toEqual(['expires_at', 'id', 'name', 'role', 'tenant', 'token']);
+    expect(printed).toMatchObject({ name: 'android-app', role: 'partner', tenant: 'acme', expires_at: null });
+    const token = printed.token!;
+    expect(await me(token)).toBe(200);
+
+    const listed = await cli('list');
+    expect(listed.code).toBe(0);
+    const rows = listed.out.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(rows.find((r) => r.name === 'android-app')).toMatchObject({ role: 'partner', tenant: 'acme', revoked_at: null });
+    expect(listed.out.join('\n')).not.toContain(token);
+    expect(rows.every((r) => !('token' in r) && !('token_hash' in r))).toBe(true);
+
+    const revoked = await cli('revoke', '--name', 'android-app');
+    expect(revoked.code).toBe(0);
+    expect(JSON.parse(revoked.out[0]).revoked_at).not.toBeNull();
+    expect(await me(token)).toBe(401);
+  });
+
+  it('when --expires-at is given, then it is stored and printed', async () => {
+    const created = await cli('create', '--name', 'pilot', '--role', 'admin', '--expires-at', '2099-01-01T00:00:00Z');
+
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.out[0])).toMatchObject({ role: 'admin', tenant: 'default', expires_at: '2099-01-01T00:00:00.000Z' });
+  });
+
+  it('when an active client already has the name, then create fails and says so', async () => {
+    await cli('create', '--name', 'twice', '--role', 'partner');
+
+    const second = await cli('create', '--name', 'twice', '--role', 'partner');
+
+    expect(second.code).toBe(1);
+    expect(second.err.join('\n')).toContain("An active client named 'twice' already exists");
+    expect(second.out).toEqual([]);
+  });
+
+  it('when nothing active has the name, then revoke exits 1', async () => {
+    const run = await cli('revoke', '--name', 'nobody');
+
+    expect(run.code).toBe(1);
+    expect(run.err.join('\n')).toContain("No active client named 'nobody'");
+  });
+
+  it.each([
+    [['create', '--name', 'x', '--role', 'root']],
+    [['create', '--role', 'partner']],
+    [['create', '--name', 'x', '--role', 'partner', '--expires-at', 'tomorrow']],
+    [['create', '--name', 'x', '--role', 'partner', '--colour', 'blue']],
+    [['revoke']],
+    [['delete', '--name', 'x']],
+    [[]],
+  ])('when called as %j, then it exits 2 with the usage and prints no token', async (argv) => {
+    const run = await cli(...argv);
+
+    expect(run.code).toBe(2);
+    expect(run.err.join('\n')).toContain('Usage: npm run clients');
+    expect(run.out).toEqual([]);
+  });
+});

@@ -1,0 +1,106 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanEnv, freePort, runProcess, scratchDataDir, startProcess, Started, waitForOutput } from './support/processes';
+
+/**
+ * What a new user does: the built service with no environment at all. It must start its own
+ * PostgreSQL, print working tokens once, share that database with the clients CLI while running,
+ * shut down cleanly, and leave the CLI able to work on its own afterwards.
+ */
+const MAIN = join(process.cwd(), 'dist', 'src', 'main.js');
+const CLIENTS = join(process.cwd(), 'dist', 'src', 'auth', 'cli', 'clients.cli.js');
+
+function clusterPid(dataDir: string): number | undefined {
+  const pidFile = join(dataDir, 'postgres', 'postmaster.pid');
+  return existsSync(pidFile) ? Number.parseInt(readFileSync(pidFile, 'utf8').split('\n')[0], 10) : undefined;
+}
+
+describe('first start with embedded defaults', () => {
+  let dataDir: string;
+  let service: Started | undefined;
+
+  beforeAll(() => {
+    dataDir = scratchDataDir();
+  });
+  afterAll(async () => {
+    if (service && service.child.exitCode === null) {
+      service.child.kill('SIGKILL');
+      await service.exited;
+    }
+    const pid = clusterPid(dataDir);
+    if (pid) {
+      try {
+        process.kill(pid, 'SIGINT');
+      } catch {
+        // not running
+      }
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+  });
+
+  it('when started with no environment, then it serves, prints tokens once, shares its database and stops cleanly', async () => {
+    const port = await freePort();
+    const env = cleanEnv({ DATA_DIR: dataDir, PORT: String(port) });
+    const base = `http://127.0.0.1:${port}`;
+
+    service = startProcess(MAIN, [], env);
+    await waitForOutput(service, /Partner gateway listening/);
+    const partner = service.output().match(/partner\s+(pgw_[A-Za-z0-9_-]+)/)?.[1];
+    const admin = service.output().match(/admin\s+(pgw_[A-Za-z0-9_-]+)/)?.[1];
+    expect(service.output()).toContain('DEVELOPMENT CLIENT TOKENS');
+    expect(service.output()).toContain('SANDBOX MODE');
+    expect(partner).toBeDefined();
+    expect(admin).toBeDefined();
+
+    expect((await fetch(`${base}/health/ready`)).status).toBe(200);
+    expect((await fetch(`${base}/docs`)).status).toBe(200);
+    const me = await fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${partner}` } });
+    expect(me.status).toBe(200);
+    expect(((await me.json()) as { data: { name: string } }).data.name).toBe('dev-partner');
+    const adminCall = await fetch(`${base}/api/v1/clients`, { headers: { authorization: `Bearer ${admin}` } });
+    expect(adminCall.status).toBe(200);
+    const wrong = await fetch(`${base}/api/v1/me`, { headers: { authorization: 'Bearer pgw_wrong' } });
+    expect(wrong.status).toBe(401);
+    expect(((await wrong.json()) as { error: { details: string } }).error.details).toBe('The token is invalid or expired');
+
+    // A second process while the service runs: it joins the same embedded server.
+    const serverPid = clusterPid(dataDir);
+    const created = await runProcess(CLIENTS, ['create', '--name', 'from-cli', '--role', 'partner'], env);
+    expect(created.code).toBe(0);
+    const cliToken = (JSON.parse(created.stdout) as { token: string }).token;
+    expect((await fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${cliToken}` } })).status).toBe(200);
+    expect(clusterPid(dataDir)).toBe(serverPid);
+
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+    expect(service.output()).toContain('"msg":"Stopped"');
+    expect(clusterPid(dataDir)).toBeUndefined();
+
+    // The CLI on its own: starts the embedded server, works, and stops it again.
+    const listed = await runProcess(CLIENTS, ['list'], env);
+    expect(listed.code).toBe(0);
+    const names = listed.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { name: string }).name);
+    expect(names.sort()).toEqual(['dev-admin', 'dev-partner', 'from-cli']);
+    expect(listed.stdout).not.toContain(cliToken);
+    expect(clusterPid(dataDir)).toBeUndefined();
+
+    // A second start finds clients already there and prints no tokens.
+    service = startProcess(MAIN, [], env);
+    await waitForOutput(service, /Partner gateway listening/);
+    expect(service.output()).not.toContain('DEVELOPMENT CLIENT TOKENS');
+    service.child.kill('SIGINT');
+    expect(await service.exited).toBe(0);
+  }, 180_000);
+
+  it('when configuration is bad, then start-up stops with one message naming every bad variable', async () => {
+    const result = await runProcess(MAIN, [], cleanEnv({ DATA_DIR: dataDir, PORT: 'eighty', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x' }));
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Invalid configuration (3 problems)');
+    expect(result.stderr).toMatch(/PORT: /);
+    expect(result.stderr).toMatch(/LOG_LEVEL: /);
+    expect(result.stderr).toMatch(/DATABASE_URL: /);
+    expect(result.stderr).toContain('.env.example');
+  });
+});

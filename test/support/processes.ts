@@ -1,0 +1,66 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** The environment a new user has: none of the service's variables, and no DATABASE_URL. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, LANG: process.env.LANG ?? 'C.UTF-8', ...extra };
+}
+
+/** A scratch DATA_DIR the `postgres` user can reach (tests run as root on CI machines). */
+export function scratchDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pgw-data-'));
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface Started {
+  readonly child: ChildProcess;
+  output(): string;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+}
+
+export function startProcess(script: string, args: string[], env: NodeJS.ProcessEnv): Started {
+  const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+/** Runs a script to completion and returns its exit code and separate streams. */
+export async function runProcess(script: string, args: string[], env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  return { code, stdout, stderr };
+}
+
+export async function waitForOutput(started: Started, pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const match = started.output().match(pattern);
+    if (match) return match;
+    if (started.child.exitCode !== null) throw new Error(`process exited (${started.child.exitCode}):\n${started.output()}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${started.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
