@@ -10,7 +10,8 @@
  */
 /**
  * ESM-only packages that a CommonJS dependency require()s (@fastify/static → content-disposition).
- * Node 20 loads those natively; Jest's CommonJS loader cannot, so ts-jest transpiles them.
+ * Node 20 loads those natively; Jest's CommonJS loader refuses, so each is mapped to a pass-through
+ * in test/support/native/ that loads the real package with Node's own require.
  */
 const ESM_REQUIRED_FROM_CJS = ['content-disposition'];
 
@@ -20,15 +21,16 @@ const shared = {
   rootDir: __dirname,
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
-  transform: {
-    '^.+\\.ts$': tsJest,
-    [`/node_modules/(${ESM_REQUIRED_FROM_CJS.join('|')})/.+\\.js$`]: tsJest,
-  },
-  transformIgnorePatterns: [`/node_modules/(?!(${ESM_REQUIRED_FROM_CJS.join('|')})/)`],
+  transform: { '^.+\\.ts$': tsJest },
+  moduleNameMapper: Object.fromEntries(
+    ESM_REQUIRED_FROM_CJS.map((name) => [`^${name}$`, `<rootDir>/test/support/native/${name}.cjs`]),
+  ),
 };
 
 /** @type {import('jest').Config} */
 module.exports = {
+  // e2e suites start applications and databases; a unit spec never comes near this.
+  testTimeout: 60_000,
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
     {
@@ -37,7 +39,6 @@ module.exports = {
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.cjs',
       globalTeardown: '<rootDir>/test/support/global-teardown.cjs',
-      testTimeout: 60_000,
     },
   ],
 };

@@ -1,8 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { HealthCheck, HealthCheckResult, HealthCheckService } from '@nestjs/terminus';
 import { Public } from '../auth/http/auth.decorators';
 import { ApiErrorResponses } from '../common/api-envelope.decorators';
+import { DatabaseHealthIndicator } from './database.health';
 
 @ApiTags('health')
 @Public()
@@ -10,7 +11,7 @@ import { ApiErrorResponses } from '../common/api-envelope.decorators';
 export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
-    private readonly database: TypeOrmHealthIndicator,
+    private readonly database: DatabaseHealthIndicator,
   ) {}
 
   @Get('live')
@@ -24,6 +25,6 @@ export class HealthController {
   @ApiOperation({ summary: 'Readiness: PostgreSQL answers' })
   @ApiErrorResponses(503)
   ready(): Promise<HealthCheckResult> {
-    return this.health.check([() => this.database.pingCheck('database', { timeout: 2000 })]);
+    return this.health.check([() => this.database.check('database', 2000)]);
   }
 }
