@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
@@ -12,17 +12,22 @@ import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/load-config';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { UpstreamModule } from './upstream/upstream.module';
+import { UpstreamSettings } from './upstream/upstream.settings';
+import { RequestContextMiddleware } from './common/request-context.middleware';
 
 export interface AppModuleOptions {
   readonly config: AppConfig;
   readonly databaseUrl: string;
+  /** The provider, or the sandbox standing in for it. */
+  readonly upstream: UpstreamSettings;
   /** Where logs go instead of stdout (tests read them). */
   readonly logStream?: DestinationStream;
 }
 
 @Module({})
-export class AppModule {
-  static forRoot({ config, databaseUrl, logStream }: AppModuleOptions): DynamicModule {
+export class AppModule implements NestModule {
+  static forRoot({ config, databaseUrl, upstream, logStream }: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -31,6 +36,7 @@ export class AppModule {
         LoggerModule.forRoot(loggerParams(config.LOG_LEVEL, logStream)),
         CommonModule,
         DatabaseModule.forRoot(databaseUrl),
+        UpstreamModule.forRoot(upstream),
         AuthModule,
         HealthModule,
       ],
@@ -40,5 +46,9 @@ export class AppModule {
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],
     };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(RequestContextMiddleware).forRoutes({ path: '*path', method: RequestMethod.ALL });
   }
 }

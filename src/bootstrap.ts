@@ -6,6 +6,7 @@ import { AppModule } from './app.module';
 import { REQUEST_ID_HEADER, requestIdFor } from './common/request-id';
 import { AppConfig } from './config/load-config';
 import { setupSwagger } from './swagger';
+import { UpstreamSettings } from './upstream/upstream.settings';
 
 /**
  * Builds the application exactly as production runs it — adapter, hooks, global pipe, filter and
@@ -14,6 +15,7 @@ import { setupSwagger } from './swagger';
 export async function createApp(
   config: AppConfig,
   databaseUrl: string,
+  upstream: UpstreamSettings,
   options: { logStream?: DestinationStream } = {},
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
@@ -22,7 +24,7 @@ export async function createApp(
     trustProxy: config.TRUST_PROXY,
     return503OnClosing: true,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, databaseUrl, logStream: options.logStream }), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, databaseUrl, upstream, logStream: options.logStream }), adapter, {
     bufferLogs: true,
     abortOnError: false,
   });

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { join } from 'node:path';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createDevClientsIfNone, devTokensBanner } from './auth/dev-clients';
 import { ApiClientsService } from './auth/domain/api-clients.service';
@@ -6,6 +7,8 @@ import { createApp } from './bootstrap';
 import { createBaseLogger } from './common/logging';
 import { AppConfig, ConfigurationError, loadEnvFile, validateEnvironment } from './config/load-config';
 import { DatabaseHandle, resolveDatabase } from './database/database-handle';
+import { RunningSandbox, startSandbox } from './sandbox/sandbox.runner';
+import { liveUpstreamSettings, sandboxUpstreamSettings, UpstreamSettings } from './upstream/upstream.settings';
 
 function readConfig(): AppConfig {
   loadEnvFile();
@@ -27,6 +30,7 @@ async function main(): Promise<void> {
   const embeddedDefaults = sandboxMode && !config.DATABASE_URL;
 
   let database: DatabaseHandle | undefined;
+  let sandbox: RunningSandbox | undefined;
   let app: NestFastifyApplication | undefined;
   let stopping = false;
 
@@ -39,6 +43,7 @@ async function main(): Promise<void> {
     log.info({ signal }, 'Shutting down: no new connections, finishing in-flight requests');
     try {
       await app?.close();
+      await sandbox?.close();
       await database?.stop();
       log.info('Stopped');
       process.exit(0);
@@ -57,11 +62,24 @@ async function main(): Promise<void> {
       debug: (m) => log.debug({ component: 'embedded-postgres' }, m),
     });
     log.info(`Database: ${database.description}`);
-    app = await createApp(config, database.url);
+    let upstream: UpstreamSettings;
+    if (sandboxMode) {
+      sandbox = await startSandbox({
+        port: config.SANDBOX_PORT,
+        keys: { dir: join(config.DATA_DIR, 'sandbox') },
+        bearerToken: config.SANDBOX_BEARER_TOKEN,
+      });
+      log.warn({ sandbox: sandbox.baseUrl }, 'Sandbox provider running in-process; the gateway calls it over loopback');
+      upstream = sandboxUpstreamSettings(config, sandbox);
+    } else {
+      upstream = liveUpstreamSettings(config);
+    }
+    app = await createApp(config, database.url, upstream);
     await app.listen({ port: config.PORT, host: config.HOST });
   } catch (error) {
     log.fatal({ err: error }, 'Start-up failed');
     await app?.close().catch(() => undefined);
+    await sandbox?.close().catch(() => undefined);
     await database?.stop().catch(() => undefined);
     process.exit(1);
   }

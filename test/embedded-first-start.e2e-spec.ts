@@ -41,7 +41,7 @@ describe('first start with embedded defaults', () => {
 
   it('when started with no environment, then it serves, prints tokens once, shares its database and stops cleanly', async () => {
     const port = await freePort();
-    const env = cleanEnv({ DATA_DIR: dataDir, PORT: String(port) });
+    const env = cleanEnv({ DATA_DIR: dataDir, PORT: String(port), SANDBOX_PORT: String(await freePort()) });
     const base = `http://127.0.0.1:${port}`;
 
     service = startProcess(MAIN, [], env);

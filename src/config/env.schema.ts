@@ -1,6 +1,9 @@
 import { Transform } from 'class-transformer';
+import { readUpstreamPublicKey } from '../upstream/upstream-public-key';
 import {
   IsBoolean,
+  Matches,
+  ValidateIf,
   IsIn,
   IsInt,
   IsOptional,
@@ -54,6 +57,38 @@ function IsUrlWithProtocol(protocols: string[], options?: ValidationOptions) {
     });
 }
 
+function IsUpstreamPublicKey(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isUpstreamPublicKey',
+      target: target.constructor,
+      propertyName,
+      options,
+      validator: {
+        validate(value: unknown) {
+          if (typeof value !== 'string') return false;
+          try {
+            readUpstreamPublicKey(value);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        defaultMessage(args) {
+          if (typeof args?.value !== 'string') return '$property is required';
+          try {
+            readUpstreamPublicKey(args.value);
+            return '$property is invalid';
+          } catch (error) {
+            return `$property ${(error as Error).message}`;
+          }
+        },
+      },
+    });
+}
+
+const liveMode = (env: EnvironmentVariables) => Boolean(env.UPSTREAM_BASE_URL);
+
 /**
  * Every environment variable the service reads, with its default. `.env.example` mirrors this
  * class; a test keeps the two in step.
@@ -75,8 +110,9 @@ export class EnvironmentVariables {
   @IsIn(LOG_LEVELS)
   readonly LOG_LEVEL: LogLevel = 'info';
 
-  @IsOptional()
-  @IsUrlWithProtocol(['postgres:', 'postgresql:'])
+  /** Required in live mode: production data does not belong in an embedded database. */
+  @ValidateIf((env: EnvironmentVariables) => liveMode(env) || env.DATABASE_URL !== undefined)
+  @IsUrlWithProtocol(['postgres:', 'postgresql:'], { message: '$property must be a postgres:// URL (required when UPSTREAM_BASE_URL is set)' })
   readonly DATABASE_URL?: string = undefined;
 
   @Transform(toInteger)
@@ -102,6 +138,71 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsUrlWithProtocol(['http:', 'https:'])
   readonly UPSTREAM_BASE_URL?: string = undefined;
+
+  @ValidateIf(liveMode)
+  @IsString({ message: '$property is required when UPSTREAM_BASE_URL is set' })
+  @MinLength(1)
+  readonly UPSTREAM_BEARER_TOKEN?: string = undefined;
+
+  @ValidateIf(liveMode)
+  @IsUpstreamPublicKey()
+  readonly UPSTREAM_PUBLIC_KEY?: string = undefined;
+
+  @Matches(/^[A-Za-z][A-Za-z0-9_-]*$/, { message: '$property must be one word, such as Bearer' })
+  readonly UPSTREAM_AUTH_SCHEME: string = 'Bearer';
+
+  @Matches(/^\/[A-Za-z0-9/_.-]*$/, { message: '$property must be a path starting with /' })
+  readonly UPSTREAM_BANK_ACCOUNT_PATH: string = '/payments/banks/account';
+
+  @IsIn(['jwe', 'none'])
+  readonly UPSTREAM_ENCRYPTION: 'jwe' | 'none' = 'jwe';
+
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  readonly UPSTREAM_CONNECT_TIMEOUT_MS: number = 2000;
+
+  /** Per attempt, connection to last byte. */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  readonly UPSTREAM_TIMEOUT_MS: number = 10_000;
+
+  /** Retries of a GET after a network error, 429 or 5xx. */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(5)
+  readonly UPSTREAM_RETRY_MAX: number = 2;
+
+  /** Consecutive failures (network, timeout, 5xx) that open the circuit. */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  readonly UPSTREAM_BREAKER_THRESHOLD: number = 5;
+
+  /** How long the circuit stays open before one trial call. */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  readonly UPSTREAM_BREAKER_HALF_OPEN_MS: number = 10_000;
+
+  /** Sandbox mode only: where the in-process sandbox listens (127.0.0.1). */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  readonly SANDBOX_PORT: number = 4010;
+
+  /** Sandbox mode only: the token the sandbox accepts; generated at start-up when unset. */
+  @IsOptional()
+  @IsString()
+  @MinLength(16)
+  readonly SANDBOX_BEARER_TOKEN?: string = undefined;
 
   @Transform(toBoolean)
   @IsBoolean()

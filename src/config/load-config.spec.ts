@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigurationError, knownVariables, validateEnvironment } from './load-config';
 
@@ -46,12 +48,41 @@ describe('validateEnvironment', () => {
       LOG_LEVEL: 'loud',
       MIGRATIONS_RUN: 'maybe',
       DATABASE_URL: 'mysql://db/x',
-      UPSTREAM_BASE_URL: 'not a url',
+      UPSTREAM_ENCRYPTION: 'rot13',
     });
 
     expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(
-      ['DATABASE_URL', 'LOG_LEVEL', 'MIGRATIONS_RUN', 'PORT', 'UPSTREAM_BASE_URL'].sort(),
+      ['DATABASE_URL', 'LOG_LEVEL', 'MIGRATIONS_RUN', 'PORT', 'UPSTREAM_ENCRYPTION'].sort(),
     );
+  });
+
+  it('when UPSTREAM_BASE_URL is set (live mode), then the credentials and an external database are required', () => {
+    const problems = problemsOf({ UPSTREAM_BASE_URL: 'https://provider.example' });
+
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['DATABASE_URL', 'UPSTREAM_BEARER_TOKEN', 'UPSTREAM_PUBLIC_KEY']);
+    expect(problems.join('\n')).toContain('required when UPSTREAM_BASE_URL is set');
+  });
+
+  it('when the public key is malformed or its file unreadable, then start-up names UPSTREAM_PUBLIC_KEY and why', () => {
+    const live = { UPSTREAM_BASE_URL: 'https://provider.example', UPSTREAM_BEARER_TOKEN: 't', DATABASE_URL: 'postgres://db/x' };
+
+    expect(problemsOf({ ...live, UPSTREAM_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\nnot base64\n-----END PUBLIC KEY-----' })).toEqual([
+      'UPSTREAM_PUBLIC_KEY: UPSTREAM_PUBLIC_KEY is not a PEM-encoded public key',
+    ]);
+    expect(problemsOf({ ...live, UPSTREAM_PUBLIC_KEY: '/nonexistent/provider.pem' })).toEqual([
+      'UPSTREAM_PUBLIC_KEY: UPSTREAM_PUBLIC_KEY is neither PEM text nor a readable file (ENOENT)',
+    ]);
+  });
+
+  it('when the public key is given as a file or with escaped newlines, then it is accepted', () => {
+    const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const file = join(mkdtempSync(join(tmpdir(), 'pgw-key-')), 'provider.pem');
+    writeFileSync(file, pem);
+    const live = { UPSTREAM_BASE_URL: 'https://provider.example', UPSTREAM_BEARER_TOKEN: 't', DATABASE_URL: 'postgres://db/x' };
+
+    expect(validateEnvironment({ ...live, UPSTREAM_PUBLIC_KEY: file }).UPSTREAM_PUBLIC_KEY).toBe(file);
+    expect(() => validateEnvironment({ ...live, UPSTREAM_PUBLIC_KEY: pem.trim().replace(/\n/g, '\\n') })).not.toThrow();
   });
 
   it('when a value is bad, then the message says why without echoing the value', () => {
@@ -60,7 +91,7 @@ describe('validateEnvironment', () => {
     const problems = problemsOf({ DATABASE_URL: secretLooking, PORT: '70000' });
 
     const text = problems.join('\n');
-    expect(text).toContain('DATABASE_URL: DATABASE_URL must be a URL starting with postgres:// or postgresql://');
+    expect(text).toContain('DATABASE_URL: DATABASE_URL must be a postgres:// URL');
     expect(text).toMatch(/PORT: .*must not be greater than 65535/);
     expect(text).not.toContain('hunter2');
   });

@@ -3,7 +3,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService } from '@nestjs/terminus';
 import { Public } from '../auth/http/auth.decorators';
 import { ApiErrorResponses } from '../common/api-envelope.decorators';
-import { DatabaseHealthIndicator } from './database.health';
+import { DatabaseHealthIndicator, UpstreamCircuitIndicator } from './health.indicators';
 
 @ApiTags('health')
 @Public()
@@ -12,6 +12,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: DatabaseHealthIndicator,
+    private readonly upstream: UpstreamCircuitIndicator,
   ) {}
 
   @Get('live')
@@ -22,9 +23,9 @@ export class HealthController {
 
   @Get('ready')
   @HealthCheck()
-  @ApiOperation({ summary: 'Readiness: PostgreSQL answers' })
+  @ApiOperation({ summary: 'Readiness: PostgreSQL answers (the provider circuit state is reported, not checked)' })
   @ApiErrorResponses(503)
   ready(): Promise<HealthCheckResult> {
-    return this.health.check([() => this.database.check('database', 2000)]);
+    return this.health.check([() => this.database.check('database', 2000), () => this.upstream.check('upstream')]);
   }
 }

@@ -6,6 +6,9 @@ import { ApiClientsService } from '../../src/auth/domain/api-clients.service';
 import { createApp } from '../../src/bootstrap';
 import { validateEnvironment } from '../../src/config/load-config';
 import { createTestDatabase, TestDatabase } from './database';
+import { generateSandboxKeys, SandboxKeys } from '../../src/sandbox/sandbox-keys';
+import { RunningSandbox, startSandbox } from '../../src/sandbox/sandbox.runner';
+import { liveUpstreamSettings } from '../../src/upstream/upstream.settings';
 
 /** What the service logged since a point, as raw text and parsed lines. */
 export interface CapturedLogs {
@@ -46,6 +49,8 @@ const capture = new LogCapture();
 
 export interface TestApp {
   readonly app: NestFastifyApplication;
+  /** The provider's stand-in this application talks to over loopback. */
+  readonly sandbox: RunningSandbox;
   readonly baseUrl: string;
   readonly database: TestDatabase;
   readonly dataSource: DataSource;
@@ -57,19 +62,33 @@ export interface TestApp {
 
 let counter = 0;
 
+let keys: SandboxKeys | undefined;
+
 /**
  * The real application — same module, adapter, pipe, filter and migrations as production — on a
- * fresh database of its own, listening on a random loopback port.
+ * fresh database of its own, listening on a random loopback port, in live mode against a sandbox
+ * of its own (also on loopback), exactly as it would talk to the provider.
  */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  keys ??= generateSandboxKeys();
+  const sandbox = await startSandbox({ port: 0, keys });
   const database = await createTestDatabase();
-  const config = validateEnvironment({ LOG_LEVEL: 'info', NODE_ENV: 'test', ...env, DATABASE_URL: database.url });
+  const config = validateEnvironment({
+    LOG_LEVEL: 'info',
+    NODE_ENV: 'test',
+    UPSTREAM_BEARER_TOKEN: sandbox.bearerToken,
+    UPSTREAM_PUBLIC_KEY: sandbox.publicKeyPem,
+    ...env,
+    UPSTREAM_BASE_URL: sandbox.baseUrl,
+    DATABASE_URL: database.url,
+  });
   const logs = capture.since();
   let app: NestFastifyApplication;
   try {
-    app = await createApp(config, database.url, { logStream: capture });
+    app = await createApp(config, database.url, liveUpstreamSettings(config), { logStream: capture });
     await app.listen({ port: 0, host: '127.0.0.1' });
   } catch (error) {
+    await sandbox.close();
     await database.drop();
     throw error;
   }
@@ -78,6 +97,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const clients = app.get(ApiClientsService);
   return {
     app,
+    sandbox,
     baseUrl: `http://127.0.0.1:${port}`,
     database,
     dataSource: app.get(DataSource),
@@ -93,6 +113,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     },
     async close() {
       await app.close();
+      await sandbox.close();
       await database.drop();
     },
   };

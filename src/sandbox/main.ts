@@ -1,0 +1,43 @@
+import { join } from 'node:path';
+import { ConfigurationError, loadEnvFile, validateEnvironment } from '../config/load-config';
+import { createBaseLogger } from '../common/logging';
+import { startSandbox } from './sandbox.runner';
+
+/** `npm run sandbox`: the provider's stand-in on its own, for a gateway started in live mode. */
+async function main(): Promise<void> {
+  loadEnvFile();
+  let config;
+  try {
+    config = validateEnvironment(process.env);
+  } catch (error) {
+    if (error instanceof ConfigurationError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const log = createBaseLogger(config.LOG_LEVEL);
+  const sandbox = await startSandbox({
+    port: config.SANDBOX_PORT,
+    keys: { dir: join(config.DATA_DIR, 'sandbox') },
+    bearerToken: config.SANDBOX_BEARER_TOKEN,
+  });
+  log.info({ url: sandbox.baseUrl }, 'Sandbox provider listening');
+  process.stdout.write(
+    [
+      '',
+      'Point a gateway at this sandbox with:',
+      `  UPSTREAM_BASE_URL=${sandbox.baseUrl}`,
+      `  UPSTREAM_BEARER_TOKEN=${sandbox.bearerToken}`,
+      `  UPSTREAM_PUBLIC_KEY=${join(config.DATA_DIR, 'sandbox', 'public.pem')}`,
+      '',
+    ].join('\n') + '\n',
+  );
+  const stop = () => {
+    void sandbox.close().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+void main();

@@ -1,0 +1,240 @@
+import { createHash, createPublicKey, KeyObject, randomUUID, timingSafeEqual } from 'node:crypto';
+import Fastify, { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { calculateJwkThumbprint, compactDecrypt, importJWK, JWK } from 'jose';
+import { newEuroIban, newSterlingAccount } from './sandbox-accounts';
+import { FaultBook } from './sandbox-faults';
+import { checkBankAccount, checkCustomer, Problem } from './sandbox-rules';
+
+export interface SandboxOptions {
+  readonly bearerToken: string;
+  readonly privateKey: KeyObject;
+  readonly publicKeyPem: string;
+  /** "Today" for the expiry rule; the system clock by default. */
+  readonly now?: () => Date;
+}
+
+/** One line of the journal: what arrived and how it was answered — never personal data. */
+export interface JournalEntry {
+  readonly at: string;
+  readonly method: string;
+  readonly path: string;
+  readonly request_id: string | null;
+  reference: string | null;
+  signature: 'valid' | 'invalid' | 'missing' | 'not-required';
+  encrypted: boolean;
+  status: number;
+}
+
+interface Customer {
+  readonly id: string;
+  readonly reference: string;
+  readonly createdAt: string;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  404: 'Not Found',
+  409: 'Conflict',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+/** The provider's error envelope, as its interface document shows for 401. */
+function envelope(status: number, details: string, message: string, fields?: Problem[]) {
+  return {
+    status,
+    data: null,
+    message: STATUS_TEXT[status] ?? 'Error',
+    error: { id: randomUUID(), details, message, ...(fields ? { fields } : {}) },
+  };
+}
+
+function created(data: Record<string, unknown>) {
+  return { status: 201, message: 'Created', data, error: null };
+}
+
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/**
+ * A faithful stand-in for the provider, for development, tests and benchmarks: it checks the
+ * bearer token and the Signature, decrypts the JWE, validates like the provider (expiry rule
+ * included), refuses a reused reference, keeps customers and accounts in memory, journals what it
+ * received, and injects faults on demand.
+ */
+export async function createSandboxServer(options: SandboxOptions): Promise<FastifyInstance> {
+  const now = options.now ?? (() => new Date());
+  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+  const decryptionKey = await importJWK(options.privateKey.export({ format: 'jwk' }) as JWK, 'RSA-OAEP-256');
+  const expectedKid = await calculateJwkThumbprint(createPublicKey(options.publicKeyPem).export({ format: 'jwk' }), 'sha256');
+  const faults = new FaultBook();
+  const journal: JournalEntry[] = [];
+  const customers = new Map<string, Customer>();
+  const accounts = new Map<string, Record<string, unknown>>();
+  const references = new Set<string>();
+  const journalOf = new WeakMap<FastifyRequest, JournalEntry>();
+
+  const signatureOf = (reference: string) => createHash('sha256').update(options.publicKeyPem.trim() + reference, 'utf8').digest('hex');
+
+  app.addHook('onRequest', async (request, reply) => {
+    const path = request.url.split('?')[0];
+    if (path.startsWith('/__sandbox')) return;
+    const entry: JournalEntry = {
+      at: new Date().toISOString(),
+      method: request.method,
+      path,
+      request_id: typeof request.headers['x-request-id'] === 'string' ? request.headers['x-request-id'] : null,
+      reference: null,
+      signature: request.method === 'POST' ? 'missing' : 'not-required',
+      encrypted: false,
+      status: 0,
+    };
+    journal.push(entry);
+    journalOf.set(request, entry);
+
+    const effect = faults.effectFor(request.method, path);
+    if (effect.latencyMs > 0) await new Promise((r) => setTimeout(r, effect.latencyMs));
+    if (effect.kind === 'drop') {
+      entry.status = -1;
+      request.raw.socket.destroy();
+      return reply.hijack();
+    }
+    if (effect.kind === 'garbage') {
+      entry.status = 200;
+      return reply.status(200).header('content-type', 'text/html').send('<html><body>upstream proxy error</body></html>');
+    }
+    if (effect.kind === 'status') {
+      if (effect.retryAfter !== undefined) void reply.header('retry-after', String(effect.retryAfter));
+      return reply.status(effect.status).send(envelope(effect.status, 'Injected fault', 'The sandbox was told to fail this request'));
+    }
+
+    const authorization = request.headers.authorization ?? '';
+    if (!sameText(authorization, `Bearer ${options.bearerToken}`)) {
+      return reply.status(401).send(envelope(401, 'The token is invalid or expired', 'The supplied token is invalid or expired'));
+    }
+  });
+
+  app.addHook('onSend', async (request, reply) => {
+    const entry = journalOf.get(request);
+    if (entry && entry.status === 0) entry.status = reply.statusCode;
+  });
+
+  /** Decrypts (when sealed) and checks the Signature of a POST body; answers for it when it fails. */
+  async function openBody(request: FastifyRequest, reply: FastifyReply): Promise<Record<string, unknown> | undefined> {
+    const entry = journalOf.get(request)!;
+    const raw = request.body as Record<string, unknown> | null;
+    if (!raw || typeof raw !== 'object') {
+      await reply.status(400).send(envelope(400, 'The body must be a JSON object', 'Invalid request body'));
+      return undefined;
+    }
+    let body = raw;
+    if (typeof raw.data === 'string') {
+      entry.encrypted = true;
+      try {
+        const { plaintext, protectedHeader } = await compactDecrypt(raw.data, decryptionKey, {
+          keyManagementAlgorithms: ['RSA-OAEP-256'],
+          contentEncryptionAlgorithms: ['A256GCM'],
+        });
+        if (protectedHeader.kid !== undefined && protectedHeader.kid !== expectedKid) throw new Error('unknown kid');
+        body = JSON.parse(new TextDecoder().decode(plaintext)) as Record<string, unknown>;
+      } catch {
+        await reply.status(400).send(envelope(400, 'The payload could not be decrypted with the account key', 'Invalid encrypted payload'));
+        return undefined;
+      }
+      if (!body || typeof body !== 'object' || Array.isArray(body)) {
+        await reply.status(400).send(envelope(400, 'The decrypted payload must be a JSON object', 'Invalid encrypted payload'));
+        return undefined;
+      }
+    }
+    const reference = typeof body.reference === 'string' ? body.reference : '';
+    entry.reference = reference || null;
+    const signature = request.headers.signature;
+    if (typeof signature !== 'string' || !sameText(signature.toLowerCase(), signatureOf(reference))) {
+      entry.signature = typeof signature === 'string' ? 'invalid' : 'missing';
+      await reply.status(401).send(envelope(401, 'The signature does not match the payload', 'The request signature is invalid'));
+      return undefined;
+    }
+    entry.signature = 'valid';
+    return body;
+  }
+
+  async function refuse(reply: FastifyReply, problems: Problem[]) {
+    return reply.status(400).send(envelope(400, problems.map((p) => p.message).join('; '), 'Validation failed', problems));
+  }
+
+  function claim(reference: string, reply: FastifyReply): boolean {
+    if (references.has(reference)) {
+      void reply.status(409).send(envelope(409, 'This reference has already been used', 'Duplicate reference'));
+      return false;
+    }
+    references.add(reference);
+    return true;
+  }
+
+  app.post('/api/v1/customer', async (request, reply) => {
+    const body = await openBody(request, reply);
+    if (!body) return reply;
+    const problems = checkCustomer(body);
+    if (problems.length > 0) return refuse(reply, problems);
+    const reference = body.reference as string;
+    if (!claim(reference, reply)) return reply;
+    const customer: Customer = { id: randomUUID(), reference, createdAt: now().toISOString() };
+    customers.set(customer.id, customer);
+    return reply.status(201).send(created({ id: customer.id, reference, created_at: customer.createdAt }));
+  });
+
+  app.get<{ Params: { id: string } }>('/api/v1/customer/balance/:id', async (request, reply) => {
+    const { id } = request.params;
+    if (!/^[0-9a-f-]{36}$/i.test(id)) return reply.status(400).send(envelope(400, 'The customer id must be a UUID', 'Invalid customer id'));
+    if (!customers.has(id)) return reply.status(404).send(envelope(404, 'No customer with this id', 'Customer not found'));
+    return { status: 200, message: 'OK', data: { customer_id: id, currency: 'EUR', available: '0.00', current: '0.00', as_of: now().toISOString() }, error: null };
+  });
+
+  const openAccount = async (request: FastifyRequest, reply: FastifyReply) => {
+    const body = await openBody(request, reply);
+    if (!body) return reply;
+    const problems = checkBankAccount(body, now());
+    if (problems.length > 0) return refuse(reply, problems);
+    if (!customers.has(body.customer_id as string)) return reply.status(404).send(envelope(404, 'No customer with this id', 'Customer not found'));
+    const reference = body.reference as string;
+    if (!claim(reference, reply)) return reply;
+    const account: Record<string, unknown> = {
+      id: randomUUID(),
+      customer_id: body.customer_id,
+      currency: body.currency,
+      reference,
+      status: 'active',
+      ...(body.currency === 'EUR' ? { iban: newEuroIban() } : (({ sortCode, accountNumber }) => ({ sort_code: sortCode, account_number: accountNumber }))(newSterlingAccount())),
+    };
+    accounts.set(account.id as string, account);
+    return reply.status(201).send(created(account));
+  };
+  app.post('/payments/banks/account', openAccount);
+  app.post('/api/v1/payments/banks/account', openAccount);
+
+  app.get('/__sandbox/public-key', async (_request, reply) => reply.header('content-type', 'application/x-pem-file').send(options.publicKeyPem + '\n'));
+  app.get('/__sandbox/requests', () => Promise.resolve({ requests: journal }));
+  app.delete('/__sandbox/requests', async (_request, reply) => {
+    journal.length = 0;
+    return reply.status(204).send();
+  });
+  app.get('/__sandbox/faults', () => Promise.resolve({ faults: faults.list().map(({ pattern: _pattern, ...fault }) => fault) }));
+  app.post('/__sandbox/faults', async (request, reply) => {
+    const result = faults.add(request.body);
+    if (Array.isArray(result)) return reply.status(400).send({ problems: result });
+    const { pattern: _pattern, ...fault } = result;
+    return reply.status(201).send(fault);
+  });
+  app.delete('/__sandbox/faults', async (_request, reply) => {
+    faults.clear();
+    return reply.status(204).send();
+  });
+
+  return app;
+}

@@ -1,0 +1,29 @@
+import { Injectable } from '@nestjs/common';
+import { Upstreamed } from '../common/upstream';
+import { Balance, BalanceGateway } from '../balances/domain/balance.gateway.port';
+import { UpstreamHttpClient } from './upstream-http.client';
+import { UpstreamResponseMapper } from './upstream-response.mapper';
+
+@Injectable()
+export class UpstreamBalanceAdapter extends BalanceGateway {
+  constructor(private readonly client: UpstreamHttpClient) {
+    super();
+  }
+
+  async read(customerId: string): Promise<Upstreamed<Balance>> {
+    const reply = await this.client.get('balance.read', `/api/v1/customer/balance/${encodeURIComponent(customerId)}`);
+    const fields = new UpstreamResponseMapper(reply, false);
+    const available = fields.string('available', 'available_balance', 'balance');
+    return {
+      value: {
+        customerId: fields.optionalString('customer_id', 'id') ?? customerId,
+        currency: fields.string('currency'),
+        available,
+        current: fields.optionalString('current', 'ledger', 'current_balance') ?? available,
+        asOf: fields.optionalString('as_of', 'updated_at') ?? null,
+      },
+      upstreamStatus: reply.status,
+      upstreamLatencyMs: reply.latencyMs,
+    };
+  }
+}
