@@ -41,7 +41,8 @@ describe('first start with embedded defaults', () => {
 
   it('when started with no environment, then it serves, prints tokens once, shares its database and stops cleanly', async () => {
     const port = await freePort();
-    const env = cleanEnv({ DATA_DIR: dataDir, PORT: String(port), SANDBOX_PORT: String(await freePort()) });
+    const sandboxPort = await freePort();
+    const env = cleanEnv({ DATA_DIR: dataDir, PORT: String(port), SANDBOX_PORT: String(sandboxPort) });
     const base = `http://127.0.0.1:${port}`;
 
     service = startProcess(MAIN, [], env);
@@ -53,7 +54,13 @@ describe('first start with embedded defaults', () => {
     expect(partner).toBeDefined();
     expect(admin).toBeDefined();
 
-    expect((await fetch(`${base}/health/ready`)).status).toBe(200);
+    const ready = await fetch(`${base}/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(((await ready.json()) as { data: { details: { upstream: unknown } } }).data.details.upstream).toEqual({ status: 'up', circuit: 'closed' });
+    // The in-process sandbox answers on loopback, with the key pair it keeps under DATA_DIR.
+    const sandboxKey = await fetch(`http://127.0.0.1:${sandboxPort}/__sandbox/public-key`);
+    expect(sandboxKey.status).toBe(200);
+    expect((await sandboxKey.text()).trim()).toBe(readFileSync(join(dataDir, 'sandbox', 'public.pem'), 'utf8').trim());
     expect((await fetch(`${base}/docs`)).status).toBe(200);
     const me = await fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${partner}` } });
     expect(me.status).toBe(200);

@@ -1,0 +1,68 @@
+import { createDecipheriv, createHash, generateKeyPairSync, KeyObject, privateDecrypt, constants } from 'node:crypto';
+import { JwePayloadCipher, PlainPayloadCipher } from './payload-cipher';
+
+/** Compact JWE (RSA-OAEP-256 + A256GCM) opened with node:crypto alone: no JOSE library involved. */
+function decryptWithNodeCrypto(jwe: string, privateKey: KeyObject): { header: Record<string, unknown>; payload: unknown } {
+  const [protectedHeader, encryptedKey, iv, ciphertext, tag] = jwe.split('.');
+  const header = JSON.parse(Buffer.from(protectedHeader, 'base64url').toString('utf8')) as Record<string, unknown>;
+  const cek = privateDecrypt(
+    { key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+    Buffer.from(encryptedKey, 'base64url'),
+  );
+  const decipher = createDecipheriv('aes-256-gcm', cek, Buffer.from(iv, 'base64url'));
+  decipher.setAAD(Buffer.from(protectedHeader, 'ascii'));
+  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  const plaintext = Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]);
+  return { header, payload: JSON.parse(plaintext.toString('utf8')) };
+}
+
+/** RFC 7638: SHA-256 of {"e","kty","n"} in that order, without whitespace. */
+function thumbprint(publicKey: KeyObject): string {
+  const jwk = publicKey.export({ format: 'jwk' });
+  return createHash('sha256').update(JSON.stringify({ e: jwk.e, kty: jwk.kty, n: jwk.n })).digest('base64url');
+}
+
+describe('JwePayloadCipher', () => {
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const payload = { reference: '0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11', first_name: 'Ada', amount: '10.00' };
+
+  it('when a payload is sealed, then the body is {"data": compact JWE} with five parts', async () => {
+    const sut = new JwePayloadCipher(publicKey);
+
+    const body = await sut.seal(payload);
+
+    expect(Object.keys(body)).toEqual(['data']);
+    expect(String(body.data).split('.')).toHaveLength(5);
+  });
+
+  it('when node:crypto alone opens the JWE, then it finds the payload, RSA-OAEP-256/A256GCM and the RFC 7638 kid', async () => {
+    const sut = new JwePayloadCipher(publicKey);
+
+    const body = await sut.seal(payload);
+    const opened = decryptWithNodeCrypto(String(body.data), privateKey);
+
+    expect(opened.payload).toEqual(payload);
+    expect(opened.header).toMatchObject({ alg: 'RSA-OAEP-256', enc: 'A256GCM', kid: thumbprint(publicKey) });
+  });
+
+  it('when the same payload is sealed twice, then the ciphertexts differ (fresh key and IV)', async () => {
+    const sut = new JwePayloadCipher(publicKey);
+
+    const [a, b] = await Promise.all([sut.seal(payload), sut.seal(payload)]);
+
+    expect(a.data).not.toBe(b.data);
+  });
+
+  it('when another key opens the JWE, then it fails', async () => {
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    const body = await new JwePayloadCipher(publicKey).seal(payload);
+
+    expect(() => decryptWithNodeCrypto(String(body.data), other)).toThrow();
+  });
+});
+
+describe('PlainPayloadCipher', () => {
+  it('when a payload is sealed, then it is sent as it is', async () => {
+    await expect(new PlainPayloadCipher().seal({ reference: 'r', a: 1 })).resolves.toEqual({ reference: 'r', a: 1 });
+  });
+});
