@@ -4,8 +4,9 @@ import { SystemClock } from '../../common/clock.port';
 import { DomainError } from '../../common/domain-error';
 import { ConfigurationError } from '../../config/load-config';
 import { openDatabase } from '../../database/cli/open-database';
-import { API_CLIENT_ROLES, ApiClient, ApiClientRole } from '../domain/api-client';
+import { API_CLIENT_ROLES, ApiClientRole } from '../domain/api-client';
 import { ApiClientsService } from '../domain/api-clients.service';
+import { ApiClientResponseDto } from '../http/api-client.response.dto';
 import { ApiClientEntity } from '../persistence/api-client.entity';
 import { TypeOrmApiClientRepository } from '../persistence/typeorm-api-client.repository';
 
@@ -24,18 +25,6 @@ export interface CliIo {
 }
 
 class UsageError extends Error {}
-
-function describe(client: ApiClient) {
-  return {
-    id: client.id,
-    name: client.name,
-    role: client.role,
-    tenant: client.tenant,
-    created_at: client.createdAt.toISOString(),
-    expires_at: client.expiresAt?.toISOString() ?? null,
-    revoked_at: client.revokedAt?.toISOString() ?? null,
-  };
-}
 
 function parseExpiry(value: string | undefined): Date | null {
   if (value === undefined) return null;
@@ -88,7 +77,7 @@ async function execute(command: string, args: string[], service: ApiClientsServi
     }
     case 'list': {
       parseArgs({ args, options: {}, strict: true });
-      for (const client of await service.list()) io.out(JSON.stringify(describe(client)));
+      for (const client of await service.list()) io.out(JSON.stringify(ApiClientResponseDto.fromClient(client)));
       return 0;
     }
     case 'revoke': {
@@ -99,7 +88,7 @@ async function execute(command: string, args: string[], service: ApiClientsServi
         io.err(`No active client named '${values.name}'.`);
         return 1;
       }
-      io.out(JSON.stringify(describe(revoked)));
+      io.out(JSON.stringify(ApiClientResponseDto.fromClient(revoked)));
       return 0;
     }
     default:
