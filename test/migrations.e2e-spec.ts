@@ -38,6 +38,15 @@ describe('migrations', () => {
     expect(await tables(dataSource)).toEqual(expect.arrayContaining(['api_clients', 'schema_migrations']));
   });
 
+  it('when every migration has run, then the entities and the schema agree (nothing left to generate)', async () => {
+    const dataSource = await connect();
+    await runMigrations(dataSource);
+
+    const pending = await dataSource.driver.createSchemaBuilder().log();
+
+    expect(pending.upQueries.map((q) => q.query)).toEqual([]);
+  });
+
   it('when run again, then nothing is applied twice', async () => {
     const dataSource = await connect();
     await runMigrations(dataSource);

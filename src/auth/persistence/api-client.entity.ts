@@ -1,6 +1,7 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 
 @Entity({ name: 'api_clients' })
+@Check('api_clients_role_check', `"role" IN ('partner', 'admin')`)
 @Index('api_clients_active_name_key', ['name'], { unique: true, where: 'revoked_at IS NULL' })
 export class ApiClientEntity {
   @PrimaryColumn({ type: 'uuid' })
