@@ -5,26 +5,13 @@ import { createDevClientsIfNone, devTokensBanner } from './auth/dev-clients';
 import { ApiClientsService } from './auth/domain/api-clients.service';
 import { createApp } from './bootstrap';
 import { createBaseLogger } from './common/logging';
-import { AppConfig, ConfigurationError, loadEnvFile, validateEnvironment } from './config/load-config';
+import { readConfigOrExit } from './config/load-config';
 import { DatabaseHandle, resolveDatabase } from './database/database-handle';
 import { RunningSandbox, startSandbox } from './sandbox/sandbox.runner';
 import { liveUpstreamSettings, sandboxUpstreamSettings, UpstreamSettings } from './upstream/upstream.settings';
 
-function readConfig(): AppConfig {
-  loadEnvFile();
-  try {
-    return validateEnvironment(process.env);
-  } catch (error) {
-    if (error instanceof ConfigurationError) {
-      process.stderr.write(`${error.message}\nSee .env.example for every variable and its default.\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
-}
-
 async function main(): Promise<void> {
-  const config = readConfig();
+  const config = readConfigOrExit();
   const log = createBaseLogger(config.LOG_LEVEL);
   const sandboxMode = !config.UPSTREAM_BASE_URL;
   const embeddedDefaults = sandboxMode && !config.DATABASE_URL;

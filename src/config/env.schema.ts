@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { readUpstreamPublicKey } from '../upstream/upstream-public-key';
 import {
@@ -32,6 +33,11 @@ function toBoolean({ value }: { value: unknown }): unknown {
 function toInteger({ value }: { value: unknown }): unknown {
   if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) return Number(value.trim());
   return value;
+}
+
+/** An integer variable within [min, max]; half-numeric strings are refused, not truncated. */
+function IsIntegerBetween(min: number, max: number): PropertyDecorator {
+  return applyDecorators(Transform(toInteger), IsInt(), Min(min), Max(max));
 }
 
 function IsUrlWithProtocol(protocols: string[], options?: ValidationOptions) {
@@ -97,10 +103,7 @@ export class EnvironmentVariables {
   @IsIn(['development', 'production', 'test'])
   readonly NODE_ENV: string = 'development';
 
-  @Transform(toInteger)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IsIntegerBetween(0, 65535)
   readonly PORT: number = 3000;
 
   @IsString()
@@ -115,10 +118,7 @@ export class EnvironmentVariables {
   @IsUrlWithProtocol(['postgres:', 'postgresql:'], { message: '$property must be a postgres:// URL (required when UPSTREAM_BASE_URL is set)' })
   readonly DATABASE_URL?: string = undefined;
 
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(200)
+  @IsIntegerBetween(1, 200)
   readonly DATABASE_POOL_SIZE: number = 10;
 
   @Transform(toBoolean)
@@ -129,10 +129,7 @@ export class EnvironmentVariables {
   @MinLength(1)
   readonly DATA_DIR: string = './.data';
 
-  @Transform(toInteger)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IsIntegerBetween(0, 65535)
   readonly EMBEDDED_PG_PORT: number = 0;
 
   @IsOptional()
@@ -157,45 +154,27 @@ export class EnvironmentVariables {
   @IsIn(['jwe', 'none'])
   readonly UPSTREAM_ENCRYPTION: 'jwe' | 'none' = 'jwe';
 
-  @Transform(toInteger)
-  @IsInt()
-  @Min(100)
-  @Max(60_000)
+  @IsIntegerBetween(100, 60_000)
   readonly UPSTREAM_CONNECT_TIMEOUT_MS: number = 2000;
 
   /** Per attempt, connection to last byte. */
-  @Transform(toInteger)
-  @IsInt()
-  @Min(100)
-  @Max(120_000)
+  @IsIntegerBetween(100, 120_000)
   readonly UPSTREAM_TIMEOUT_MS: number = 10_000;
 
   /** Retries of a GET after a network error, 429 or 5xx. */
-  @Transform(toInteger)
-  @IsInt()
-  @Min(0)
-  @Max(5)
+  @IsIntegerBetween(0, 5)
   readonly UPSTREAM_RETRY_MAX: number = 2;
 
   /** Consecutive failures (network, timeout, 5xx) that open the circuit. */
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
+  @IsIntegerBetween(1, 1000)
   readonly UPSTREAM_BREAKER_THRESHOLD: number = 5;
 
   /** How long the circuit stays open before one trial call. */
-  @Transform(toInteger)
-  @IsInt()
-  @Min(100)
-  @Max(600_000)
+  @IsIntegerBetween(100, 600_000)
   readonly UPSTREAM_BREAKER_HALF_OPEN_MS: number = 10_000;
 
   /** Sandbox mode only: where the in-process sandbox listens (127.0.0.1). */
-  @Transform(toInteger)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IsIntegerBetween(0, 65535)
   readonly SANDBOX_PORT: number = 4010;
 
   /** Sandbox mode only: the token the sandbox accepts; generated at start-up when unset. */

@@ -37,7 +37,7 @@ export function validateEnvironment(env: Record<string, string | undefined>): Ap
     if (value !== undefined && value.trim() !== '') raw[key] = value;
   }
   const config = plainToInstance(EnvironmentVariables, raw);
-  const errors = validateSync(config, { skipMissingProperties: false });
+  const errors = validateSync(config, { skipMissingProperties: false, stopAtFirstError: true });
   if (errors.length > 0) throw new ConfigurationError(errors.map(describe));
   return config;
 }
@@ -45,4 +45,21 @@ export function validateEnvironment(env: Record<string, string | undefined>): Ap
 /** Reads `.env` from the working directory when present; real environment variables win. */
 export function loadEnvFile(path = '.env'): void {
   if (existsSync(path)) process.loadEnvFile(path);
+}
+
+/**
+ * For entry points (the service, the sandbox): `.env`, then the environment, validated; on a bad
+ * configuration, the one message naming every problem on stderr and exit 1.
+ */
+export function readConfigOrExit(): AppConfig {
+  loadEnvFile();
+  try {
+    return validateEnvironment(process.env);
+  } catch (error) {
+    if (error instanceof ConfigurationError) {
+      process.stderr.write(`${error.message}\nSee .env.example for every variable and its default.\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
 }

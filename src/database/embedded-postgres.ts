@@ -13,13 +13,13 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { Client } from 'pg';
+import { freePort } from '../common/free-port';
 
 export interface EmbeddedLog {
   info(message: string): void;
@@ -63,18 +63,6 @@ function reachableBy(uid: number, gid: number, dir: string): boolean {
 
 function executableBy(uid: number, gid: number, binary: string): boolean {
   return spawnSync(binary, ['--version'], { uid, gid }).status === 0;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 function readCredentials(file: string): Credentials {

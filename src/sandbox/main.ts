@@ -1,21 +1,11 @@
 import { join } from 'node:path';
-import { ConfigurationError, loadEnvFile, validateEnvironment } from '../config/load-config';
+import { readConfigOrExit } from '../config/load-config';
 import { createBaseLogger } from '../common/logging';
 import { startSandbox } from './sandbox.runner';
 
 /** `npm run sandbox`: the provider's stand-in on its own, for a gateway started in live mode. */
 async function main(): Promise<void> {
-  loadEnvFile();
-  let config;
-  try {
-    config = validateEnvironment(process.env);
-  } catch (error) {
-    if (error instanceof ConfigurationError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const config = readConfigOrExit();
   const log = createBaseLogger(config.LOG_LEVEL);
   const sandbox = await startSandbox({
     port: config.SANDBOX_PORT,

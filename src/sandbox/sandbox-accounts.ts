@@ -6,21 +6,22 @@ function digits(count: number): string {
   return out;
 }
 
-/** ISO 13616 check digits: 98 - (BBAN + country + "00" as a number mod 97). */
-export function ibanCheckDigits(country: string, bban: string): string {
-  const rearranged = (bban + country + '00').replace(/[A-Z]/g, (c) => String(c.charCodeAt(0) - 55));
+/** ISO 7064 mod 97 of an alphanumeric string, letters counted as A=10 … Z=35. */
+function mod97(text: string): number {
+  const digitsOnly = text.replace(/[A-Z]/g, (c) => String(c.charCodeAt(0) - 55));
   let remainder = 0;
-  for (const ch of rearranged) remainder = (remainder * 10 + Number(ch)) % 97;
-  return String(98 - remainder).padStart(2, '0');
+  for (const ch of digitsOnly) remainder = (remainder * 10 + Number(ch)) % 97;
+  return remainder;
+}
+
+/** ISO 13616 check digits: 98 - (BBAN + country + "00") mod 97. */
+export function ibanCheckDigits(country: string, bban: string): string {
+  return String(98 - mod97(bban + country + '00')).padStart(2, '0');
 }
 
 /** Valid when the whole IBAN, rearranged, is 1 mod 97. */
 export function isValidIban(iban: string): boolean {
-  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/.test(iban)) return false;
-  const rearranged = (iban.slice(4) + iban.slice(0, 4)).replace(/[A-Z]/g, (c) => String(c.charCodeAt(0) - 55));
-  let remainder = 0;
-  for (const ch of rearranged) remainder = (remainder * 10 + Number(ch)) % 97;
-  return remainder === 1;
+  return /^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/.test(iban) && mod97(iban.slice(4) + iban.slice(0, 4)) === 1;
 }
 
 /** A German IBAN: 8-digit bank code, 10-digit account number. */
