@@ -1,29 +1,19 @@
-import { Injectable } from '@nestjs/common';
 import { Upstreamed } from '../common/upstream';
 import { BankAccount, BankAccountGateway, OpenBankAccount } from '../bank-accounts/domain/bank-account.gateway.port';
 import { UpstreamHttpClient } from './upstream-http.client';
 import { UpstreamResponseMapper } from './upstream-response.mapper';
-import { UpstreamSettings } from './upstream.settings';
 
-export class BankAccountPath {
-  constructor(readonly value: string) {}
-}
-
-@Injectable()
+/** Built by UpstreamModule's factory: the path is configuration (UPSTREAM_BANK_ACCOUNT_PATH). */
 export class UpstreamBankAccountAdapter extends BankAccountGateway {
   constructor(
     private readonly client: UpstreamHttpClient,
-    private readonly path: BankAccountPath,
+    private readonly path: string,
   ) {
     super();
   }
 
-  static pathFrom(settings: UpstreamSettings): BankAccountPath {
-    return new BankAccountPath(settings.bankAccountPath);
-  }
-
   async open(request: OpenBankAccount): Promise<Upstreamed<BankAccount>> {
-    const reply = await this.client.post('bank_account.create', this.path.value, {
+    const reply = await this.client.post('bank_account.create', this.path, {
       customer_id: request.customerId,
       currency: request.currency,
       phone_number: request.phoneNumber,

@@ -2,7 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { JwePayloadCipher, PayloadCipher, PlainPayloadCipher } from './payload-cipher';
 import { RequestSigner } from './request-signer';
 import { UpstreamBalanceAdapter } from './upstream-balance.adapter';
-import { BankAccountPath, UpstreamBankAccountAdapter } from './upstream-bank-account.adapter';
+import { UpstreamBankAccountAdapter } from './upstream-bank-account.adapter';
 import { UpstreamCustomerAdapter } from './upstream-customer.adapter';
 import { UpstreamHttpClient } from './upstream-http.client';
 import { UpstreamSettings } from './upstream.settings';
@@ -28,10 +28,13 @@ export class UpstreamModule {
           inject: [RequestSigner, PayloadCipher],
           useFactory: (signer: RequestSigner, cipher: PayloadCipher) => new UpstreamHttpClient(settings, signer, cipher),
         },
-        { provide: BankAccountPath, useFactory: () => UpstreamBankAccountAdapter.pathFrom(settings) },
         UpstreamCustomerAdapter,
         UpstreamBalanceAdapter,
-        UpstreamBankAccountAdapter,
+        {
+          provide: UpstreamBankAccountAdapter,
+          inject: [UpstreamHttpClient],
+          useFactory: (client: UpstreamHttpClient) => new UpstreamBankAccountAdapter(client, settings.bankAccountPath),
+        },
       ],
       exports: [UpstreamHttpClient, UpstreamCustomerAdapter, UpstreamBalanceAdapter, UpstreamBankAccountAdapter],
     };
