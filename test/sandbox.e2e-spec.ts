@@ -181,4 +181,19 @@ describe('sandbox provider', () => {
 
     expect([await read(), await read(), await read()]).toEqual([503, 503, 404]);
   });
+
+  it('when more requests arrive than the journal keeps, then the oldest entries are dropped', async () => {
+    const small = await startSandbox({ port: 0, keys, journalLimit: 3 });
+    try {
+      for (let i = 0; i < 5; i++) {
+        await fetch(`${small.baseUrl}/api/v1/customer/balance/${randomUUID()}`, { headers: { 'x-request-id': `req-${i}` } });
+      }
+
+      const kept = await journal(small);
+
+      expect(kept.map((e) => e.request_id)).toEqual(['req-2', 'req-3', 'req-4']);
+    } finally {
+      await small.close();
+    }
+  });
 });

@@ -19,10 +19,11 @@ export async function startSandbox(options: {
   keys: SandboxKeys | { dir: string };
   bearerToken?: string;
   now?: () => Date;
+  journalLimit?: number;
 }): Promise<RunningSandbox> {
   const keys = 'dir' in options.keys ? loadOrCreateSandboxKeys(options.keys.dir) : options.keys;
   const bearerToken = options.bearerToken ?? generateSandboxToken();
-  const server = await createSandboxServer({ bearerToken, privateKey: keys.privateKey, publicKeyPem: keys.publicKeyPem, now: options.now });
+  const server = await createSandboxServer({ bearerToken, privateKey: keys.privateKey, publicKeyPem: keys.publicKeyPem, now: options.now, journalLimit: options.journalLimit });
   try {
     await server.listen({ port: options.port, host: '127.0.0.1' });
   } catch (error) {

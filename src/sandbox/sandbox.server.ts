@@ -11,7 +11,11 @@ export interface SandboxOptions {
   readonly publicKeyPem: string;
   /** "Today" for the expiry rule; the system clock by default. */
   readonly now?: () => Date;
+  /** Journal entries kept, newest last; older ones are dropped (benchmarks send millions). */
+  readonly journalLimit?: number;
 }
+
+export const DEFAULT_JOURNAL_LIMIT = 10_000;
 
 /** One line of the journal: what arrived and how it was answered — never personal data. */
 export interface JournalEntry {
@@ -70,6 +74,7 @@ function sameText(a: string, b: string): boolean {
  */
 export async function createSandboxServer(options: SandboxOptions): Promise<FastifyInstance> {
   const now = options.now ?? (() => new Date());
+  const journalLimit = options.journalLimit ?? DEFAULT_JOURNAL_LIMIT;
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
   const decryptionKey = await importJWK(options.privateKey.export({ format: 'jwk' }) as JWK, 'RSA-OAEP-256');
   const expectedKid = await calculateJwkThumbprint(createPublicKey(options.publicKeyPem).export({ format: 'jwk' }), 'sha256');
@@ -96,6 +101,7 @@ export async function createSandboxServer(options: SandboxOptions): Promise<Fast
       status: 0,
     };
     journal.push(entry);
+    if (journal.length > journalLimit) journal.splice(0, journal.length - journalLimit);
     journalOf.set(request, entry);
 
     const effect = faults.effectFor(request.method, path);
