@@ -3,6 +3,7 @@ import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { CommonModule } from './common/common.module';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
@@ -37,6 +38,7 @@ export class AppModule implements NestModule {
         CommonModule,
         DatabaseModule.forRoot(databaseUrl),
         UpstreamModule.forRoot(upstream),
+        AuditModule,
         AuthModule,
         HealthModule,
       ],

@@ -3,6 +3,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
+import { openRequestContext } from './common/request-context';
 import { REQUEST_ID_HEADER, requestIdFor } from './common/request-id';
 import { AppConfig } from './config/load-config';
 import { setupSwagger } from './swagger';
@@ -33,6 +34,7 @@ export async function createApp(
     .getHttpAdapter()
     .getInstance()
     .addHook('onRequest', async (request, reply) => {
+      openRequestContext(request.raw, request.id, request.ip);
       void reply.header(REQUEST_ID_HEADER, request.id);
     });
   if (config.DOCS_ENABLED) setupSwagger(app);

@@ -1,6 +1,6 @@
 import { Test, TestingModule } from '@nestjs/testing';
 import { describeException } from '../src/common/error-envelope.filter';
-import { runWithRequestContext } from '../src/common/request-context';
+import { newRequestContext, runWithRequestContext } from '../src/common/request-context';
 import { UpstreamError } from '../src/common/upstream';
 import { validateEnvironment } from '../src/config/load-config';
 import { generateSandboxKeys } from '../src/sandbox/sandbox-keys';
@@ -69,7 +69,7 @@ describe('outbound adapter against the sandbox over loopback', () => {
       const { customers } = await adapters();
       const customer = buildNewCustomer();
 
-      const created = await runWithRequestContext({ requestId: 'req-customer-1' }, () => customers.create(customer));
+      const created = await runWithRequestContext(newRequestContext('req-customer-1'), () => customers.create(customer));
 
       expect(created.value.customerId).toMatch(/^[0-9a-f-]{36}$/);
       expect(created.value.reference).toBe(customer.reference);

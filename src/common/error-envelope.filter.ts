@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Optional } from '@nestjs/common';
 import { InjectPinoLogger, PinoLogger } from 'nestjs-pino';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ErrorKind, FieldProblem } from './domain-error';
 import { ErrorEnvelope } from './envelope';
-import { recordOutcome } from './request-outcome';
+import { RequestRecorder } from './request-recorder.port';
 
 const STATUS_BY_KIND: Record<ErrorKind, number> = {
   invalid_input: 400,
@@ -121,24 +121,26 @@ export function describeException(exception: unknown): Problem {
  */
 @Catch()
 export class ErrorEnvelopeFilter implements ExceptionFilter {
-  constructor(@InjectPinoLogger('http') private readonly logger: PinoLogger) {}
+  constructor(
+    @InjectPinoLogger('http') private readonly logger: PinoLogger,
+    @Optional() private readonly recorder?: RequestRecorder,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const reply = http.getResponse<FastifyReply>();
-    const request = http.getRequest<FastifyRequest>();
-    const problem = describeException(exception);
+    void this.respond(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
+  }
+
+  private async respond(exception: unknown, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const errorId = randomUUID();
-
-    recordOutcome(request, { errorId, code: problem.code, status: problem.status, message: problem.message });
-
-    const logFields = { errorId, code: problem.code, status: problem.status, requestId: request.id };
-    if (problem.unexpected !== undefined) {
-      this.logger.error({ ...logFields, err: problem.unexpected }, 'Unexpected error');
-    } else if (problem.status >= 500) {
-      this.logger.warn(logFields, problem.message);
-    } else {
-      this.logger.info(logFields, problem.message);
+    let problem = describeException(exception);
+    this.log(problem, errorId, request.id);
+    try {
+      await this.recorder?.recordFailure(request, { errorId, code: problem.code, status: problem.status, message: problem.message }, exception);
+    } catch (recordingFailure) {
+      // The request could not be recorded: it fails closed, under the same error id.
+      problem = describeException(recordingFailure);
+      this.log(problem, errorId, request.id);
     }
 
     const envelope: ErrorEnvelope = {
@@ -156,5 +158,16 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       void reply.header('retry-after', String(Math.max(1, Math.ceil(problem.retryAfterSeconds))));
     }
     void reply.status(problem.status).header('content-type', 'application/json; charset=utf-8').send(envelope);
+  }
+
+  private log(problem: Problem, errorId: string, requestId: string): void {
+    const logFields = { errorId, code: problem.code, status: problem.status, requestId };
+    if (problem.unexpected !== undefined) {
+      this.logger.error({ ...logFields, err: problem.unexpected }, 'Unexpected error');
+    } else if (problem.status >= 500) {
+      this.logger.warn(logFields, problem.message);
+    } else {
+      this.logger.info(logFields, problem.message);
+    }
   }
 }

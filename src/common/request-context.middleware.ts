@@ -1,11 +1,14 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { runWithRequestContext } from './request-context';
+import { requestContextOf, runWithRequestContext } from './request-context';
 
-/** Makes the request id visible to code far from the controller (the outbound adapter forwards it). */
+/**
+ * Makes the request's context visible to code far from the controller: the outbound adapter
+ * forwards the request id and notes what the provider said; the audit trail reads both.
+ */
 @Injectable()
 export class RequestContextMiddleware implements NestMiddleware {
   use(req: IncomingMessage & { id?: string }, _res: ServerResponse, next: () => void): void {
-    runWithRequestContext({ requestId: req.id ?? 'unknown' }, next);
+    runWithRequestContext(requestContextOf(req), next);
   }
 }

@@ -195,4 +195,12 @@ export class EnvironmentVariables {
   @MinLength(1)
   @MaxLength(64)
   readonly DEFAULT_TENANT: string = 'default';
+
+  /** PCI DSS 10.5.1 keeps a year of audit history; the database refuses a shorter purge. */
+  @IsIntegerBetween(365, 3650)
+  readonly AUDIT_RETENTION_DAYS: number = 400;
+
+  @Transform(toBoolean)
+  @IsBoolean()
+  readonly AUDIT_PURGE_DAILY: boolean = true;
 }

@@ -17,7 +17,7 @@ import {
   wrap,
 } from 'cockatiel';
 import { Agent, request } from 'undici';
-import { currentRequestContext } from '../common/request-context';
+import { currentRequestContext, UpstreamCallRecord } from '../common/request-context';
 import { UpstreamError } from '../common/upstream';
 import { PayloadCipher } from './payload-cipher';
 import { RequestSigner } from './request-signer';
@@ -51,6 +51,12 @@ const SANE_ERROR_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
 function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown; cause?: { code?: unknown } } | undefined)?.code ?? (error as { cause?: { code?: unknown } })?.cause?.code;
   return typeof code === 'string' ? code : undefined;
+}
+
+/** The request being served learns what the provider said, for its audit event. */
+function noteUpstreamCall(record: UpstreamCallRecord): void {
+  const context = currentRequestContext();
+  if (context) context.upstream = { ...record };
 }
 
 function parseJson(text: string): unknown {
@@ -178,11 +184,20 @@ export class UpstreamHttpClient implements OnModuleDestroy {
     try {
       raw = await policy.execute<RawResponse>(({ signal }) => this.attempt(method, url, headers, body, signal));
     } catch (error) {
-      throw this.failure(operation, method, error, elapsed());
+      const failure = this.failure(operation, method, error, elapsed());
+      if (failure instanceof UpstreamError) noteUpstreamCall(failure.upstream);
+      throw failure;
     }
     const latencyMs = elapsed();
     this.logger.debug({ operation, status: raw.status, latencyMs }, 'Upstream call');
-    return this.interpret(operation, method, raw, latencyMs);
+    try {
+      const reply = this.interpret(operation, method, raw, latencyMs);
+      noteUpstreamCall({ status: reply.status, latencyMs });
+      return reply;
+    } catch (error) {
+      if (error instanceof UpstreamError) noteUpstreamCall(error.upstream);
+      throw error;
+    }
   }
 
   private async attempt(

@@ -5,6 +5,13 @@ export interface TestDatabase {
   readonly url: string;
   readonly name: string;
   drop(): Promise<void>;
+  /**
+   * Takes the database away from its users as a stopped server would: open connections are
+   * killed and new ones refused. The server itself stays up for the other suites sharing it.
+   */
+  goDown(): Promise<void>;
+  /** Accepts connections again. */
+  comeBack(): Promise<void>;
 }
 
 function serverUrl(): string {
@@ -37,5 +44,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     name,
     url: withDatabase(serverUrl(), name),
     drop: () => onServer((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    goDown: () =>
+      onServer(async (client) => {
+        await client.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+        await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+      }),
+    comeBack: () => onServer((client) => client.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`)).then(() => undefined),
   };
 }

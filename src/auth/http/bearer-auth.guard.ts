@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
+import { requestContextOf } from '../../common/request-context';
 import { ApiClientRole } from '../domain/api-client';
 import { ApiClientsService } from '../domain/api-clients.service';
 import { RoleNotAllowed } from '../domain/auth.errors';
@@ -28,6 +29,7 @@ export class BearerAuthGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const client = await this.clients.authenticate(bearerToken(request.headers.authorization));
     attachClient(request, client);
+    requestContextOf(request.raw).client = { id: client.id, name: client.name, tenant: client.tenant };
 
     const roles = this.reflector.getAllAndOverride<ApiClientRole[] | undefined>(REQUIRED_ROLES, targets);
     if (roles && !roles.includes(client.role)) throw new RoleNotAllowed(roles);

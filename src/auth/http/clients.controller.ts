@@ -1,5 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Audited } from '../../audit/http/audited.decorator';
 import { ApiEnvelopeResponse, ApiErrorResponses } from '../../common/api-envelope.decorators';
 import type { AuthenticatedClient } from '../domain/api-client';
 import { ApiClientsService } from '../domain/api-clients.service';
@@ -13,6 +14,7 @@ export class ClientsController {
   constructor(private readonly clients: ApiClientsService) {}
 
   @Get('me')
+  @Audited('client.read')
   @ApiOperation({ summary: 'The client the token belongs to', description: 'A quick way to check a token.' })
   @ApiEnvelopeResponse(200, CallerResponseDto)
   @ApiErrorResponses(401)
@@ -21,6 +23,7 @@ export class ClientsController {
   }
 
   @Get('clients')
+  @Audited('client.list')
   @Roles('admin')
   @ApiOperation({ summary: 'List API clients (admin)', description: 'Never returns tokens: only their owners.' })
   @ApiEnvelopeResponse(200, ApiClientResponseDto, { isArray: true })

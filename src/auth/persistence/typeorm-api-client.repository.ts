@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, QueryFailedError, Repository } from 'typeorm';
+import { whileDatabaseAvailable } from '../../database/store-errors';
 import { ApiClient } from '../domain/api-client';
 import { ApiClientStore, StoredApiClient } from '../domain/api-client-store.port';
 import { ApiClientNameTaken } from '../domain/auth.errors';
@@ -27,7 +28,7 @@ export class TypeOrmApiClientRepository extends ApiClientStore {
   }
 
   async findByTokenHash(tokenHash: string): Promise<StoredApiClient | undefined> {
-    const row = await this.rows.findOneBy({ tokenHash });
+    const row = await whileDatabaseAvailable(() => this.rows.findOneBy({ tokenHash }));
     return row ? ApiClientMapper.toStored(row) : undefined;
   }
 

@@ -1,0 +1,82 @@
+export const AUDIT_OPERATIONS = [
+  'customer.create',
+  'balance.read',
+  'bank_account.create',
+  'auth.rejected',
+  'audit.query',
+  'client.read',
+  'client.list',
+  'route.unknown',
+] as const;
+export type AuditOperation = (typeof AUDIT_OPERATIONS)[number];
+
+/** `attempted` precedes a mutating provider call; the others end a request. */
+export const AUDIT_PHASES = ['attempted', 'succeeded', 'rejected', 'failed', 'unknown'] as const;
+export type AuditPhase = (typeof AUDIT_PHASES)[number];
+export type TerminalPhase = Exclude<AuditPhase, 'attempted'>;
+
+/**
+ * What the request is about. Identifiers only: no names, documents, phone numbers, dates of birth,
+ * addresses or bodies ever reach the audit log.
+ */
+export interface AuditSubject {
+  readonly reference?: string;
+  readonly customerId?: string;
+  readonly currency?: string;
+}
+
+export interface AuditActor {
+  readonly clientId?: string;
+  readonly clientName?: string;
+  readonly tenant?: string;
+  readonly sourceIp?: string;
+}
+
+export interface UpstreamCallFacts {
+  readonly upstreamStatus?: number;
+  readonly upstreamErrorId?: string;
+  readonly upstreamLatencyMs?: number;
+}
+
+/** One row of the audit log (PCI DSS 10.2.2: who, what, when, outcome, origin, resource). */
+export interface AuditEvent extends AuditSubject, AuditActor, UpstreamCallFacts {
+  readonly id: string;
+  readonly occurredAt: Date;
+  readonly requestId: string;
+  readonly operation: AuditOperation;
+  readonly phase: AuditPhase;
+  readonly httpMethod?: string;
+  readonly route?: string;
+  readonly httpStatus?: number;
+  /** The service's error id, as shown to the partner in `error.id`. */
+  readonly errorId?: string;
+  readonly errorCode?: string;
+  readonly errorMessage?: string;
+  readonly latencyMs?: number;
+}
+
+export interface AuditEventFilter {
+  readonly reference?: string;
+  /** Matches the service's error id or the provider's. */
+  readonly errorId?: string;
+  readonly customerId?: string;
+  readonly operation?: AuditOperation;
+  readonly phase?: AuditPhase;
+  readonly clientId?: string;
+  /** Inclusive. */
+  readonly from?: Date;
+  /** Exclusive. */
+  readonly to?: Date;
+}
+
+/** Where a page ends, in the newest-first order: the last event's time (as stored) and id. */
+export interface AuditPosition {
+  readonly occurredAt: string;
+  readonly id: string;
+}
+
+export interface AuditPage {
+  readonly events: readonly AuditEvent[];
+  /** Present when older events remain. */
+  readonly next?: AuditPosition;
+}

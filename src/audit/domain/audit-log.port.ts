@@ -1,0 +1,18 @@
+import { AuditEvent, AuditEventFilter, AuditPage, AuditPosition } from './audit-event';
+
+/** The append-only store of audit events. */
+export abstract class AuditLog {
+  /** Resolves once the event is durably committed; rejects when it could not be written. */
+  abstract append(event: AuditEvent): Promise<void>;
+
+  /** Events matching every given filter, newest first, strictly after `after` when given. */
+  abstract find(filter: AuditEventFilter, limit: number, after?: AuditPosition): Promise<AuditPage>;
+
+  abstract get(id: string): Promise<AuditEvent | undefined>;
+
+  /**
+   * Deletes up to `batch` events older than `cutoff`; returns how many. The store refuses a cutoff
+   * less than a year back.
+   */
+  abstract purgeBatch(cutoff: Date, batch: number): Promise<number>;
+}

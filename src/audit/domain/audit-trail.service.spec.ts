@@ -1,0 +1,88 @@
+import { Clock } from '../../common/clock.port';
+import { newRequestContext, runWithRequestContext } from '../../common/request-context';
+import { AuditEvent, AuditEventFilter, AuditPage, AuditPosition } from './audit-event';
+import { AuditLog } from './audit-log.port';
+import { AuditTrail } from './audit-trail.service';
+import { AuditUnavailable } from './audit.errors';
+
+class InMemoryAuditLog extends AuditLog {
+  readonly events: AuditEvent[] = [];
+  failing = false;
+
+  append(event: AuditEvent): Promise<void> {
+    if (this.failing) return Promise.reject(new Error('connection refused'));
+    this.events.push(event);
+    return Promise.resolve();
+  }
+  find(_filter: AuditEventFilter, _limit: number, _after?: AuditPosition): Promise<AuditPage> {
+    return Promise.resolve({ events: this.events });
+  }
+  get(id: string): Promise<AuditEvent | undefined> {
+    return Promise.resolve(this.events.find((e) => e.id === id));
+  }
+  purgeBatch(): Promise<number> {
+    return Promise.resolve(0);
+  }
+}
+
+class FixedClock extends Clock {
+  now(): Date {
+    return new Date('2026-11-21T10:00:00Z');
+  }
+}
+
+describe('AuditTrail', () => {
+  let log: InMemoryAuditLog;
+  let sut: AuditTrail;
+
+  beforeEach(() => {
+    log = new InMemoryAuditLog();
+    sut = new AuditTrail(log, new FixedClock());
+  });
+
+  it('when attempt resolves, then the attempted event is already in the log with the request’s identifiers', async () => {
+    const context = newRequestContext('req-1', '10.0.0.1');
+    context.client = { id: 'c-1', name: 'ios-app', tenant: 'acme' };
+
+    await runWithRequestContext(context, () => sut.attempt('bank_account.create', { reference: 'ref-1', customerId: 'cust-1', currency: 'EUR' }));
+
+    expect(log.events).toHaveLength(1);
+    expect(log.events[0]).toMatchObject({
+      phase: 'attempted',
+      operation: 'bank_account.create',
+      requestId: 'req-1',
+      clientName: 'ios-app',
+      sourceIp: '10.0.0.1',
+      reference: 'ref-1',
+      customerId: 'cust-1',
+      currency: 'EUR',
+      occurredAt: new Date('2026-11-21T10:00:00Z'),
+    });
+    expect(context.attempted).toBe(true);
+  });
+
+  it('when the log cannot be written, then attempt throws AuditUnavailable and the request is not marked attempted', async () => {
+    log.failing = true;
+    const context = newRequestContext('req-2');
+
+    await expect(runWithRequestContext(context, () => sut.attempt('customer.create', {}))).rejects.toBeInstanceOf(AuditUnavailable);
+    expect(context.attempted).toBeUndefined();
+  });
+
+  it('when conclude is called twice, then only one terminal event is written', async () => {
+    const context = newRequestContext('req-3');
+    context.upstream = { status: 502, errorId: 'UP-1', latencyMs: 12 };
+
+    await sut.conclude(context, { operation: 'balance.read', phase: 'failed', httpStatus: 502, errorId: 'e-1' });
+    await sut.conclude(context, { operation: 'balance.read', phase: 'failed', httpStatus: 502, errorId: 'e-1' });
+
+    expect(log.events).toHaveLength(1);
+    expect(log.events[0]).toMatchObject({ phase: 'failed', upstreamStatus: 502, upstreamErrorId: 'UP-1', upstreamLatencyMs: 12 });
+  });
+
+  it('when an error message is long, then it is cut to the column’s 500 characters', async () => {
+    await sut.conclude(newRequestContext('req-4'), { operation: 'balance.read', phase: 'rejected', httpStatus: 400, errorMessage: 'x'.repeat(900) });
+
+    expect(log.events[0].errorMessage).toHaveLength(500);
+  });
+});

@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../../common/clock.port';
+import { currentRequestContext, RequestContext } from '../../common/request-context';
+import { AuditEvent, AuditOperation, AuditSubject, TerminalPhase } from './audit-event';
+import { AuditLog } from './audit-log.port';
+import { AuditUnavailable } from './audit.errors';
+
+/** How a request ended, as the edge of the service saw it. */
+export interface RequestConclusion {
+  readonly operation: AuditOperation;
+  readonly phase: TerminalPhase;
+  readonly httpMethod?: string;
+  readonly route?: string;
+  readonly httpStatus: number;
+  readonly errorId?: string;
+  readonly errorCode?: string;
+  readonly errorMessage?: string;
+}
+
+const MAX_MESSAGE = 500;
+
+/**
+ * The audit trail of the request being served. Domain services name what a request is about and
+ * write `attempted` before a mutating provider call; the edge of the service writes the one
+ * terminal event. An event that cannot be written is logged whole (it holds no personal data) and
+ * the request fails closed with AuditUnavailable.
+ */
+@Injectable()
+export class AuditTrail {
+  private readonly logger = new Logger('AuditTrail');
+
+  constructor(
+    private readonly log: AuditLog,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Names what the current request is about; every event it leaves carries these identifiers. */
+  describe(subject: AuditSubject): void {
+    const context = currentRequestContext();
+    if (!context) return;
+    if (subject.reference !== undefined) context.reference = subject.reference;
+    if (subject.customerId !== undefined) context.customerId = subject.customerId;
+    if (subject.currency !== undefined) context.currency = subject.currency;
+  }
+
+  /**
+   * Commits an `attempted` event for the current request. Call it before a mutating provider call
+   * and make the call only once it resolves.
+   * @throws AuditUnavailable when the event could not be committed: nothing may be sent then.
+   */
+  async attempt(operation: AuditOperation, subject: AuditSubject): Promise<void> {
+    const context = currentRequestContext();
+    if (!context) throw new Error('AuditTrail.attempt called outside a request');
+    this.describe(subject);
+    await this.write(this.event(context, { operation, phase: 'attempted' }));
+    context.attempted = true;
+  }
+
+  /**
+   * Writes the terminal event of a request, once.
+   * @throws AuditUnavailable when it could not be written.
+   */
+  async conclude(context: RequestContext, conclusion: RequestConclusion): Promise<void> {
+    if (context.concluded) return;
+    context.concluded = true;
+    await this.write(
+      this.event(context, {
+        ...conclusion,
+        errorMessage: conclusion.errorMessage?.slice(0, MAX_MESSAGE),
+        latencyMs: Math.round(performance.now() - context.startedAt),
+      }),
+    );
+  }
+
+  private event(
+    context: RequestContext,
+    fields: Pick<AuditEvent, 'operation' | 'phase'> & Partial<AuditEvent>,
+  ): AuditEvent {
+    return {
+      id: randomUUID(),
+      occurredAt: this.clock.now(),
+      requestId: context.requestId,
+      clientId: context.client?.id,
+      clientName: context.client?.name,
+      tenant: context.client?.tenant,
+      sourceIp: context.sourceIp,
+      reference: context.reference,
+      customerId: context.customerId,
+      currency: context.currency,
+      upstreamStatus: context.upstream?.status,
+      upstreamErrorId: context.upstream?.errorId,
+      upstreamLatencyMs: context.upstream?.latencyMs,
+      ...fields,
+    };
+  }
+
+  private async write(event: AuditEvent): Promise<void> {
+    try {
+      await this.log.append(event);
+    } catch (error) {
+      // The log line is the record of last resort: the event holds identifiers only.
+      this.logger.error({ auditEvent: event, err: error }, 'Audit event could not be written');
+      throw new AuditUnavailable(error);
+    }
+  }
+}

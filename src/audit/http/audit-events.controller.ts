@@ -1,0 +1,55 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiEnvelopeResponse, ApiErrorResponses } from '../../common/api-envelope.decorators';
+import { Roles } from '../../auth/http/auth.decorators';
+import { AuditEventsService } from '../domain/audit-events.service';
+import { AuditEventIdParamDto, AuditEventsQueryDto } from './audit-events.request.dto';
+import { AuditEventResponseDto, AuditEventsPageResponseDto } from './audit-event.response.dto';
+import { Audited } from './audited.decorator';
+
+const DEFAULT_PAGE = 50;
+
+@ApiTags('audit')
+@ApiBearerAuth()
+@Roles('admin')
+@Controller({ path: 'api/v1/audit-events' })
+export class AuditEventsController {
+  constructor(private readonly events: AuditEventsService) {}
+
+  @Get()
+  @Audited('audit.query')
+  @ApiOperation({
+    summary: 'Search the audit log (admin)',
+    description:
+      'Every partner request leaves events here. Filters combine; results are newest first, a page at a time. ' +
+      'Find a partner’s screenshot by `error_id`, a transaction by `reference`.',
+  })
+  @ApiEnvelopeResponse(200, AuditEventsPageResponseDto)
+  @ApiErrorResponses(400, 401, 403, 503)
+  async search(@Query() query: AuditEventsQueryDto): Promise<AuditEventsPageResponseDto> {
+    const page = await this.events.search(
+      {
+        reference: query.reference,
+        errorId: query.error_id,
+        customerId: query.customer_id,
+        operation: query.operation,
+        phase: query.outcome,
+        clientId: query.client,
+        from: query.from === undefined ? undefined : new Date(query.from),
+        to: query.to === undefined ? undefined : new Date(query.to),
+      },
+      query.limit ?? DEFAULT_PAGE,
+      query.cursor,
+    );
+    return AuditEventsPageResponseDto.from(page);
+  }
+
+  @Get(':id')
+  @Audited('audit.query')
+  @ApiOperation({ summary: 'One audit event (admin)' })
+  @ApiEnvelopeResponse(200, AuditEventResponseDto)
+  @ApiErrorResponses(400, 401, 403, 404, 503)
+  async get(@Param() params: AuditEventIdParamDto): Promise<AuditEventResponseDto> {
+    return AuditEventResponseDto.from(await this.events.get(params.id));
+  }
+}

@@ -1,0 +1,14 @@
+import { RouteConfig } from '@nestjs/platform-fastify';
+import type { FastifyRequest } from 'fastify';
+import { AuditOperation } from '../domain/audit-event';
+
+interface AuditRouteConfig {
+  auditOperation?: AuditOperation;
+}
+
+/** The operation a route's audit events are filed under. Every /api/v1 route declares one. */
+export const Audited = (operation: AuditOperation) => RouteConfig({ auditOperation: operation } satisfies AuditRouteConfig);
+
+export function auditOperationOf(request: FastifyRequest): AuditOperation | undefined {
+  return (request.routeOptions.config as AuditRouteConfig | undefined)?.auditOperation;
+}

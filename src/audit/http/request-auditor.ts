@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { RecordedProblem, RequestRecorder } from '../../common/request-recorder.port';
+import { requestContextOf } from '../../common/request-context';
+import { UpstreamError } from '../../common/upstream';
+import { AuditOperation, TerminalPhase } from '../domain/audit-event';
+import { AuditTrail } from '../domain/audit-trail.service';
+import { auditOperationOf } from './audited.decorator';
+
+const API_PREFIX = '/api/v1';
+
+/** Requests under /api/v1 are audited; health, docs and metrics are not. */
+export function isAuditedRequest(request: FastifyRequest): boolean {
+  const path = request.url.split('?', 1)[0];
+  return path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
+}
+
+/**
+ * Writes the one terminal event of every /api/v1 request, from the edge where the status and the
+ * error id are known: after the handler for a success, from the error filter for a failure.
+ */
+@Injectable()
+export class RequestAuditor extends RequestRecorder {
+  constructor(private readonly trail: AuditTrail) {
+    super();
+  }
+
+  async recordSuccess(request: FastifyRequest, status: number): Promise<void> {
+    if (!isAuditedRequest(request)) return;
+    await this.trail.conclude(requestContextOf(request.raw), {
+      ...this.where(request),
+      operation: this.operation(request, status),
+      phase: 'succeeded',
+      httpStatus: status,
+    });
+  }
+
+  async recordFailure(request: FastifyRequest, problem: RecordedProblem, exception: unknown): Promise<void> {
+    if (!isAuditedRequest(request)) return;
+    const context = requestContextOf(request.raw);
+    await this.trail.conclude(context, {
+      ...this.where(request),
+      operation: this.operation(request, problem.status),
+      phase: this.phaseOf(problem.status, exception, context.attempted === true),
+      httpStatus: problem.status,
+      errorId: problem.errorId,
+      errorCode: problem.code,
+      errorMessage: problem.message,
+    });
+  }
+
+  private where(request: FastifyRequest): { httpMethod: string; route?: string } {
+    return { httpMethod: request.method, route: request.routeOptions.url };
+  }
+
+  private operation(request: FastifyRequest, status: number): AuditOperation {
+    if (status === 401) return 'auth.rejected';
+    return auditOperationOf(request) ?? 'route.unknown';
+  }
+
+  /**
+   * The provider's part decides when it was involved. Otherwise a 4xx is the caller's mistake, and
+   * a 5xx after an `attempted` event leaves the provider's side unknown.
+   */
+  private phaseOf(status: number, exception: unknown, attempted: boolean): TerminalPhase {
+    if (exception instanceof UpstreamError) return exception.outcome;
+    if (status < 500) return 'rejected';
+    return attempted ? 'unknown' : 'failed';
+  }
+}

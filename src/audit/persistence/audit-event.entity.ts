@@ -1,0 +1,80 @@
+import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/** The audit_events table; written by migrations, append-only (see CreateAuditEvents). */
+@Entity({ name: 'audit_events' })
+@Check('audit_events_phase_check', `"phase" IN ('attempted', 'succeeded', 'rejected', 'failed', 'unknown')`)
+@Index('audit_events_occurred_at_idx', ['occurredAt', 'id'])
+@Index('audit_events_reference_idx', ['reference', 'occurredAt', 'id'], { where: 'reference IS NOT NULL' })
+@Index('audit_events_customer_idx', ['customerId', 'occurredAt', 'id'], { where: 'customer_id IS NOT NULL' })
+@Index('audit_events_error_id_idx', ['errorId'], { where: 'error_id IS NOT NULL' })
+@Index('audit_events_upstream_error_id_idx', ['upstreamErrorId'], { where: 'upstream_error_id IS NOT NULL' })
+@Index('audit_events_client_idx', ['clientId', 'occurredAt', 'id'], { where: 'client_id IS NOT NULL' })
+@Index('audit_events_operation_idx', ['operation', 'occurredAt', 'id'])
+@Index('audit_events_phase_idx', ['phase', 'occurredAt', 'id'])
+export class AuditEventEntity {
+  @PrimaryColumn({ type: 'uuid' })
+  id!: string;
+
+  @Column({ name: 'occurred_at', type: 'timestamptz', default: () => 'now()' })
+  occurredAt!: Date;
+
+  @Column({ name: 'request_id', type: 'varchar', length: 128 })
+  requestId!: string;
+
+  @Column({ name: 'client_id', type: 'uuid', nullable: true })
+  clientId!: string | null;
+
+  @Column({ name: 'client_name', type: 'varchar', length: 100, nullable: true })
+  clientName!: string | null;
+
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  tenant!: string | null;
+
+  @Column({ type: 'varchar', length: 40 })
+  operation!: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  phase!: string;
+
+  @Column({ name: 'http_method', type: 'varchar', length: 10, nullable: true })
+  httpMethod!: string | null;
+
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  route!: string | null;
+
+  @Column({ type: 'uuid', nullable: true })
+  reference!: string | null;
+
+  @Column({ name: 'customer_id', type: 'uuid', nullable: true })
+  customerId!: string | null;
+
+  @Column({ type: 'varchar', length: 3, nullable: true })
+  currency!: string | null;
+
+  @Column({ name: 'http_status', type: 'smallint', nullable: true })
+  httpStatus!: number | null;
+
+  @Column({ name: 'upstream_status', type: 'smallint', nullable: true })
+  upstreamStatus!: number | null;
+
+  @Column({ name: 'error_id', type: 'uuid', nullable: true })
+  errorId!: string | null;
+
+  @Column({ name: 'error_code', type: 'varchar', length: 64, nullable: true })
+  errorCode!: string | null;
+
+  @Column({ name: 'upstream_error_id', type: 'varchar', length: 100, nullable: true })
+  upstreamErrorId!: string | null;
+
+  @Column({ name: 'error_message', type: 'varchar', length: 500, nullable: true })
+  errorMessage!: string | null;
+
+  @Column({ name: 'latency_ms', type: 'integer', nullable: true })
+  latencyMs!: number | null;
+
+  @Column({ name: 'upstream_latency_ms', type: 'integer', nullable: true })
+  upstreamLatencyMs!: number | null;
+
+  @Column({ name: 'source_ip', type: 'varchar', length: 45, nullable: true })
+  sourceIp!: string | null;
+}

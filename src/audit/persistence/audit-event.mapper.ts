@@ -1,0 +1,61 @@
+import { AuditEvent, AuditOperation, AuditPhase } from '../domain/audit-event';
+import { AuditEventEntity } from './audit-event.entity';
+
+const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
+const orNull = <T>(value: T | undefined): T | null => (value === undefined ? null : value);
+
+export class AuditEventMapper {
+  static toRow(event: AuditEvent): AuditEventEntity {
+    return {
+      id: event.id,
+      occurredAt: event.occurredAt,
+      requestId: event.requestId,
+      clientId: orNull(event.clientId),
+      clientName: orNull(event.clientName),
+      tenant: orNull(event.tenant),
+      operation: event.operation,
+      phase: event.phase,
+      httpMethod: orNull(event.httpMethod),
+      route: orNull(event.route),
+      reference: orNull(event.reference),
+      customerId: orNull(event.customerId),
+      currency: orNull(event.currency),
+      httpStatus: orNull(event.httpStatus),
+      upstreamStatus: orNull(event.upstreamStatus),
+      errorId: orNull(event.errorId),
+      errorCode: orNull(event.errorCode),
+      upstreamErrorId: orNull(event.upstreamErrorId),
+      errorMessage: orNull(event.errorMessage),
+      latencyMs: orNull(event.latencyMs),
+      upstreamLatencyMs: orNull(event.upstreamLatencyMs),
+      sourceIp: orNull(event.sourceIp),
+    };
+  }
+
+  static toDomain(row: AuditEventEntity): AuditEvent {
+    return {
+      id: row.id,
+      occurredAt: row.occurredAt,
+      requestId: row.requestId,
+      clientId: orUndefined(row.clientId),
+      clientName: orUndefined(row.clientName),
+      tenant: orUndefined(row.tenant),
+      operation: row.operation as AuditOperation,
+      phase: row.phase as AuditPhase,
+      httpMethod: orUndefined(row.httpMethod),
+      route: orUndefined(row.route),
+      reference: orUndefined(row.reference),
+      customerId: orUndefined(row.customerId),
+      currency: orUndefined(row.currency),
+      httpStatus: orUndefined(row.httpStatus),
+      upstreamStatus: orUndefined(row.upstreamStatus),
+      errorId: orUndefined(row.errorId),
+      errorCode: orUndefined(row.errorCode),
+      upstreamErrorId: orUndefined(row.upstreamErrorId),
+      errorMessage: orUndefined(row.errorMessage),
+      latencyMs: orUndefined(row.latencyMs),
+      upstreamLatencyMs: orUndefined(row.upstreamLatencyMs),
+      sourceIp: orUndefined(row.sourceIp),
+    };
+  }
+}

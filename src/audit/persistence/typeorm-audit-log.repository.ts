@@ -1,0 +1,62 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { whileDatabaseAvailable } from '../../database/store-errors';
+import { AuditEvent, AuditEventFilter, AuditPage, AuditPosition } from '../domain/audit-event';
+import { AuditLog } from '../domain/audit-log.port';
+import { AuditEventEntity } from './audit-event.entity';
+import { AuditEventMapper } from './audit-event.mapper';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** occurred_at to the microsecond, so a page boundary never skips or repeats an event. */
+const POSITION_SQL = `to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+@Injectable()
+export class TypeOrmAuditLogRepository extends AuditLog {
+  constructor(@InjectRepository(AuditEventEntity) private readonly rows: Repository<AuditEventEntity>) {
+    super();
+  }
+
+  async append(event: AuditEvent): Promise<void> {
+    await this.rows.insert(AuditEventMapper.toRow(event));
+  }
+
+  async find(filter: AuditEventFilter, limit: number, after?: AuditPosition): Promise<AuditPage> {
+    const query = this.rows.createQueryBuilder('e').addSelect(POSITION_SQL, 'position');
+    if (filter.reference) query.andWhere('e.reference = :reference', { reference: filter.reference });
+    if (filter.customerId) query.andWhere('e.customer_id = :customerId', { customerId: filter.customerId });
+    if (filter.clientId) query.andWhere('e.client_id = :clientId', { clientId: filter.clientId });
+    if (filter.operation) query.andWhere('e.operation = :operation', { operation: filter.operation });
+    if (filter.phase) query.andWhere('e.phase = :phase', { phase: filter.phase });
+    if (filter.from) query.andWhere('e.occurred_at >= :from', { from: filter.from });
+    if (filter.to) query.andWhere('e.occurred_at < :to', { to: filter.to });
+    if (filter.errorId) {
+      if (UUID.test(filter.errorId)) {
+        query.andWhere('(e.error_id = :ourErrorId OR e.upstream_error_id = :errorId)', { ourErrorId: filter.errorId, errorId: filter.errorId });
+      } else {
+        query.andWhere('e.upstream_error_id = :errorId', { errorId: filter.errorId });
+      }
+    }
+    if (after) {
+      query.andWhere('(e.occurred_at, e.id) < (CAST(:afterAt AS timestamptz), CAST(:afterId AS uuid))', { afterAt: after.occurredAt, afterId: after.id });
+    }
+    query.orderBy('e.occurred_at', 'DESC').addOrderBy('e.id', 'DESC').limit(limit + 1);
+
+    const { entities, raw } = await whileDatabaseAvailable(() => query.getRawAndEntities<{ position: string }>());
+    const events = entities.slice(0, limit).map((row) => AuditEventMapper.toDomain(row));
+    if (entities.length <= limit) return { events };
+    const last = entities[limit - 1];
+    const lastRaw = raw[limit - 1];
+    return { events, next: { occurredAt: lastRaw.position, id: last.id } };
+  }
+
+  async get(id: string): Promise<AuditEvent | undefined> {
+    const row = await whileDatabaseAvailable(() => this.rows.findOneBy({ id }));
+    return row ? AuditEventMapper.toDomain(row) : undefined;
+  }
+
+  async purgeBatch(cutoff: Date, batch: number): Promise<number> {
+    const result: { purged: string }[] = await this.rows.query('SELECT purge_audit_events($1, $2) AS purged', [cutoff, batch]);
+    return Number(result[0]?.purged ?? 0);
+  }
+}
