@@ -5,6 +5,9 @@ import { LoggerModule } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
+import { BalancesModule } from './balances/balances.module';
+import { BankAccountsModule } from './bank-accounts/bank-accounts.module';
+import { CustomersModule } from './customers/customers.module';
 import { CommonModule } from './common/common.module';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { ErrorEnvelopeFilter } from './common/error-envelope.filter';
@@ -40,6 +43,9 @@ export class AppModule implements NestModule {
         UpstreamModule.forRoot(upstream),
         AuditModule,
         AuthModule,
+        CustomersModule,
+        BalancesModule,
+        BankAccountsModule,
         HealthModule,
       ],
       providers: [

@@ -1,20 +1,15 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { PeriodicTask, startPeriodicTask } from '../common/periodic-task';
 import { AppConfig } from '../config/load-config';
 import { AuditRetention } from './domain/audit-retention.service';
 
-const FIRST_RUN_DELAY_MS = 60_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/**
- * Runs the retention purge a minute after start-up and then daily, in every replica (the purge is
- * idempotent). Plain timers: one fixed period needs no scheduler library.
- */
+/** The retention purge a minute after start-up and then daily, in every replica (it is idempotent). */
 @Injectable()
 export class AuditRetentionSchedule implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('AuditRetention');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private task?: PeriodicTask;
 
   constructor(
     private readonly retention: AuditRetention,
@@ -23,22 +18,11 @@ export class AuditRetentionSchedule implements OnApplicationBootstrap, OnApplica
 
   onApplicationBootstrap(): void {
     if (!this.config.getOrThrow('AUDIT_PURGE_DAILY', { infer: true })) return;
-    this.timer = setTimeout(() => {
-      this.run();
-      this.timer = setInterval(() => this.run(), DAY_MS).unref();
-    }, FIRST_RUN_DELAY_MS).unref();
+    const days = this.config.getOrThrow('AUDIT_RETENTION_DAYS', { infer: true });
+    this.task = startPeriodicTask('AuditRetention', 60_000, DAY_MS, () => this.retention.purge(days));
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearTimeout(this.timer);
-    clearInterval(this.timer);
-    await this.running;
-  }
-
-  private run(): void {
-    const days = this.config.getOrThrow('AUDIT_RETENTION_DAYS', { infer: true });
-    this.running = this.retention.purge(days).catch((error: unknown) => {
-      this.logger.warn({ err: error }, 'Audit retention purge failed; it runs again tomorrow');
-    });
+    await this.task?.stop();
   }
 }

@@ -1,9 +1,11 @@
 import { Global, Module } from '@nestjs/common';
 import { Clock, SystemClock } from './clock.port';
+import { PastCalendarDateConstraint } from './date.validators';
 
 @Global()
 @Module({
-  providers: [{ provide: Clock, useClass: SystemClock }],
-  exports: [Clock],
+  // Validation constraints that need the Clock are resolved from here (useContainer in bootstrap).
+  providers: [{ provide: Clock, useClass: SystemClock }, PastCalendarDateConstraint],
+  exports: [Clock, PastCalendarDateConstraint],
 })
 export class CommonModule {}

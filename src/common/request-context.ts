@@ -18,7 +18,7 @@ export interface RequestContext {
   /** performance.now() when the request arrived. */
   readonly startedAt: number;
   /** The caller's address as the service sees it (behind TRUST_PROXY, the forwarded one). */
-  readonly sourceIp?: string;
+  sourceIp?: string;
   client?: { readonly id: string; readonly name: string; readonly tenant: string };
   reference?: string;
   customerId?: string;
@@ -26,6 +26,8 @@ export interface RequestContext {
   upstream?: UpstreamCallRecord;
   /** An `attempted` event was committed: a provider call may have happened. */
   attempted?: boolean;
+  /** The response is a replay from the idempotency store. */
+  replayed?: boolean;
   /** The terminal event has been written, or its writing failed: never twice. */
   concluded?: boolean;
 }
@@ -48,14 +50,10 @@ export function currentRequestContext(): RequestContext | undefined {
   return storage.getStore();
 }
 
-/** Called once when a request arrives. */
-export function openRequestContext(raw: IncomingMessage, requestId: string, sourceIp: string | undefined): RequestContext {
-  const context = newRequestContext(requestId, sourceIp);
-  (raw as WithContext)[CONTEXT] = context;
-  return context;
-}
-
-/** The context of this (raw) request. */
+/**
+ * The context of this (raw) request, created by whichever sees the request first: Nest middleware
+ * (which makes it current for the handler) or the service's onRequest hook.
+ */
 export function requestContextOf(raw: IncomingMessage): RequestContext {
   const carrier = raw as WithContext;
   const id = (raw as { id?: unknown }).id;

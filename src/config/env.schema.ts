@@ -203,4 +203,12 @@ export class EnvironmentVariables {
   @Transform(toBoolean)
   @IsBoolean()
   readonly AUDIT_PURGE_DAILY: boolean = true;
+
+  /** How long a reference's result is kept for replay. */
+  @IsIntegerBetween(1, 24 * 30)
+  readonly IDEMPOTENCY_TTL_HOURS: number = 24;
+
+  /** Larger request bodies are refused with 413. */
+  @IsIntegerBetween(1024, 10 * 1024 * 1024)
+  readonly BODY_LIMIT_BYTES: number = 65_536;
 }

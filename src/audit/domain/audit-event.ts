@@ -53,6 +53,8 @@ export interface AuditEvent extends AuditSubject, AuditActor, UpstreamCallFacts 
   readonly errorCode?: string;
   readonly errorMessage?: string;
   readonly latencyMs?: number;
+  /** Served from the idempotency store: the provider was not called. */
+  readonly replayed?: boolean;
 }
 
 export interface AuditEventFilter {

@@ -45,6 +45,12 @@ export class AuditTrail {
     if (subject.currency !== undefined) context.currency = subject.currency;
   }
 
+  /** The current request is answered from the idempotency store: no provider call. */
+  noteReplay(): void {
+    const context = currentRequestContext();
+    if (context) context.replayed = true;
+  }
+
   /**
    * Commits an `attempted` event for the current request. Call it before a mutating provider call
    * and make the call only once it resolves.
@@ -92,6 +98,7 @@ export class AuditTrail {
       upstreamStatus: context.upstream?.status,
       upstreamErrorId: context.upstream?.errorId,
       upstreamLatencyMs: context.upstream?.latencyMs,
+      replayed: context.replayed === true,
       ...fields,
     };
   }

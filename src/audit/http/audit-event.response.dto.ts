@@ -69,6 +69,9 @@ export class AuditEventResponseDto {
   @ApiPropertyOptional({ nullable: true, type: Number, example: 31 })
   readonly upstream_latency_ms!: number | null;
 
+  @ApiProperty({ description: 'Served from the idempotency store; the provider was not called.', example: false })
+  readonly replayed!: boolean;
+
   static from(event: AuditEvent): AuditEventResponseDto {
     return {
       id: event.id,
@@ -93,6 +96,7 @@ export class AuditEventResponseDto {
       error_message: event.errorMessage ?? null,
       latency_ms: event.latencyMs ?? null,
       upstream_latency_ms: event.upstreamLatencyMs ?? null,
+      replayed: event.replayed ?? false,
     };
   }
 }

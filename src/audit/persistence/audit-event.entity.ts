@@ -77,4 +77,7 @@ export class AuditEventEntity {
 
   @Column({ name: 'source_ip', type: 'varchar', length: 45, nullable: true })
   sourceIp!: string | null;
+
+  @Column({ type: 'boolean', default: false })
+  replayed!: boolean;
 }

@@ -29,6 +29,7 @@ export class AuditEventMapper {
       latencyMs: orNull(event.latencyMs),
       upstreamLatencyMs: orNull(event.upstreamLatencyMs),
       sourceIp: orNull(event.sourceIp),
+      replayed: event.replayed ?? false,
     };
   }
 
@@ -56,6 +57,7 @@ export class AuditEventMapper {
       latencyMs: orUndefined(row.latencyMs),
       upstreamLatencyMs: orUndefined(row.upstreamLatencyMs),
       sourceIp: orUndefined(row.sourceIp),
+      replayed: row.replayed,
     };
   }
 }

@@ -1,0 +1,31 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsUUID } from 'class-validator';
+import { UUID_MESSAGE } from '../../common/field-rules';
+import { Balance } from '../domain/balance.gateway.port';
+
+export class BalanceResponseDto {
+  @ApiProperty({ format: 'uuid', example: '5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44' })
+  readonly customer_id!: string;
+
+  @ApiProperty({ description: 'ISO 4217 currency code.', example: 'EUR' })
+  readonly currency!: string;
+
+  @ApiProperty({ description: 'Available balance as a decimal string (never a float).', example: '1250.00' })
+  readonly available!: string;
+
+  @ApiProperty({ description: 'Ledger balance as a decimal string.', example: '1300.00' })
+  readonly current!: string;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'When the provider computed it, when it says.', example: '2026-11-21T09:00:00Z' })
+  readonly as_of!: string | null;
+
+  static from(balance: Balance): BalanceResponseDto {
+    return { customer_id: balance.customerId, currency: balance.currency, available: balance.available, current: balance.current, as_of: balance.asOf };
+  }
+}
+
+export class CustomerIdParamDto {
+  @ApiProperty({ format: 'uuid', description: 'A customer created through this service (or linked to your tenant).', example: '5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44' })
+  @IsUUID('all', { message: UUID_MESSAGE })
+  readonly customer_id!: string;
+}

@@ -1,0 +1,27 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Audited } from '../../audit/http/audited.decorator';
+import type { AuthenticatedClient } from '../../auth/domain/api-client';
+import { CurrentClient, Roles } from '../../auth/http/auth.decorators';
+import { ApiEnvelopeResponse, ApiErrorResponses } from '../../common/api-envelope.decorators';
+import { ResponseMessage } from '../../common/envelope.interceptor';
+import { BalancesService } from '../domain/balances.service';
+import { BalanceResponseDto, CustomerIdParamDto } from './balance.response.dto';
+
+@ApiTags('balances')
+@ApiBearerAuth()
+@Roles('partner')
+@Controller({ path: 'api/v1/customers' })
+export class BalancesController {
+  constructor(private readonly balances: BalancesService) {}
+
+  @Get(':customer_id/balance')
+  @Audited('balance.read')
+  @ResponseMessage('Balance retrieved')
+  @ApiOperation({ summary: 'Read a customer’s balance', description: 'Only for customers of your tenant; anyone else’s is 404.' })
+  @ApiEnvelopeResponse(200, BalanceResponseDto)
+  @ApiErrorResponses(400, 401, 403, 404, 502, 503, 504)
+  async read(@CurrentClient() client: AuthenticatedClient, @Param() params: CustomerIdParamDto): Promise<BalanceResponseDto> {
+    return BalanceResponseDto.from(await this.balances.read(client, params.customer_id));
+  }
+}

@@ -1,0 +1,58 @@
+import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { Audited } from '../../audit/http/audited.decorator';
+import type { AuthenticatedClient } from '../../auth/domain/api-client';
+import { CurrentClient, Roles } from '../../auth/http/auth.decorators';
+import { ApiEnvelopeResponse, ApiErrorResponses } from '../../common/api-envelope.decorators';
+import { ResponseMessage } from '../../common/envelope.interceptor';
+import { replyWith } from '../../idempotency/http/replay-header';
+import { BankAccountsService } from '../domain/bank-accounts.service';
+import { BankAccountResponseDto } from './bank-account.response.dto';
+import { OpenBankAccountRequestDto } from './open-bank-account.request.dto';
+
+@ApiTags('bank-accounts')
+@ApiBearerAuth()
+@Roles('partner')
+@Controller({ path: 'api/v1/bank-accounts' })
+export class BankAccountsController {
+  constructor(private readonly accounts: BankAccountsService) {}
+
+  @Post()
+  @HttpCode(201)
+  @Audited('bank_account.create')
+  @ResponseMessage('Bank account created')
+  @ApiOperation({
+    summary: 'Open an EUR or GBP bank account',
+    description:
+      'For a customer of your tenant. Every field is checked before anything is sent, the document expiry rule above all ' +
+      '(`expiration_date` at least one calendar month from today, UTC). `reference` is the idempotency key: the same body ' +
+      'again returns the first result with `Idempotent-Replayed: true`; a different body with a used reference is 422.',
+  })
+  @ApiEnvelopeResponse(201, BankAccountResponseDto)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 422, 502, 503, 504)
+  async open(
+    @CurrentClient() client: AuthenticatedClient,
+    @Body() body: OpenBankAccountRequestDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<BankAccountResponseDto> {
+    const result = await this.accounts.open(client, {
+      customerId: body.customer_id,
+      currency: body.currency,
+      phoneNumber: body.phone_number,
+      reference: body.reference,
+      documentType: body.document_type,
+      documentNumber: body.document_number,
+      issuedCountryCode: body.issued_country_code,
+      issuedBy: body.issued_by,
+      issuedDate: body.issued_date,
+      expirationDate: body.expiration_date,
+      country: body.country,
+      zipCode: body.zip_code,
+      street: body.street,
+      state: body.state,
+      dateOfBirth: body.date_of_birth,
+    });
+    return BankAccountResponseDto.from(replyWith(reply, result));
+  }
+}

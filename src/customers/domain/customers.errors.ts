@@ -1,0 +1,8 @@
+import { DomainError } from '../../common/domain-error';
+
+/** Also what another tenant's customer looks like: its existence is not revealed. */
+export class CustomerNotFound extends DomainError {
+  constructor() {
+    super('CUSTOMER.NOT_FOUND', 'not_found', 'There is no customer with this id');
+  }
+}

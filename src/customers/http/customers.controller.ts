@@ -1,0 +1,49 @@
+import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { Audited } from '../../audit/http/audited.decorator';
+import type { AuthenticatedClient } from '../../auth/domain/api-client';
+import { CurrentClient, Roles } from '../../auth/http/auth.decorators';
+import { ApiEnvelopeResponse, ApiErrorResponses } from '../../common/api-envelope.decorators';
+import { ResponseMessage } from '../../common/envelope.interceptor';
+import { replyWith } from '../../idempotency/http/replay-header';
+import { CustomersService } from '../domain/customers.service';
+import { CreateCustomerRequestDto } from './create-customer.request.dto';
+import { CustomerResponseDto } from './customer.response.dto';
+
+@ApiTags('customers')
+@ApiBearerAuth()
+@Roles('partner')
+@Controller({ path: 'api/v1/customers' })
+export class CustomersController {
+  constructor(private readonly customers: CustomersService) {}
+
+  @Post()
+  @HttpCode(201)
+  @Audited('customer.create')
+  @ResponseMessage('Customer created')
+  @ApiOperation({
+    summary: 'Create a customer',
+    description:
+      'Creates the customer at the provider; it then belongs to your tenant. `reference` is the idempotency key: ' +
+      'sending the same body again returns the first result with `Idempotent-Replayed: true` and calls nothing.',
+  })
+  @ApiEnvelopeResponse(201, CustomerResponseDto)
+  @ApiErrorResponses(400, 401, 403, 409, 413, 415, 422, 502, 503, 504)
+  async create(
+    @CurrentClient() client: AuthenticatedClient,
+    @Body() body: CreateCustomerRequestDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<CustomerResponseDto> {
+    const result = await this.customers.create(client, {
+      reference: body.reference,
+      firstName: body.first_name,
+      lastName: body.last_name,
+      email: body.email,
+      phoneNumber: body.phone_number,
+      dateOfBirth: body.date_of_birth,
+      country: body.country,
+    });
+    return CustomerResponseDto.from(replyWith(reply, result));
+  }
+}

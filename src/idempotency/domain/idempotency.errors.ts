@@ -1,0 +1,19 @@
+import { DomainError } from '../../common/domain-error';
+
+export class ReferenceInFlight extends DomainError {
+  constructor() {
+    super('IDEMPOTENCY.IN_FLIGHT', 'conflict', 'A request with this reference is still being processed', {
+      details: 'Retry after the Retry-After delay with the same body to get its result.',
+      retryAfterSeconds: 1,
+    });
+  }
+}
+
+export class ReferenceReused extends DomainError {
+  constructor() {
+    super('IDEMPOTENCY.REFERENCE_REUSED', 'unprocessable', 'This reference was already used with a different request', {
+      details: 'A reference identifies one transaction: send a new reference for a different request.',
+      fields: [{ field: 'reference', message: 'reference was already used with a different body' }],
+    });
+  }
+}

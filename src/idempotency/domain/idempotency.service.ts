@@ -1,0 +1,80 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../../common/clock.port';
+import { AuditTrail } from '../../audit/domain/audit-trail.service';
+import { IdempotencyKey } from './idempotency';
+import { IdempotencyStore } from './idempotency-store.port';
+import { ReferenceInFlight, ReferenceReused } from './idempotency.errors';
+
+export interface IdempotencySettings {
+  readonly ttlMs: number;
+  /** How long a claim may stay in flight before another attempt may take it over. */
+  readonly lockMs: number;
+}
+
+export abstract class IdempotencyOptions implements IdempotencySettings {
+  abstract readonly ttlMs: number;
+  abstract readonly lockMs: number;
+}
+
+export interface Idempotent<T> {
+  readonly value: T;
+  readonly replayed: boolean;
+}
+
+/**
+ * Runs a mutating operation at most once per (client, reference): a replay returns the stored
+ * result without running it, a different body is refused (422), a concurrent duplicate waits (409).
+ * Only results are stored; when the operation fails the reference is released so that the same
+ * body may be retried — after an unknown outcome the retry reaches the provider with the same
+ * reference, which is how the provider recognises it.
+ */
+@Injectable()
+export class IdempotencyService {
+  private readonly logger = new Logger('Idempotency');
+
+  constructor(
+    private readonly store: IdempotencyStore,
+    private readonly clock: Clock,
+    private readonly options: IdempotencyOptions,
+    private readonly audit: AuditTrail,
+  ) {}
+
+  async run<T>(key: IdempotencyKey, operation: string, fingerprint: string, work: () => Promise<T>): Promise<Idempotent<T>> {
+    const now = this.clock.now();
+    const claim = await this.store.claim({
+      key,
+      operation,
+      fingerprint,
+      now,
+      lockedUntil: new Date(now.getTime() + this.options.lockMs),
+      expiresAt: new Date(now.getTime() + this.options.ttlMs),
+    });
+    switch (claim.kind) {
+      case 'completed':
+        this.audit.noteReplay();
+        return { value: claim.result as T, replayed: true };
+      case 'mismatch':
+        throw new ReferenceReused();
+      case 'in_flight':
+        throw new ReferenceInFlight();
+      case 'claimed':
+        break;
+    }
+    let value: T;
+    try {
+      value = await work();
+    } catch (error) {
+      await this.store.release(key).catch((releaseError: unknown) => {
+        // The claim then lapses at lockedUntil, after which a retry may take it over.
+        this.logger.warn({ err: releaseError, reference: key.reference }, 'Could not release an idempotency key');
+      });
+      throw error;
+    }
+    await this.store.complete(key, value);
+    return { value, replayed: false };
+  }
+
+  purgeExpired(): Promise<number> {
+    return this.store.purgeExpired(this.clock.now());
+  }
+}

@@ -1,0 +1,50 @@
+import { Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module';
+import { PeriodicTask, startPeriodicTask } from '../common/periodic-task';
+import { AppConfig } from '../config/load-config';
+import { IdempotencyStore } from './domain/idempotency-store.port';
+import { IdempotencyOptions, IdempotencyService } from './domain/idempotency.service';
+import { IdempotencyKeyEntity } from './persistence/idempotency-key.entity';
+import { TypeOrmIdempotencyRepository } from './persistence/typeorm-idempotency.repository';
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/** Expired keys go hourly; until then an expired key is simply claimed afresh. */
+@Injectable()
+export class IdempotencyPurgeSchedule implements OnApplicationBootstrap, OnApplicationShutdown {
+  private task?: PeriodicTask;
+
+  constructor(private readonly idempotency: IdempotencyService) {}
+
+  onApplicationBootstrap(): void {
+    this.task = startPeriodicTask('IdempotencyPurge', 30_000, HOUR_MS, () => this.idempotency.purgeExpired());
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.task?.stop();
+  }
+}
+
+@Module({
+  imports: [TypeOrmModule.forFeature([IdempotencyKeyEntity]), AuditModule],
+  providers: [
+    TypeOrmIdempotencyRepository,
+    { provide: IdempotencyStore, useExisting: TypeOrmIdempotencyRepository },
+    {
+      provide: IdempotencyOptions,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<AppConfig, true>): IdempotencyOptions => ({
+        ttlMs: config.getOrThrow('IDEMPOTENCY_TTL_HOURS', { infer: true }) * HOUR_MS,
+        // Longer than the slowest provider call: every attempt timing out, plus the backoff.
+        lockMs:
+          config.getOrThrow('UPSTREAM_TIMEOUT_MS', { infer: true }) * (config.getOrThrow('UPSTREAM_RETRY_MAX', { infer: true }) + 1) + 10_000,
+      }),
+    },
+    IdempotencyService,
+    IdempotencyPurgeSchedule,
+  ],
+  exports: [IdempotencyService],
+})
+export class IdempotencyModule {}

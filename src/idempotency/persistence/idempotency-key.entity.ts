@@ -1,0 +1,35 @@
+import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+@Entity({ name: 'idempotency_keys' })
+@Check('idempotency_keys_state_check', `"state" IN ('in_flight', 'completed', 'retryable')`)
+export class IdempotencyKeyEntity {
+  @PrimaryColumn({ name: 'client_id', type: 'uuid', primaryKeyConstraintName: 'idempotency_keys_pkey' })
+  clientId!: string;
+
+  @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'idempotency_keys_pkey' })
+  reference!: string;
+
+  @Column({ type: 'varchar', length: 40 })
+  operation!: string;
+
+  /** SHA-256 of the request without its reference (never the body itself). */
+  @Column({ type: 'char', length: 64 })
+  fingerprint!: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  state!: 'in_flight' | 'completed' | 'retryable';
+
+  @Column({ name: 'locked_until', type: 'timestamptz', nullable: true })
+  lockedUntil!: Date | null;
+
+  /** The response data to replay: identifiers the caller was given, no request fields. */
+  @Column({ type: 'jsonb', nullable: true })
+  result!: unknown;
+
+  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  createdAt!: Date;
+
+  @Index('idempotency_keys_expires_at_idx')
+  @Column({ name: 'expires_at', type: 'timestamptz' })
+  expiresAt!: Date;
+}

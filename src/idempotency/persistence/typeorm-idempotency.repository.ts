@@ -1,0 +1,66 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { LessThanOrEqual, Repository } from 'typeorm';
+import { whileDatabaseAvailable } from '../../database/store-errors';
+import { Claim, IdempotencyKey } from '../domain/idempotency';
+import { ClaimRequest, IdempotencyStore } from '../domain/idempotency-store.port';
+import { IdempotencyKeyEntity } from './idempotency-key.entity';
+
+/**
+ * One statement claims a key: insert it, or take it over when it expired, was released, or was
+ * abandoned in flight with the same fingerprint. The row lock of ON CONFLICT serialises concurrent
+ * claims, so exactly one of them gets a row back.
+ */
+const CLAIM_SQL = `
+  INSERT INTO idempotency_keys AS k (client_id, reference, operation, fingerprint, state, locked_until, result, created_at, expires_at)
+  VALUES ($1, $2, $3, $4, 'in_flight', $5, NULL, $6, $7)
+  ON CONFLICT (client_id, reference) DO UPDATE
+    SET operation = EXCLUDED.operation, fingerprint = EXCLUDED.fingerprint, state = 'in_flight',
+        locked_until = EXCLUDED.locked_until, result = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+    WHERE k.expires_at <= EXCLUDED.created_at
+       OR (k.fingerprint = EXCLUDED.fingerprint
+           AND (k.state = 'retryable' OR (k.state = 'in_flight' AND k.locked_until <= EXCLUDED.created_at)))
+  RETURNING k.reference`;
+
+@Injectable()
+export class TypeOrmIdempotencyRepository extends IdempotencyStore {
+  constructor(@InjectRepository(IdempotencyKeyEntity) private readonly rows: Repository<IdempotencyKeyEntity>) {
+    super();
+  }
+
+  claim(request: ClaimRequest): Promise<Claim> {
+    return whileDatabaseAvailable(async () => {
+      const { key } = request;
+      const claimed: unknown[] = await this.rows.query(CLAIM_SQL, [
+        key.clientId,
+        key.reference,
+        request.operation,
+        request.fingerprint,
+        request.lockedUntil,
+        request.now,
+        request.expiresAt,
+      ]);
+      if (claimed.length === 1) return { kind: 'claimed' };
+      const held = await this.rows.findOneBy({ clientId: key.clientId, reference: key.reference });
+      if (!held) return { kind: 'in_flight' }; // purged between the two statements: a retry claims it
+      if (held.fingerprint !== request.fingerprint) return { kind: 'mismatch' };
+      if (held.state === 'completed') return { kind: 'completed', result: held.result };
+      return { kind: 'in_flight' };
+    });
+  }
+
+  async complete(key: IdempotencyKey, result: unknown): Promise<void> {
+    await whileDatabaseAvailable(() =>
+      this.rows.update({ clientId: key.clientId, reference: key.reference }, { state: 'completed', result: result as object, lockedUntil: null }),
+    );
+  }
+
+  async release(key: IdempotencyKey): Promise<void> {
+    await whileDatabaseAvailable(() => this.rows.update({ clientId: key.clientId, reference: key.reference }, { state: 'retryable', lockedUntil: null }));
+  }
+
+  async purgeExpired(now: Date): Promise<number> {
+    const result = await this.rows.delete({ expiresAt: LessThanOrEqual(now) });
+    return result.affected ?? 0;
+  }
+}

@@ -1,0 +1,33 @@
+/** The envelope as a partner app receives it. */
+export interface Envelope<T = Record<string, unknown>> {
+  status: number;
+  message: string;
+  data: T | null;
+  error: { id: string; details: string; message: string; fields?: { field: string; message: string }[] } | null;
+}
+
+export interface Answer<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: Envelope<T>;
+}
+
+/** A JSON call to the service, as a partner app makes it. */
+export async function callApi<T = Record<string, unknown>>(
+  baseUrl: string,
+  method: 'GET' | 'POST',
+  path: string,
+  options: { token?: string; body?: unknown; requestId?: string; headers?: Record<string, string>; rawBody?: string } = {},
+): Promise<Answer<T>> {
+  const headers: Record<string, string> = { ...(options.token ? { authorization: `Bearer ${options.token}` } : {}), ...options.headers };
+  if (options.requestId) headers['x-request-id'] = options.requestId;
+  let body: string | undefined;
+  if (options.rawBody !== undefined) body = options.rawBody;
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: JSON.parse(text) as Envelope<T> };
+}
