@@ -30,6 +30,8 @@ export async function createApp(
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, databaseUrl, upstream, logStream: options.logStream }), adapter, {
     bufferLogs: true,
     abortOnError: false,
+    // Fastify's own JSON parser only (with bodyLimit): no urlencoded parser, so a form is a 415.
+    bodyParser: false,
   });
   app.useLogger(app.get(Logger));
   // Constraints that need the Clock (the expiry rule, past dates) come from Nest's container.

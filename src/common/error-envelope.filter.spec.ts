@@ -1,4 +1,4 @@
-import { BadRequestException, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
+import { BadRequestException, HttpException, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
 import { DomainError } from './domain-error';
 import { describeException } from './error-envelope.filter';
 
@@ -59,5 +59,12 @@ describe('describeException', () => {
     const error = Object.assign(new Error('Request body is too large'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 });
 
     expect(describeException(error)).toMatchObject({ status: 413, code: 'REQUEST.BODY_TOO_LARGE' });
+  });
+
+  it('when the Fastify adapter wraps a Fastify error in an HttpException, then the Fastify code decides the message', () => {
+    const cause = Object.assign(new Error('Request body is too large'), { name: 'FastifyError', code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 });
+    const problem = describeException(new HttpException('Request body is too large', 413, { cause }));
+
+    expect(problem).toMatchObject({ status: 413, code: 'REQUEST.BODY_TOO_LARGE', message: 'The request body is larger than the service accepts' });
   });
 });

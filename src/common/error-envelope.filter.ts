@@ -97,7 +97,11 @@ function isFastifyError(value: unknown): value is { code: string; statusCode: nu
 
 export function describeException(exception: unknown): Problem {
   if (exception instanceof DomainError) return fromDomainError(exception);
-  if (exception instanceof HttpException) return fromHttpException(exception);
+  if (exception instanceof HttpException) {
+    // The Fastify adapter wraps Fastify's 4xx errors (body parsing, limits), keeping them as cause.
+    const known = isFastifyError(exception.cause) ? fromFastifyError(exception.cause) : undefined;
+    return known ?? fromHttpException(exception);
+  }
   if (isFastifyError(exception)) {
     const known = fromFastifyError(exception);
     if (known) return known;
