@@ -7,6 +7,8 @@ import { openDatabase } from '../../database/cli/open-database';
 import { API_CLIENT_ROLES, ApiClientRole } from '../domain/api-client';
 import { ApiClientsService } from '../domain/api-clients.service';
 import { ApiClientResponseDto } from '../http/api-client.response.dto';
+import { CustomerTenantEntity } from '../../customers/persistence/customer-tenant.entity';
+import { TypeOrmCustomerOwnershipRepository } from '../../customers/persistence/typeorm-customer-ownership.repository';
 import { ApiClientEntity } from '../persistence/api-client.entity';
 import { TypeOrmApiClientRepository } from '../persistence/typeorm-api-client.repository';
 
@@ -17,6 +19,9 @@ const USAGE = `Usage: npm run clients -- <command> [options]
   list   One JSON line per client (never tokens).
   revoke --name NAME
          Revokes the active client with that name; its token is refused from then on.
+  link-customer --tenant T --customer-id ID
+         Gives a customer created elsewhere (not through this service) to tenant T, so that T's
+         clients may read its balance and open accounts for it. Refused if another tenant has it.
 `;
 
 export interface CliIo {
@@ -96,6 +101,23 @@ async function execute(command: string, args: string[], service: ApiClientsServi
   }
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function linkCustomer(args: string[], dataSource: DataSource, io: CliIo): Promise<number> {
+  const { values } = parseArgs({ args, options: { tenant: { type: 'string' }, 'customer-id': { type: 'string' } }, strict: true });
+  const customerId = values['customer-id'];
+  if (!values.tenant || values.tenant.length > 64) throw new UsageError('--tenant is required (at most 64 characters)');
+  if (!customerId || !UUID.test(customerId)) throw new UsageError('--customer-id must be the customer’s UUID');
+  const ownership = new TypeOrmCustomerOwnershipRepository(dataSource.getRepository(CustomerTenantEntity));
+  const owner = await ownership.assign(customerId.toLowerCase(), values.tenant, 'linked');
+  if (owner !== values.tenant) {
+    io.err(`Customer ${customerId} already belongs to another tenant; nothing changed.`);
+    return 1;
+  }
+  io.out(JSON.stringify({ customer_id: customerId.toLowerCase(), tenant: owner }));
+  return 0;
+}
+
 /** Runs the clients CLI; returns the exit code. Separate from process handling so tests can call it. */
 export async function runClientsCli(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
   const [command = '', ...args] = argv;
@@ -103,13 +125,14 @@ export async function runClientsCli(argv: string[], env: NodeJS.ProcessEnv, io: 
     io.out(USAGE);
     return 0;
   }
-  if (!['create', 'list', 'revoke'].includes(command)) {
+  if (!['create', 'list', 'revoke', 'link-customer'].includes(command)) {
     io.err(`${command ? `Unknown command '${command}'` : 'A command is required'}\n\n${USAGE}`);
     return 2;
   }
   let database;
   try {
     database = await openDatabase(env, { migrate: true });
+    if (command === 'link-customer') return await linkCustomer(args, database.dataSource, io);
     const service = apiClientsServiceFor(database.dataSource);
     return await execute(command, args, service, io, database.config.DEFAULT_TENANT);
   } catch (error) {
