@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { IdempotencyService } from '../src/idempotency/domain/idempotency.service';
 import { startTestApp, TestApp } from './support/app';
 import { auditEventsOf } from './support/audit';
 import { buildBankAccountRequest, buildCustomerRequest } from './support/builders';
@@ -149,7 +150,6 @@ describe('partner API: idempotency by reference', () => {
     await callApi(t.baseUrl, 'POST', '/api/v1/customers', { token: partner, body });
     // Back-date the key past IDEMPOTENCY_TTL_HOURS.
     await t.dataSource.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 minute' WHERE reference = $1`, [body.reference]);
-    const { IdempotencyService } = await import('../src/idempotency/domain/idempotency.service');
 
     const purged = await t.app.get(IdempotencyService).purgeExpired();
 
