@@ -71,6 +71,17 @@ describe('partner API: bad input', () => {
       expect(events[0]).toMatchObject({ operation: 'bank_account.create', phase: 'rejected', http_status: 400, error_id: answer.body.error!.id });
     });
 
+    it('when a request with a reference fails validation, then its event is found by that reference, with no free text', async () => {
+      const body = buildBankAccountRequest({ customer_id: customerId, currency: 'USD', street: 'Geheimweg 13' });
+      const requestId = randomUUID();
+
+      await post('/api/v1/bank-accounts', body, requestId);
+
+      const [event] = await auditEventsOf(t.dataSource, requestId);
+      expect(event).toMatchObject({ reference: body.reference, customer_id: customerId, currency: null });
+      expect(JSON.stringify(event)).not.toContain('Geheimweg');
+    });
+
     it('when several fields are bad, then each is named', async () => {
       const answer = await post('/api/v1/bank-accounts', buildBankAccountRequest({ customer_id: 'x', currency: 'USD', country: 'ZZ' }));
 

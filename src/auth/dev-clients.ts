@@ -27,7 +27,7 @@ export function devTokensBanner(tokens: DevTokens, baseUrl: string): string {
     `  admin    ${tokens.admin}`,
     '',
     `  curl -H "Authorization: Bearer ${tokens.partner}" ${baseUrl}/api/v1/me`,
-    `  Swagger UI: ${baseUrl}/docs  (Authorize with the admin token)`,
+    `  Swagger UI: ${baseUrl}/docs  (Authorize: partner token for customers and accounts, admin token for audit events)`,
     '  More tokens: npm run clients -- create --name NAME --role partner|admin',
     line,
     '',

@@ -8,6 +8,24 @@ import { AuditTrail } from '../domain/audit-trail.service';
 import { auditOperationOf } from './audited.decorator';
 
 const API_PREFIX = '/api/v1';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const CURRENCIES = new Set(['EUR', 'GBP']);
+
+/**
+ * The identifiers of a request that failed before its handler named them (bad input): taken from
+ * the raw body and path only when they have the exact shape of an identifier, so that no free text
+ * reaches the audit log, and the partner's reference still finds the event.
+ */
+function identifiersOf(request: FastifyRequest): { reference?: string; customerId?: string; currency?: string } {
+  const body = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {};
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  const uuid = (value: unknown) => (typeof value === 'string' && UUID.test(value) ? value.toLowerCase() : undefined);
+  return {
+    reference: uuid(body.reference),
+    customerId: uuid(body.customer_id) ?? uuid(params.customer_id),
+    currency: typeof body.currency === 'string' && CURRENCIES.has(body.currency) ? body.currency : undefined,
+  };
+}
 
 /** Requests under /api/v1 are audited; health, docs and metrics are not. */
 export function isAuditedRequest(request: FastifyRequest): boolean {
@@ -38,6 +56,10 @@ export class RequestAuditor extends RequestRecorder {
   async recordFailure(request: FastifyRequest, problem: RecordedProblem, exception: unknown): Promise<void> {
     if (!isAuditedRequest(request)) return;
     const context = requestContextOf(request.raw);
+    const found = identifiersOf(request);
+    context.reference ??= found.reference;
+    context.customerId ??= found.customerId;
+    context.currency ??= found.currency;
     await this.trail.conclude(context, {
       ...this.where(request),
       operation: this.operation(request, problem.status),
