@@ -3,7 +3,7 @@ import { IdempotencyService } from '../src/idempotency/domain/idempotency.servic
 import { startTestApp, TestApp } from './support/app';
 import { auditEventsOf } from './support/audit';
 import { buildBankAccountRequest, buildCustomerRequest } from './support/builders';
-import { callApi } from './support/http';
+import { callApi, createCustomer } from './support/http';
 import { clearSandbox, injectFault, journal } from './support/sandbox';
 import { waitFor } from './support/wait-for';
 
@@ -20,8 +20,7 @@ describe('partner API: idempotency by reference', () => {
   beforeAll(async () => {
     t = await startTestApp({ UPSTREAM_TIMEOUT_MS: '400', UPSTREAM_BREAKER_THRESHOLD: '1000' });
     partner = await t.createClient('partner');
-    const created = await callApi(t.baseUrl, 'POST', '/api/v1/customers', { token: partner, body: buildCustomerRequest() });
-    customerId = created.body.data!.customer_id as string;
+    customerId = await createCustomer(t.baseUrl, partner);
   });
   beforeEach(async () => {
     await clearSandbox(t.sandbox);

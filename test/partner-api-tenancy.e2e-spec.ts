@@ -4,8 +4,8 @@ import { newRequestContext, runWithRequestContext } from '../src/common/request-
 import { UpstreamCustomerAdapter } from '../src/upstream/upstream-customer.adapter';
 import { startTestApp, TestApp } from './support/app';
 import { auditEventsOf } from './support/audit';
-import { buildBankAccountRequest, buildCustomerRequest, buildNewCustomer } from './support/builders';
-import { callApi } from './support/http';
+import { buildBankAccountRequest, buildNewCustomer } from './support/builders';
+import { callApi, createCustomer } from './support/http';
 import { clearSandbox, journal } from './support/sandbox';
 
 describe('partner API: tenant scoping', () => {
@@ -18,8 +18,7 @@ describe('partner API: tenant scoping', () => {
     t = await startTestApp();
     acme = await t.createClient('partner', { tenant: 'acme' });
     globex = await t.createClient('partner', { tenant: 'globex' });
-    const created = await callApi(t.baseUrl, 'POST', '/api/v1/customers', { token: acme, body: buildCustomerRequest() });
-    acmeCustomer = created.body.data!.customer_id as string;
+    acmeCustomer = await createCustomer(t.baseUrl, acme);
   });
   beforeEach(async () => {
     await clearSandbox(t.sandbox);

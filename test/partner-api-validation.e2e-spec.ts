@@ -3,7 +3,7 @@ import { earliestAcceptedExpiry } from '../src/bank-accounts/domain/document-exp
 import { startTestApp, TestApp } from './support/app';
 import { auditEventsOf } from './support/audit';
 import { buildBankAccountRequest, buildCustomerRequest } from './support/builders';
-import { callApi } from './support/http';
+import { callApi, createCustomer } from './support/http';
 import { clearSandbox, journal } from './support/sandbox';
 
 function shiftDays(date: string, days: number): string {
@@ -21,8 +21,7 @@ describe('partner API: bad input', () => {
   beforeAll(async () => {
     t = await startTestApp();
     partner = await t.createClient('partner');
-    const created = await post('/api/v1/customers', buildCustomerRequest());
-    customerId = created.body.data!.customer_id as string;
+    customerId = await createCustomer(t.baseUrl, partner);
   });
   beforeEach(async () => {
     await clearSandbox(t.sandbox);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { startTestApp, TestApp } from './support/app';
 import { auditEventsOf } from './support/audit';
 import { buildBankAccountRequest, buildCustomerRequest } from './support/builders';
-import { callApi } from './support/http';
+import { callApi, createCustomer } from './support/http';
 import { clearSandbox, journal } from './support/sandbox';
 
 describe('partner API: the happy paths', () => {
@@ -12,11 +12,6 @@ describe('partner API: the happy paths', () => {
   const post = (path: string, body: unknown, requestId?: string) => callApi(t.baseUrl, 'POST', path, { token: partner, body, requestId });
   const get = (path: string, requestId?: string) => callApi(t.baseUrl, 'GET', path, { token: partner, requestId });
 
-  async function createCustomer(): Promise<string> {
-    const created = await post('/api/v1/customers', buildCustomerRequest());
-    expect(created.status).toBe(201);
-    return created.body.data!.customer_id as string;
-  }
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -66,7 +61,7 @@ describe('partner API: the happy paths', () => {
   });
 
   it('when the balance of an own customer is read, then 200 with decimal strings and one succeeded event', async () => {
-    const customerId = await createCustomer();
+    const customerId = await createCustomer(t.baseUrl, partner);
     const requestId = randomUUID();
 
     const balance = await get(`/api/v1/customers/${customerId}/balance`, requestId);
@@ -82,7 +77,7 @@ describe('partner API: the happy paths', () => {
     ['EUR', { iban: expect.stringMatching(/^[A-Z]{2}\d{2}[A-Z0-9]+$/) }],
     ['GBP', { sort_code: expect.stringMatching(/^\d{2}-?\d{2}-?\d{2}$/), account_number: expect.stringMatching(/^\d{8}$/) }],
   ])('when a %s account is opened, then 201 with its account details', async (currency, details) => {
-    const customerId = await createCustomer();
+    const customerId = await createCustomer(t.baseUrl, partner);
     const body = buildBankAccountRequest({ customer_id: customerId, currency });
     const requestId = randomUUID();
 

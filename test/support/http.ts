@@ -1,3 +1,5 @@
+import { buildCustomerRequest } from './builders';
+
 /** The envelope as a partner app receives it. */
 export interface Envelope<T = Record<string, unknown>> {
   status: number;
@@ -30,4 +32,11 @@ export async function callApi<T = Record<string, unknown>>(
   const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: JSON.parse(text) as Envelope<T> };
+}
+
+/** Creates a customer through the service, as the token's tenant; returns its id. */
+export async function createCustomer(baseUrl: string, token: string, body: Record<string, unknown> = buildCustomerRequest()): Promise<string> {
+  const created = await callApi(baseUrl, 'POST', '/api/v1/customers', { token, body });
+  if (created.status !== 201) throw new Error(`customer not created: ${created.status} ${JSON.stringify(created.body.error)}`);
+  return created.body.data!.customer_id as string;
 }
