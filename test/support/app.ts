@@ -69,10 +69,10 @@ let keys: SandboxKeys | undefined;
  * fresh database of its own, listening on a random loopback port, in live mode against a sandbox
  * of its own (also on loopback), exactly as it would talk to the provider.
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: { database?: TestDatabase } = {}): Promise<TestApp> {
   keys ??= generateSandboxKeys();
   const sandbox = await startSandbox({ port: 0, keys });
-  const database = await createTestDatabase();
+  const database = options.database ?? (await createTestDatabase());
   const config = validateEnvironment({
     LOG_LEVEL: 'info',
     NODE_ENV: 'test',
