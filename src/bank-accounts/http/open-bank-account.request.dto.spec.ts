@@ -1,0 +1,105 @@
+import { plainToInstance } from 'class-transformer';
+import { useContainer, validateSync } from 'class-validator';
+import fc from 'fast-check';
+import { Clock } from '../../common/clock.port';
+import { PastCalendarDateConstraint } from '../../common/date.validators';
+import { isExpiryAccepted } from '../domain/document-expiry.rule';
+import { DocumentExpiryConstraint } from './document-expiry.validator';
+import { OpenBankAccountRequestDto } from './open-bank-account.request.dto';
+
+const NOW = new Date('2027-01-31T15:00:00Z');
+
+class FixedClock extends Clock {
+  now(): Date {
+    return NOW;
+  }
+}
+
+const valid = {
+  customer_id: '5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44',
+  currency: 'GBP',
+  phone_number: '+447700900123',
+  reference: '7d0c1f6e-5a43-4c1e-9b2a-2f6d8e0b9c11',
+  document_type: 'passport',
+  document_number: 'C01X00T47',
+  issued_country_code: 'GB',
+  issued_by: 'HM Passport Office',
+  issued_date: '2020-01-15',
+  expiration_date: '2030-01-31',
+  country: 'GB',
+  zip_code: 'SW1A 1AA',
+  street: '10 Downing Street',
+  date_of_birth: '1990-12-10',
+};
+
+/** The fields the DTO refuses, as the global ValidationPipe would validate it. */
+function refused(body: Record<string, unknown>): string[] {
+  const dto = plainToInstance(OpenBankAccountRequestDto, body);
+  return validateSync(dto, { whitelist: true, forbidNonWhitelisted: true }).map((e) => e.property);
+}
+
+describe('OpenBankAccountRequestDto', () => {
+  beforeAll(() => {
+    const clock = new FixedClock();
+    const instances = new Map<unknown, unknown>([
+      [DocumentExpiryConstraint, new DocumentExpiryConstraint(clock)],
+      [PastCalendarDateConstraint, new PastCalendarDateConstraint(clock)],
+    ]);
+    useContainer({ get: <T>(type: new () => T): T => (instances.get(type) as T | undefined) ?? new type() });
+  });
+
+  it('when every field is valid, then nothing is refused', () => {
+    expect(refused(valid)).toEqual([]);
+  });
+
+  it('on 2027-01-31, then 2027-02-28 is the first expiry accepted', () => {
+    expect(refused({ ...valid, expiration_date: '2027-02-27' })).toEqual(['expiration_date']);
+    expect(refused({ ...valid, expiration_date: '2027-02-28' })).toEqual([]);
+  });
+
+  it('accepts an expiry exactly when the rule does', () => {
+    fc.assert(
+      fc.property(fc.date({ min: new Date('2026-01-01'), max: new Date('2029-12-31'), noInvalidDate: true }), (date) => {
+        const expiry = date.toISOString().slice(0, 10);
+        const issued = '2020-01-15';
+        expect(refused({ ...valid, issued_date: issued, expiration_date: expiry }).includes('expiration_date')).toBe(!isExpiryAccepted(expiry, NOW));
+      }),
+    );
+  });
+
+  it('refuses any field it does not know', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 20 }).filter((name) => !(name in valid) && name !== 'state' && !['__proto__', 'constructor'].includes(name)),
+        (name) => {
+          expect(refused({ ...valid, [name]: 'x' })).toContain(name);
+        },
+      ),
+    );
+  });
+
+  it('refuses any currency but EUR and GBP', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 5 }).filter((c) => c !== 'EUR' && c !== 'GBP'), (currency) => {
+        expect(refused({ ...valid, currency })).toEqual(['currency']);
+      }),
+    );
+  });
+
+  it('accepts a phone number exactly when it is 7 to 15 digits with an optional leading +', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.stringMatching(/^\+?[1-9]\d{6,14}$/), fc.string({ maxLength: 20 })), (phone) => {
+        const shapeOk = /^\+?[1-9]\d{6,14}$/.test(phone);
+        expect(refused({ ...valid, phone_number: phone }).includes('phone_number')).toBe(!shapeOk);
+      }),
+    );
+  });
+
+  it('refuses a value of any type but string in a text field', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('document_number', 'street', 'zip_code', 'issued_by'), fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string())), (field, value) => {
+        expect(refused({ ...valid, [field]: value })).toContain(field);
+      }),
+    );
+  });
+});
