@@ -82,7 +82,7 @@ describe('partner API: tenant scoping', () => {
 
     it('when a customer created elsewhere is linked to a tenant, then that tenant may use it and others still may not', async () => {
       const elsewhere = await runWithRequestContext(newRequestContext('seed'), () => t.app.get(UpstreamCustomerAdapter).create(buildNewCustomer()));
-      const customerId = elsewhere.value.customerId;
+      const customerId = elsewhere.customerId;
       expect((await callApi(t.baseUrl, 'GET', `/api/v1/customers/${customerId}/balance`, { token: globex })).status).toBe(404);
 
       const linked = await cli('link-customer', '--tenant', 'globex', '--customer-id', customerId);

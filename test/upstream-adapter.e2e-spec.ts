@@ -69,12 +69,14 @@ describe('outbound adapter against the sandbox over loopback', () => {
       const { customers } = await adapters();
       const customer = buildNewCustomer();
 
-      const created = await runWithRequestContext(newRequestContext('req-customer-1'), () => customers.create(customer));
+      const context = newRequestContext('req-customer-1');
 
-      expect(created.value.customerId).toMatch(/^[0-9a-f-]{36}$/);
-      expect(created.value.reference).toBe(customer.reference);
-      expect(created.upstreamStatus).toBe(201);
-      expect(created.upstreamLatencyMs).toBeGreaterThanOrEqual(0);
+      const created = await runWithRequestContext(context, () => customers.create(customer));
+
+      expect(created.customerId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(created.reference).toBe(customer.reference);
+      // What the request's audit event will say about the call.
+      expect(context.upstream).toEqual({ status: 201, latencyMs: expect.any(Number) });
       expect(await journal(sandbox)).toEqual([
         expect.objectContaining({
           method: 'POST',
@@ -90,12 +92,14 @@ describe('outbound adapter against the sandbox over loopback', () => {
 
     it('when the balance of a known customer is read, then it comes back as decimal strings', async () => {
       const { customers, balances } = await adapters();
-      const { value } = await customers.create(buildNewCustomer());
+      const value = await customers.create(buildNewCustomer());
 
-      const balance = await balances.read(value.customerId);
+      const context = newRequestContext('req-balance-1');
 
-      expect(balance.value).toMatchObject({ customerId: value.customerId, currency: 'EUR', available: '0.00', current: '0.00' });
-      expect(balance.upstreamStatus).toBe(200);
+      const balance = await runWithRequestContext(context, () => balances.read(value.customerId));
+
+      expect(balance).toMatchObject({ customerId: value.customerId, currency: 'EUR', available: '0.00', current: '0.00' });
+      expect(context.upstream).toEqual({ status: 200, latencyMs: expect.any(Number) });
     });
 
     it('when the customer is unknown to the provider, then not_found (404)', async () => {
@@ -110,18 +114,18 @@ describe('outbound adapter against the sandbox over loopback', () => {
 
     it.each([['EUR' as const], ['GBP' as const]])('when a %s account is opened, then the sandbox returns its account details', async (currency) => {
       const { customers, accounts } = await adapters();
-      const { value } = await customers.create(buildNewCustomer());
+      const value = await customers.create(buildNewCustomer());
 
       const opened = await accounts.open(buildOpenBankAccount({ customerId: value.customerId, currency }));
 
-      expect(opened.value).toMatchObject({ customerId: value.customerId, currency, status: 'active' });
-      if (currency === 'EUR') expect(isValidIban(opened.value.iban!)).toBe(true);
-      else expect(opened.value).toMatchObject({ sortCode: expect.stringMatching(/^\d{2}-\d{2}-\d{2}$/), accountNumber: expect.stringMatching(/^\d{8}$/) });
+      expect(opened).toMatchObject({ customerId: value.customerId, currency, status: 'active' });
+      if (currency === 'EUR') expect(isValidIban(opened.iban!)).toBe(true);
+      else expect(opened).toMatchObject({ sortCode: expect.stringMatching(/^\d{2}-\d{2}-\d{2}$/), accountNumber: expect.stringMatching(/^\d{8}$/) });
     });
 
     it('when the bank-account path is configured under /api/v1, then that path is called', async () => {
       const { customers, accounts } = await adapters({ UPSTREAM_BANK_ACCOUNT_PATH: '/api/v1/payments/banks/account' });
-      const { value } = await customers.create(buildNewCustomer());
+      const value = await customers.create(buildNewCustomer());
 
       await accounts.open(buildOpenBankAccount({ customerId: value.customerId }));
 
@@ -138,7 +142,7 @@ describe('outbound adapter against the sandbox over loopback', () => {
 
     it('when the provider refuses the payload (a past expiry date), then rejected as 502 and not retried', async () => {
       const { customers, accounts } = await adapters();
-      const { value } = await customers.create(buildNewCustomer());
+      const value = await customers.create(buildNewCustomer());
       await clearSandbox(sandbox);
 
       const { error, status } = await failureOf(accounts.open(buildOpenBankAccount({ customerId: value.customerId, expirationDate: '2020-01-01' })));
@@ -188,13 +192,13 @@ describe('outbound adapter against the sandbox over loopback', () => {
 
     it('when a 5xx is passing, then the retried GET succeeds', async () => {
       const { customers, balances } = await adapters();
-      const { value } = await customers.create(buildNewCustomer());
+      const value = await customers.create(buildNewCustomer());
       await clearSandbox(sandbox);
       await injectFault(sandbox, { path: '/balance/', status: 500, count: 1 });
 
       const balance = await balances.read(value.customerId);
 
-      expect(balance.value.customerId).toBe(value.customerId);
+      expect(balance.customerId).toBe(value.customerId);
       expect((await journal(sandbox)).map((e) => e.status)).toEqual([500, 200]);
     });
 
@@ -275,7 +279,7 @@ describe('outbound adapter against the sandbox over loopback', () => {
         UPSTREAM_BREAKER_THRESHOLD: '2',
         UPSTREAM_BREAKER_HALF_OPEN_MS: '400',
       });
-      const { value } = await customers.create(buildNewCustomer());
+      const value = await customers.create(buildNewCustomer());
       await clearSandbox(sandbox);
       await injectFault(sandbox, { status: 500, count: 2 });
       await failureOf(balances.read(value.customerId));
@@ -292,7 +296,7 @@ describe('outbound adapter against the sandbox over loopback', () => {
       expect(open.retryAfter).toBeGreaterThanOrEqual(1);
       expect(stateWhileOpen).toBe('open');
       expect(sentWhileOpen).toBe(2);
-      expect(recovered.value.customerId).toBe(value.customerId);
+      expect(recovered.customerId).toBe(value.customerId);
       expect(client.circuitState()).toBe('closed');
     });
 

@@ -1,12 +1,5 @@
 import { DomainError, ErrorKind } from './domain-error';
 
-/** What a successful provider call returned, with what the audit log wants to know about it. */
-export interface Upstreamed<T> {
-  readonly value: T;
-  readonly upstreamStatus: number;
-  readonly upstreamLatencyMs: number;
-}
-
 /**
  * How sure we are of what happened upstream:
  * - `rejected`: the provider answered and said no;

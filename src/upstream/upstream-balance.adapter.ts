@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { Upstreamed } from '../common/upstream';
 import { Balance, BalanceGateway } from '../balances/domain/balance.gateway.port';
 import { UpstreamHttpClient } from './upstream-http.client';
 import { UpstreamResponseMapper } from './upstream-response.mapper';
@@ -10,20 +9,16 @@ export class UpstreamBalanceAdapter extends BalanceGateway {
     super();
   }
 
-  async read(customerId: string): Promise<Upstreamed<Balance>> {
+  async read(customerId: string): Promise<Balance> {
     const reply = await this.client.get('balance.read', `/api/v1/customer/balance/${encodeURIComponent(customerId)}`);
     const fields = new UpstreamResponseMapper(reply, false);
     const available = fields.string('available', 'available_balance', 'balance');
     return {
-      value: {
-        customerId: fields.optionalString('customer_id', 'id') ?? customerId,
-        currency: fields.string('currency'),
-        available,
-        current: fields.optionalString('current', 'ledger', 'current_balance') ?? available,
-        asOf: fields.optionalString('as_of', 'updated_at') ?? null,
-      },
-      upstreamStatus: reply.status,
-      upstreamLatencyMs: reply.latencyMs,
+      customerId: fields.optionalString('customer_id', 'id') ?? customerId,
+      currency: fields.string('currency'),
+      available,
+      current: fields.optionalString('current', 'ledger', 'current_balance') ?? available,
+      asOf: fields.optionalString('as_of', 'updated_at') ?? null,
     };
   }
 }

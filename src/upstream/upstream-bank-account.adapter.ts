@@ -1,4 +1,3 @@
-import { Upstreamed } from '../common/upstream';
 import { BankAccount, BankAccountGateway, OpenBankAccount } from '../bank-accounts/domain/bank-account.gateway.port';
 import { UpstreamHttpClient } from './upstream-http.client';
 import { UpstreamResponseMapper } from './upstream-response.mapper';
@@ -12,7 +11,7 @@ export class UpstreamBankAccountAdapter extends BankAccountGateway {
     super();
   }
 
-  async open(request: OpenBankAccount): Promise<Upstreamed<BankAccount>> {
+  async open(request: OpenBankAccount): Promise<BankAccount> {
     const reply = await this.client.post('bank_account.create', this.path, {
       customer_id: request.customerId,
       currency: request.currency,
@@ -35,18 +34,14 @@ export class UpstreamBankAccountAdapter extends BankAccountGateway {
     const sortCode = fields.optionalString('sort_code');
     const accountNumber = fields.optionalString('account_number');
     return {
-      value: {
-        id: fields.string('id', 'account_id'),
-        customerId: fields.optionalString('customer_id') ?? request.customerId,
-        currency: request.currency,
-        reference: request.reference,
-        status: fields.optionalString('status') ?? 'active',
-        ...(iban ? { iban } : {}),
-        ...(sortCode ? { sortCode } : {}),
-        ...(accountNumber ? { accountNumber } : {}),
-      },
-      upstreamStatus: reply.status,
-      upstreamLatencyMs: reply.latencyMs,
+      id: fields.string('id', 'account_id'),
+      customerId: fields.optionalString('customer_id') ?? request.customerId,
+      currency: request.currency,
+      reference: request.reference,
+      status: fields.optionalString('status') ?? 'active',
+      ...(iban ? { iban } : {}),
+      ...(sortCode ? { sortCode } : {}),
+      ...(accountNumber ? { accountNumber } : {}),
     };
   }
 }

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { Upstreamed } from '../common/upstream';
 import { CreatedCustomer, CustomerGateway, NewCustomer } from '../customers/domain/customer.gateway.port';
 import { UpstreamHttpClient } from './upstream-http.client';
 import { UpstreamResponseMapper } from './upstream-response.mapper';
@@ -10,7 +9,7 @@ export class UpstreamCustomerAdapter extends CustomerGateway {
     super();
   }
 
-  async create(customer: NewCustomer): Promise<Upstreamed<CreatedCustomer>> {
+  async create(customer: NewCustomer): Promise<CreatedCustomer> {
     const reply = await this.client.post('customer.create', '/api/v1/customer', {
       reference: customer.reference,
       first_name: customer.firstName,
@@ -21,10 +20,6 @@ export class UpstreamCustomerAdapter extends CustomerGateway {
       ...(customer.country !== undefined ? { country: customer.country } : {}),
     });
     const fields = new UpstreamResponseMapper(reply, true);
-    return {
-      value: { customerId: fields.string('id', 'customer_id'), reference: customer.reference },
-      upstreamStatus: reply.status,
-      upstreamLatencyMs: reply.latencyMs,
-    };
+    return { customerId: fields.string('id', 'customer_id'), reference: customer.reference };
   }
 }

@@ -1,5 +1,3 @@
-import { Upstreamed } from '../../common/upstream';
-
 export interface Balance {
   readonly customerId: string;
   readonly currency: string;
@@ -11,5 +9,5 @@ export interface Balance {
 
 export abstract class BalanceGateway {
   /** The customer's balance. Throws UpstreamError; kind `not_found` when the provider knows no such customer. */
-  abstract read(customerId: string): Promise<Upstreamed<Balance>>;
+  abstract read(customerId: string): Promise<Balance>;
 }

@@ -17,7 +17,7 @@ export class BalancesService {
     this.audit.describe({ customerId });
     await this.customers.assertVisibleTo(caller.tenant, customerId);
     const balance = await this.gateway.read(customerId);
-    this.audit.describe({ currency: balance.value.currency });
-    return balance.value;
+    this.audit.describe({ currency: balance.currency });
+    return balance;
   }
 }

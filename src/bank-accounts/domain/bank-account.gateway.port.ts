@@ -1,5 +1,3 @@
-import { Upstreamed } from '../../common/upstream';
-
 export const BANK_ACCOUNT_CURRENCIES = ['EUR', 'GBP'] as const;
 export type BankAccountCurrency = (typeof BANK_ACCOUNT_CURRENCIES)[number];
 
@@ -37,5 +35,5 @@ export interface BankAccount {
 
 export abstract class BankAccountGateway {
   /** Opens an account upstream. Throws UpstreamError (see CustomerGateway.create for the outcomes). */
-  abstract open(request: OpenBankAccount): Promise<Upstreamed<BankAccount>>;
+  abstract open(request: OpenBankAccount): Promise<BankAccount>;
 }

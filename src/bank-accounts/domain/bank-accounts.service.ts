@@ -34,7 +34,7 @@ export class BankAccountsService {
       fingerprintOf('bank_account.create', { ...command }),
       async () => {
         await this.audit.attempt('bank_account.create', subject);
-        return (await this.gateway.open(command)).value;
+        return this.gateway.open(command);
       },
     );
   }

@@ -1,5 +1,3 @@
-import { Upstreamed } from '../../common/upstream';
-
 /** The BFF's customer body (the provider does not publish its own): see docs/decisions.md. */
 export interface NewCustomer {
   readonly reference: string;
@@ -21,5 +19,5 @@ export abstract class CustomerGateway {
    * Creates the customer at the provider. Throws UpstreamError: `rejected` when the provider said
    * no, `failed` when it did not act, `unknown` when it may have (retry with the same reference).
    */
-  abstract create(customer: NewCustomer): Promise<Upstreamed<CreatedCustomer>>;
+  abstract create(customer: NewCustomer): Promise<CreatedCustomer>;
 }

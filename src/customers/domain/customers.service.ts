@@ -32,12 +32,12 @@ export class CustomersService {
       async () => {
         await this.audit.attempt('customer.create', { reference });
         const created = await this.gateway.create(customer);
-        const owner = await this.ownership.assign(created.value.customerId, caller.tenant, 'created');
+        const owner = await this.ownership.assign(created.customerId, caller.tenant, 'created');
         if (owner !== caller.tenant) {
           // The provider handed out an id another tenant holds: keep the other tenant's claim.
           this.logger.error({ reference }, 'The provider returned a customer id that belongs to another tenant');
         }
-        return created.value;
+        return created;
       },
     );
     this.audit.describe({ customerId: result.value.customerId });
