@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isUuid } from '../../common/field-rules';
 import { AuditEvent, AuditEventFilter, AuditPosition } from './audit-event';
 import { AuditLog } from './audit-log.port';
 import { AuditEventNotFound, InvalidAuditCursor, InvalidAuditRange } from './audit.errors';
@@ -12,7 +13,6 @@ export interface AuditEventsPage {
 }
 
 const POSITION_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function encodeCursor(position: AuditPosition): string {
   return Buffer.from(JSON.stringify([position.occurredAt, position.id]), 'utf8').toString('base64url');
@@ -23,7 +23,7 @@ export function decodeCursor(cursor: string): AuditPosition {
     const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (Array.isArray(decoded) && decoded.length === 2) {
       const [occurredAt, id] = decoded as unknown[];
-      if (typeof occurredAt === 'string' && POSITION_TIME.test(occurredAt) && typeof id === 'string' && UUID.test(id)) {
+      if (typeof occurredAt === 'string' && POSITION_TIME.test(occurredAt) && isUuid(id)) {
         return { occurredAt, id };
       }
     }

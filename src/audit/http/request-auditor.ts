@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { BANK_ACCOUNT_CURRENCIES } from '../../bank-accounts/domain/bank-account.gateway.port';
+import { isUuid } from '../../common/field-rules';
 import { RecordedProblem, RequestRecorder } from '../../common/request-recorder.port';
 import { requestContextOf } from '../../common/request-context';
 import { UpstreamError } from '../../common/upstream';
@@ -8,8 +10,6 @@ import { AuditTrail } from '../domain/audit-trail.service';
 import { auditOperationOf } from './audited.decorator';
 
 const API_PREFIX = '/api/v1';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const CURRENCIES = new Set(['EUR', 'GBP']);
 
 /**
  * The identifiers of a request that failed before its handler named them (bad input): taken from
@@ -19,11 +19,11 @@ const CURRENCIES = new Set(['EUR', 'GBP']);
 function identifiersOf(request: FastifyRequest): { reference?: string; customerId?: string; currency?: string } {
   const body = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {};
   const params = (request.params ?? {}) as Record<string, unknown>;
-  const uuid = (value: unknown) => (typeof value === 'string' && UUID.test(value) ? value.toLowerCase() : undefined);
+  const uuid = (value: unknown) => (isUuid(value) ? value.toLowerCase() : undefined);
   return {
     reference: uuid(body.reference),
     customerId: uuid(body.customer_id) ?? uuid(params.customer_id),
-    currency: typeof body.currency === 'string' && CURRENCIES.has(body.currency) ? body.currency : undefined,
+    currency: BANK_ACCOUNT_CURRENCIES.find((currency) => currency === body.currency),
   };
 }
 

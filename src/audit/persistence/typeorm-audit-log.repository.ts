@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { isUuid } from '../../common/field-rules';
 import { whileDatabaseAvailable } from '../../database/store-errors';
 import { AuditEvent, AuditEventFilter, AuditPage, AuditPosition } from '../domain/audit-event';
 import { AuditLog } from '../domain/audit-log.port';
 import { AuditEventEntity } from './audit-event.entity';
 import { AuditEventMapper } from './audit-event.mapper';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** occurred_at to the microsecond, so a page boundary never skips or repeats an event. */
 const POSITION_SQL = `to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
@@ -31,7 +31,7 @@ export class TypeOrmAuditLogRepository extends AuditLog {
     if (filter.from) query.andWhere('e.occurred_at >= :from', { from: filter.from });
     if (filter.to) query.andWhere('e.occurred_at < :to', { to: filter.to });
     if (filter.errorId) {
-      if (UUID.test(filter.errorId)) {
+      if (isUuid(filter.errorId)) {
         query.andWhere('(e.error_id = :ourErrorId OR e.upstream_error_id = :errorId)', { ourErrorId: filter.errorId, errorId: filter.errorId });
       } else {
         query.andWhere('e.upstream_error_id = :errorId', { errorId: filter.errorId });

@@ -4,6 +4,7 @@ import { SystemClock } from '../../common/clock.port';
 import { DomainError } from '../../common/domain-error';
 import { ConfigurationError } from '../../config/load-config';
 import { openDatabase } from '../../database/cli/open-database';
+import { isUuid } from '../../common/field-rules';
 import { API_CLIENT_ROLES, ApiClientRole } from '../domain/api-client';
 import { ApiClientsService } from '../domain/api-clients.service';
 import { ApiClientResponseDto } from '../http/api-client.response.dto';
@@ -101,13 +102,11 @@ async function execute(command: string, args: string[], service: ApiClientsServi
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 async function linkCustomer(args: string[], dataSource: DataSource, io: CliIo): Promise<number> {
   const { values } = parseArgs({ args, options: { tenant: { type: 'string' }, 'customer-id': { type: 'string' } }, strict: true });
   const customerId = values['customer-id'];
   if (!values.tenant || values.tenant.length > 64) throw new UsageError('--tenant is required (at most 64 characters)');
-  if (!customerId || !UUID.test(customerId)) throw new UsageError('--customer-id must be the customer’s UUID');
+  if (!customerId || !isUuid(customerId)) throw new UsageError('--customer-id must be the customer’s UUID');
   const ownership = new TypeOrmCustomerOwnershipRepository(dataSource.getRepository(CustomerTenantEntity));
   const owner = await ownership.assign(customerId.toLowerCase(), values.tenant, 'linked');
   if (owner !== values.tenant) {

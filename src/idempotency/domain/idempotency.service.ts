@@ -5,14 +5,10 @@ import { IdempotencyKey } from './idempotency';
 import { IdempotencyStore } from './idempotency-store.port';
 import { ReferenceInFlight, ReferenceReused } from './idempotency.errors';
 
-export interface IdempotencySettings {
-  readonly ttlMs: number;
-  /** How long a claim may stay in flight before another attempt may take it over. */
-  readonly lockMs: number;
-}
-
-export abstract class IdempotencyOptions implements IdempotencySettings {
+/** Provided by the module from configuration. */
+export abstract class IdempotencyOptions {
   abstract readonly ttlMs: number;
+  /** How long a claim may stay in flight before another attempt may take it over. */
   abstract readonly lockMs: number;
 }
 
