@@ -15,6 +15,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# The stand-alone sandbox keeps its key pair under DATA_DIR=/data (a volume in docker-compose.yml).
+RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000
 CMD ["node", "dist/src/main.js"]

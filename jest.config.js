@@ -15,13 +15,26 @@
  */
 const ESM_REQUIRED_FROM_CJS = ['content-disposition'];
 
+/**
+ * CommonJS packages that require() the ESM-only Nest packages. A pass-through would load a second
+ * @nestjs/common outside Jest's module registry, whose decorator metadata the application never
+ * sees; instead their require() calls are rewritten to the instances the tests import
+ * (test/support/require-esm.cjs, test/support/esm-bridge.ts).
+ */
+const REQUIRING_NEST_ESM = ['@nestjs/throttler'];
+
 const tsJest = ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json', useESM: true }];
 
 const shared = {
   rootDir: __dirname,
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
-  transform: { '^.+\\.ts$': tsJest },
+  transform: {
+    '^.+\\.ts$': tsJest,
+    [`/node_modules/(${REQUIRING_NEST_ESM.join('|')})/.+\\.js$`]: '<rootDir>/test/support/require-esm.cjs',
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${REQUIRING_NEST_ESM.join('|')})/)`],
+  setupFiles: ['<rootDir>/test/support/esm-bridge.ts'],
   moduleNameMapper: Object.fromEntries(
     ESM_REQUIRED_FROM_CJS.map((name) => [`^${name}$`, `<rootDir>/test/support/native/${name}.cjs`]),
   ),
@@ -37,6 +50,8 @@ module.exports = {
       ...shared,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      // The shared-store suite needs a Redis; .ci/run sets TEST_REDIS_URL where one answers.
+      testPathIgnorePatterns: process.env.TEST_REDIS_URL ? [] : ['/test/redis-'],
       globalSetup: '<rootDir>/test/support/global-setup.cjs',
       globalTeardown: '<rootDir>/test/support/global-teardown.cjs',
     },

@@ -1,10 +1,11 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
+import { BearerAuthGuard } from './auth/http/bearer-auth.guard';
 import { BalancesModule } from './balances/balances.module';
 import { BankAccountsModule } from './bank-accounts/bank-accounts.module';
 import { CustomersModule } from './customers/customers.module';
@@ -16,6 +17,9 @@ import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/load-config';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { MetricsModule } from './metrics/metrics.module';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { UpstreamModule } from './upstream/upstream.module';
 import { UpstreamSettings } from './upstream/upstream.settings';
 import { RequestContextMiddleware } from './common/request-context.middleware';
@@ -39,16 +43,21 @@ export class AppModule implements NestModule {
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: () => config }),
         LoggerModule.forRoot(loggerParams(config.LOG_LEVEL, logStream)),
         CommonModule,
+        MetricsModule,
         DatabaseModule.forRoot(databaseUrl),
         UpstreamModule.forRoot(upstream),
         AuditModule,
         AuthModule,
+        RateLimitModule,
         CustomersModule,
         BalancesModule,
         BankAccountsModule,
         HealthModule,
       ],
       providers: [
+        // In this order: a caller over its limit is refused before its token is checked again.
+        { provide: APP_GUARD, useExisting: RateLimitGuard },
+        { provide: APP_GUARD, useExisting: BearerAuthGuard },
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_PIPE, useFactory: createValidationPipe },

@@ -1,12 +1,19 @@
+import helmet from '@fastify/helmet';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { useContainer } from 'class-validator';
 import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
+import { requireAdminFor, AdminPath } from './auth/http/admin-paths';
+import { ApiClientsService } from './auth/domain/api-clients.service';
+import { Drain, ShuttingDown } from './common/drain';
 import { requestContextOf } from './common/request-context';
 import { REQUEST_ID_HEADER, requestIdFor } from './common/request-id';
+import { corsOrigins, operationalAccess } from './config/env.schema';
 import { AppConfig } from './config/load-config';
+import { PrometheusMetrics } from './metrics/prometheus.metrics';
+import { serveMetrics } from './metrics/metrics.routes';
 import { setupSwagger } from './swagger';
 import { UpstreamSettings } from './upstream/upstream.settings';
 
@@ -24,7 +31,8 @@ export async function createApp(
     genReqId: requestIdFor,
     requestIdHeader: false,
     trustProxy: config.TRUST_PROXY,
-    return503OnClosing: true,
+    // While draining, new requests get our own 503 envelope (see Drain), not Fastify's.
+    return503OnClosing: false,
     bodyLimit: config.BODY_LIMIT_BYTES,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, databaseUrl, upstream, logStream: options.logStream }), adapter, {
@@ -43,7 +51,58 @@ export async function createApp(
     requestContextOf(request.raw).sourceIp = request.ip;
     void reply.header(REQUEST_ID_HEADER, request.id);
   });
+
+  const drain = app.get(Drain);
+  fastify.addHook('onRequest', async (request, reply) => {
+    if (drain.isDraining && !request.url.startsWith('/health/')) {
+      void reply.header('connection', 'close');
+      throw new ShuttingDown();
+    }
+    reply.raw.once('close', drain.enter());
+  });
+
+  await app.register(helmet, {
+    // Swagger UI's stylesheet sets inline styles; nothing is loaded from other origins, and no
+    // upgrade-insecure-requests, so the UI also works over plain HTTP on a developer's machine.
+    contentSecurityPolicy: {
+      useDefaults: true,
+      directives: { 'upgrade-insecure-requests': null, 'style-src': ["'self'", "'unsafe-inline'"] },
+    },
+  });
+  const origins = corsOrigins(config);
+  if (origins.length > 0) {
+    app.enableCors({
+      origin: origins,
+      methods: ['GET', 'POST'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+      exposedHeaders: ['X-Request-Id', 'Retry-After', 'Idempotent-Replayed', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+      maxAge: 600,
+    });
+  }
+
+  const access = operationalAccess(config);
+  const adminPaths: AdminPath[] = [];
+  if (config.DOCS_ENABLED && access.docs === 'admin') adminPaths.push({ prefix: '/docs', challenge: 'basic' });
+  if (config.METRICS_ENABLED && access.metrics === 'admin') adminPaths.push({ prefix: '/metrics', challenge: 'bearer' });
+  requireAdminFor(fastify, adminPaths, app.get(ApiClientsService));
+  if (config.METRICS_ENABLED) serveMetrics(fastify, app.get(PrometheusMetrics));
   if (config.DOCS_ENABLED) setupSwagger(app);
   await app.init();
   return app;
+}
+
+/**
+ * Stops the application the way a load balancer wants: readiness and new requests answer 503
+ * while the requests in flight finish (their audit events included), for at most `graceMs`; then
+ * any connection still open is closed, and the application (pool, timers) shuts down.
+ * Resolves with the number of requests that were cut off.
+ */
+export async function drainAndClose(app: NestFastifyApplication, graceMs: number): Promise<number> {
+  const drain = app.get(Drain);
+  drain.begin();
+  const idle = await drain.whenIdle(graceMs);
+  const cut = idle ? 0 : drain.requestsInFlight;
+  if (!idle) app.getHttpServer().closeAllConnections();
+  await app.close();
+  return cut;
 }

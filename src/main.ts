@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createDevClientsIfNone, devTokensBanner } from './auth/dev-clients';
 import { ApiClientsService } from './auth/domain/api-clients.service';
-import { createApp } from './bootstrap';
+import { createApp, drainAndClose } from './bootstrap';
 import { createBaseLogger } from './common/logging';
 import { readConfigOrExit } from './config/load-config';
 import { DatabaseHandle, resolveDatabase } from './database/database-handle';
@@ -27,9 +27,17 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     stopping = true;
-    log.info({ signal }, 'Shutting down: no new connections, finishing in-flight requests');
+    log.info({ signal, graceMs: config.SHUTDOWN_GRACE_MS }, 'Shutting down: readiness is 503, in-flight requests are finishing');
+    // Whatever happens below, the process ends: a hung close must not keep a replica half-alive.
+    setTimeout(() => {
+      log.error('Shutdown did not finish in time: exiting');
+      process.exit(1);
+    }, config.SHUTDOWN_GRACE_MS + 15_000).unref();
     try {
-      await app?.close();
+      if (app) {
+        const cut = await drainAndClose(app, config.SHUTDOWN_GRACE_MS);
+        if (cut > 0) log.warn({ cut }, 'Grace period over: connections of unfinished requests were closed');
+      }
       await sandbox?.close();
       await database?.stop();
       log.info('Stopped');

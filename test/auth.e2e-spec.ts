@@ -189,7 +189,8 @@ describe('health and docs', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // Live mode keeps the docs for admins (test/hardening.e2e-spec.ts); here they are opened.
+    t = await startTestApp({ DOCS_PUBLIC: 'true' });
   });
   afterAll(async () => {
     await t.close();

@@ -1,4 +1,6 @@
 import { Test, TestingModule } from '@nestjs/testing';
+import { MetricsModule } from '../src/metrics/metrics.module';
+import { PrometheusMetrics } from '../src/metrics/prometheus.metrics';
 import { describeException } from '../src/common/error-envelope.filter';
 import { newRequestContext, runWithRequestContext } from '../src/common/request-context';
 import { UpstreamError } from '../src/common/upstream';
@@ -21,6 +23,7 @@ interface Adapters {
   balances: UpstreamBalanceAdapter;
   accounts: UpstreamBankAccountAdapter;
   client: UpstreamHttpClient;
+  metrics: PrometheusMetrics;
 }
 
 /** What a failed call threw, and the status a partner would see for it. */
@@ -42,7 +45,7 @@ describe('outbound adapter against the sandbox over loopback', () => {
 
   async function adapters(env: Record<string, string> = {}, tweak: (s: UpstreamSettings) => UpstreamSettings = (s) => s): Promise<Adapters> {
     const settings = tweak(sandboxUpstreamSettings(validateEnvironment({ UPSTREAM_RETRY_MAX: '2', ...env }), sandbox));
-    const module = await Test.createTestingModule({ imports: [UpstreamModule.forRoot(settings)] }).compile();
+    const module = await Test.createTestingModule({ imports: [MetricsModule, UpstreamModule.forRoot(settings)] }).compile();
     await module.init();
     modules.push(module);
     return {
@@ -50,6 +53,7 @@ describe('outbound adapter against the sandbox over loopback', () => {
       balances: module.get(UpstreamBalanceAdapter),
       accounts: module.get(UpstreamBankAccountAdapter),
       client: module.get(UpstreamHttpClient),
+      metrics: module.get(PrometheusMetrics),
     };
   }
 
@@ -274,7 +278,7 @@ describe('outbound adapter against the sandbox over loopback', () => {
     });
 
     it('when failures reach the threshold, then the circuit opens (503, nothing sent) and closes again after the pause', async () => {
-      const { balances, customers, client } = await adapters({
+      const { balances, customers, client, metrics } = await adapters({
         UPSTREAM_RETRY_MAX: '0',
         UPSTREAM_BREAKER_THRESHOLD: '2',
         UPSTREAM_BREAKER_HALF_OPEN_MS: '400',
@@ -287,6 +291,7 @@ describe('outbound adapter against the sandbox over loopback', () => {
 
       const open = await failureOf(balances.read(value.customerId));
       const stateWhileOpen = client.circuitState();
+      const gaugeWhileOpen = await metrics.registry.getSingleMetricAsString('upstream_circuit_state');
       const sentWhileOpen = (await journal(sandbox)).length;
       await new Promise((r) => setTimeout(r, 450));
       const recovered = await balances.read(value.customerId);
@@ -298,6 +303,12 @@ describe('outbound adapter against the sandbox over loopback', () => {
       expect(sentWhileOpen).toBe(2);
       expect(recovered.customerId).toBe(value.customerId);
       expect(client.circuitState()).toBe('closed');
+      expect(gaugeWhileOpen).toMatch(/^upstream_circuit_state\{state="open"\} 1$/m);
+      expect(gaugeWhileOpen).toMatch(/^upstream_circuit_state\{state="closed"\} 0$/m);
+      const calls = await metrics.registry.getSingleMetricAsString('upstream_request_duration_seconds');
+      expect(calls).toMatch(/^upstream_request_duration_seconds_count\{operation="balance.read",outcome="server_error"\} 2$/m);
+      expect(calls).toMatch(/^upstream_request_duration_seconds_count\{operation="balance.read",outcome="circuit_open"\} 1$/m);
+      expect(calls).toMatch(/^upstream_request_duration_seconds_count\{operation="balance.read",outcome="success"\} 1$/m);
     });
 
     it('when the provider rejects a request (4xx), then the circuit stays closed', async () => {

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiClientStore } from './domain/api-client-store.port';
 import { ApiClientsService } from './domain/api-clients.service';
@@ -15,8 +14,8 @@ import { TypeOrmApiClientRepository } from './persistence/typeorm-api-client.rep
     ApiClientsService,
     TypeOrmApiClientRepository,
     { provide: ApiClientStore, useExisting: TypeOrmApiClientRepository },
-    { provide: APP_GUARD, useClass: BearerAuthGuard },
+    BearerAuthGuard,
   ],
-  exports: [ApiClientsService],
+  exports: [ApiClientsService, BearerAuthGuard],
 })
 export class AuthModule {}

@@ -177,6 +177,11 @@ export class EnvironmentVariables {
   @IsIntegerBetween(0, 65535)
   readonly SANDBOX_PORT: number = 4010;
 
+  /** `npm run sandbox` only: the interface the stand-alone sandbox listens on (0.0.0.0 in a container). */
+  @IsString()
+  @MinLength(1)
+  readonly SANDBOX_HOST: string = '127.0.0.1';
+
   /** Sandbox mode only: the token the sandbox accepts; generated at start-up when unset. */
   @IsOptional()
   @IsString()
@@ -211,4 +216,57 @@ export class EnvironmentVariables {
   /** Larger request bodies are refused with 413. */
   @IsIntegerBetween(1024, 10 * 1024 * 1024)
   readonly BODY_LIMIT_BYTES: number = 65_536;
+
+  /** Requests per minute per client token; over it, 429 with Retry-After. */
+  @IsIntegerBetween(1, 1_000_000)
+  readonly RATE_LIMIT_PER_MINUTE: number = 600;
+
+  /** Requests per minute per source IP for calls without a valid client token. */
+  @IsIntegerBetween(1, 1_000_000)
+  readonly RATE_LIMIT_PER_IP_PER_MINUTE: number = 60;
+
+  /** Shared rate-limit counters for several replicas; unset, each replica counts in memory. */
+  @IsOptional()
+  @IsUrlWithProtocol(['redis:', 'rediss:'])
+  readonly RATE_LIMIT_REDIS_URL?: string = undefined;
+
+  /** Browser origins allowed to call the API, comma-separated; empty: no cross-origin access. */
+  @Matches(/^\s*(https?:\/\/[^\s,/]+\s*(,\s*https?:\/\/[^\s,/]+\s*)*)?$/, {
+    message: '$property must be a comma-separated list of origins such as https://app.example.com',
+  })
+  readonly CORS_ORIGINS: string = '';
+
+  /** Live mode: /docs and /docs-json without an admin token. Sandbox mode always serves them openly. */
+  @Transform(toBoolean)
+  @IsBoolean()
+  readonly DOCS_PUBLIC: boolean = false;
+
+  @Transform(toBoolean)
+  @IsBoolean()
+  readonly METRICS_ENABLED: boolean = true;
+
+  /** Live mode: /metrics without an admin token. Sandbox mode always serves it openly. */
+  @Transform(toBoolean)
+  @IsBoolean()
+  readonly METRICS_PUBLIC: boolean = false;
+
+  /** On SIGTERM/SIGINT: how long in-flight requests may take before their connections are closed. */
+  @IsIntegerBetween(0, 600_000)
+  readonly SHUTDOWN_GRACE_MS: number = 10_000;
+}
+
+/** The allowed CORS origins, parsed. */
+export function corsOrigins(config: Pick<EnvironmentVariables, 'CORS_ORIGINS'>): string[] {
+  return config.CORS_ORIGINS.split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
+}
+
+/** Whether /docs and /metrics need an admin token: only in live mode, unless opened by config. */
+export function operationalAccess(config: EnvironmentVariables): { docs: 'open' | 'admin'; metrics: 'open' | 'admin' } {
+  const live = liveMode(config);
+  return {
+    docs: !live || config.DOCS_PUBLIC ? 'open' : 'admin',
+    metrics: !live || config.METRICS_PUBLIC ? 'open' : 'admin',
+  };
 }

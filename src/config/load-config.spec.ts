@@ -2,7 +2,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigurationError, knownVariables, validateEnvironment } from './load-config';
+import { corsOrigins, operationalAccess } from './env.schema';
+import { AppConfig, ConfigurationError, knownVariables, validateEnvironment } from './load-config';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -105,6 +106,35 @@ describe('validateEnvironment', () => {
     const sut = validateEnvironment({ DATABASE_URL: 'postgresql://app@localhost/gateway?host=/var/run/postgresql' });
 
     expect(sut.DATABASE_URL).toContain('postgresql://');
+  });
+});
+
+describe('operational access and CORS', () => {
+  const live = {
+    UPSTREAM_BASE_URL: 'https://provider.example',
+    UPSTREAM_BEARER_TOKEN: 'token',
+    DATABASE_URL: 'postgres://u@db/x',
+  };
+
+  it('when the service runs in sandbox mode, then docs and metrics are open', () => {
+    expect(operationalAccess(validateEnvironment({}))).toEqual({ docs: 'open', metrics: 'open' });
+  });
+
+  it.each([
+    [{}, { docs: 'admin', metrics: 'admin' }],
+    [{ DOCS_PUBLIC: 'true' }, { docs: 'open', metrics: 'admin' }],
+    [{ METRICS_PUBLIC: 'yes' }, { docs: 'admin', metrics: 'open' }],
+  ])('when the service runs in live mode with %j, then access is %j', (extra, expected) => {
+    const config = { ...validateEnvironment(extra), ...live } as AppConfig;
+
+    expect(operationalAccess(config)).toEqual(expected);
+  });
+
+  it('when CORS_ORIGINS lists origins, then they are parsed; anything but origins is refused', () => {
+    expect(corsOrigins(validateEnvironment({ CORS_ORIGINS: ' https://a.example.com,http://localhost:5173 ' }))).toEqual(['https://a.example.com', 'http://localhost:5173']);
+    expect(corsOrigins(validateEnvironment({}))).toEqual([]);
+    expect(problemsOf({ CORS_ORIGINS: '*' })[0]).toMatch(/^CORS_ORIGINS: /);
+    expect(problemsOf({ CORS_ORIGINS: 'https://a.example.com/path' })[0]).toMatch(/^CORS_ORIGINS: /);
   });
 });
 

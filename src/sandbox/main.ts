@@ -9,6 +9,7 @@ async function main(): Promise<void> {
   const log = createBaseLogger(config.LOG_LEVEL);
   const sandbox = await startSandbox({
     port: config.SANDBOX_PORT,
+    host: config.SANDBOX_HOST,
     keys: { dir: join(config.DATA_DIR, 'sandbox') },
     bearerToken: config.SANDBOX_BEARER_TOKEN,
   });

@@ -18,6 +18,7 @@ import {
 } from 'cockatiel';
 import { Agent, request } from 'undici';
 import { currentRequestContext, UpstreamCallRecord } from '../common/request-context';
+import { Metrics } from '../common/metrics.port';
 import { UpstreamError } from '../common/upstream';
 import { PayloadCipher } from './payload-cipher';
 import { RequestSigner } from './request-signer';
@@ -59,6 +60,12 @@ function noteUpstreamCall(record: UpstreamCallRecord): void {
   if (context) context.upstream = { ...record };
 }
 
+/** A metrics label: `success`, or the failure's code without its prefix (`timeout`, `circuit_open`). */
+function outcomeOf(result: unknown): string {
+  if (!(result instanceof Error)) return 'success';
+  return result instanceof UpstreamError ? result.code.replace(/^UPSTREAM\./, '').toLowerCase() : 'error';
+}
+
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -96,6 +103,7 @@ export class UpstreamHttpClient implements OnModuleDestroy {
     private readonly settings: UpstreamSettings,
     private readonly signer: RequestSigner,
     private readonly cipher: PayloadCipher,
+    private readonly metrics: Metrics,
   ) {
     this.agent = new Agent({
       connect: { timeout: settings.connectTimeoutMs },
@@ -115,6 +123,7 @@ export class UpstreamHttpClient implements OnModuleDestroy {
       this.logger.warn({ halfOpenAfterMs: settings.breakerHalfOpenMs }, 'Upstream circuit opened');
     });
     this.breaker.onReset(() => this.logger.log('Upstream circuit closed'));
+    this.breaker.onStateChange(() => metrics.upstreamCircuit(this.circuitState()));
     const attemptTimeout = timeout(settings.timeoutMs, TimeoutStrategy.Aggressive);
     const backoff = new ExponentialBackoff({ initialDelay: 100, maxDelay: 2000 });
     const retryReads = retry(
@@ -179,6 +188,8 @@ export class UpstreamHttpClient implements OnModuleDestroy {
     const policy = method === 'GET' ? this.readPolicy : this.writePolicy;
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
+    const measure = (outcome: unknown) =>
+      this.metrics.upstreamCall(operation, outcomeOf(outcome), (performance.now() - started) / 1000);
 
     let raw: RawResponse;
     try {
@@ -186,6 +197,7 @@ export class UpstreamHttpClient implements OnModuleDestroy {
     } catch (error) {
       const failure = this.failure(operation, method, error, elapsed());
       if (failure instanceof UpstreamError) noteUpstreamCall(failure.upstream);
+      measure(failure);
       throw failure;
     }
     const latencyMs = elapsed();
@@ -193,9 +205,11 @@ export class UpstreamHttpClient implements OnModuleDestroy {
     try {
       const reply = this.interpret(operation, method, raw, latencyMs);
       noteUpstreamCall({ status: reply.status, latencyMs });
+      measure(reply);
       return reply;
     } catch (error) {
       if (error instanceof UpstreamError) noteUpstreamCall(error.upstream);
+      measure(error);
       throw error;
     }
   }

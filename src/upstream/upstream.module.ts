@@ -1,4 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { Metrics } from '../common/metrics.port';
 import { JwePayloadCipher, PayloadCipher, PlainPayloadCipher } from './payload-cipher';
 import { RequestSigner } from './request-signer';
 import { UpstreamBalanceAdapter } from './upstream-balance.adapter';
@@ -25,8 +26,8 @@ export class UpstreamModule {
         },
         {
           provide: UpstreamHttpClient,
-          inject: [RequestSigner, PayloadCipher],
-          useFactory: (signer: RequestSigner, cipher: PayloadCipher) => new UpstreamHttpClient(settings, signer, cipher),
+          inject: [RequestSigner, PayloadCipher, Metrics],
+          useFactory: (signer: RequestSigner, cipher: PayloadCipher, metrics: Metrics) => new UpstreamHttpClient(settings, signer, cipher, metrics),
         },
         UpstreamCustomerAdapter,
         UpstreamBalanceAdapter,

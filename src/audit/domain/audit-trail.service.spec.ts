@@ -4,6 +4,7 @@ import { AuditEvent, AuditEventFilter, AuditPage, AuditPosition } from './audit-
 import { AuditLog } from './audit-log.port';
 import { AuditTrail } from './audit-trail.service';
 import { AuditUnavailable } from './audit.errors';
+import { PrometheusMetrics } from '../../metrics/prometheus.metrics';
 
 class InMemoryAuditLog extends AuditLog {
   readonly events: AuditEvent[] = [];
@@ -33,11 +34,13 @@ class FixedClock extends Clock {
 
 describe('AuditTrail', () => {
   let log: InMemoryAuditLog;
+  let metrics: PrometheusMetrics;
   let sut: AuditTrail;
 
   beforeEach(() => {
     log = new InMemoryAuditLog();
-    sut = new AuditTrail(log, new FixedClock());
+    metrics = new PrometheusMetrics();
+    sut = new AuditTrail(log, new FixedClock(), metrics);
   });
 
   it('when attempt resolves, then the attempted event is already in the log with the request’s identifiers', async () => {
@@ -61,12 +64,13 @@ describe('AuditTrail', () => {
     expect(context.attempted).toBe(true);
   });
 
-  it('when the log cannot be written, then attempt throws AuditUnavailable and the request is not marked attempted', async () => {
+  it('when the log cannot be written, then attempt throws AuditUnavailable, the request is not marked attempted, and the failure is counted', async () => {
     log.failing = true;
     const context = newRequestContext('req-2');
 
     await expect(runWithRequestContext(context, () => sut.attempt('customer.create', {}))).rejects.toBeInstanceOf(AuditUnavailable);
     expect(context.attempted).toBeUndefined();
+    expect(await metrics.registry.getSingleMetricAsString('audit_write_failures_total')).toMatch(/^audit_write_failures_total 1$/m);
   });
 
   it('when conclude is called twice, then only one terminal event is written', async () => {

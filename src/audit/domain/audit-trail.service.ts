@@ -6,6 +6,7 @@ import { currentRequestContext, RequestContext } from '../../common/request-cont
 import { AuditEvent, AuditOperation, AuditSubject, TerminalPhase } from './audit-event';
 import { AuditLog } from './audit-log.port';
 import { AuditUnavailable } from './audit.errors';
+import { Metrics } from '../../common/metrics.port';
 
 /** How a request ended, as the edge of the service saw it. */
 export interface RequestConclusion {
@@ -34,6 +35,7 @@ export class AuditTrail {
   constructor(
     private readonly log: AuditLog,
     private readonly clock: Clock,
+    private readonly metrics: Metrics,
   ) {}
 
   /** Names what the current request is about; every event it leaves carries these identifiers. */
@@ -108,6 +110,7 @@ export class AuditTrail {
       await this.log.append(event);
     } catch (error) {
       // The log line is the record of last resort: the event holds identifiers only.
+      this.metrics.auditWriteFailed();
       this.logger.error({ auditEvent: event, err: error }, 'Audit event could not be written');
       throw new AuditUnavailable(error);
     }

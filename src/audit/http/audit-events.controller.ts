@@ -25,7 +25,7 @@ export class AuditEventsController {
       'Find a partner’s screenshot by `error_id`, a transaction by `reference`.',
   })
   @ApiEnvelopeResponse(200, AuditEventsPageResponseDto)
-  @ApiErrorResponses(400, 401, 403, 503)
+  @ApiErrorResponses(400, 401, 403, 429, 503)
   async search(@Query() query: AuditEventsQueryDto): Promise<AuditEventsPageResponseDto> {
     const page = await this.events.search(
       {
@@ -48,7 +48,7 @@ export class AuditEventsController {
   @Audited('audit.query')
   @ApiOperation({ summary: 'One audit event (admin)' })
   @ApiEnvelopeResponse(200, AuditEventResponseDto)
-  @ApiErrorResponses(400, 401, 403, 404, 503)
+  @ApiErrorResponses(400, 401, 403, 404, 429, 503)
   async get(@Param() params: AuditEventIdParamDto): Promise<AuditEventResponseDto> {
     return AuditEventResponseDto.from(await this.events.get(params.id));
   }

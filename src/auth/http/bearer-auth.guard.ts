@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { requestContextOf } from '../../common/request-context';
-import { ApiClientRole } from '../domain/api-client';
+import { ApiClientRole, AuthenticatedClient } from '../domain/api-client';
 import { ApiClientsService } from '../domain/api-clients.service';
 import { RoleNotAllowed } from '../domain/auth.errors';
 import { attachClient, IS_PUBLIC, REQUIRED_ROLES } from './auth.decorators';
@@ -12,6 +12,23 @@ export function bearerToken(header: string | string[] | undefined): string | und
   if (typeof header !== 'string') return undefined;
   const match = /^Bearer[ ]+([^\s]+)[ ]*$/i.exec(header);
   return match?.[1];
+}
+
+const AUTHENTICATION = Symbol('authentication');
+type Memo = FastifyRequest & { [AUTHENTICATION]?: Promise<AuthenticatedClient> };
+
+/**
+ * The client the request's bearer token belongs to, looked up once per request: the rate limiter
+ * asks first, this guard asks again and gets the same answer.
+ * @throws InvalidClientToken (through the promise) when there is no valid token.
+ */
+export function authenticationOf(request: FastifyRequest, clients: ApiClientsService): Promise<AuthenticatedClient> {
+  const memo = request as Memo;
+  memo[AUTHENTICATION] ??= clients.authenticate(bearerToken(request.headers.authorization)).then((client) => {
+    requestContextOf(request.raw).client = { id: client.id, name: client.name, tenant: client.tenant };
+    return client;
+  });
+  return memo[AUTHENTICATION];
 }
 
 /** Global guard: every route needs a valid client token unless marked @Public(). */
@@ -27,9 +44,8 @@ export class BearerAuthGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const client = await this.clients.authenticate(bearerToken(request.headers.authorization));
+    const client = await authenticationOf(request, this.clients);
     attachClient(request, client);
-    requestContextOf(request.raw).client = { id: client.id, name: client.name, tenant: client.tenant };
 
     const roles = this.reflector.getAllAndOverride<ApiClientRole[] | undefined>(REQUIRED_ROLES, targets);
     if (roles && !roles.includes(client.role)) throw new RoleNotAllowed(roles);

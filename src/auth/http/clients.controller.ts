@@ -17,7 +17,7 @@ export class ClientsController {
   @Audited('client.read')
   @ApiOperation({ summary: 'The client the token belongs to', description: 'A quick way to check a token.' })
   @ApiEnvelopeResponse(200, CallerResponseDto)
-  @ApiErrorResponses(401)
+  @ApiErrorResponses(401, 429)
   me(@CurrentClient() client: AuthenticatedClient): CallerResponseDto {
     return CallerResponseDto.from(client);
   }
@@ -27,7 +27,7 @@ export class ClientsController {
   @Roles('admin')
   @ApiOperation({ summary: 'List API clients (admin)', description: 'Never returns tokens: only their owners.' })
   @ApiEnvelopeResponse(200, ApiClientResponseDto, { isArray: true })
-  @ApiErrorResponses(401, 403)
+  @ApiErrorResponses(401, 403, 429)
   async list(): Promise<ApiClientResponseDto[]> {
     const clients = await this.clients.list();
     return clients.map((client) => ApiClientResponseDto.fromClient(client));

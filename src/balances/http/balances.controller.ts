@@ -20,7 +20,7 @@ export class BalancesController {
   @ResponseMessage('Balance retrieved')
   @ApiOperation({ summary: 'Read a customer’s balance', description: 'Only for customers of your tenant; anyone else’s is 404.' })
   @ApiEnvelopeResponse(200, BalanceResponseDto)
-  @ApiErrorResponses(400, 401, 403, 404, 502, 503, 504)
+  @ApiErrorResponses(400, 401, 403, 404, 429, 502, 503, 504)
   async read(@CurrentClient() client: AuthenticatedClient, @Param() params: CustomerIdParamDto): Promise<BalanceResponseDto> {
     return BalanceResponseDto.from(await this.balances.read(client, params.customer_id));
   }

@@ -30,7 +30,7 @@ export class BankAccountsController {
       'again returns the first result with `Idempotent-Replayed: true`; a different body with a used reference is 422.',
   })
   @ApiEnvelopeResponse(201, BankAccountResponseDto)
-  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 422, 502, 503, 504)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 502, 503, 504)
   async open(
     @CurrentClient() client: AuthenticatedClient,
     @Body() body: OpenBankAccountRequestDto,

@@ -29,7 +29,7 @@ export class CustomersController {
       'sending the same body again returns the first result with `Idempotent-Replayed: true` and calls nothing.',
   })
   @ApiEnvelopeResponse(201, CustomerResponseDto)
-  @ApiErrorResponses(400, 401, 403, 409, 413, 415, 422, 502, 503, 504)
+  @ApiErrorResponses(400, 401, 403, 409, 413, 415, 422, 429, 502, 503, 504)
   async create(
     @CurrentClient() client: AuthenticatedClient,
     @Body() body: CreateCustomerRequestDto,

@@ -4,6 +4,7 @@ import { AuditTrail } from '../../audit/domain/audit-trail.service';
 import { IdempotencyKey } from './idempotency';
 import { IdempotencyStore } from './idempotency-store.port';
 import { ReferenceInFlight, ReferenceReused } from './idempotency.errors';
+import { Metrics } from '../../common/metrics.port';
 
 /** Provided by the module from configuration. */
 export abstract class IdempotencyOptions {
@@ -33,6 +34,7 @@ export class IdempotencyService {
     private readonly clock: Clock,
     private readonly options: IdempotencyOptions,
     private readonly audit: AuditTrail,
+    private readonly metrics: Metrics,
   ) {}
 
   async run<T>(key: IdempotencyKey, operation: string, fingerprint: string, work: () => Promise<T>): Promise<Idempotent<T>> {
@@ -48,6 +50,7 @@ export class IdempotencyService {
     switch (claim.kind) {
       case 'completed':
         this.audit.noteReplay();
+        this.metrics.idempotentReplay(operation);
         return { value: claim.result as T, replayed: true };
       case 'mismatch':
         throw new ReferenceReused();

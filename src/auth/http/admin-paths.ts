@@ -1,0 +1,47 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiClientsService } from '../domain/api-clients.service';
+import { RoleNotAllowed } from '../domain/auth.errors';
+import { bearerToken } from './bearer-auth.guard';
+
+/** The admin token from `Bearer <token>`, or the password of `Basic` (what a browser prompts for). */
+export function adminCredential(header: string | string[] | undefined): string | undefined {
+  const bearer = bearerToken(header);
+  if (bearer !== undefined || typeof header !== 'string') return bearer;
+  const basic = /^Basic[ ]+([A-Za-z0-9+/=]+)[ ]*$/i.exec(header);
+  if (!basic) return undefined;
+  const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon >= 0 && colon < decoded.length - 1 ? decoded.slice(colon + 1) : undefined;
+}
+
+export interface AdminPath {
+  /** The path itself and everything under it (`/docs` covers `/docs/`, `/docs-json`, `/docs/x.js`). */
+  readonly prefix: string;
+  /** `basic` makes a browser prompt (any user name, the admin token as password). */
+  readonly challenge: 'basic' | 'bearer';
+}
+
+function covers(prefix: string, path: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`) || path.startsWith(`${prefix}-`);
+}
+
+/**
+ * Routes served outside the controllers (Swagger UI, the OpenAPI document, metrics) that need an
+ * admin client. Refusals are the usual envelope (401 or 403) through the one error filter.
+ */
+export function requireAdminFor(fastify: FastifyInstance, paths: readonly AdminPath[], clients: ApiClientsService): void {
+  if (paths.length === 0) return;
+  fastify.addHook('onRequest', async (request: FastifyRequest, reply) => {
+    const path = request.url.split('?', 1)[0];
+    const guarded = paths.find((candidate) => covers(candidate.prefix, path));
+    if (!guarded) return;
+    try {
+      const client = await clients.authenticate(adminCredential(request.headers.authorization));
+      if (client.role !== 'admin') throw new RoleNotAllowed(['admin']);
+    } catch (error) {
+      if (guarded.challenge === 'basic') void reply.header('www-authenticate', 'Basic realm="Partner gateway admin", charset="UTF-8"');
+      else void reply.header('www-authenticate', 'Bearer realm="Partner gateway admin"');
+      throw error;
+    }
+  });
+}

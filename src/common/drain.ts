@@ -1,0 +1,61 @@
+import { DomainError } from './domain-error';
+
+export class ShuttingDown extends DomainError {
+  constructor() {
+    super('SERVICE.SHUTTING_DOWN', 'unavailable', 'This instance is shutting down; retry the request', {
+      details: 'Another instance answers the retry; a POST retried with the same reference is not duplicated',
+      retryAfterSeconds: 1,
+    });
+  }
+}
+
+/**
+ * The requests this instance is serving, and whether it is shutting down. Once draining, new
+ * requests are refused with ShuttingDown (readiness included) while those in flight finish.
+ */
+export class Drain {
+  private inFlight = 0;
+  private draining = false;
+  private readonly waiters = new Set<() => void>();
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  get requestsInFlight(): number {
+    return this.inFlight;
+  }
+
+  /** A request started; call the returned function once, when its connection is done with it. */
+  enter(): () => void {
+    this.inFlight += 1;
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      this.inFlight -= 1;
+      if (this.inFlight === 0) for (const wake of this.waiters) wake();
+    };
+  }
+
+  begin(): void {
+    this.draining = true;
+  }
+
+  /** Resolves true once nothing is in flight, or false when `timeoutMs` passes first. */
+  whenIdle(timeoutMs: number): Promise<boolean> {
+    if (this.inFlight === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.waiters.delete(wake);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(wake);
+        resolve(false);
+      }, timeoutMs);
+      this.waiters.add(wake);
+    });
+  }
+}

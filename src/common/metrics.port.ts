@@ -1,0 +1,16 @@
+/**
+ * What the service counts for its operators. Domain services and adapters report through this
+ * port; the Prometheus adapter in metrics/ is the one implementation.
+ */
+export abstract class Metrics {
+  /** A request answered: its route pattern (never the raw path), method and status. */
+  abstract requestServed(method: string, route: string, status: number, seconds: number): void;
+  /** A provider call ended: `success`, or the failure's kind (`timeout`, `rejected`, …). */
+  abstract upstreamCall(operation: string, outcome: string, seconds: number): void;
+  /** The provider circuit changed state. */
+  abstract upstreamCircuit(state: 'closed' | 'open' | 'half-open' | 'isolated'): void;
+  /** An audit event could not be written (the request failed closed). */
+  abstract auditWriteFailed(): void;
+  /** A request was answered from the idempotency store. */
+  abstract idempotentReplay(operation: string): void;
+}

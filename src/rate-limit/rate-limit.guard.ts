@@ -1,0 +1,61 @@
+import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerGuard } from '@nestjs/throttler';
+import type { ThrottlerLimitDetail, ThrottlerModuleOptions, ThrottlerStorage } from '@nestjs/throttler';
+import type { FastifyRequest } from 'fastify';
+import { ApiClientsService } from '../auth/domain/api-clients.service';
+import { authenticationOf } from '../auth/http/bearer-auth.guard';
+import { RateLimited } from './rate-limited.error';
+
+export interface Tracker {
+  readonly key: string;
+  readonly per: 'client' | 'ip';
+}
+
+const TRACKER = Symbol('rate-limit-tracker');
+type Tracked = FastifyRequest & { [TRACKER]?: Promise<Tracker> };
+
+/**
+ * Whom a request counts against: its client when the token is valid, else its source IP (so
+ * guessing tokens is limited too). Decided once per request; the token lookup is shared with the
+ * authentication guard.
+ */
+export function trackerOf(request: FastifyRequest, clients: ApiClientsService): Promise<Tracker> {
+  const tracked = request as Tracked;
+  tracked[TRACKER] ??= authenticationOf(request, clients).then(
+    (client): Tracker => ({ key: `client:${client.id}`, per: 'client' }),
+    // No token, a bad one, or the token store is down: authentication will say which.
+    (): Tracker => ({ key: `ip:${request.ip}`, per: 'ip' }),
+  );
+  return tracked[TRACKER];
+}
+
+/**
+ * @nestjs/throttler's guard, counting per client or per IP across every route, and answering
+ * over the limit with the envelope's 429 and Retry-After. Runs before authentication.
+ */
+@Injectable()
+export class RateLimitGuard extends ThrottlerGuard {
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: Reflector,
+    @Inject(ApiClientsService) private readonly clients: ApiClientsService,
+  ) {
+    super(options, storage, reflector);
+  }
+
+  protected override async getTracker(request: Record<string, unknown>): Promise<string> {
+    return (await trackerOf(request as unknown as FastifyRequest, this.clients)).key;
+  }
+
+  /** One counter per tracker across every route (the default would count per route). */
+  protected override generateKey(_context: ExecutionContext, tracker: string, name: string): string {
+    return `${name}:${tracker}`;
+  }
+
+  protected override async throwThrottlingException(context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+    const tracker = await trackerOf(context.switchToHttp().getRequest<FastifyRequest>(), this.clients);
+    throw new RateLimited(detail.timeToBlockExpire, detail.limit, tracker.per);
+  }
+}

@@ -1,0 +1,89 @@
+import { Logger, OnModuleDestroy } from '@nestjs/common';
+import { ThrottlerStorage } from '@nestjs/throttler';
+import { Redis } from 'ioredis';
+
+/**
+ * One fixed window per key: the first hit starts a window of `ttl` ms; a hit over `limit` blocks
+ * the key for `blockDuration` ms. Atomic in Redis, so every replica counts against one total.
+ * Returns [hits, window ms left, blocked 0/1, block ms left].
+ */
+const INCREMENT = `
+local hits = redis.call('INCR', KEYS[1])
+if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local window = redis.call('PTTL', KEYS[1])
+local blocked = redis.call('PTTL', KEYS[2])
+if blocked > 0 then return { hits, window, 1, blocked } end
+if hits > tonumber(ARGV[2]) then
+  redis.call('SET', KEYS[2], '1', 'PX', ARGV[3])
+  return { hits, window, 1, tonumber(ARGV[3]) }
+end
+return { hits, window, 0, 0 }
+`;
+
+type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
+
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+/**
+ * Rate-limit counters in Redis, shared by every replica. When Redis does not answer, requests are
+ * let through (logged, at most once a minute): an outage of the counter store must not become an
+ * outage of the API. Commands fail fast instead of queueing while Redis is away.
+ */
+export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy {
+  private readonly logger = new Logger('RateLimit');
+  private readonly redis: Redis;
+  private lastWarning = 0;
+  /** Settles once the first connection is up, or after the connect timeout: requests wait no longer. */
+  private readonly firstConnection: Promise<void>;
+
+  constructor(
+    url: string,
+    private readonly prefix = 'partner-gateway:rate:',
+  ) {
+    this.redis = new Redis(url, {
+      lazyConnect: false,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 1000,
+      commandTimeout: 500,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 5000),
+    });
+    this.redis.on('error', (error: Error) => this.warn(error));
+    this.firstConnection = new Promise((resolve) => {
+      const timer = setTimeout(resolve, 1000);
+      timer.unref();
+      this.redis.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {
+    const base = `${this.prefix}${throttlerName}:${key}`;
+    await this.firstConnection;
+    try {
+      const [totalHits, windowMs, blocked, blockMs] = (await this.redis.eval(INCREMENT, 2, base, `${base}:blocked`, ttl, limit, blockDuration)) as number[];
+      return {
+        totalHits,
+        timeToExpire: seconds(windowMs),
+        isBlocked: blocked === 1,
+        timeToBlockExpire: blocked === 1 ? seconds(blockMs) : 0,
+      };
+    } catch (error) {
+      this.warn(error as Error);
+      return { totalHits: 0, timeToExpire: seconds(ttl), isBlocked: false, timeToBlockExpire: 0 };
+    }
+  }
+
+  onModuleDestroy(): void {
+    this.redis.disconnect();
+  }
+
+  private warn(error: Error): void {
+    const now = Date.now();
+    if (now - this.lastWarning < 60_000) return;
+    this.lastWarning = now;
+    this.logger.warn({ reason: error.message }, 'Rate-limit store unavailable: requests are not being limited');
+  }
+}
