@@ -1,5 +1,5 @@
 import helmet from '@fastify/helmet';
-import { NestFactory } from '@nestjs/core';
+import { ModuleRef, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { useContainer } from 'class-validator';
 import { Logger } from 'nestjs-pino';
@@ -42,8 +42,22 @@ export async function createApp(
     bodyParser: false,
   });
   app.useLogger(app.get(Logger));
-  // Constraints that need the Clock (the expiry rule, past dates) come from Nest's container.
-  useContainer(app, { fallbackOnErrors: true });
+  // Constraints that need the Clock (the expiry rule, past dates) come from Nest's container;
+  // class-validator's own come from its default container. Not `app` itself: the application
+  // logs every failed lookup at error level, and most lookups are class-validator's own classes.
+  const moduleRef = app.get(ModuleRef);
+  useContainer(
+    {
+      get: (type: unknown) => {
+        try {
+          return moduleRef.get(type as never, { strict: false });
+        } catch {
+          return undefined;
+        }
+      },
+    },
+    { fallback: true },
+  );
   const fastify = app.getHttpAdapter().getInstance();
   // JSON only: without this Fastify would parse text/plain, and such a body must be a 415.
   fastify.removeContentTypeParser('text/plain');
@@ -53,12 +67,18 @@ export async function createApp(
   });
 
   const drain = app.get(Drain);
+  const leaveDrain = new WeakMap<object, () => void>();
   fastify.addHook('onRequest', async (request, reply) => {
     if (drain.isDraining && !request.url.startsWith('/health/')) {
       void reply.header('connection', 'close');
       throw new ShuttingDown();
     }
-    reply.raw.once('close', drain.enter());
+    leaveDrain.set(request, drain.enter());
+  });
+  // A request is done when its answer is ready, even if its caller has gone: the work behind a
+  // closed connection (a provider call, its audit event) still finishes before the pool closes.
+  fastify.addHook('onSend', async (request) => {
+    leaveDrain.get(request)?.();
   });
 
   await app.register(helmet, {
@@ -93,16 +113,21 @@ export async function createApp(
 
 /**
  * Stops the application the way a load balancer wants: readiness and new requests answer 503
- * while the requests in flight finish (their audit events included), for at most `graceMs`; then
- * any connection still open is closed, and the application (pool, timers) shuts down.
- * Resolves with the number of requests that were cut off.
+ * while the requests in flight finish (their audit events included), for at most `graceMs`. Then
+ * the connections still open are closed, and the work behind them gets up to `settleMs` more to
+ * finish and record its outcome (a provider call is bounded by its own timeout). Then the
+ * application (pool, timers) shuts down. Resolves with the number of connections cut.
  */
-export async function drainAndClose(app: NestFastifyApplication, graceMs: number): Promise<number> {
+export async function drainAndClose(app: NestFastifyApplication, graceMs: number, settleMs: number): Promise<{ cut: number; unsettled: number }> {
   const drain = app.get(Drain);
   drain.begin();
-  const idle = await drain.whenIdle(graceMs);
-  const cut = idle ? 0 : drain.requestsInFlight;
-  if (!idle) app.getHttpServer().closeAllConnections();
+  let cut = 0;
+  if (!(await drain.whenIdle(graceMs))) {
+    cut = drain.requestsInFlight;
+    app.getHttpServer().closeAllConnections();
+    await drain.whenIdle(settleMs);
+  }
+  const unsettled = drain.requestsInFlight;
   await app.close();
-  return cut;
+  return { cut, unsettled };
 }

@@ -28,15 +28,18 @@ async function main(): Promise<void> {
     }
     stopping = true;
     log.info({ signal, graceMs: config.SHUTDOWN_GRACE_MS }, 'Shutting down: readiness is 503, in-flight requests are finishing');
+    // After the grace period, the work behind cut connections may still record its outcome: at
+    // most one provider call with its retries.
+    const settleMs = config.UPSTREAM_TIMEOUT_MS * (config.UPSTREAM_RETRY_MAX + 1) + 2_000;
     // Whatever happens below, the process ends: a hung close must not keep a replica half-alive.
     setTimeout(() => {
       log.error('Shutdown did not finish in time: exiting');
       process.exit(1);
-    }, config.SHUTDOWN_GRACE_MS + 15_000).unref();
+    }, config.SHUTDOWN_GRACE_MS + settleMs + 10_000).unref();
     try {
       if (app) {
-        const cut = await drainAndClose(app, config.SHUTDOWN_GRACE_MS);
-        if (cut > 0) log.warn({ cut }, 'Grace period over: connections of unfinished requests were closed');
+        const { cut, unsettled } = await drainAndClose(app, config.SHUTDOWN_GRACE_MS, settleMs);
+        if (cut > 0) log.warn({ cut, unsettled }, 'Grace period over: the connections of unfinished requests were closed');
       }
       await sandbox?.close();
       await database?.stop();
