@@ -1,4 +1,5 @@
 import helmet from '@fastify/helmet';
+import type { Type } from '@nestjs/common';
 import { ModuleRef, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { useContainer } from 'class-validator';
@@ -48,9 +49,9 @@ export async function createApp(
   const moduleRef = app.get(ModuleRef);
   useContainer(
     {
-      get: (type: unknown) => {
+      get: (type: Type) => {
         try {
-          return moduleRef.get(type as never, { strict: false });
+          return moduleRef.get<unknown, unknown>(type, { strict: false });
         } catch {
           return undefined;
         }
@@ -77,8 +78,9 @@ export async function createApp(
   });
   // A request is done when its answer is ready, even if its caller has gone: the work behind a
   // closed connection (a provider call, its audit event) still finishes before the pool closes.
-  fastify.addHook('onSend', async (request) => {
+  fastify.addHook('onSend', (request, _reply, payload, done) => {
     leaveDrain.get(request)?.();
+    done(null, payload);
   });
 
   await app.register(helmet, {
