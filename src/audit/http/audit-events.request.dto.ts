@@ -6,50 +6,47 @@ import type { AuditOperation, AuditPhase } from '../domain/audit-event';
 import { MAX_AUDIT_PAGE } from '../domain/audit-events.service';
 
 export class AuditEventsQueryDto {
-  @ApiPropertyOptional({ format: 'uuid', description: 'The partner’s transaction reference.', example: '7d0c1f6e-5a43-4c1e-9b2a-2f6d8e0b9c11' })
+  @ApiPropertyOptional({ format: 'uuid', description: 'The partner’s transaction reference.' })
   @IsOptional()
   @IsUUID('all', { message: 'reference must be a UUID' })
   readonly reference?: string;
 
-  @ApiPropertyOptional({
-    description: 'An error id: the service’s `error.id` (a UUID, as shown to the partner) or the provider’s error id.',
-    example: '0b8e3c52-7f7a-4f0e-8f0c-2d4f7c9a1e55',
-  })
+  @ApiPropertyOptional({ description: 'An error id: the service’s `error.id` (a UUID, as shown to the partner) or the provider’s error id.' })
   @IsOptional()
   @Matches(/^[A-Za-z0-9_.:-]{1,100}$/, { message: 'error_id must be an error id: letters, digits and _ . : - only, at most 100' })
   readonly error_id?: string;
 
-  @ApiPropertyOptional({ format: 'uuid', example: '5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44' })
+  @ApiPropertyOptional({ format: 'uuid', description: 'The customer the events are about.' })
   @IsOptional()
   @IsUUID('all', { message: 'customer_id must be a UUID' })
   readonly customer_id?: string;
 
-  @ApiPropertyOptional({ enum: AUDIT_OPERATIONS, example: 'bank_account.create' })
+  @ApiPropertyOptional({ enum: AUDIT_OPERATIONS, description: 'What the request did.' })
   @IsOptional()
   @IsIn(AUDIT_OPERATIONS, { message: `operation must be one of ${AUDIT_OPERATIONS.join(', ')}` })
   readonly operation?: AuditOperation;
 
-  @ApiPropertyOptional({ enum: AUDIT_PHASES, description: 'The event’s phase.', example: 'rejected' })
+  @ApiPropertyOptional({ enum: AUDIT_PHASES, description: 'The event’s phase.' })
   @IsOptional()
   @IsIn(AUDIT_PHASES, { message: `outcome must be one of ${AUDIT_PHASES.join(', ')}` })
   readonly outcome?: AuditPhase;
 
-  @ApiPropertyOptional({ format: 'uuid', description: 'The API client’s id.', example: '3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10' })
+  @ApiPropertyOptional({ format: 'uuid', description: 'The API client’s id.' })
   @IsOptional()
   @IsUUID('all', { message: 'client must be an API client id (UUID)' })
   readonly client?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Events at or after this instant (ISO 8601; a date means its midnight UTC).', example: '2026-11-01T00:00:00Z' })
+  @ApiPropertyOptional({ format: 'date-time', description: 'Events at or after this instant (ISO 8601, such as 2026-11-01T00:00:00Z; a date means its midnight UTC).' })
   @IsOptional()
   @IsISO8601({ strict: true, strictSeparator: true }, { message: 'from must be an ISO 8601 date or date-time' })
   readonly from?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Events before this instant (exclusive).', example: '2026-12-01T00:00:00Z' })
+  @ApiPropertyOptional({ format: 'date-time', description: 'Events before this instant (exclusive).' })
   @IsOptional()
   @IsISO8601({ strict: true, strictSeparator: true }, { message: 'to must be an ISO 8601 date or date-time' })
   readonly to?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_AUDIT_PAGE, default: 50, example: 50 })
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_AUDIT_PAGE, default: 50, description: 'Events per page.' })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'limit must be an integer' })

@@ -1,0 +1,73 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import playwright from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { startTestApp, TestApp } from './support/app';
+import { createCustomer } from './support/http';
+
+// Debian's chromium (.ci/run installs it when missing); Playwright drives it, it downloads nothing.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const OUTPUT = join(process.cwd(), 'test-output');
+
+describe('Swagger UI in a real browser (live mode: the page itself needs the admin token)', () => {
+  let sut: TestApp;
+  let browser: Browser;
+  let admin: string;
+
+  beforeAll(async () => {
+    sut = await startTestApp();
+    admin = await sut.createClient('admin');
+    await createCustomer(sut.baseUrl, await sut.createClient('partner'));
+    browser = await playwright.chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      // This machine's network is closed: no background connections, no QUIC, no sandbox as root.
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await sut?.close();
+  });
+
+  it('when an admin opens /docs, authorises with the token and runs an audit-events query with Try it out, then it answers 200 with events', async () => {
+    // The browser's own login prompt (Basic: any user name, the admin token as password).
+    const context = await browser.newContext({ httpCredentials: { username: 'admin', password: admin }, viewport: { width: 1280, height: 1600 } });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+
+    await page.goto(`${sut.baseUrl}/docs`);
+    await page.locator('.swagger-ui .info .title').waitFor();
+
+    await page.locator('button.authorize').first().click();
+    await page.locator('.modal-ux input').first().fill(admin);
+    await page.locator('.modal-ux button.authorize').click();
+    await page.locator('.modal-ux button.close-modal').click();
+
+    const operation = page.locator('.opblock-get', { has: page.locator('.opblock-summary-path[data-path="/api/v1/audit-events"]') });
+    await operation.locator('.opblock-summary').click();
+    await operation.locator('button.try-out__btn').click();
+    await operation.locator('tr[data-param-name="operation"] select').selectOption('customer.create');
+    await operation.locator('button.execute').click();
+
+    const status = operation.locator('.live-responses-table .response .response-col_status');
+    await status.waitFor();
+    const shownStatus = (await status.innerText()).trim();
+    const body = await operation.locator('.live-responses-table .response-col_description pre').first().innerText();
+    mkdirSync(OUTPUT, { recursive: true });
+    await page.screenshot({ path: join(OUTPUT, 'swagger-ui-try-it-out.png'), fullPage: true });
+    await context.close();
+
+    expect(shownStatus).toBe('200');
+    const envelope = JSON.parse(body) as { status: number; data: { events: { operation: string }[] } };
+    expect(envelope.status).toBe(200);
+    expect(envelope.data.events.length).toBeGreaterThan(0);
+    expect(envelope.data.events.every((event) => event.operation === 'customer.create')).toBe(true);
+    expect(problems).toEqual([]);
+  });
+});
