@@ -14,11 +14,42 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
     )
     .setVersion('1')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A client token from `npm run clients -- create`' })
+    .addServer('/', 'This gateway')
+    .addTag('customers', 'Customers at the provider, owned by the calling client’s tenant')
+    .addTag('balances', 'A customer’s balance, read from the provider')
+    .addTag('bank-accounts', 'Bank accounts opened at the provider; the document expiry rule is enforced here first')
+    .addTag('audit', 'The audit log, for support and compliance staff (admin)')
+    .addTag('clients', 'The calling API client, and the list of clients (admin)')
+    .addTag('health', 'Liveness and readiness probes')
     .build();
   return SwaggerModule.createDocument(app, config);
 }
 
 type Properties = Record<string, { example?: unknown }>;
+
+/** The request-body fields whose examples change with the day (see withExamplesForToday). */
+const DAILY_EXAMPLES: readonly (readonly [schema: string, property: string])[] = [
+  ['OpenBankAccountRequestDto', 'expiration_date'],
+  ['OpenBankAccountRequestDto', 'reference'],
+  ['CreateCustomerRequestDto', 'reference'],
+];
+
+function propertiesOf(document: OpenAPIObject, schema: string): Properties | undefined {
+  return (document.components?.schemas?.[schema] as { properties?: Properties } | undefined)?.properties;
+}
+
+/**
+ * The document without the examples that change every day: what openapi.json holds, and what a
+ * served document is compared with.
+ */
+export function withoutDailyExamples(document: OpenAPIObject): OpenAPIObject {
+  const stable = structuredClone(document);
+  for (const [schema, property] of DAILY_EXAMPLES) {
+    const field = propertiesOf(stable, schema)?.[property];
+    if (field) delete field.example;
+  }
+  return stable;
+}
 
 /**
  * Examples are recomputed each time the document is served, so that "Try it out" sends a body that
@@ -27,11 +58,9 @@ type Properties = Record<string, { example?: unknown }>;
  */
 export function withExamplesForToday(document: OpenAPIObject, now: Date): OpenAPIObject {
   const patched = structuredClone(document);
-  const propertiesOf = (name: string) => (patched.components?.schemas?.[name] as { properties?: Properties } | undefined)?.properties;
-  const account = propertiesOf('OpenBankAccountRequestDto');
-  if (account?.expiration_date) account.expiration_date.example = exampleDocumentExpiry(now);
-  for (const properties of [account, propertiesOf('CreateCustomerRequestDto')]) {
-    if (properties?.reference) properties.reference.example = randomUUID();
+  for (const [schema, property] of DAILY_EXAMPLES) {
+    const field = propertiesOf(patched, schema)?.[property];
+    if (field) field.example = property === 'expiration_date' ? exampleDocumentExpiry(now) : randomUUID();
   }
   return patched;
 }

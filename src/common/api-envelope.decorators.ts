@@ -46,7 +46,7 @@ export function ApiEnvelopeResponse(status: number, model: Type<unknown>, option
           status: { type: 'integer', example: status },
           message: { type: 'string', example: status === 201 ? 'Created' : 'OK' },
           data,
-          error: { type: 'null', nullable: true, example: null },
+          error: { type: 'object', nullable: true, example: null, description: 'Always null on success' },
         },
       },
     }),

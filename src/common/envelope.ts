@@ -50,7 +50,7 @@ export class ErrorEnvelopeSchema {
   @ApiProperty({ example: 401 })
   readonly status!: number;
 
-  @ApiProperty({ type: 'null', nullable: true, example: null })
+  @ApiProperty({ type: 'object', additionalProperties: false, nullable: true, example: null, description: 'Always null on an error' })
   readonly data!: null;
 
   @ApiProperty({ example: 'Unauthorized' })

@@ -3,7 +3,8 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
 import { HealthCheck, HealthCheckResult, HealthCheckService } from '@nestjs/terminus';
 import { Public } from '../auth/http/auth.decorators';
-import { ApiErrorResponses } from '../common/api-envelope.decorators';
+import { ApiEnvelopeResponse, ApiErrorResponses } from '../common/api-envelope.decorators';
+import { HealthStatusResponseDto, LivenessResponseDto } from './health-status.response.dto';
 import { Drain, ShuttingDown } from '../common/drain';
 import { DatabaseHealthIndicator, UpstreamCircuitIndicator } from './health.indicators';
 
@@ -21,14 +22,21 @@ export class HealthController {
   ) {}
 
   @Get('live')
-  @ApiOperation({ summary: 'Liveness: the process answers' })
+  @ApiEnvelopeResponse(200, LivenessResponseDto)
+  @ApiOperation({ summary: 'Liveness: the process answers', description: 'For the orchestrator’s liveness probe; no dependency is checked. Never rate limited.' })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   @Get('ready')
-  @HealthCheck()
-  @ApiOperation({ summary: 'Readiness: PostgreSQL answers and the instance is not shutting down (the provider circuit state is reported, not checked)' })
+  // Documented here (inside the envelope), not by Terminus (which documents the bare result).
+  @HealthCheck({ swaggerDocumentation: false })
+  @ApiEnvelopeResponse(200, HealthStatusResponseDto)
+  @ApiOperation({
+    summary: 'Readiness: PostgreSQL answers and the instance is not shutting down',
+    description:
+      'For the load balancer. 503 while PostgreSQL does not answer or while the instance drains for shutdown. The provider circuit state is reported, not checked. Never rate limited.',
+  })
   @ApiErrorResponses(503)
   ready(): Promise<HealthCheckResult> {
     // Shutting down: the load balancer stops sending new requests while those in flight finish.

@@ -46,7 +46,7 @@ export class AuditEventsController {
 
   @Get(':id')
   @Audited('audit.query')
-  @ApiOperation({ summary: 'One audit event (admin)' })
+  @ApiOperation({ summary: 'One audit event (admin)', description: 'The event with this id, as listed by the search.' })
   @ApiEnvelopeResponse(200, AuditEventResponseDto)
   @ApiErrorResponses(400, 401, 403, 404, 429, 503)
   async get(@Param() params: AuditEventIdParamDto): Promise<AuditEventResponseDto> {

@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
 import { AUDIT_OPERATIONS, AUDIT_PHASES } from '../domain/audit-event';
@@ -62,6 +62,7 @@ export class AuditEventsQueryDto {
 }
 
 export class AuditEventIdParamDto {
+  @ApiProperty({ format: 'uuid', description: 'The event’s id.' })
   @IsUUID('all', { message: 'id must be a UUID' })
   readonly id!: string;
 }

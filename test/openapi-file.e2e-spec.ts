@@ -1,0 +1,42 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { withoutDailyExamples } from '../src/swagger';
+import { startTestApp, TestApp } from './support/app';
+import { runProcess } from './support/processes';
+
+// openapi.json is checked in for partners' code generators and for the linter in .ci/run. When the
+// API changes, `npm run openapi:export` rewrites it, and these tests say when that was forgotten.
+const CHECKED_IN = join(process.cwd(), 'openapi.json');
+const EXPORT = join(process.cwd(), 'dist', 'src', 'openapi.cli.js');
+
+describe('openapi.json', () => {
+  let sut: TestApp;
+
+  beforeAll(async () => {
+    sut = await startTestApp();
+  });
+
+  afterAll(async () => {
+    await sut.close();
+  });
+
+  it('when compared with the document the service serves, then they are the same (but for the examples that change daily)', async () => {
+    const admin = await sut.createClient('admin');
+    const served = (await (await fetch(`${sut.baseUrl}/docs-json`, { headers: { authorization: `Bearer ${admin}` } })).json()) as OpenAPIObject;
+
+    const file = JSON.parse(readFileSync(CHECKED_IN, 'utf8')) as OpenAPIObject;
+
+    expect(withoutDailyExamples(served)).toEqual(file);
+  });
+
+  it('when the export script runs, then it writes exactly the checked-in file', async () => {
+    const target = join(mkdtempSync(join(tmpdir(), 'pgw-openapi-')), 'openapi.json');
+
+    const result = await runProcess(EXPORT, [target], { PATH: process.env.PATH });
+
+    expect(result.code).toBe(0);
+    expect(readFileSync(target, 'utf8')).toBe(readFileSync(CHECKED_IN, 'utf8'));
+  });
+});
