@@ -125,3 +125,20 @@ describe('Dockerfile', () => {
     }
   });
 });
+
+describe('docs/operations.md', () => {
+  const rows = [...readFileSync(join(process.cwd(), 'docs', 'operations.md'), 'utf8').matchAll(/^\| `([A-Z][A-Z0-9_]+)` \| ([^|]+) \|/gm)].map(([, name, cell]) => ({ name, cell: cell.trim() }));
+
+  it('when its configuration table is read, then it lists exactly the variables the service reads', () => {
+    expect(rows.map((row) => row.name).sort()).toEqual([...knownVariables()].sort());
+  });
+
+  it('when a default is given as a value, then it is the schema’s default', () => {
+    const defaults = validateEnvironment({}) as unknown as Record<string, unknown>;
+    for (const { name, cell } of rows) {
+      const literal = /^`(.*)`$/.exec(cell);
+      if (!literal) continue; // "unset", "empty", "generated"
+      expect({ name, default: literal[1] }).toEqual({ name, default: String(defaults[name]) });
+    }
+  });
+});
