@@ -46,15 +46,20 @@ export async function createApp(
   // Constraints that need the Clock (the expiry rule, past dates) come from Nest's container;
   // class-validator's own come from its default container. Not `app` itself: the application
   // logs every failed lookup at error level, and most lookups are class-validator's own classes.
+  // Answers are kept: a failed lookup throws, and validation asks for every constraint every time.
   const moduleRef = app.get(ModuleRef);
+  const known = new Map<Type, unknown>();
   useContainer(
     {
       get: (type: Type) => {
-        try {
-          return moduleRef.get<unknown, unknown>(type, { strict: false });
-        } catch {
-          return undefined;
+        if (!known.has(type)) {
+          try {
+            known.set(type, moduleRef.get<unknown, unknown>(type, { strict: false }));
+          } catch {
+            known.set(type, undefined);
+          }
         }
+        return known.get(type);
       },
     },
     { fallback: true },
