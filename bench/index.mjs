@@ -1,0 +1,39 @@
+// npm run bench [-- <command> [options]]
+//   throughput [--connections 50] [--duration 10] [--profile]   gateway vs sandbox vs bare proxy
+//   audit [--rows 10000000]                                     the audit log at scale
+//   all                                                         both (the default)
+// BENCH_DATABASE_URL=postgres://… runs against that server (in a scratch database); otherwise an
+// embedded PostgreSQL is started in a scratch directory.
+import { parseArgs } from 'node:util';
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    connections: { type: 'string', default: '50' },
+    duration: { type: 'string', default: '10' },
+    rows: { type: 'string', default: '10000000' },
+    profile: { type: 'boolean', default: false },
+  },
+});
+const command = positionals[0] ?? 'all';
+if (!['throughput', 'audit', 'all'].includes(command)) {
+  process.stderr.write(`unknown command ${command}: throughput | audit | all\n`);
+  process.exit(2);
+}
+
+const started = Date.now();
+if (command === 'throughput' || command === 'all') {
+  const { throughput, report } = await import('./throughput.mjs');
+  const result = await throughput({ connections: Number(values.connections), duration: Number(values.duration), profile: values.profile });
+  process.stdout.write(`\n## Throughput\n\n${report(result)}\n`);
+  if (values.profile) {
+    const { summariseProfiles } = await import('./profile.mjs');
+    process.stdout.write(`\n## Where the gateway's time goes (CPU profile, self time)\n\n${summariseProfiles()}\n`);
+  }
+}
+if (command === 'audit' || command === 'all') {
+  const { auditAtScale, report } = await import('./audit-scale.mjs');
+  process.stdout.write(`\n## The audit log at scale\n\n${report(await auditAtScale({ rows: Number(values.rows) }))}\n`);
+}
+process.stdout.write(`\n(${((Date.now() - started) / 1000).toFixed(0)} s in all)\n`);
+process.exit(0);

@@ -1,0 +1,122 @@
+// What every benchmark needs: the built service's modules, processes, a database, a table.
+import { spawn } from 'node:child_process';
+import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const require = createRequire(import.meta.url);
+export const ROOT = join(import.meta.dirname, '..');
+/** The compiled service (npm run bench builds it first). */
+export const dist = (path) => require(join(ROOT, 'dist', 'src', path));
+
+export function scratchDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  chmodSync(dir, 0o755); // the embedded PostgreSQL may run as the postgres user
+  return dir;
+}
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * A node process writing to a log file (not a pipe: a load generator busy in this process must not
+ * slow a server down by reading its logs late). Resolves once `ready` (a pattern) appears in that
+ * file, or once `ready` (a function) resolves true.
+ */
+export async function startNode(args, env, ready, { timeoutMs = 60_000 } = {}) {
+  const logFile = join(scratchDir('pgw-bench-log-'), 'output.log');
+  const fd = openSync(logFile, 'w');
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  const output = () => readFileSync(logFile, 'utf8');
+  const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + timeoutMs;
+  const isReady = typeof ready === 'function' ? ready : async () => ready.test(output());
+  while (!(await isReady())) {
+    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited ${child.exitCode}:\n${output().slice(-4000)}`);
+    if (Date.now() > deadline) throw new Error(`${args.join(' ')} did not start:\n${output().slice(-4000)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    child,
+    output,
+    logFile,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Peak and current resident memory of a process, from /proc (Linux). */
+export function memoryOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssMiB: kib('VmRSS') / 1024, peakRssMiB: kib('VmHWM') / 1024 };
+}
+
+/**
+ * A PostgreSQL for the benchmark: BENCH_DATABASE_URL when set (a scratch database is created in it
+ * and dropped afterwards), else an embedded one in a scratch directory.
+ */
+export async function benchDatabase(log) {
+  const { Client } = require('pg');
+  const external = process.env.BENCH_DATABASE_URL;
+  if (external) {
+    const name = `pgw_bench_${process.pid}`;
+    const admin = new Client({ connectionString: external });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const url = new URL(external);
+    url.pathname = `/${name}`;
+    return {
+      url: url.toString(),
+      description: `${describe(url)} (external)`,
+      async stop() {
+        const again = new Client({ connectionString: external });
+        await again.connect();
+        await again.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await again.end();
+      },
+    };
+  }
+  const { resolveDatabase } = dist('database/database-handle.js');
+  const { validateEnvironment } = dist('config/load-config.js');
+  const dataDir = scratchDir('pgw-bench-');
+  const handle = await resolveDatabase(validateEnvironment({ DATA_DIR: dataDir }), { info: log, warn: log, debug: () => undefined });
+  return { url: handle.url, description: handle.description, stop: () => handle.stop(), dataDir };
+}
+
+function describe(url) {
+  return `${url.hostname}:${url.port || 5432}${url.pathname}`;
+}
+
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** Prints rows as a Markdown table (what docs/benchmarks.md holds). */
+export function table(headers, rows) {
+  const line = (cells) => `| ${cells.join(' | ')} |`;
+  return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+export const fixed = (value, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+
+/** Resolves true once `url` answers 200. */
+export const answers = (url) => () => fetch(url).then((r) => r.ok, () => false);
