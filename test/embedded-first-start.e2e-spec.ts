@@ -1,6 +1,6 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanEnv, freePort, runProcess, scratchDataDir, startProcess, Started, waitForOutput } from './support/processes';
+import { cleanEnv, clusterPid, freePort, removeDataDir, runProcess, scratchDataDir, startProcess, Started, waitForOutput } from './support/processes';
 
 /**
  * What a new user does: the built service with no environment at all. It must start its own
@@ -9,11 +9,6 @@ import { cleanEnv, freePort, runProcess, scratchDataDir, startProcess, Started, 
  */
 const MAIN = join(process.cwd(), 'dist', 'src', 'main.js');
 const CLIENTS = join(process.cwd(), 'dist', 'src', 'auth', 'cli', 'clients.cli.js');
-
-function clusterPid(dataDir: string): number | undefined {
-  const pidFile = join(dataDir, 'postgres', 'postmaster.pid');
-  return existsSync(pidFile) ? Number.parseInt(readFileSync(pidFile, 'utf8').split('\n')[0], 10) : undefined;
-}
 
 describe('first start with embedded defaults', () => {
   let dataDir: string;
@@ -27,16 +22,7 @@ describe('first start with embedded defaults', () => {
       service.child.kill('SIGKILL');
       await service.exited;
     }
-    const pid = clusterPid(dataDir);
-    if (pid) {
-      try {
-        process.kill(pid, 'SIGINT');
-      } catch {
-        // not running
-      }
-    }
-    await new Promise((r) => setTimeout(r, 500));
-    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+    await removeDataDir(dataDir);
   });
 
   it('when started with no environment, then it serves, prints tokens once, shares its database and stops cleanly', async () => {

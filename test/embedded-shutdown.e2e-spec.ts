@@ -1,19 +1,13 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildBankAccountRequest } from './support/builders';
 import { callApi, createCustomer } from './support/http';
-import { cleanEnv, freePort, scratchDataDir, startProcess, Started, waitForOutput } from './support/processes';
+import { cleanEnv, clusterPid, freePort, removeDataDir, scratchDataDir, startProcess, Started, waitForOutput } from './support/processes';
 
 /**
  * SIGTERM with requests in flight, on the built service with its embedded defaults (its own
  * PostgreSQL, the in-process sandbox made slow with a latency fault).
  */
 const MAIN = join(process.cwd(), 'dist', 'src', 'main.js');
-
-function clusterPid(dataDir: string): number | undefined {
-  const pidFile = join(dataDir, 'postgres', 'postmaster.pid');
-  return existsSync(pidFile) ? Number.parseInt(readFileSync(pidFile, 'utf8').split('\n')[0], 10) : undefined;
-}
 
 interface Running {
   readonly service: Started;
@@ -81,16 +75,7 @@ describe('graceful shutdown', () => {
   });
 
   afterAll(async () => {
-    const pid = clusterPid(dataDir);
-    if (pid) {
-      try {
-        process.kill(pid, 'SIGINT');
-      } catch {
-        // not running
-      }
-    }
-    await new Promise((r) => setTimeout(r, 500));
-    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+    await removeDataDir(dataDir);
   });
 
   it('when SIGTERM arrives with requests in flight, then readiness and new requests get 503 while those finish and are audited, then the database stops', async () => {

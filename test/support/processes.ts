@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -53,4 +53,24 @@ export async function waitForOutput(started: Started, pattern: RegExp, timeoutMs
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${started.output()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** The pid of the embedded PostgreSQL running on `dataDir`, if one is. */
+export function clusterPid(dataDir: string): number | undefined {
+  const pidFile = join(dataDir, 'postgres', 'postmaster.pid');
+  return existsSync(pidFile) ? Number.parseInt(readFileSync(pidFile, 'utf8').split('\n')[0], 10) : undefined;
+}
+
+/** Stops an embedded PostgreSQL a test left behind, and removes its scratch DATA_DIR. */
+export async function removeDataDir(dataDir: string): Promise<void> {
+  const pid = clusterPid(dataDir);
+  if (pid) {
+    try {
+      process.kill(pid, 'SIGINT');
+    } catch {
+      // not running
+    }
+  }
+  await new Promise((r) => setTimeout(r, 500));
+  rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
 }
