@@ -2,6 +2,7 @@
 // Fastify + undici proxy, and through the gateway (auth, validation, tenancy, idempotency, audit,
 // signing, encryption). Every server runs in a process of its own; autocannon runs here.
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { benchDatabase, dist, fixed, freePort, memoryOf, ROOT, scratchDir, startNode, table } from './support.mjs';
@@ -115,7 +116,6 @@ export async function throughput({ connections = 50, duration = 10, profile = fa
     const { readUpstreamPublicKey } = dist('upstream/upstream-public-key.js');
     const { JwePayloadCipher } = dist('upstream/payload-cipher.js');
     const { RequestSigner } = dist('upstream/request-signer.js');
-    const { readFileSync } = await import('node:fs');
     const pem = readFileSync(join(dataDir, 'sandbox', 'public.pem'), 'utf8');
     const key = readUpstreamPublicKey(pem);
     const cipher = new JwePayloadCipher(key.key);

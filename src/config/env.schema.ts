@@ -35,6 +35,11 @@ function toInteger({ value }: { value: unknown }): unknown {
   return value;
 }
 
+/** A true/false variable (true/false, 1/0, yes/no, on/off). */
+function IsFlag(): PropertyDecorator {
+  return applyDecorators(Transform(toBoolean), IsBoolean());
+}
+
 /** An integer variable within [min, max]; half-numeric strings are refused, not truncated. */
 function IsIntegerBetween(min: number, max: number): PropertyDecorator {
   return applyDecorators(Transform(toInteger), IsInt(), Min(min), Max(max));
@@ -121,8 +126,7 @@ export class EnvironmentVariables {
   @IsIntegerBetween(1, 200)
   readonly DATABASE_POOL_SIZE: number = 10;
 
-  @Transform(toBoolean)
-  @IsBoolean()
+  @IsFlag()
   readonly MIGRATIONS_RUN: boolean = true;
 
   @IsString()
@@ -188,12 +192,10 @@ export class EnvironmentVariables {
   @MinLength(16)
   readonly SANDBOX_BEARER_TOKEN?: string = undefined;
 
-  @Transform(toBoolean)
-  @IsBoolean()
+  @IsFlag()
   readonly DOCS_ENABLED: boolean = true;
 
-  @Transform(toBoolean)
-  @IsBoolean()
+  @IsFlag()
   readonly TRUST_PROXY: boolean = false;
 
   @IsString()
@@ -205,8 +207,7 @@ export class EnvironmentVariables {
   @IsIntegerBetween(365, 3650)
   readonly AUDIT_RETENTION_DAYS: number = 400;
 
-  @Transform(toBoolean)
-  @IsBoolean()
+  @IsFlag()
   readonly AUDIT_PURGE_DAILY: boolean = true;
 
   /** How long a reference's result is kept for replay. */
@@ -237,17 +238,14 @@ export class EnvironmentVariables {
   readonly CORS_ORIGINS: string = '';
 
   /** Live mode: /docs and /docs-json without an admin token. Sandbox mode always serves them openly. */
-  @Transform(toBoolean)
-  @IsBoolean()
+  @IsFlag()
   readonly DOCS_PUBLIC: boolean = false;
 
-  @Transform(toBoolean)
-  @IsBoolean()
+  @IsFlag()
   readonly METRICS_ENABLED: boolean = true;
 
   /** Live mode: /metrics without an admin token. Sandbox mode always serves it openly. */
-  @Transform(toBoolean)
-  @IsBoolean()
+  @IsFlag()
   readonly METRICS_PUBLIC: boolean = false;
 
   /** On SIGTERM/SIGINT: how long in-flight requests may take before their connections are closed. */

@@ -12,22 +12,17 @@ export interface Tracker {
   readonly per: 'client' | 'ip';
 }
 
-const TRACKER = Symbol('rate-limit-tracker');
-type Tracked = FastifyRequest & { [TRACKER]?: Promise<Tracker> };
-
 /**
  * Whom a request counts against: its client when the token is valid, else its source IP (so
- * guessing tokens is limited too). Decided once per request; the token lookup is shared with the
- * authentication guard.
+ * guessing tokens is limited too). The token is looked up once per request (authenticationOf
+ * keeps the answer), and the authentication guard reuses it.
  */
 export function trackerOf(request: FastifyRequest, clients: ApiClientsService): Promise<Tracker> {
-  const tracked = request as Tracked;
-  tracked[TRACKER] ??= authenticationOf(request, clients).then(
+  return authenticationOf(request, clients).then(
     (client): Tracker => ({ key: `client:${client.id}`, per: 'client' }),
     // No token, a bad one, or the token store is down: authentication will say which.
     (): Tracker => ({ key: `ip:${request.ip}`, per: 'ip' }),
   );
-  return tracked[TRACKER];
 }
 
 /**

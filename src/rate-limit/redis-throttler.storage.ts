@@ -41,7 +41,6 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy 
     private readonly prefix = 'partner-gateway:rate:',
   ) {
     this.redis = new Redis(url, {
-      lazyConnect: false,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectTimeout: 1000,
