@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { isUuid } from '../../common/field-rules';
+import { GroupCommit } from '../../database/group-commit';
 import { whileDatabaseAvailable } from '../../database/store-errors';
 import { AuditEvent, AuditEventFilter, AuditPage, AuditPosition } from '../domain/audit-event';
 import { AuditLog } from '../domain/audit-log.port';
@@ -9,16 +10,59 @@ import { AuditEventEntity } from './audit-event.entity';
 import { AuditEventMapper } from './audit-event.mapper';
 
 /** occurred_at to the microsecond, so a page boundary never skips or repeats an event. */
+/** Every column, with the type its array parameter is cast to: one statement text for any batch. */
+const COLUMNS: [column: string, type: string, field: keyof AuditEventEntity][] = [
+  ['id', 'uuid', 'id'],
+  ['occurred_at', 'timestamptz', 'occurredAt'],
+  ['request_id', 'text', 'requestId'],
+  ['client_id', 'uuid', 'clientId'],
+  ['client_name', 'text', 'clientName'],
+  ['tenant', 'text', 'tenant'],
+  ['operation', 'text', 'operation'],
+  ['phase', 'text', 'phase'],
+  ['http_method', 'text', 'httpMethod'],
+  ['route', 'text', 'route'],
+  ['reference', 'uuid', 'reference'],
+  ['customer_id', 'uuid', 'customerId'],
+  ['currency', 'text', 'currency'],
+  ['http_status', 'smallint', 'httpStatus'],
+  ['upstream_status', 'smallint', 'upstreamStatus'],
+  ['error_id', 'uuid', 'errorId'],
+  ['error_code', 'text', 'errorCode'],
+  ['upstream_error_id', 'text', 'upstreamErrorId'],
+  ['error_message', 'text', 'errorMessage'],
+  ['latency_ms', 'integer', 'latencyMs'],
+  ['upstream_latency_ms', 'integer', 'upstreamLatencyMs'],
+  ['source_ip', 'text', 'sourceIp'],
+  ['replayed', 'boolean', 'replayed'],
+];
+const INSERT_SQL =
+  `INSERT INTO audit_events (${COLUMNS.map(([column]) => column).join(', ')}) ` +
+  `SELECT * FROM unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})`;
+
 const POSITION_SQL = `to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 @Injectable()
 export class TypeOrmAuditLogRepository extends AuditLog {
+  /**
+   * Events written at the same moment by concurrent requests share one INSERT and one commit; each
+   * request still waits for its own event to be committed (see GroupCommit).
+   */
+  private readonly inserts = new GroupCommit<AuditEventEntity>((rows) => this.insertRows(rows));
+
   constructor(@InjectRepository(AuditEventEntity) private readonly rows: Repository<AuditEventEntity>) {
     super();
   }
 
-  async append(event: AuditEvent): Promise<void> {
-    await this.rows.insert(AuditEventMapper.toRow(event));
+  append(event: AuditEvent): Promise<void> {
+    return this.inserts.write(AuditEventMapper.toRow(event));
+  }
+
+  private async insertRows(rows: AuditEventEntity[]): Promise<void> {
+    await this.rows.query(
+      INSERT_SQL,
+      COLUMNS.map(([, , field]) => rows.map((row) => row[field])),
+    );
   }
 
   async find(filter: AuditEventFilter, limit: number, after?: AuditPosition): Promise<AuditPage> {

@@ -1,0 +1,83 @@
+import { GroupCommit } from './group-commit';
+
+/** A writer that records each batch and lets the test decide when each one finishes. */
+function controlledWriter(refuse: (row: number) => boolean = () => false) {
+  const batches: number[][] = [];
+  const pending: (() => void)[] = [];
+  const writeRows = (rows: number[]) =>
+    new Promise<void>((resolve, reject) => {
+      batches.push(rows);
+      pending.push(() => (rows.some(refuse) ? reject(new Error(`refused ${rows.join(',')}`)) : resolve()));
+    });
+  /** Finishes every write started so far, and lets the promise callbacks run. */
+  const finishAll = async () => {
+    while (pending.length > 0) {
+      pending.splice(0).forEach((finish) => finish());
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+  return { batches, writeRows, finishAll, inFlight: () => pending.length };
+}
+
+describe('GroupCommit', () => {
+  it('when nothing else is being written, then a row is written at once and alone', async () => {
+    const writer = controlledWriter();
+    const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 1 });
+
+    const written = commits.write(1);
+
+    expect(writer.batches).toEqual([[1]]);
+    await writer.finishAll();
+    await expect(written).resolves.toBeUndefined();
+  });
+
+  it('when rows arrive while a write is in flight, then they wait and go together, in order', async () => {
+    const writer = controlledWriter();
+    const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 1 });
+
+    const all = [1, 2, 3, 4].map((row) => commits.write(row));
+    expect(writer.batches).toEqual([[1]]);
+    await writer.finishAll();
+
+    await expect(Promise.all(all)).resolves.toHaveLength(4);
+    expect(writer.batches).toEqual([[1], [2, 3, 4]]);
+  });
+
+  it('when more rows wait than a batch holds, then batches are capped and no more than maxInFlight run at once', async () => {
+    const writer = controlledWriter();
+    const commits = new GroupCommit(writer.writeRows, { maxBatch: 3, maxInFlight: 2 });
+
+    const all = Array.from({ length: 11 }, (_, row) => commits.write(row));
+    expect(writer.inFlight()).toBe(2);
+    await writer.finishAll();
+
+    await Promise.all(all);
+    expect(writer.batches).toEqual([[0], [1], [2, 3, 4], [5, 6, 7], [8, 9, 10]]);
+  });
+
+  it('when a batch is refused because of one row, then only that row fails and the others are written', async () => {
+    const writer = controlledWriter((row) => row === 3);
+    const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 1 });
+
+    const settled = Promise.allSettled([1, 2, 3, 4].map((row) => commits.write(row)));
+    await writer.finishAll();
+    const outcomes = await settled;
+
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[2] as PromiseRejectedResult).reason).toEqual(new Error('refused 3'));
+    expect(writer.batches).toEqual([[1], [2, 3, 4], [2], [3], [4]]);
+  });
+
+  it('when a lone row is refused, then its caller gets the error and later rows are still written', async () => {
+    const writer = controlledWriter((row) => row === 1);
+    const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 1 });
+
+    const first = expect(commits.write(1)).rejects.toThrow('refused 1');
+    await writer.finishAll();
+    await first;
+
+    const second = commits.write(2);
+    await writer.finishAll();
+    await expect(second).resolves.toBeUndefined();
+  });
+});

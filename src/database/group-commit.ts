@@ -1,0 +1,58 @@
+interface Waiting<T> {
+  row: T;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit for single-row writes that callers must await: rows that arrive while earlier ones
+ * are being written wait and go together, as one statement in one transaction. Under no load a row
+ * is written at once, alone; under load, many requests share one round trip and one commit
+ * instead of each paying for its own. Every caller still learns when its own row is committed.
+ *
+ * A failed batch of several rows is retried row by row, so that one bad row (a value the table
+ * refuses) fails only its own caller and not the requests it happened to be batched with.
+ */
+export class GroupCommit<T> {
+  private readonly waiting: Waiting<T>[] = [];
+  private inFlight = 0;
+
+  constructor(
+    private readonly writeRows: (rows: T[]) => Promise<void>,
+    private readonly limits: { maxBatch: number; maxInFlight: number } = { maxBatch: 200, maxInFlight: 2 },
+  ) {}
+
+  /** Resolves once `row` is committed; rejects with the write's error when it is not. */
+  write(row: T): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ row, resolve, reject });
+      this.startNext();
+    });
+  }
+
+  private startNext(): void {
+    while (this.waiting.length > 0 && this.inFlight < this.limits.maxInFlight) {
+      const batch = this.waiting.splice(0, this.limits.maxBatch);
+      this.inFlight++;
+      void this.commit(batch).finally(() => {
+        this.inFlight--;
+        this.startNext();
+      });
+    }
+  }
+
+  private async commit(batch: Waiting<T>[]): Promise<void> {
+    try {
+      await this.writeRows(batch.map((entry) => entry.row));
+      for (const entry of batch) entry.resolve();
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0].reject(error);
+        return;
+      }
+      for (const entry of batch) {
+        await this.writeRows([entry.row]).then(entry.resolve, entry.reject);
+      }
+    }
+  }
+}

@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import { AuditEvent } from '../src/audit/domain/audit-event';
+import { AuditLog } from '../src/audit/domain/audit-log.port';
+import { CustomerOwnership } from '../src/customers/domain/customer-ownership.port';
+import { startTestApp, TestApp } from './support/app';
+
+/** The writes and reads every partner request makes, against the real tables. */
+describe('persistence on the request path', () => {
+  let t: TestApp;
+  let log: AuditLog;
+  let ownership: CustomerOwnership;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    log = t.app.get(AuditLog);
+    ownership = t.app.get(CustomerOwnership);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  function event(overrides: Partial<AuditEvent> = {}): AuditEvent {
+    return { id: randomUUID(), occurredAt: new Date(), requestId: randomUUID(), operation: 'balance.read', phase: 'succeeded', ...overrides };
+  }
+
+  describe('audit events', () => {
+    it('when an event carries every field, then each one is stored as given', async () => {
+      const full: AuditEvent = event({
+        occurredAt: new Date('2026-03-04T05:06:07.089Z'),
+        clientId: randomUUID(),
+        clientName: 'ios-app',
+        tenant: 'acme',
+        sourceIp: '2001:db8::1',
+        operation: 'bank_account.create',
+        phase: 'unknown',
+        httpMethod: 'POST',
+        route: '/api/v1/bank-accounts',
+        reference: randomUUID(),
+        customerId: randomUUID(),
+        currency: 'EUR',
+        httpStatus: 502,
+        upstreamStatus: 500,
+        errorId: randomUUID(),
+        errorCode: 'UPSTREAM.UNAVAILABLE',
+        upstreamErrorId: 'prov-err-17',
+        errorMessage: 'The provider did not answer',
+        latencyMs: 1234,
+        upstreamLatencyMs: 1200,
+        replayed: true,
+      });
+
+      await log.append(full);
+
+      expect(await log.get(full.id)).toEqual(full);
+    });
+
+    it('when an event leaves the optional fields out, then they are stored empty and replayed is false', async () => {
+      const bare = event();
+
+      await log.append(bare);
+
+      expect(await log.get(bare.id)).toEqual({ ...bare, replayed: false });
+    });
+
+    it('when 300 events are written at once, then all are stored, sharing a few commits between them', async () => {
+      const events = Array.from({ length: 300 }, () => event());
+
+      await Promise.all(events.map((one) => log.append(one)));
+
+      const ids = events.map((one) => one.id);
+      const [stored]: { events: string; commits: string }[] = await t.dataSource.query(
+        'SELECT count(*) AS events, count(DISTINCT xmin::text) AS commits FROM audit_events WHERE id = ANY($1::uuid[])',
+        [ids],
+      );
+      expect(Number(stored.events)).toBe(300);
+      expect(Number(stored.commits)).toBeLessThanOrEqual(10);
+    });
+
+    it('when one event of a batch is refused by the table, then only its writer fails and the rest are stored', async () => {
+      const events = Array.from({ length: 20 }, () => event());
+      const refused = event({ currency: 'EURO' });
+      events.splice(10, 0, refused);
+
+      const outcomes = await Promise.allSettled(events.map((one) => log.append(one)));
+
+      expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toHaveLength(1);
+      expect(outcomes[10].status).toBe('rejected');
+      const [stored]: { events: string }[] = await t.dataSource.query('SELECT count(*) AS events FROM audit_events WHERE id = ANY($1::uuid[])', [
+        events.map((one) => one.id),
+      ]);
+      expect(Number(stored.events)).toBe(20);
+      expect(await log.get(refused.id)).toBeUndefined();
+    });
+  });
+
+  describe("customers' tenants", () => {
+    it('when a customer is not known yet, then that is not remembered: its tenant is found once it is assigned', async () => {
+      const customerId = randomUUID();
+      expect(await ownership.tenantOf(customerId)).toBeUndefined();
+
+      await t.dataSource.query(`INSERT INTO customer_tenants (customer_id, tenant, linked_by) VALUES ($1, 'acme', 'linked')`, [customerId]);
+
+      expect(await ownership.tenantOf(customerId)).toBe('acme');
+    });
+
+    it('when a tenant has been found, then it is answered from memory without asking the database again', async () => {
+      const customerId = randomUUID();
+      await ownership.assign(customerId, 'acme', 'created');
+      expect(await ownership.tenantOf(customerId)).toBe('acme');
+
+      // Nothing deletes these rows; this stands in for "the database is not asked".
+      await t.dataSource.query('DELETE FROM customer_tenants WHERE customer_id = $1', [customerId]);
+
+      expect(await ownership.tenantOf(customerId)).toBe('acme');
+    });
+
+    it('when another tenant already holds the customer, then assign answers that tenant and it is the one remembered', async () => {
+      const customerId = randomUUID();
+      await ownership.assign(customerId, 'first', 'created');
+
+      expect(await ownership.assign(customerId, 'second', 'linked')).toBe('first');
+      expect(await ownership.tenantOf(customerId)).toBe('first');
+    });
+  });
+});
