@@ -1,5 +1,6 @@
 // npm run bench [-- <command> [options]]
-//   throughput [--connections 50] [--duration 10] [--profile]   gateway vs sandbox vs bare proxy
+//   throughput [--connections 50] [--duration 10] [--rate 200] [--profile]
+//                                                               gateway vs sandbox vs bare proxy
 //   audit [--rows 10000000]                                     the audit log at scale
 //   all                                                         both (the default)
 // BENCH_DATABASE_URL=postgres://… runs against that server (in a scratch database); otherwise an
@@ -11,6 +12,7 @@ const { positionals, values } = parseArgs({
   options: {
     connections: { type: 'string', default: '50' },
     duration: { type: 'string', default: '10' },
+    rate: { type: 'string', default: '200' },
     rows: { type: 'string', default: '10000000' },
     profile: { type: 'boolean', default: false },
   },
@@ -24,7 +26,12 @@ if (!['throughput', 'audit', 'all'].includes(command)) {
 const started = Date.now();
 if (command === 'throughput' || command === 'all') {
   const { throughput, report } = await import('./throughput.mjs');
-  const result = await throughput({ connections: Number(values.connections), duration: Number(values.duration), profile: values.profile });
+  const result = await throughput({
+    connections: Number(values.connections),
+    duration: Number(values.duration),
+    rate: Number(values.rate),
+    profile: values.profile,
+  });
   process.stdout.write(`\n## Throughput\n\n${report(result)}\n`);
   if (values.profile) {
     const { summariseProfiles } = await import('./profile.mjs');

@@ -1,6 +1,6 @@
 // What every benchmark needs: the built service's modules, processes, a database, a table.
 import { spawn } from 'node:child_process';
-import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { chmodSync, closeSync, mkdtempSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -120,3 +120,67 @@ export const fixed = (value, digits = 1) => (Number.isFinite(value) ? value.toFi
 
 /** Resolves true once `url` answers 200. */
 export const answers = (url) => () => fetch(url).then((r) => r.ok, () => false);
+
+const TICKS_PER_SECOND = 100; // USER_HZ: what /proc reports CPU time in, on Linux
+
+/** CPU seconds a process has used so far (user + system), or NaN once it is gone. */
+function cpuSecondsOfPid(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
+}
+
+function childrenOf(pid) {
+  const found = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ')[1] === String(pid)) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/**
+ * CPU seconds used so far by a process and, with `tree`, by each of its children (a PostgreSQL
+ * server's backends), by pid: compare two readings with cpuSecondsBetween.
+ */
+export function cpuReading(pid, { tree = false } = {}) {
+  const pids = tree ? [pid, ...childrenOf(pid)] : [pid];
+  return new Map(pids.map((one) => [one, cpuSecondsOfPid(one)]).filter(([, seconds]) => Number.isFinite(seconds)));
+}
+
+/** CPU seconds used between two readings; a child that started in between counts from zero. */
+export function cpuSecondsBetween(before, after) {
+  let seconds = 0;
+  for (const [pid, now] of after) seconds += now - (before.get(pid) ?? 0);
+  return seconds;
+}
+
+/** Busy and total CPU seconds of the whole machine, from /proc/stat. */
+export function machineCpu() {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
+  const idle = ticks[3] + ticks[4];
+  return { busy: (total - idle) / TICKS_PER_SECOND, total: total / TICKS_PER_SECOND };
+}
+
+/** The PostgreSQL server's main process, when it runs on this machine (else undefined). */
+export async function postmasterOf(url) {
+  const { Client } = require('pg');
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const [{ pid }] = (await client.query('SELECT pg_backend_pid() AS pid')).rows;
+    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+  } catch {
+    return undefined;
+  } finally {
+    await client.end();
+  }
+}

@@ -3,9 +3,10 @@
 // signing, encryption). Every server runs in a process of its own; autocannon runs here.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { benchDatabase, dist, fixed, freePort, memoryOf, ROOT, scratchDir, startNode, table } from './support.mjs';
+import { benchDatabase, cpuReading, cpuSecondsBetween, dist, fixed, freePort, machineCpu, memoryOf, postmasterOf, ROOT, scratchDir, startNode, table } from './support.mjs';
 
 const SANDBOX_TOKEN = 'sbx_bench_token_0123456789abcdef';
 
@@ -41,26 +42,50 @@ function run(options) {
   });
 }
 
-/** One scenario: a warm-up, then the measured run. */
-async function measure(name, options, { connections, duration, samplePid }) {
-  await run({ ...options, connections, duration: 2 });
+/** CPU readings of each process that takes part, of the load generator (this one), of the machine. */
+function cpuNow(processes) {
+  const usage = process.cpuUsage();
+  return {
+    ...Object.fromEntries(Object.entries(processes).map(([name, { pid, tree }]) => [name, cpuReading(pid, { tree })])),
+    'load generator': new Map([[process.pid, (usage.user + usage.system) / 1e6]]),
+    machine: new Map([[0, machineCpu().busy]]),
+  };
+}
+
+/**
+ * One scenario: a warm-up, then the measured run. Each connection sends its next request as soon
+ * as the last is answered; with `rate`, no faster than that many requests per second in all.
+ */
+async function measure(name, options, { connections, duration, samplePid, processes = {}, rate }) {
+  const paced = rate ? { overallRate: rate } : {};
+  await run({ ...options, ...paced, connections, duration: 2 });
   let peak = 0;
   const sampler = samplePid ? setInterval(() => (peak = Math.max(peak, memoryOf(samplePid).rssMiB)), 100) : undefined;
-  const result = await run({ ...options, connections, duration });
+  const before = cpuNow(processes);
+  const wallBefore = process.hrtime.bigint();
+  const result = await run({ ...options, ...paced, connections, duration });
+  const wallSeconds = Number(process.hrtime.bigint() - wallBefore) / 1e9;
+  const after = cpuNow(processes);
   if (sampler) clearInterval(sampler);
   const failures = result.errors + result.timeouts + result.non2xx;
+  const total = result.requests.total;
+  const cpuMsPerRequest = Object.fromEntries(Object.keys(after).map((key) => [key, (1000 * cpuSecondsBetween(before[key], after[key])) / Math.max(1, total)]));
   return {
     name,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     failures,
-    total: result.requests.total,
+    total,
     peakRssMiB: peak || undefined,
+    cpuMsPerRequest,
+    machineBusy: cpuSecondsBetween(before.machine, after.machine) / (wallSeconds * availableCpus()),
   };
 }
 
-export async function throughput({ connections = 50, duration = 10, profile = false } = {}) {
+const availableCpus = () => (typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
+
+export async function throughput({ connections = 50, duration = 10, rate = 200, profile = false } = {}) {
   const log = (message) => process.stderr.write(`[bench] ${message}\n`);
   const dataDir = scratchDir('pgw-bench-run-');
   const database = await benchDatabase(log);
@@ -139,24 +164,24 @@ export async function throughput({ connections = 50, duration = 10, profile = fa
       },
     });
 
-    const common = { connections, duration, samplePid: undefined };
-    const rows = [];
+    const postmaster = await postmasterOf(database.url);
+    const processes = {
+      gateway: { pid: service.child.pid },
+      sandbox: { pid: sandbox.child.pid },
+      'bare proxy': { pid: proxy.child.pid },
+      ...(postmaster ? { PostgreSQL: { pid: postmaster, tree: true } } : {}),
+    };
     const balancePath = `/api/v1/customer/balance/${customerId}`;
-    rows.push(await measure('balance: sandbox directly', { url: sandboxUrl, requests: [{ method: 'GET', path: balancePath, headers: providerAuth }] }, common));
-    rows.push(await measure('balance: bare proxy', { url: proxyUrl, requests: [{ method: 'GET', path: balancePath, headers: providerAuth }] }, common));
-    rows.push(
-      await measure(
-        'balance: gateway',
-        { url: serviceUrl, requests: [{ method: 'GET', path: `/api/v1/customers/${customerId}/balance`, headers: { authorization: `Bearer ${token}` } }] },
-        { ...common, samplePid: service.child.pid },
-      ),
-    );
-    rows.push(await measure('bank account: sandbox directly', { url: sandboxUrl, requests: [sealedRequest('/payments/banks/account')] }, common));
-    rows.push(await measure('bank account: bare proxy', { url: proxyUrl, requests: [sealedRequest('/payments/banks/account')] }, common));
-    rows.push(
-      await measure(
-        'bank account: gateway',
-        {
+    const targets = {
+      balance: {
+        'sandbox directly': { url: sandboxUrl, requests: [{ method: 'GET', path: balancePath, headers: providerAuth }] },
+        'bare proxy': { url: proxyUrl, requests: [{ method: 'GET', path: balancePath, headers: providerAuth }] },
+        gateway: { url: serviceUrl, requests: [{ method: 'GET', path: `/api/v1/customers/${customerId}/balance`, headers: { authorization: `Bearer ${token}` } }] },
+      },
+      'bank account': {
+        'sandbox directly': { url: sandboxUrl, requests: [sealedRequest('/payments/banks/account')] },
+        'bare proxy': { url: proxyUrl, requests: [sealedRequest('/payments/banks/account')] },
+        gateway: {
           url: serviceUrl,
           requests: [
             {
@@ -170,27 +195,41 @@ export async function throughput({ connections = 50, duration = 10, profile = fa
             },
           ],
         },
-        { ...common, samplePid: service.child.pid },
-      ),
-    );
+      },
+    };
+    const rows = [];
+    const paced = [];
+    for (const [call, byTarget] of Object.entries(targets)) {
+      for (const [target, options] of Object.entries(byTarget)) {
+        const samplePid = target === 'gateway' ? service.child.pid : undefined;
+        rows.push(await measure(`${call}: ${target}`, options, { connections, duration, samplePid, processes }));
+      }
+    }
+    for (const [call, byTarget] of Object.entries(targets)) {
+      for (const target of ['sandbox directly', 'gateway']) {
+        paced.push(await measure(`${call}: ${target}`, byTarget[target], { connections: 1, duration, processes, rate }));
+      }
+    }
     const memory = memoryOf(service.child.pid);
     if (sealed.length < next) log(`warning: ${next} sealed requests used, ${sealed.length} prepared: some references repeated`);
-    return { rows, memory, connections, duration, database: database.description };
+    return { rows, paced, rate, memory, connections, duration, database: database.description };
   } finally {
     for (const process of started.reverse()) await process.stop();
     await database.stop();
   }
 }
 
-export function report({ rows, memory, connections, duration, database }) {
+export function report({ rows, paced, rate, memory, connections, duration, database }) {
   const by = Object.fromEntries(rows.map((row) => [row.name, row]));
   const lines = [];
   lines.push(`Loopback, ${connections} connections, ${duration} s per scenario after a 2 s warm-up; database: ${database}.`);
   lines.push('');
+  lines.push('At saturation (each connection sends again as soon as it is answered):');
+  lines.push('');
   lines.push(
     table(
-      ['Scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors / non-2xx', 'requests'],
-      rows.map((row) => [row.name, fixed(row.rps, 0), fixed(row.p50, 1), fixed(row.p99, 1), String(row.failures), String(row.total)]),
+      ['Scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors / non-2xx', 'requests', 'machine CPU busy'],
+      rows.map((row) => [row.name, fixed(row.rps, 0), fixed(row.p50, 1), fixed(row.p99, 1), String(row.failures), String(row.total), `${fixed(100 * row.machineBusy, 0)}%`]),
     ),
   );
   lines.push('');
@@ -201,6 +240,36 @@ export function report({ rows, memory, connections, duration, database }) {
     return [kind, `${fixed((100 * gateway.rps) / proxy.rps, 0)}%`, `${fixed((100 * gateway.rps) / direct.rps, 0)}%`, fixed(gateway.p99 - direct.p99, 1), fixed(gateway.p99 - proxy.p99, 1)];
   };
   lines.push(table(['Call', 'gateway / bare proxy (req/s)', 'gateway / direct (req/s)', 'p99 added vs direct, ms', 'p99 added vs proxy, ms'], [compare('balance'), compare('bank account')]));
+  lines.push('');
+  lines.push('CPU time per request, ms, by process (from /proc; machine = all of it, anything else running included):');
+  lines.push('');
+  const parts = Object.keys(rows[0].cpuMsPerRequest);
+  lines.push(table(['Scenario', ...parts], rows.map((row) => [row.name, ...parts.map((part) => fixed(row.cpuMsPerRequest[part], 2))])));
+  lines.push('');
+  lines.push(
+    `One request at a time, at most ${rate} per second: the latency the gateway itself adds, without queueing. ` +
+      `(At saturation, as above, latency is mostly the wait behind the other connections' requests.)`,
+  );
+  lines.push('');
+  const pacedBy = Object.fromEntries(paced.map((row) => [row.name, row]));
+  lines.push(
+    table(
+      ['Call', 'direct p50 / p99 ms', 'gateway p50 / p99 ms', 'added p50 ms', 'added p99 ms', 'gateway req/s', 'errors / non-2xx'],
+      ['balance', 'bank account'].map((kind) => {
+        const direct = pacedBy[`${kind}: sandbox directly`];
+        const gateway = pacedBy[`${kind}: gateway`];
+        return [
+          kind,
+          `${fixed(direct.p50, 1)} / ${fixed(direct.p99, 1)}`,
+          `${fixed(gateway.p50, 1)} / ${fixed(gateway.p99, 1)}`,
+          fixed(gateway.p50 - direct.p50, 1),
+          fixed(gateway.p99 - direct.p99, 1),
+          fixed(gateway.rps, 0),
+          String(gateway.failures + direct.failures),
+        ];
+      }),
+    ),
+  );
   lines.push('');
   lines.push(`Gateway resident memory: peak ${fixed(memory.peakRssMiB, 0)} MiB (VmHWM), ${fixed(memory.rssMiB, 0)} MiB at the end.`);
   return lines.join('\n');

@@ -4,7 +4,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createDevClientsIfNone, devTokensBanner } from './auth/dev-clients';
 import { ApiClientsService } from './auth/domain/api-clients.service';
 import { createApp, drainAndClose } from './bootstrap';
-import { createBaseLogger } from './common/logging';
+import { createBaseLogger, createRequestLogDestination } from './common/logging';
 import { readConfigOrExit } from './config/load-config';
 import { DatabaseHandle, resolveDatabase } from './database/database-handle';
 import { RunningSandbox, startSandbox } from './sandbox/sandbox.runner';
@@ -13,6 +13,11 @@ import { liveUpstreamSettings, sandboxUpstreamSettings, UpstreamSettings } from 
 async function main(): Promise<void> {
   const config = readConfigOrExit();
   const log = createBaseLogger(config.LOG_LEVEL);
+  const requestLog = createRequestLogDestination();
+  const exit: (code: number) => never = (code) => {
+    requestLog.flushSync();
+    process.exit(code);
+  };
   const sandboxMode = !config.UPSTREAM_BASE_URL;
   const embeddedDefaults = sandboxMode && !config.DATABASE_URL;
 
@@ -24,7 +29,7 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) {
       log.warn({ signal }, 'Second signal: exiting now');
-      process.exit(1);
+      exit(1);
     }
     stopping = true;
     log.info({ signal, graceMs: config.SHUTDOWN_GRACE_MS }, 'Shutting down: readiness is 503, in-flight requests are finishing');
@@ -34,7 +39,7 @@ async function main(): Promise<void> {
     // Whatever happens below, the process ends: a hung close must not keep a replica half-alive.
     setTimeout(() => {
       log.error('Shutdown did not finish in time: exiting');
-      process.exit(1);
+      exit(1);
     }, config.SHUTDOWN_GRACE_MS + settleMs + 10_000).unref();
     try {
       if (app) {
@@ -44,10 +49,10 @@ async function main(): Promise<void> {
       await sandbox?.close();
       await database?.stop();
       log.info('Stopped');
-      process.exit(0);
+      exit(0);
     } catch (error) {
       log.error({ err: error }, 'Shutdown failed');
-      process.exit(1);
+      exit(1);
     }
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
@@ -72,14 +77,14 @@ async function main(): Promise<void> {
     } else {
       upstream = liveUpstreamSettings(config);
     }
-    app = await createApp(config, database.url, upstream);
+    app = await createApp(config, database.url, upstream, { logStream: requestLog });
     await app.listen({ port: config.PORT, host: config.HOST });
   } catch (error) {
     log.fatal({ err: error }, 'Start-up failed');
     await app?.close().catch(() => undefined);
     await sandbox?.close().catch(() => undefined);
     await database?.stop().catch(() => undefined);
-    process.exit(1);
+    exit(1);
   }
 
   const address = app.getHttpServer().address();

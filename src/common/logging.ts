@@ -55,6 +55,15 @@ export function loggerParams(level: LogLevel, stream?: DestinationStream): Param
   };
 }
 
+/**
+ * Where the running service's request log goes: stdout, written off the request path (lines that
+ * arrive while a write is in progress go out together with the next one). `flushSync` before the
+ * process exits writes whatever is still waiting.
+ */
+export function createRequestLogDestination(): DestinationStream & { flushSync(): void } {
+  return pino.destination({ fd: 1, sync: false });
+}
+
 /** For what happens before Nest is up (embedded database, configuration) and for the CLIs. */
 export function createBaseLogger(level: LogLevel, destination: 1 | 2 = 1): PinoInstance {
   return pino({ level, redact }, pino.destination({ fd: destination, sync: true }));
