@@ -1,5 +1,5 @@
 // npm run bench [-- <command> [options]]
-//   throughput [--connections 50] [--duration 10] [--rate 200] [--profile]
+//   throughput [--connections 50] [--duration 10] [--rate 200] [--calls 'balance,bank account'] [--profile]
 //                                                               gateway vs sandbox vs bare proxy
 //   audit [--rows 10000000]                                     the audit log at scale
 //   all                                                         both (the default)
@@ -13,6 +13,7 @@ const { positionals, values } = parseArgs({
     connections: { type: 'string', default: '50' },
     duration: { type: 'string', default: '10' },
     rate: { type: 'string', default: '200' },
+    calls: { type: 'string', default: 'balance,bank account' },
     rows: { type: 'string', default: '10000000' },
     profile: { type: 'boolean', default: false },
   },
@@ -31,6 +32,7 @@ if (command === 'throughput' || command === 'all') {
     duration: Number(values.duration),
     rate: Number(values.rate),
     profile: values.profile,
+    calls: values.calls.split(',').map((call) => call.trim()),
   });
   process.stdout.write(`\n## Throughput\n\n${report(result)}\n`);
   if (values.profile) {

@@ -125,11 +125,16 @@ const TICKS_PER_SECOND = 100; // USER_HZ: what /proc reports CPU time in, on Lin
 
 /** CPU seconds a process has used so far (user + system), or NaN once it is gone. */
 function cpuSecondsOfPid(pid) {
+  return userAndSystemSecondsOf(pid).reduce((a, b) => a + b, 0);
+}
+
+/** [user, system] CPU seconds of a process so far: system is time in the kernel (sockets, files). */
+export function userAndSystemSecondsOf(pid) {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    return [Number(fields[11]) / TICKS_PER_SECOND, Number(fields[12]) / TICKS_PER_SECOND];
   } catch {
-    return NaN;
+    return [NaN, NaN];
   }
 }
 

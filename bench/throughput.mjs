@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { benchDatabase, cpuReading, cpuSecondsBetween, dist, fixed, freePort, machineCpu, memoryOf, postmasterOf, ROOT, scratchDir, startNode, table } from './support.mjs';
+import { benchDatabase, cpuReading, cpuSecondsBetween, dist, fixed, freePort, machineCpu, memoryOf, userAndSystemSecondsOf, postmasterOf, ROOT, scratchDir, startNode, table } from './support.mjs';
 
 const SANDBOX_TOKEN = 'sbx_bench_token_0123456789abcdef';
 
@@ -61,11 +61,13 @@ async function measure(name, options, { connections, duration, samplePid, proces
   await run({ ...options, ...paced, connections, duration: 2 });
   let peak = 0;
   const sampler = samplePid ? setInterval(() => (peak = Math.max(peak, memoryOf(samplePid).rssMiB)), 100) : undefined;
+  const kernelBefore = samplePid ? userAndSystemSecondsOf(samplePid) : undefined;
   const before = cpuNow(processes);
   const wallBefore = process.hrtime.bigint();
   const result = await run({ ...options, ...paced, connections, duration });
   const wallSeconds = Number(process.hrtime.bigint() - wallBefore) / 1e9;
   const after = cpuNow(processes);
+  const kernelAfter = samplePid ? userAndSystemSecondsOf(samplePid) : undefined;
   if (sampler) clearInterval(sampler);
   const failures = result.errors + result.timeouts + result.non2xx;
   const total = result.requests.total;
@@ -80,12 +82,14 @@ async function measure(name, options, { connections, duration, samplePid, proces
     peakRssMiB: peak || undefined,
     cpuMsPerRequest,
     machineBusy: cpuSecondsBetween(before.machine, after.machine) / (wallSeconds * availableCpus()),
+    /** Of the measured process's CPU time, the share spent in the kernel. */
+    kernelShare: kernelBefore ? (kernelAfter[1] - kernelBefore[1]) / (kernelAfter[0] + kernelAfter[1] - kernelBefore[0] - kernelBefore[1]) : undefined,
   };
 }
 
 const availableCpus = () => (typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
 
-export async function throughput({ connections = 50, duration = 10, rate = 200, profile = false } = {}) {
+export async function throughput({ connections = 50, duration = 10, rate = 200, profile = false, calls = ['balance', 'bank account'] } = {}) {
   const log = (message) => process.stderr.write(`[bench] ${message}\n`);
   const dataDir = scratchDir('pgw-bench-run-');
   const database = await benchDatabase(log);
@@ -199,13 +203,14 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
     };
     const rows = [];
     const paced = [];
-    for (const [call, byTarget] of Object.entries(targets)) {
+    const chosen = Object.entries(targets).filter(([call]) => calls.includes(call));
+    for (const [call, byTarget] of chosen) {
       for (const [target, options] of Object.entries(byTarget)) {
         const samplePid = target === 'gateway' ? service.child.pid : undefined;
         rows.push(await measure(`${call}: ${target}`, options, { connections, duration, samplePid, processes }));
       }
     }
-    for (const [call, byTarget] of Object.entries(targets)) {
+    for (const [call, byTarget] of chosen) {
       for (const target of ['sandbox directly', 'gateway']) {
         paced.push(await measure(`${call}: ${target}`, byTarget[target], { connections: 1, duration, processes, rate }));
       }
@@ -239,12 +244,17 @@ export function report({ rows, paced, rate, memory, connections, duration, datab
     const gateway = by[`${kind}: gateway`];
     return [kind, `${fixed((100 * gateway.rps) / proxy.rps, 0)}%`, `${fixed((100 * gateway.rps) / direct.rps, 0)}%`, fixed(gateway.p99 - direct.p99, 1), fixed(gateway.p99 - proxy.p99, 1)];
   };
-  lines.push(table(['Call', 'gateway / bare proxy (req/s)', 'gateway / direct (req/s)', 'p99 added vs direct, ms', 'p99 added vs proxy, ms'], [compare('balance'), compare('bank account')]));
+  const calls = [...new Set(rows.map((row) => row.name.split(':')[0]))];
+  lines.push(table(['Call', 'gateway / bare proxy (req/s)', 'gateway / direct (req/s)', 'p99 added vs direct, ms', 'p99 added vs proxy, ms'], calls.map(compare)));
   lines.push('');
   lines.push('CPU time per request, ms, by process (from /proc; machine = all of it, anything else running included):');
   lines.push('');
   const parts = Object.keys(rows[0].cpuMsPerRequest);
   lines.push(table(['Scenario', ...parts], rows.map((row) => [row.name, ...parts.map((part) => fixed(row.cpuMsPerRequest[part], 2))])));
+  lines.push('');
+  for (const row of rows.filter((one) => one.kernelShare !== undefined)) {
+    lines.push(`- ${row.name}: ${fixed(100 * row.kernelShare, 0)}% of the gateway's CPU time is in the kernel (its sockets and log writes).`);
+  }
   lines.push('');
   lines.push(
     `One request at a time, at most ${rate} per second: the latency the gateway itself adds, without queueing. ` +
@@ -255,7 +265,7 @@ export function report({ rows, paced, rate, memory, connections, duration, datab
   lines.push(
     table(
       ['Call', 'direct p50 / p99 ms', 'gateway p50 / p99 ms', 'added p50 ms', 'added p99 ms', 'gateway req/s', 'errors / non-2xx'],
-      ['balance', 'bank account'].map((kind) => {
+      calls.map((kind) => {
         const direct = pacedBy[`${kind}: sandbox directly`];
         const gateway = pacedBy[`${kind}: gateway`];
         return [

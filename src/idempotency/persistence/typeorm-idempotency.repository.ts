@@ -22,6 +22,9 @@ const CLAIM_SQL = `
            AND (k.state = 'retryable' OR (k.state = 'in_flight' AND k.locked_until <= EXCLUDED.created_at)))
   RETURNING k.reference`;
 
+/** Once per mutating request: plain SQL, without the query builder's cost. */
+const COMPLETE_SQL = `UPDATE idempotency_keys SET state = 'completed', result = $3::jsonb, locked_until = NULL WHERE client_id = $1 AND reference = $2`;
+
 @Injectable()
 export class TypeOrmIdempotencyRepository extends IdempotencyStore {
   constructor(@InjectRepository(IdempotencyKeyEntity) private readonly rows: Repository<IdempotencyKeyEntity>) {
@@ -50,9 +53,7 @@ export class TypeOrmIdempotencyRepository extends IdempotencyStore {
   }
 
   async complete(key: IdempotencyKey, result: unknown): Promise<void> {
-    await whileDatabaseAvailable(() =>
-      this.rows.update({ clientId: key.clientId, reference: key.reference }, { state: 'completed', result: result as object, lockedUntil: null }),
-    );
+    await whileDatabaseAvailable(() => this.rows.query(COMPLETE_SQL, [key.clientId, key.reference, JSON.stringify(result)]));
   }
 
   async release(key: IdempotencyKey): Promise<void> {
