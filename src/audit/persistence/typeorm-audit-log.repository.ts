@@ -10,36 +10,6 @@ import { AuditEventEntity } from './audit-event.entity';
 import { AuditEventMapper } from './audit-event.mapper';
 
 /** occurred_at to the microsecond, so a page boundary never skips or repeats an event. */
-/** Every column, with the type its array parameter is cast to: one statement text for any batch. */
-const COLUMNS: [column: string, type: string, field: keyof AuditEventEntity][] = [
-  ['id', 'uuid', 'id'],
-  ['occurred_at', 'timestamptz', 'occurredAt'],
-  ['request_id', 'text', 'requestId'],
-  ['client_id', 'uuid', 'clientId'],
-  ['client_name', 'text', 'clientName'],
-  ['tenant', 'text', 'tenant'],
-  ['operation', 'text', 'operation'],
-  ['phase', 'text', 'phase'],
-  ['http_method', 'text', 'httpMethod'],
-  ['route', 'text', 'route'],
-  ['reference', 'uuid', 'reference'],
-  ['customer_id', 'uuid', 'customerId'],
-  ['currency', 'text', 'currency'],
-  ['http_status', 'smallint', 'httpStatus'],
-  ['upstream_status', 'smallint', 'upstreamStatus'],
-  ['error_id', 'uuid', 'errorId'],
-  ['error_code', 'text', 'errorCode'],
-  ['upstream_error_id', 'text', 'upstreamErrorId'],
-  ['error_message', 'text', 'errorMessage'],
-  ['latency_ms', 'integer', 'latencyMs'],
-  ['upstream_latency_ms', 'integer', 'upstreamLatencyMs'],
-  ['source_ip', 'text', 'sourceIp'],
-  ['replayed', 'boolean', 'replayed'],
-];
-const INSERT_SQL =
-  `INSERT INTO audit_events (${COLUMNS.map(([column]) => column).join(', ')}) ` +
-  `SELECT * FROM unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})`;
-
 const POSITION_SQL = `to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 @Injectable()
@@ -50,8 +20,22 @@ export class TypeOrmAuditLogRepository extends AuditLog {
    */
   private readonly inserts = new GroupCommit<AuditEventEntity>((rows) => this.insertRows(rows));
 
+  /**
+   * One statement for any number of events: each column arrives as one array parameter, cast to
+   * the column's own type, and unnest turns the arrays back into rows. Built from the entity, so a
+   * column added there is written here too.
+   */
+  private readonly insert: { sql: string; parameters: (rows: AuditEventEntity[]) => unknown[][] };
+
   constructor(@InjectRepository(AuditEventEntity) private readonly rows: Repository<AuditEventEntity>) {
     super();
+    const columns = rows.metadata.columns;
+    const names = columns.map((column) => `"${column.databaseName}"`).join(', ');
+    const arrays = columns.map((column, i) => `$${i + 1}::${String(column.type)}[]`).join(', ');
+    this.insert = {
+      sql: `INSERT INTO audit_events (${names}) SELECT * FROM unnest(${arrays})`,
+      parameters: (batch) => columns.map((column) => batch.map((row) => row[column.propertyName as keyof AuditEventEntity])),
+    };
   }
 
   append(event: AuditEvent): Promise<void> {
@@ -59,10 +43,7 @@ export class TypeOrmAuditLogRepository extends AuditLog {
   }
 
   private async insertRows(rows: AuditEventEntity[]): Promise<void> {
-    await this.rows.query(
-      INSERT_SQL,
-      COLUMNS.map(([, , field]) => rows.map((row) => row[field])),
-    );
+    await this.rows.query(this.insert.sql, this.insert.parameters(rows));
   }
 
   async find(filter: AuditEventFilter, limit: number, after?: AuditPosition): Promise<AuditPage> {
