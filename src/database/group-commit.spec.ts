@@ -22,7 +22,7 @@ function controlledWriter(refuse: (row: number) => boolean = () => false) {
 describe('GroupCommit', () => {
   it('when nothing else is being written, then a row is written at once and alone', async () => {
     const writer = controlledWriter();
-    const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 1 });
+    const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 1, isRowError: () => true });
 
     const written = commits.write(1);
 
@@ -33,7 +33,7 @@ describe('GroupCommit', () => {
 
   it('when rows arrive while a write is in flight, then they wait and go together, in order', async () => {
     const writer = controlledWriter();
-    const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 1 });
+    const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 1, isRowError: () => true });
 
     const all = [1, 2, 3, 4].map((row) => commits.write(row));
     expect(writer.batches).toEqual([[1]]);
@@ -45,7 +45,7 @@ describe('GroupCommit', () => {
 
   it('when more rows wait than a batch holds, then batches are capped and no more than maxInFlight run at once', async () => {
     const writer = controlledWriter();
-    const commits = new GroupCommit(writer.writeRows, { maxBatch: 3, maxInFlight: 2 });
+    const commits = new GroupCommit(writer.writeRows, { maxBatch: 3, maxInFlight: 2, isRowError: () => true });
 
     const all = Array.from({ length: 11 }, (_, row) => commits.write(row));
     expect(writer.inFlight()).toBe(2);
@@ -57,7 +57,7 @@ describe('GroupCommit', () => {
 
   it('when a batch is refused because of one row, then only that row fails and the others are written', async () => {
     const writer = controlledWriter((row) => row === 3);
-    const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 1 });
+    const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 1, isRowError: () => true });
 
     const settled = Promise.allSettled([1, 2, 3, 4].map((row) => commits.write(row)));
     await writer.finishAll();
@@ -68,9 +68,21 @@ describe('GroupCommit', () => {
     expect(writer.batches).toEqual([[1], [2, 3, 4], [2], [3], [4]]);
   });
 
+  it('when a batch fails for a reason that is not its data, then every caller gets that error and nothing is retried', async () => {
+    const writer = controlledWriter((row) => row >= 2);
+    const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 1, isRowError: () => false });
+
+    const settled = Promise.allSettled([1, 2, 3, 4].map((row) => commits.write(row)));
+    await writer.finishAll();
+    const outcomes = await settled;
+
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'rejected']);
+    expect(writer.batches).toEqual([[1], [2, 3, 4]]);
+  });
+
   it('when a lone row is refused, then its caller gets the error and later rows are still written', async () => {
     const writer = controlledWriter((row) => row === 1);
-    const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 1 });
+    const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 1, isRowError: () => true });
 
     const first = expect(commits.write(1)).rejects.toThrow('refused 1');
     await writer.finishAll();

@@ -10,8 +10,10 @@ interface Waiting<T> {
  * is written at once, alone; under load, many requests share one round trip and one commit
  * instead of each paying for its own. Every caller still learns when its own row is committed.
  *
- * A failed batch of several rows is retried row by row, so that one bad row (a value the table
- * refuses) fails only its own caller and not the requests it happened to be batched with.
+ * A batch refused because of its data is retried row by row, so that one bad row (a value the
+ * table refuses) fails only its own caller and not the requests it happened to be batched with.
+ * Any other failure (the database is down) fails the whole batch at once: retrying each row alone
+ * would only make every caller wait for the same error many times over.
  */
 export class GroupCommit<T> {
   private readonly waiting: Waiting<T>[] = [];
@@ -19,7 +21,7 @@ export class GroupCommit<T> {
 
   constructor(
     private readonly writeRows: (rows: T[]) => Promise<void>,
-    private readonly limits: { maxBatch: number; maxInFlight: number } = { maxBatch: 200, maxInFlight: 2 },
+    private readonly options: { maxBatch: number; maxInFlight: number; isRowError: (error: unknown) => boolean },
   ) {}
 
   /** Resolves once `row` is committed; rejects with the write's error when it is not. */
@@ -31,8 +33,8 @@ export class GroupCommit<T> {
   }
 
   private startNext(): void {
-    while (this.waiting.length > 0 && this.inFlight < this.limits.maxInFlight) {
-      const batch = this.waiting.splice(0, this.limits.maxBatch);
+    while (this.waiting.length > 0 && this.inFlight < this.options.maxInFlight) {
+      const batch = this.waiting.splice(0, this.options.maxBatch);
       this.inFlight++;
       void this.commit(batch).finally(() => {
         this.inFlight--;
@@ -46,8 +48,8 @@ export class GroupCommit<T> {
       await this.writeRows(batch.map((entry) => entry.row));
       for (const entry of batch) entry.resolve();
     } catch (error) {
-      if (batch.length === 1) {
-        batch[0].reject(error);
+      if (batch.length === 1 || !this.options.isRowError(error)) {
+        for (const entry of batch) entry.reject(error);
         return;
       }
       for (const entry of batch) {

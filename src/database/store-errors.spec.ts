@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { isDatabaseUnavailable } from './store-errors';
+import { isDatabaseUnavailable, isRefusedData } from './store-errors';
 
 const failed = (code: string) => new QueryFailedError('SELECT 1', [], Object.assign(new Error('x'), { code }));
 
@@ -23,5 +23,18 @@ describe('isDatabaseUnavailable', () => {
     ['a plain bug', new TypeError('x is undefined')],
   ])('when the error is %s, then it is not an availability problem', (_, error) => {
     expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});
+
+describe('isRefusedData', () => {
+  it.each([
+    ['a value too long (22001)', failed('22001'), true],
+    ['a check constraint (23514)', failed('23514'), true],
+    ['a unique violation (23505)', failed('23505'), true],
+    ['an administrator shutdown (57P01)', failed('57P01'), false],
+    ['a refused connection', Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), false],
+    ['a plain bug', new TypeError('x is undefined'), false],
+  ])('when the error is %s, then refused data is %s', (_, error, expected) => {
+    expect(isRefusedData(error)).toBe(expected);
   });
 });

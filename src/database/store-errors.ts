@@ -29,6 +29,16 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|pool.*(ended|destroyed)/i.test(message);
 }
 
+/**
+ * The statement was refused because of the values it carried: a data exception (SQLSTATE class 22,
+ * such as a value too long) or an integrity constraint (class 23).
+ */
+export function isRefusedData(error: unknown): boolean {
+  const driverError = error instanceof QueryFailedError ? (error.driverError as unknown) : error;
+  const code = (driverError as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code);
+}
+
 /** Runs a store operation, turning "database down" into DatabaseUnavailable. */
 export async function whileDatabaseAvailable<T>(work: () => Promise<T>): Promise<T> {
   try {

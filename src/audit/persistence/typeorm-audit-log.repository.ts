@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { isUuid } from '../../common/field-rules';
 import { GroupCommit } from '../../database/group-commit';
-import { whileDatabaseAvailable } from '../../database/store-errors';
+import { isRefusedData, whileDatabaseAvailable } from '../../database/store-errors';
 import { AuditEvent, AuditEventFilter, AuditPage, AuditPosition } from '../domain/audit-event';
 import { AuditLog } from '../domain/audit-log.port';
 import { AuditEventEntity } from './audit-event.entity';
@@ -18,7 +18,11 @@ export class TypeOrmAuditLogRepository extends AuditLog {
    * Events written at the same moment by concurrent requests share one INSERT and one commit; each
    * request still waits for its own event to be committed (see GroupCommit).
    */
-  private readonly inserts = new GroupCommit<AuditEventEntity>((rows) => this.insertRows(rows));
+  private readonly inserts = new GroupCommit<AuditEventEntity>((rows) => this.insertRows(rows), {
+    maxBatch: 200,
+    maxInFlight: 2,
+    isRowError: isRefusedData,
+  });
 
   /**
    * One statement for any number of events: each column arrives as one array parameter, cast to
