@@ -9,6 +9,8 @@ import { AppModule } from './app.module';
 import { requireAdminFor, AdminPath } from './auth/http/admin-paths';
 import { ApiClientsService } from './auth/domain/api-clients.service';
 import { Drain, ShuttingDown } from './common/drain';
+import { isUnder } from './common/http/canonical-target';
+import { edgeServerOptions, installEdgeHooks, targetOf } from './common/http/edge';
 import { requestContextOf } from './common/request-context';
 import { REQUEST_ID_HEADER, requestIdFor } from './common/request-id';
 import { corsOrigins, operationalAccess } from './config/env.schema';
@@ -29,6 +31,11 @@ export async function createApp(
   options: { logStream?: DestinationStream } = {},
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
+    ...edgeServerOptions({
+      requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
+      keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS,
+    }),
     genReqId: requestIdFor,
     requestIdHeader: false,
     trustProxy: config.TRUST_PROXY,
@@ -71,11 +78,12 @@ export async function createApp(
     requestContextOf(request.raw).sourceIp = request.ip;
     void reply.header(REQUEST_ID_HEADER, request.id);
   });
+  installEdgeHooks(fastify);
 
   const drain = app.get(Drain);
   const leaveDrain = new WeakMap<object, () => void>();
   fastify.addHook('onRequest', async (request, reply) => {
-    if (drain.isDraining && !request.url.startsWith('/health/')) {
+    if (drain.isDraining && !isUnder('/health', targetOf(request.raw).path)) {
       void reply.header('connection', 'close');
       throw new ShuttingDown();
     }

@@ -4,6 +4,10 @@
  */
 export type ErrorKind =
   | 'invalid_input'
+  | 'request_timeout'
+  | 'uri_too_long'
+  | 'headers_too_large'
+  | 'client_closed'
   | 'unauthenticated'
   | 'forbidden'
   | 'not_found'

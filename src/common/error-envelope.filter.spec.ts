@@ -41,9 +41,20 @@ describe('describeException', () => {
     expect(problem.details).not.toContain('password');
   });
 
-  it('when Nest raises 4xx, then its status and message are kept', () => {
-    expect(describeException(new NotFoundException('Cannot GET /x'))).toMatchObject({ status: 404, message: 'Cannot GET /x' });
-    expect(describeException(new BadRequestException('Body is not valid JSON'))).toMatchObject({ status: 400 });
+  it('when the router raises 404, then its message, which names the raw URL and its query, is not echoed', () => {
+    const problem = describeException(new NotFoundException('Cannot GET /api/v1/x?phone=4915123456789&token=pgw_secret'));
+
+    expect(problem).toMatchObject({ status: 404, code: 'ROUTE.NOT_FOUND', message: 'No such route' });
+    expect(JSON.stringify(problem)).not.toMatch(/phone|pgw_|\/api/);
+  });
+
+  it('when Nest raises another 4xx, then its status is kept and its message is not echoed', () => {
+    expect(describeException(new BadRequestException('Unexpected token in {"document_number":"C01X00T47"'))).toEqual({
+      status: 400,
+      code: 'HTTP.400',
+      message: 'Bad Request',
+      details: 'Bad Request',
+    });
   });
 
   it('when a health check fails, then 503 names the failing checks only', () => {

@@ -5,10 +5,16 @@ import { InjectPinoLogger, PinoLogger } from 'nestjs-pino';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ErrorKind, FieldProblem } from './domain-error';
 import { ErrorEnvelope } from './envelope';
+import { interruptionOf } from './http/interruption';
 import { RequestRecorder } from './request-recorder.port';
 
 const STATUS_BY_KIND: Record<ErrorKind, number> = {
   invalid_input: 400,
+  request_timeout: 408,
+  uri_too_long: 414,
+  headers_too_large: 431,
+  // nginx's convention for a caller that hung up before its request arrived whole.
+  client_closed: 499,
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
@@ -31,7 +37,7 @@ const FASTIFY_ERRORS: Record<string, { code: string; message: string }> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'REQUEST.BAD_CONTENT_LENGTH', message: 'The Content-Length header does not match the body' },
 };
 
-interface Problem {
+export interface Problem {
   readonly status: number;
   readonly code: string;
   readonly message: string;
@@ -57,6 +63,10 @@ function fromHttpException(exception: HttpException): Problem {
   const status = exception.getStatus();
   const body = exception.getResponse();
   const text = STATUS_CODES[status] ?? 'Error';
+  if (status === 404) {
+    // The router's own 404 names the method and the raw URL, query included: never echoed.
+    return { status, code: 'ROUTE.NOT_FOUND', message: 'No such route', details: 'No endpoint matches this method and path' };
+  }
   if (status >= 500) {
     // Terminus puts its per-check result here; name the failing checks, nothing else.
     const failing =
@@ -70,13 +80,8 @@ function fromHttpException(exception: HttpException): Problem {
       details: failing.length > 0 ? `Failing checks: ${failing.join(', ')}` : text,
     };
   }
-  const said =
-    typeof body === 'string'
-      ? body
-      : typeof body === 'object' && body !== null && 'message' in body && typeof body.message === 'string'
-        ? body.message
-        : text;
-  return { status, code: `HTTP.${status}`, message: said, details: said };
+  // Other framework exceptions may carry what the caller sent; only the status is said.
+  return { status, code: `HTTP.${status}`, message: text, details: text };
 }
 
 function fromFastifyError(error: { code: string; statusCode: number }): Problem | undefined {
@@ -119,6 +124,21 @@ export function describeException(exception: unknown): Problem {
   };
 }
 
+/** The body of an error response. */
+export function errorEnvelope(problem: Problem, errorId: string): ErrorEnvelope {
+  return {
+    status: problem.status,
+    data: null,
+    message: STATUS_CODES[problem.status] ?? (problem.status === 499 ? 'Client Closed Request' : 'Error'),
+    error: {
+      id: errorId,
+      details: problem.details,
+      message: problem.message,
+      ...(problem.fields && problem.fields.length > 0 ? { fields: problem.fields } : {}),
+    },
+  };
+}
+
 /**
  * The one place that shapes errors. Every exception becomes the envelope with a fresh error id,
  * logged once; stack traces, SQL and upstream bodies stay in the logs, never in the response.
@@ -136,28 +156,20 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
   }
 
   private async respond(exception: unknown, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const errorId = randomUUID();
-    let problem = describeException(exception);
+    // A timeout or a caller that hung up is answered as what it was, under the id already shown.
+    const interrupted = interruptionOf(request, exception);
+    const errorId = interrupted?.errorId ?? randomUUID();
+    let problem = describeException(interrupted?.error ?? exception);
     this.log(problem, errorId, request.id);
     try {
-      await this.recorder?.recordFailure(request, { errorId, code: problem.code, status: problem.status, message: problem.message }, exception);
+      await this.recorder?.recordFailure(request, { errorId, code: problem.code, status: problem.status, message: problem.message }, interrupted?.error ?? exception);
     } catch (recordingFailure) {
       // The request could not be recorded: it fails closed, under the same error id.
       problem = describeException(recordingFailure);
       this.log(problem, errorId, request.id);
     }
 
-    const envelope: ErrorEnvelope = {
-      status: problem.status,
-      data: null,
-      message: STATUS_CODES[problem.status] ?? 'Error',
-      error: {
-        id: errorId,
-        details: problem.details,
-        message: problem.message,
-        ...(problem.fields && problem.fields.length > 0 ? { fields: problem.fields } : {}),
-      },
-    };
+    const envelope = errorEnvelope(problem, errorId);
     if (problem.retryAfterSeconds !== undefined) {
       void reply.header('retry-after', String(Math.max(1, Math.ceil(problem.retryAfterSeconds))));
     }

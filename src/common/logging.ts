@@ -4,6 +4,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import pino, { DestinationStream, Logger as PinoInstance } from 'pino';
 import type { LogLevel } from '../config/env.schema';
+import { CanonicalTarget, isUnder, MAX_PATH_LENGTH } from './http/canonical-target';
+import { targetOf } from './http/edge';
 
 /**
  * Belt and braces: the serializers below keep only a few request fields, and these paths are
@@ -29,6 +31,23 @@ export const REDACTED_PATHS = [
 
 const redact = { paths: REDACTED_PATHS, censor: '[REDACTED]' };
 
+/** Query parameters whose names (never values) may be logged: the audit search's own. */
+const LOGGED_PARAMETER_NAMES = new Set(['reference', 'error_id', 'customer_id', 'operation', 'outcome', 'client', 'from', 'to', 'limit', 'cursor']);
+
+/**
+ * A request's URL as logged: the canonical path, and of the query only the names of the API's own
+ * parameters, every value redacted (a query can carry anything a caller typed: tokens, phone numbers).
+ */
+export function loggedUrl(target: Pick<CanonicalTarget, 'path' | 'query'>): string {
+  const path = target.path.length > MAX_PATH_LENGTH ? `${target.path.slice(0, MAX_PATH_LENGTH)}…` : target.path;
+  if (target.query === '') return path;
+  const names = target.query.split('&').map((pair) => {
+    const name = pair.split('=', 1)[0];
+    return LOGGED_PARAMETER_NAMES.has(name) ? `${name}=[REDACTED]` : '[REDACTED]';
+  });
+  return `${path}?${names.join('&')}`;
+}
+
 /** `stream` replaces stdout, for tests that read what was logged. */
 export function loggerParams(level: LogLevel, stream?: DestinationStream): Params {
   const options = {
@@ -36,17 +55,17 @@ export function loggerParams(level: LogLevel, stream?: DestinationStream): Param
     redact,
     genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id?: string }).id ?? randomUUID(),
     serializers: {
-      req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({
+      req: (req: { id: string; method: string; remoteAddress?: string; raw?: IncomingMessage }) => ({
         id: req.id,
         method: req.method,
-        url: req.url,
+        url: req.raw ? loggedUrl(targetOf(req.raw)) : undefined,
         remoteAddress: req.remoteAddress,
       }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
     customLogLevel: (_req: IncomingMessage, res: ServerResponse, error?: Error) =>
       error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
-    autoLogging: { ignore: (req: IncomingMessage) => (req.url ?? '').startsWith('/health') },
+    autoLogging: { ignore: (req: IncomingMessage) => isUnder('/health', targetOf(req).path) },
   };
   return {
     // Nest 12's Fastify adapter does not match nestjs-pino's default route pattern; name it.

@@ -1,4 +1,5 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, Type, ValidationError, ValidationPipe } from '@nestjs/common';
+import { getMetadataStorage } from 'class-validator';
 import { DomainError, FieldProblem } from './domain-error';
 
 export class RequestValidationFailed extends DomainError {
@@ -22,9 +23,48 @@ function collect(errors: ValidationError[], parent = ''): FieldProblem[] {
   });
 }
 
+const declared = new WeakMap<Type, ReadonlySet<string>>();
+
+/** The fields a DTO declares, as own names (never what its prototype chain happens to answer). */
+function declaredFieldsOf(type: Type): ReadonlySet<string> {
+  let fields = declared.get(type);
+  if (!fields) {
+    fields = new Set(getMetadataStorage().getTargetValidationMetadatas(type, '', true, false).map((rule) => rule.propertyName));
+    declared.set(type, fields);
+  }
+  return fields;
+}
+
+/**
+ * class-validator's whitelist looks a key up in a plain object, so `constructor`, `toString` or
+ * `__proto__` pass as known. Here every key a body or query carries must be a field its DTO
+ * declares; unknown ones are named together with the other fields' problems.
+ */
+class StrictValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const type = metadata.metatype;
+    if ((metadata.type !== 'body' && metadata.type !== 'query') || !type || typeof value !== 'object' || value === null || Array.isArray(value)) {
+      return super.transform(value, metadata);
+    }
+    const fields = declaredFieldsOf(type);
+    if (fields.size === 0) return super.transform(value, metadata);
+    const unknown = Object.keys(value).filter((key) => !fields.has(key));
+    if (unknown.length === 0) return super.transform(value, metadata);
+    const problems: FieldProblem[] = unknown.map((key) => ({ field: key, message: `${key} is not an accepted field` }));
+    const known = Object.fromEntries(Object.entries(value).filter(([key]) => fields.has(key)));
+    try {
+      await super.transform(known, metadata);
+    } catch (error) {
+      if (!(error instanceof RequestValidationFailed)) throw error;
+      problems.push(...(error.fields ?? []));
+    }
+    throw new RequestValidationFailed(problems);
+  }
+}
+
 /** The one validation pipe: unknown fields are refused, every bad field is named. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new StrictValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,

@@ -218,6 +218,18 @@ export class EnvironmentVariables {
   @IsIntegerBetween(1024, 10 * 1024 * 1024)
   readonly BODY_LIMIT_BYTES: number = 65_536;
 
+  /** A request's headers and body must arrive whole within this; past it, a 408 and the connection closed. */
+  @IsIntegerBetween(100, 600_000)
+  readonly REQUEST_TIMEOUT_MS: number = 30_000;
+
+  /** A request's headers must arrive within this (at most REQUEST_TIMEOUT_MS). */
+  @IsIntegerBetween(100, 600_000)
+  readonly HEADERS_TIMEOUT_MS: number = 10_000;
+
+  /** An idle keep-alive connection is closed after this: keep it above the load balancer's idle timeout. */
+  @IsIntegerBetween(1_000, 600_000)
+  readonly KEEP_ALIVE_TIMEOUT_MS: number = 72_000;
+
   /** Requests per minute per client token; over it, 429 with Retry-After. */
   @IsIntegerBetween(1, 1_000_000)
   readonly RATE_LIMIT_PER_MINUTE: number = 600;

@@ -88,8 +88,10 @@ export async function createSandboxServer(options: SandboxOptions): Promise<Fast
   const signatureOf = (reference: string) => createHash('sha256').update(options.publicKeyPem.trim() + reference, 'utf8').digest('hex');
 
   app.addHook('onRequest', async (request, reply) => {
-    const path = request.url.split('?')[0];
-    if (path.startsWith('/__sandbox')) return;
+    // The control routes are not journaled (decided on the matched route); the journal records the
+    // path as the gateway sent it, since what was sent is what the journal is for.
+    if (request.routeOptions.url?.startsWith('/__sandbox')) return;
+    const path = request.originalUrl.split('?')[0];
     const entry: JournalEntry = {
       at: new Date().toISOString(),
       method: request.method,
@@ -186,7 +188,7 @@ export async function createSandboxServer(options: SandboxOptions): Promise<Fast
   app.post('/api/v1/customer', async (request, reply) => {
     const body = await openBody(request, reply);
     if (!body) return reply;
-    const problems = checkCustomer(body);
+    const problems = checkCustomer(body, now());
     if (problems.length > 0) return refuse(reply, problems);
     const reference = body.reference as string;
     if (!claim(reference, reply)) return reply;

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { BANK_ACCOUNT_CURRENCIES } from '../../bank-accounts/domain/bank-account.gateway.port';
 import { isUuid } from '../../common/field-rules';
+import { isUnder } from '../../common/http/canonical-target';
+import { targetOf } from '../../common/http/edge';
 import { RecordedProblem, RequestRecorder } from '../../common/request-recorder.port';
 import { requestContextOf } from '../../common/request-context';
 import { UpstreamError } from '../../common/upstream';
@@ -27,10 +29,13 @@ function identifiersOf(request: FastifyRequest): { reference?: string; customerI
   };
 }
 
-/** Requests under /api/v1 are audited; health, docs and metrics are not. */
+/**
+ * Requests under /api/v1 are audited, however spelled: by the route the router matched, or by the
+ * canonical path when nothing matched (in any letter case). Health, docs and metrics are not.
+ */
 export function isAuditedRequest(request: FastifyRequest): boolean {
-  const path = request.url.split('?', 1)[0];
-  return path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
+  const route = request.routeOptions.url;
+  return (route !== undefined && isUnder(API_PREFIX, route)) || isUnder(API_PREFIX, targetOf(request.raw).path);
 }
 
 /**

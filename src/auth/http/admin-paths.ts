@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiClientsService } from '../domain/api-clients.service';
 import { RoleNotAllowed } from '../domain/auth.errors';
+import { targetOf } from '../../common/http/edge';
 import { bearerToken } from './bearer-auth.guard';
 
 /** The admin token from `Bearer <token>`, or the password of `Basic` (what a browser prompts for). */
@@ -21,8 +22,10 @@ export interface AdminPath {
   readonly challenge: 'basic' | 'bearer';
 }
 
-function covers(prefix: string, path: string): boolean {
-  return path === prefix || path.startsWith(`${prefix}/`) || path.startsWith(`${prefix}-`);
+function covers(prefix: string, path: string | undefined): boolean {
+  if (path === undefined) return false;
+  const lower = path.toLowerCase();
+  return lower === prefix || lower.startsWith(`${prefix}/`) || lower.startsWith(`${prefix}-`);
 }
 
 /**
@@ -32,8 +35,9 @@ function covers(prefix: string, path: string): boolean {
 export function requireAdminFor(fastify: FastifyInstance, paths: readonly AdminPath[], clients: ApiClientsService): void {
   if (paths.length === 0) return;
   fastify.addHook('onRequest', async (request: FastifyRequest, reply) => {
-    const path = request.url.split('?', 1)[0];
-    const guarded = paths.find((candidate) => covers(candidate.prefix, path));
+    // The route the router matched, and the canonical path: never the request line as spelled.
+    const path = targetOf(request.raw).path;
+    const guarded = paths.find((candidate) => covers(candidate.prefix, request.routeOptions.url) || covers(candidate.prefix, path));
     if (!guarded) return;
     try {
       const client = await clients.authenticate(adminCredential(request.headers.authorization));

@@ -1,0 +1,52 @@
+import { DomainError } from '../domain-error';
+import type { EdgeRefusal } from './canonical-target';
+
+/** A request target the edge will not read (bad escapes, dot segments, too long). */
+export class RequestTargetRefused extends DomainError {
+  constructor(refusal: EdgeRefusal) {
+    super(refusal.code, refusal.status === 414 ? 'uri_too_long' : 'invalid_input', refusal.message);
+  }
+}
+
+export class RequestTimedOut extends DomainError {
+  constructor(timeoutMs: number) {
+    super('REQUEST.TIMEOUT', 'request_timeout', 'The request did not arrive whole in time', {
+      details: `Headers and body must arrive within ${timeoutMs} ms; the connection is closed`,
+    });
+  }
+}
+
+export class RequestHeadersTooLarge extends DomainError {
+  constructor() {
+    super('REQUEST.HEADERS_TOO_LARGE', 'headers_too_large', 'The request headers are larger than the service accepts');
+  }
+}
+
+export class MalformedRequest extends DomainError {
+  constructor() {
+    super('REQUEST.MALFORMED', 'invalid_input', 'The request is not valid HTTP/1.1', {
+      details: 'The request line or a header could not be read (for example two Content-Length headers, or a control character in a header)',
+    });
+  }
+}
+
+/** The caller hung up before its request arrived whole: nothing was done for it. */
+export class ClientClosedRequest extends DomainError {
+  constructor() {
+    super('REQUEST.CLIENT_CLOSED', 'client_closed', 'The client closed the connection before the request arrived whole');
+  }
+}
+
+export class MalformedJson extends DomainError {
+  constructor(empty: boolean) {
+    super('REQUEST.MALFORMED_JSON', 'invalid_input', empty ? 'The request body is empty but the content type is JSON' : 'The request body is not valid JSON');
+  }
+}
+
+export class JsonTooDeep extends DomainError {
+  constructor(maxDepth: number) {
+    super('REQUEST.JSON_TOO_DEEP', 'invalid_input', `The JSON body is nested deeper than ${maxDepth} levels`, {
+      details: `Objects and arrays may be nested at most ${maxDepth} deep`,
+    });
+  }
+}
