@@ -3,26 +3,40 @@ import { registerDecorator, ValidationArguments, ValidationOptions, ValidatorCon
 import { parseCalendarDate, utcDate } from './calendar-date';
 import { Clock } from './clock.port';
 
-/** `YYYY-MM-DD`, a date that exists, strictly before today (UTC, from the Clock). */
+/** No date before this is a date of birth or an issue date (the provider's floor as well). */
+export const EARLIEST_DATE = '1900-01-01';
+
+/**
+ * `YYYY-MM-DD`, a date that exists, from EARLIEST_DATE, and before today (UTC, from the Clock) —
+ * or, with `todayAllowed`, not after today.
+ */
 @ValidatorConstraint({ name: 'isPastCalendarDate' })
 @Injectable()
 export class PastCalendarDateConstraint implements ValidatorConstraintInterface {
   constructor(private readonly clock: Clock) {}
 
-  validate(value: unknown): boolean {
-    return typeof value === 'string' && parseCalendarDate(value) !== undefined && value < utcDate(this.clock.now());
+  validate(value: unknown, args?: ValidationArguments): boolean {
+    if (typeof value !== 'string' || parseCalendarDate(value) === undefined || value < EARLIEST_DATE) return false;
+    const today = utcDate(this.clock.now());
+    return args?.constraints?.[0] === 'today-allowed' ? value <= today : value < today;
   }
 
   defaultMessage(args?: ValidationArguments): string {
-    return parseCalendarDate(args?.value) === undefined
-      ? `${args?.property} must be a real date in YYYY-MM-DD form`
-      : `${args?.property} must be in the past`;
+    if (parseCalendarDate(args?.value) === undefined) return `${args?.property} must be a real date in YYYY-MM-DD form`;
+    if ((args?.value as string) < EARLIEST_DATE) return `${args?.property} must be on or after ${EARLIEST_DATE}`;
+    return args?.constraints?.[0] === 'today-allowed' ? `${args?.property} must not be in the future` : `${args?.property} must be in the past`;
   }
 }
 
-export function IsPastCalendarDate(options?: ValidationOptions): PropertyDecorator {
+export function IsPastCalendarDate(options?: ValidationOptions & { todayAllowed?: boolean }): PropertyDecorator {
   return (target: object, propertyName: string | symbol) =>
-    registerDecorator({ target: target.constructor, propertyName: propertyName as string, options, validator: PastCalendarDateConstraint });
+    registerDecorator({
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options,
+      constraints: [options?.todayAllowed ? 'today-allowed' : 'before-today'],
+      validator: PastCalendarDateConstraint,
+    });
 }
 
 /** This date field comes strictly before another date field of the same object (when both are real dates). */

@@ -1,4 +1,8 @@
-/** Shared shapes of partner-facing fields. */
+import { applyDecorators } from '@nestjs/common';
+import { Transform } from 'class-transformer';
+import { IsISO31661Alpha2, IsString, IsUUID, Matches, registerDecorator, ValidationArguments } from 'class-validator';
+
+/** Shared shapes of partner-facing fields; docs/field-rules.md is their table. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Any UUID, any version, either case. */
@@ -8,4 +12,62 @@ export function isUuid(value: unknown): value is string {
 export const E164_PHONE = /^\+?[1-9]\d{6,14}$/;
 export const E164_MESSAGE = '$property must be digits with the country prefix (7 to 15 digits, optional leading +)';
 export const UUID_MESSAGE = '$property must be a UUID';
-export const COUNTRY_MESSAGE = '$property must be an ISO 3166-1 alpha-2 country code such as DE or GB';
+export const COUNTRY_MESSAGE = '$property must be an upper-case ISO 3166-1 alpha-2 country code such as DE or GB';
+/** An address with one @, a dot in its domain, and no white space (what the provider checks). */
+export const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+const lowerCase = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.toLowerCase() : value);
+const trimmed = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+/** A UUID in either case, passed on in lower case: one spelling per identifier everywhere. */
+export function IsUuidField(message = UUID_MESSAGE): PropertyDecorator {
+  return applyDecorators(Transform(lowerCase), IsUUID('all', { message }));
+}
+
+/** An assigned ISO 3166-1 alpha-2 code, upper case only (the provider refuses `de`). */
+export function IsCountryCode(): PropertyDecorator {
+  return applyDecorators(IsString(), Matches(/^[A-Z]{2}$/, { message: COUNTRY_MESSAGE }), IsISO31661Alpha2({ message: COUNTRY_MESSAGE }));
+}
+
+/**
+ * Characters no text field may hold: control characters (C0, DEL, C1), lone surrogates, and line
+ * or paragraph separators.
+ */
+const FORBIDDEN_TEXT = /[\p{Cc}\p{Zl}\p{Zp}]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/u;
+const VISIBLE = /[\p{L}\p{N}]/u;
+
+/** Why a text is not acceptable, or undefined. Length in UTF-16 code units, as the provider counts. */
+export function textProblem(value: unknown, max: number): string | undefined {
+  if (typeof value !== 'string') return 'must be a string';
+  if (FORBIDDEN_TEXT.test(value)) return 'must not contain control characters';
+  if (value.trim() !== value) return 'must not start or end with white space';
+  if (value.length === 0 || !VISIBLE.test(value)) return 'must contain a letter or a digit';
+  if (value.length > max) return `must be at most ${max} characters (UTF-16 code units; an emoji counts as two)`;
+  return undefined;
+}
+
+/**
+ * Free text (names, document fields, address lines): trimmed, then printable, with a letter or a
+ * digit, and at most `max` UTF-16 code units.
+ */
+export function IsPrintableText(max: number): PropertyDecorator {
+  return applyDecorators(
+    Transform(trimmed),
+    (target: object, propertyName: string | symbol) =>
+      registerDecorator({
+        name: 'isPrintableText',
+        target: target.constructor,
+        propertyName: propertyName as string,
+        constraints: [max],
+        validator: {
+          validate: (value: unknown) => textProblem(value, max) === undefined,
+          defaultMessage: (args?: ValidationArguments) => `${args?.property} ${textProblem(args?.value, max) ?? 'is invalid'}`,
+        },
+      }),
+  );
+}
+
+/** A whole non-negative decimal number from a query string; anything else (`0x10`, `1e3`, `16abc`) stays a string and fails @IsInt. */
+export function toDecimalInteger({ value }: { value: unknown }): unknown {
+  return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value;
+}

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsUuidField, toDecimalInteger } from '../../common/field-rules';
+import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { AUDIT_OPERATIONS, AUDIT_PHASES } from '../domain/audit-event';
 import type { AuditOperation, AuditPhase } from '../domain/audit-event';
 import { MAX_AUDIT_PAGE } from '../domain/audit-events.service';
@@ -8,7 +9,7 @@ import { MAX_AUDIT_PAGE } from '../domain/audit-events.service';
 export class AuditEventsQueryDto {
   @ApiPropertyOptional({ format: 'uuid', description: 'The partner’s transaction reference.' })
   @IsOptional()
-  @IsUUID('all', { message: 'reference must be a UUID' })
+  @IsUuidField('reference must be a UUID')
   readonly reference?: string;
 
   @ApiPropertyOptional({ description: 'An error id: the service’s `error.id` (a UUID, as shown to the partner) or the provider’s error id.' })
@@ -18,7 +19,7 @@ export class AuditEventsQueryDto {
 
   @ApiPropertyOptional({ format: 'uuid', description: 'The customer the events are about.' })
   @IsOptional()
-  @IsUUID('all', { message: 'customer_id must be a UUID' })
+  @IsUuidField('customer_id must be a UUID')
   readonly customer_id?: string;
 
   @ApiPropertyOptional({ enum: AUDIT_OPERATIONS, description: 'What the request did.' })
@@ -33,7 +34,7 @@ export class AuditEventsQueryDto {
 
   @ApiPropertyOptional({ format: 'uuid', description: 'The API client’s id.' })
   @IsOptional()
-  @IsUUID('all', { message: 'client must be an API client id (UUID)' })
+  @IsUuidField('client must be an API client id (UUID)')
   readonly client?: string;
 
   @ApiPropertyOptional({ format: 'date-time', description: 'Events at or after this instant (ISO 8601, such as 2026-11-01T00:00:00Z; a date means its midnight UTC).' })
@@ -48,7 +49,7 @@ export class AuditEventsQueryDto {
 
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_AUDIT_PAGE, default: 50, description: 'Events per page.' })
   @IsOptional()
-  @Type(() => Number)
+  @Transform(toDecimalInteger)
   @IsInt({ message: 'limit must be an integer' })
   @Min(1, { message: `limit must be between 1 and ${MAX_AUDIT_PAGE}` })
   @Max(MAX_AUDIT_PAGE, { message: `limit must be between 1 and ${MAX_AUDIT_PAGE}` })
@@ -63,6 +64,6 @@ export class AuditEventsQueryDto {
 
 export class AuditEventIdParamDto {
   @ApiProperty({ format: 'uuid', description: 'The event’s id.' })
-  @IsUUID('all', { message: 'id must be a UUID' })
+  @IsUuidField('id must be a UUID')
   readonly id!: string;
 }

@@ -1,6 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsUUID } from 'class-validator';
-import { UUID_MESSAGE } from '../../common/field-rules';
+import { IsUuidField } from '../../common/field-rules';
 import { Balance } from '../domain/balance.gateway.port';
 
 export class BalanceResponseDto {
@@ -26,6 +25,6 @@ export class BalanceResponseDto {
 
 export class CustomerIdParamDto {
   @ApiProperty({ format: 'uuid', description: 'A customer created through this service (or linked to your tenant).', example: '5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44' })
-  @IsUUID('all', { message: UUID_MESSAGE })
+  @IsUuidField()
   readonly customer_id!: string;
 }

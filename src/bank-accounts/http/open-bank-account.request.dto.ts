@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsISO31661Alpha2, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
 import { utcDate } from '../../common/calendar-date';
 import { IsBeforeDateField, IsPastCalendarDate } from '../../common/date.validators';
-import { COUNTRY_MESSAGE, E164_MESSAGE, E164_PHONE, UUID_MESSAGE } from '../../common/field-rules';
+import { E164_MESSAGE, E164_PHONE, IsCountryCode, IsPrintableText, IsUuidField } from '../../common/field-rules';
 import { BANK_ACCOUNT_CURRENCIES } from '../domain/bank-account.gateway.port';
 import type { BankAccountCurrency } from '../domain/bank-account.gateway.port';
 import { earliestAcceptedExpiry } from '../domain/document-expiry.rule';
@@ -14,15 +14,10 @@ export function exampleDocumentExpiry(now: Date): string {
   return utcDate(new Date(Date.UTC(earliest.getUTCFullYear() + 4, earliest.getUTCMonth(), 1)));
 }
 
-const text = (max: number) => [IsString(), MinLength(1), MaxLength(max)];
-function Text(max: number): PropertyDecorator {
-  return (target, key) => text(max).forEach((decorate) => decorate(target, key));
-}
-
 /** The provider's bank-account payload (its field table), in its own field names. */
 export class OpenBankAccountRequestDto {
   @ApiProperty({ format: 'uuid', description: 'A customer created through this service (or linked to your tenant).', example: '5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44' })
-  @IsUUID('all', { message: UUID_MESSAGE })
+  @IsUuidField()
   readonly customer_id!: string;
 
   @ApiProperty({ enum: BANK_ACCOUNT_CURRENCIES, description: 'EUR (IBAN) or GBP (sort code and account number).', example: 'EUR' })
@@ -40,29 +35,28 @@ export class OpenBankAccountRequestDto {
     example: '7d0c1f6e-5a43-4c1e-9b2a-2f6d8e0b9c11',
   })
   @IsOptional()
-  @IsUUID('all', { message: UUID_MESSAGE })
+  @IsUuidField()
   readonly reference?: string;
 
   @ApiProperty({ description: 'Kind of identity document (the provider does not list its values).', example: 'passport', maxLength: 50 })
-  @Text(50)
+  @IsPrintableText(50)
   readonly document_type!: string;
 
   @ApiProperty({ description: 'Number of the document. Sent to the provider encrypted; never stored or logged.', example: 'C01X00T47', maxLength: 50 })
-  @Text(50)
+  @IsPrintableText(50)
   readonly document_number!: string;
 
-  @ApiProperty({ description: 'ISO 3166-1 alpha-2 code of the issuing country.', example: 'DE' })
-  @IsString()
-  @IsISO31661Alpha2({ message: COUNTRY_MESSAGE })
+  @ApiProperty({ description: 'ISO 3166-1 alpha-2 code of the issuing country, upper case.', example: 'DE' })
+  @IsCountryCode()
   readonly issued_country_code!: string;
 
   @ApiProperty({ description: 'Issuing authority.', example: 'Stadt Berlin', maxLength: 100 })
-  @Text(100)
+  @IsPrintableText(100)
   readonly issued_by!: string;
 
-  @ApiProperty({ format: 'date', description: 'YYYY-MM-DD, in the past and before expiration_date.', example: '2020-01-15' })
+  @ApiProperty({ format: 'date', description: 'YYYY-MM-DD, from 1900-01-01, not in the future, and before expiration_date.', example: '2020-01-15' })
   @IsString()
-  @IsPastCalendarDate()
+  @IsPastCalendarDate({ todayAllowed: true })
   @IsBeforeDateField('expiration_date')
   readonly issued_date!: string;
 
@@ -77,26 +71,26 @@ export class OpenBankAccountRequestDto {
   @IsAcceptedDocumentExpiry()
   readonly expiration_date!: string;
 
-  @ApiProperty({ description: 'ISO 3166-1 alpha-2 country of the address.', example: 'DE' })
-  @IsString()
-  @IsISO31661Alpha2({ message: COUNTRY_MESSAGE })
+  @ApiProperty({ description: 'ISO 3166-1 alpha-2 country of the address, upper case.', example: 'DE' })
+  @IsCountryCode()
   readonly country!: string;
 
   @ApiProperty({ description: 'Postal code.', example: '10115', maxLength: 20 })
-  @Text(20)
+  @IsPrintableText(20)
   readonly zip_code!: string;
 
   @ApiProperty({ description: 'Street or locality.', example: 'Invalidenstrasse 1', maxLength: 200 })
-  @Text(200)
+  @IsPrintableText(200)
   readonly street!: string;
 
   @ApiPropertyOptional({ description: 'State or region.', example: 'Berlin', maxLength: 100 })
   @IsOptional()
-  @Text(100)
+  @IsPrintableText(100)
   readonly state?: string;
 
-  @ApiProperty({ format: 'date', description: 'YYYY-MM-DD, in the past.', example: '1990-12-10' })
+  @ApiProperty({ format: 'date', description: 'YYYY-MM-DD, from 1900-01-01, in the past, and before issued_date.', example: '1990-12-10' })
   @IsString()
   @IsPastCalendarDate()
+  @IsBeforeDateField('issued_date')
   readonly date_of_birth!: string;
 }

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsISO31661Alpha2, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsPastCalendarDate } from '../../common/date.validators';
-import { COUNTRY_MESSAGE, E164_MESSAGE, E164_PHONE, UUID_MESSAGE } from '../../common/field-rules';
+import { E164_MESSAGE, E164_PHONE, EMAIL_SHAPE, IsCountryCode, IsPrintableText, IsUuidField } from '../../common/field-rules';
 
 /**
  * The gateway's customer body. The provider does not publish its own, so this is the gateway's
@@ -14,25 +14,22 @@ export class CreateCustomerRequestDto {
     example: '1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b',
   })
   @IsOptional()
-  @IsUUID('all', { message: UUID_MESSAGE })
+  @IsUuidField()
   readonly reference?: string;
 
   @ApiProperty({ description: 'Given name.', example: 'Ada', minLength: 1, maxLength: 100 })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(100)
+  @IsPrintableText(100)
   readonly first_name!: string;
 
   @ApiProperty({ description: 'Family name.', example: 'Lovelace', minLength: 1, maxLength: 100 })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(100)
+  @IsPrintableText(100)
   readonly last_name!: string;
 
   @ApiProperty({ description: 'Email address.', example: 'ada@example.com', maxLength: 254 })
   @IsString()
   @MaxLength(254)
   @IsEmail({}, { message: '$property must be an email address' })
+  @Matches(EMAIL_SHAPE, { message: '$property must be an email address' })
   readonly email!: string;
 
   @ApiProperty({ description: 'Digits with the country prefix (E.164), leading + optional.', example: '+447700900123' })
@@ -40,15 +37,14 @@ export class CreateCustomerRequestDto {
   @Matches(E164_PHONE, { message: E164_MESSAGE })
   readonly phone_number!: string;
 
-  @ApiPropertyOptional({ format: 'date', description: 'YYYY-MM-DD, in the past.', example: '1990-12-10' })
+  @ApiPropertyOptional({ format: 'date', description: 'YYYY-MM-DD, from 1900-01-01, in the past.', example: '1990-12-10' })
   @IsOptional()
   @IsString()
   @IsPastCalendarDate()
   readonly date_of_birth?: string;
 
-  @ApiPropertyOptional({ description: 'ISO 3166-1 alpha-2 country of residence.', example: 'GB' })
+  @ApiPropertyOptional({ description: 'ISO 3166-1 alpha-2 country of residence, upper case.', example: 'GB' })
   @IsOptional()
-  @IsString()
-  @IsISO31661Alpha2({ message: COUNTRY_MESSAGE })
+  @IsCountryCode()
   readonly country?: string;
 }
