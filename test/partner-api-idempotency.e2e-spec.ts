@@ -133,15 +133,34 @@ describe('partner API: idempotency by reference', () => {
     expect(await accountCalls()).toHaveLength(2);
   });
 
-  it('when another client uses the same reference, then it is a different key', async () => {
+  it('when another client of the same tenant sends a used reference, then 422 before anything is sent, and never the first client’s response', async () => {
     const other = await t.createClient('partner');
     const body = buildCustomerRequest();
-    await callApi(t.baseUrl, 'POST', '/api/v1/customers', { token: partner, body });
+    const first = await callApi(t.baseUrl, 'POST', '/api/v1/customers', { token: partner, body });
 
     const theirs = await callApi(t.baseUrl, 'POST', '/api/v1/customers', { token: other, body });
 
+    expect(first.status).toBe(201);
+    expect(theirs.status).toBe(422);
+    expect(theirs.body.data).toBeNull();
+    expect(theirs.body.error?.fields).toEqual([{ field: 'reference', message: 'reference was already used by another client' }]);
+    expect(JSON.stringify(theirs.body)).not.toContain(first.body.data!.customer_id as string);
     expect(theirs.headers.get('idempotent-replayed')).toBeNull();
-    expect(await callsWith(body.reference)).toHaveLength(2);
+    expect(await callsWith(body.reference as string)).toHaveLength(1);
+  });
+
+  it('when another client sends a used reference while the first is still in flight, then it is refused as well', async () => {
+    const other = await t.createClient('partner');
+    const body = buildCustomerRequest();
+    await injectFault(t.sandbox, { method: 'POST', latency_ms: 400, count: 1 });
+    const first = callApi(t.baseUrl, 'POST', '/api/v1/customers', { token: partner, body });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+
+    const theirs = await callApi(t.baseUrl, 'POST', '/api/v1/customers', { token: other, body });
+
+    expect(theirs.status).toBe(422);
+    expect((await first).status).toBe(201);
+    expect(await callsWith(body.reference as string)).toHaveLength(1);
   });
 
   it('when a key has expired, then the purge removes it and the reference is new again', async () => {

@@ -17,3 +17,16 @@ export class ReferenceReused extends DomainError {
     });
   }
 }
+
+/**
+ * 422, like a reference reused with another body: the reference cannot become valid by waiting
+ * (a 409 would invite retries), and the caller's fix is the same — a new reference.
+ */
+export class ReferenceTaken extends DomainError {
+  constructor() {
+    super('IDEMPOTENCY.REFERENCE_TAKEN', 'unprocessable', 'This reference was already used by another API client', {
+      details: 'References are unique across the gateway (the provider has one namespace for all clients): send a new reference.',
+      fields: [{ field: 'reference', message: 'reference was already used by another client' }],
+    });
+  }
+}

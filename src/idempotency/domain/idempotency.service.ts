@@ -3,7 +3,7 @@ import { Clock } from '../../common/clock.port';
 import { AuditTrail } from '../../audit/domain/audit-trail.service';
 import { IdempotencyKey } from './idempotency';
 import { IdempotencyStore } from './idempotency-store.port';
-import { ReferenceInFlight, ReferenceReused } from './idempotency.errors';
+import { ReferenceInFlight, ReferenceReused, ReferenceTaken } from './idempotency.errors';
 import { Metrics } from '../../common/metrics.port';
 
 /** Provided by the module from configuration. */
@@ -19,7 +19,8 @@ export interface Idempotent<T> {
 }
 
 /**
- * Runs a mutating operation at most once per (client, reference): a replay returns the stored
+ * Runs a mutating operation at most once per reference (unique across the gateway, owned by the
+ * client that first used it): a replay returns the stored
  * result without running it, a different body is refused (422), a concurrent duplicate waits (409).
  * Only results are stored; when the operation fails the reference is released so that the same
  * body may be retried — after an unknown outcome the retry reaches the provider with the same
@@ -54,6 +55,8 @@ export class IdempotencyService {
         return { value: claim.result as T, replayed: true };
       case 'mismatch':
         throw new ReferenceReused();
+      case 'taken':
+        throw new ReferenceTaken();
       case 'in_flight':
         throw new ReferenceInFlight();
       case 'claimed':

@@ -10,7 +10,9 @@ export type Claim =
   | { readonly kind: 'claimed' }
   | { readonly kind: 'completed'; readonly result: unknown }
   | { readonly kind: 'in_flight' }
-  | { readonly kind: 'mismatch' };
+  | { readonly kind: 'mismatch' }
+  /** Another client owns this reference. */
+  | { readonly kind: 'taken' };
 
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);

@@ -3,11 +3,13 @@ import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Entity({ name: 'idempotency_keys' })
 @Check('idempotency_keys_state_check', `"state" IN ('in_flight', 'completed', 'retryable')`)
 export class IdempotencyKeyEntity {
-  @PrimaryColumn({ name: 'client_id', type: 'uuid', primaryKeyConstraintName: 'idempotency_keys_pkey' })
-  clientId!: string;
-
+  /** Unique across the gateway: the provider has one namespace of references for all our clients. */
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'idempotency_keys_pkey' })
   reference!: string;
+
+  /** The client that owns the reference; no other client may use it. */
+  @Column({ name: 'client_id', type: 'uuid' })
+  clientId!: string;
 
   @Column({ type: 'varchar', length: 40 })
   operation!: string;

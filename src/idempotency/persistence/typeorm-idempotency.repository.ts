@@ -7,18 +7,19 @@ import { ClaimRequest, IdempotencyStore } from '../domain/idempotency-store.port
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
 
 /**
- * One statement claims a key: insert it, or take it over when it expired, was released, or was
- * abandoned in flight with the same fingerprint. The row lock of ON CONFLICT serialises concurrent
- * claims, so exactly one of them gets a row back.
+ * One statement claims a reference: insert it, or take it over when it expired, or when its own
+ * client's attempt with the same fingerprint was released or abandoned in flight. References are
+ * unique across the gateway; the row lock of ON CONFLICT serialises concurrent claims, so exactly
+ * one of them gets a row back.
  */
 const CLAIM_SQL = `
   INSERT INTO idempotency_keys AS k (client_id, reference, operation, fingerprint, state, locked_until, result, created_at, expires_at)
   VALUES ($1, $2, $3, $4, 'in_flight', $5, NULL, $6, $7)
-  ON CONFLICT (client_id, reference) DO UPDATE
-    SET operation = EXCLUDED.operation, fingerprint = EXCLUDED.fingerprint, state = 'in_flight',
+  ON CONFLICT (reference) DO UPDATE
+    SET client_id = EXCLUDED.client_id, operation = EXCLUDED.operation, fingerprint = EXCLUDED.fingerprint, state = 'in_flight',
         locked_until = EXCLUDED.locked_until, result = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
     WHERE k.expires_at <= EXCLUDED.created_at
-       OR (k.fingerprint = EXCLUDED.fingerprint
+       OR (k.client_id = EXCLUDED.client_id AND k.fingerprint = EXCLUDED.fingerprint
            AND (k.state = 'retryable' OR (k.state = 'in_flight' AND k.locked_until <= EXCLUDED.created_at)))
   RETURNING k.reference`;
 
@@ -44,8 +45,9 @@ export class TypeOrmIdempotencyRepository extends IdempotencyStore {
         request.expiresAt,
       ]);
       if (claimed.length === 1) return { kind: 'claimed' };
-      const held = await this.rows.findOneBy({ clientId: key.clientId, reference: key.reference });
+      const held = await this.rows.findOneBy({ reference: key.reference });
       if (!held) return { kind: 'in_flight' }; // purged between the two statements: a retry claims it
+      if (held.clientId !== key.clientId) return { kind: 'taken' };
       if (held.fingerprint !== request.fingerprint) return { kind: 'mismatch' };
       if (held.state === 'completed') return { kind: 'completed', result: held.result };
       return { kind: 'in_flight' };
