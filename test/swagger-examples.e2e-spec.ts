@@ -5,7 +5,7 @@ interface Schema {
   properties: Record<string, { example?: unknown }>;
 }
 interface OpenApi {
-  paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { example?: { status?: unknown; message?: unknown; error?: { id?: unknown } } }> }> }>>;
   components: { schemas: Record<string, Schema> };
 }
 
@@ -70,5 +70,22 @@ describe('Swagger UI examples', () => {
     expect(statuses('/api/v1/customers', 'post')).toEqual(['201', '400', '401', '403', '409', '413', '415', '422', '429', '502', '503', '504']);
     expect(statuses('/api/v1/customers/{customer_id}/balance', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '502', '503', '504']);
     expect(statuses('/api/v1/audit-events', 'get')).toEqual(['200', '400', '401', '403', '429', '503']);
+  });
+
+  it('when every documented error response is read, then each shows an example of its own status, in the envelope', () => {
+    const documented = Object.entries(spec.paths).flatMap(([path, operations]) =>
+      Object.entries(operations).flatMap(([method, operation]) =>
+        Object.entries(operation.responses)
+          .filter(([status]) => Number(status) >= 400)
+          .map(([status, response]) => ({ where: `${method.toUpperCase()} ${path} ${status}`, status: Number(status), example: response.content?.['application/json']?.example })),
+      ),
+    );
+
+    expect(documented.length).toBeGreaterThan(20);
+    for (const { where, status, example } of documented) {
+      expect({ where, status: example?.status }).toEqual({ where, status });
+      expect({ where, message: typeof example?.message, id: typeof example?.error?.id }).toEqual({ where, message: 'string', id: 'string' });
+    }
+    expect(new Set(documented.map((d) => d.status))).toEqual(new Set([400, 401, 403, 404, 409, 413, 415, 422, 429, 502, 503, 504]));
   });
 });

@@ -21,10 +21,10 @@ export interface SuccessEnvelope<T> {
 }
 
 export class FieldProblemSchema {
-  @ApiProperty({ example: 'expiration_date' })
+  @ApiProperty({ example: 'currency' })
   readonly field!: string;
 
-  @ApiProperty({ example: 'expiration_date must be on or after 2027-01-21' })
+  @ApiProperty({ example: 'currency must be EUR or GBP' })
   readonly message!: string;
 }
 
@@ -36,10 +36,10 @@ export class ErrorBodySchema {
   })
   readonly id!: string;
 
-  @ApiProperty({ example: 'The token is invalid or expired' })
+  @ApiProperty({ example: 'currency must be EUR or GBP' })
   readonly details!: string;
 
-  @ApiProperty({ example: 'The supplied token is invalid or expired' })
+  @ApiProperty({ example: 'The request has invalid fields' })
   readonly message!: string;
 
   @ApiPropertyOptional({ type: [FieldProblemSchema] })
@@ -47,13 +47,13 @@ export class ErrorBodySchema {
 }
 
 export class ErrorEnvelopeSchema {
-  @ApiProperty({ example: 401 })
+  @ApiProperty({ description: 'The HTTP status, repeated', example: 400 })
   readonly status!: number;
 
   @ApiProperty({ type: 'object', additionalProperties: false, nullable: true, example: null, description: 'Always null on an error' })
   readonly data!: null;
 
-  @ApiProperty({ example: 'Unauthorized' })
+  @ApiProperty({ description: 'The status text', example: 'Bad Request' })
   readonly message!: string;
 
   @ApiProperty({ type: ErrorBodySchema })
