@@ -8,7 +8,7 @@ import { DomainError } from '../domain-error';
 import { describeException, errorEnvelope } from '../error-envelope.filter';
 import { REQUEST_ID_HEADER } from '../request-id';
 import { CanonicalTarget, canonicalTarget } from './canonical-target';
-import { MalformedRequest, RequestHeadersTooLarge, RequestTargetRefused, RequestTimedOut } from './edge.errors';
+import { ClientClosedRequest, MalformedRequest, RequestHeadersTooLarge, RequestTargetRefused, RequestTimedOut } from './edge.errors';
 import { noteInterruption } from './interruption';
 import { useJsonBodyParser } from './json-body';
 
@@ -38,6 +38,8 @@ export function targetOf(raw: IncomingMessage): CanonicalTarget {
 }
 
 function errorForClient(error: NodeJS.ErrnoException, timeouts: EdgeTimeouts): DomainError {
+  // The connection ended in the middle of a request: the caller hung up.
+  if (error.code === 'HPE_INVALID_EOF_STATE') return new ClientClosedRequest();
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new RequestTimedOut(timeouts.requestTimeoutMs);
   if (error.code === 'HPE_HEADER_OVERFLOW') return new RequestHeadersTooLarge();
   return new MalformedRequest();
@@ -74,7 +76,7 @@ function onClientError(timeouts: EdgeTimeouts, logger: Logger) {
     const headersSent = inFlight?.reply.raw.headersSent === true;
     if (inFlight && !headersSent) noteInterruption(inFlight.request.raw, { error: refusal, errorId });
     let status = describeException(refusal).status;
-    if (socket.writable && !headersSent) status = writeRawEnvelope(socket, refusal, errorId, inFlight?.request.id ?? randomUUID());
+    if (socket.writable && !headersSent && !(refusal instanceof ClientClosedRequest)) status = writeRawEnvelope(socket, refusal, errorId, inFlight?.request.id ?? randomUUID());
     socket.destroy();
     if (!inFlight) logger.log({ errorId, code: refusal.code, status, reason: error.code }, refusal.message);
   };
