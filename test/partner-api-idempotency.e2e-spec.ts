@@ -152,12 +152,14 @@ describe('partner API: idempotency by reference', () => {
   it('when another client sends a used reference while the first is still in flight, then it is refused as well', async () => {
     const other = await t.createClient('partner');
     const body = buildCustomerRequest();
-    await injectFault(t.sandbox, { method: 'POST', latency_ms: 400, count: 1 });
-    const first = callApi(t.baseUrl, 'POST', '/api/v1/customers', { token: partner, body });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await injectFault(t.sandbox, { method: 'POST', latency_ms: 250, count: 1 });
+    let firstAnswered = false;
+    const first = callApi(t.baseUrl, 'POST', '/api/v1/customers', { token: partner, body }).finally(() => (firstAnswered = true));
+    await new Promise((resolve) => setTimeout(resolve, 100));
 
     const theirs = await callApi(t.baseUrl, 'POST', '/api/v1/customers', { token: other, body });
 
+    expect(firstAnswered).toBe(false);
     expect(theirs.status).toBe(422);
     expect((await first).status).toBe(201);
     expect(await callsWith(body.reference as string)).toHaveLength(1);
