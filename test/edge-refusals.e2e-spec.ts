@@ -123,6 +123,13 @@ describe('The edge: JSON and identifiers', () => {
     await sut.close();
   });
 
+  it('when a body says it is compressed, then 415: it is not read as something the caller did not mean', async () => {
+    const answer = await callApi(sut.baseUrl, 'POST', '/api/v1/customers', { token: partner, body: buildCustomerRequest(), headers: { 'content-encoding': 'gzip' } });
+
+    expect(answer.status).toBe(415);
+    expect(answer.body.error?.message).toBe('The content encoding is not supported; send the body uncompressed');
+  });
+
   it('when a body nests 1,300 deep, then 400 naming the limit, not 500', async () => {
     const requestId = randomUUID();
     const rawBody = `{"first_name":${'['.repeat(1300)}${']'.repeat(1300)}}`;

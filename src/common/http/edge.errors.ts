@@ -50,3 +50,10 @@ export class JsonTooDeep extends DomainError {
     });
   }
 }
+
+/** Bodies are read as sent: a compressed one would be parsed as something the caller did not mean. */
+export class UnsupportedContentEncoding extends DomainError {
+  constructor() {
+    super('REQUEST.UNSUPPORTED_ENCODING', 'unsupported_media_type', 'The content encoding is not supported; send the body uncompressed');
+  }
+}

@@ -8,7 +8,7 @@ import { DomainError } from '../domain-error';
 import { describeException, errorEnvelope } from '../error-envelope.filter';
 import { REQUEST_ID_HEADER } from '../request-id';
 import { CanonicalTarget, canonicalTarget } from './canonical-target';
-import { ClientClosedRequest, MalformedRequest, RequestHeadersTooLarge, RequestTargetRefused, RequestTimedOut } from './edge.errors';
+import { ClientClosedRequest, MalformedRequest, RequestHeadersTooLarge, RequestTargetRefused, RequestTimedOut, UnsupportedContentEncoding } from './edge.errors';
 import { noteInterruption } from './interruption';
 import { useJsonBodyParser } from './json-body';
 
@@ -123,7 +123,10 @@ export function installEdgeHooks(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     serving.set(request.raw.socket, { request, reply });
     const refusal = targetOf(request.raw).refusal;
-    done(refusal ? new RequestTargetRefused(refusal) : undefined);
+    if (refusal) return done(new RequestTargetRefused(refusal));
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') return done(new UnsupportedContentEncoding());
+    done();
   });
   fastify.addHook('onResponse', (request, _reply, done) => {
     if (serving.get(request.raw.socket)?.request === request) serving.delete(request.raw.socket);
