@@ -76,7 +76,7 @@ export async function auditAtScale({ rows = 10_000_000 } = {}) {
   const { dataSourceOptions, runMigrations } = dist('database/typeorm-options.js');
   const { TypeOrmAuditLogRepository } = dist('audit/persistence/typeorm-audit-log.repository.js');
   const { AuditEventEntity } = dist('audit/persistence/audit-event.entity.js');
-  const dataSource = new DataSource({ ...dataSourceOptions(database.url, 4), logging: false });
+  const dataSource = new DataSource({ ...dataSourceOptions(database.url, { poolSize: 4, entities: [AuditEventEntity] }), logging: false });
   try {
     await dataSource.initialize();
     await runMigrations(dataSource);

@@ -142,7 +142,7 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
     const customerId = (await customerAnswer.json()).data.customer_id;
 
     // Provider-side requests, sealed and signed ahead of time so the load generator only sends.
-    const { readUpstreamPublicKey } = dist('upstream/upstream-public-key.js');
+    const { readUpstreamPublicKey } = dist('config/upstream-public-key.js');
     const { JwePayloadCipher } = dist('upstream/payload-cipher.js');
     const { RequestSigner } = dist('upstream/request-signer.js');
     const pem = readFileSync(join(dataDir, 'sandbox', 'public.pem'), 'utf8');

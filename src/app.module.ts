@@ -16,6 +16,7 @@ import { loggerParams } from './common/logging';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/load-config';
 import { DatabaseModule } from './database/database.module';
+import { ENTITIES } from './entities';
 import { HealthModule } from './health/health.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
@@ -44,7 +45,7 @@ export class AppModule implements NestModule {
         LoggerModule.forRoot(loggerParams(config.LOG_LEVEL, logStream)),
         CommonModule,
         MetricsModule,
-        DatabaseModule.forRoot(databaseUrl),
+        DatabaseModule.forRoot(databaseUrl, ENTITIES),
         UpstreamModule.forRoot(upstream),
         AuditModule,
         AuthModule,

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../migrations';
 import { dataSourceOptions, runMigrations } from '../src/database/typeorm-options';
+import { ENTITIES } from '../src/entities';
 import { createTestDatabase, TestDatabase } from './support/database';
 
 async function tables(dataSource: DataSource): Promise<string[]> {
@@ -15,7 +16,7 @@ describe('migrations', () => {
   const open: DataSource[] = [];
 
   async function connect(): Promise<DataSource> {
-    const dataSource = await new DataSource(dataSourceOptions(database.url, 2)).initialize();
+    const dataSource = await new DataSource(dataSourceOptions(database.url, { poolSize: 2, entities: ENTITIES })).initialize();
     open.push(dataSource);
     return dataSource;
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { runClientsCli } from '../src/auth/cli/clients.command';
+import { runCustomersCli } from '../src/customers/cli/customers.command';
 import { newRequestContext, runWithRequestContext } from '../src/common/request-context';
 import { UpstreamCustomerAdapter } from '../src/upstream/upstream-customer.adapter';
 import { startTestApp, TestApp } from './support/app';
@@ -72,11 +72,11 @@ describe('partner API: tenant scoping', () => {
     expect(answer.status).toBe(403);
   });
 
-  describe('clients link-customer', () => {
+  describe('customers link', () => {
     async function cli(...argv: string[]) {
       const out: string[] = [];
       const err: string[] = [];
-      const code = await runClientsCli(argv, { DATABASE_URL: t.database.url, LOG_LEVEL: 'warn' }, { out: (l) => out.push(l), err: (l) => err.push(l) });
+      const code = await runCustomersCli(argv, { DATABASE_URL: t.database.url, LOG_LEVEL: 'warn' }, { out: (l) => out.push(l), err: (l) => err.push(l) });
       return { code, out, err };
     }
 
@@ -85,7 +85,7 @@ describe('partner API: tenant scoping', () => {
       const customerId = elsewhere.customerId;
       expect((await callApi(t.baseUrl, 'GET', `/api/v1/customers/${customerId}/balance`, { token: globex })).status).toBe(404);
 
-      const linked = await cli('link-customer', '--tenant', 'globex', '--customer-id', customerId);
+      const linked = await cli('link', '--tenant', 'globex', '--customer-id', customerId);
 
       expect(linked.code).toBe(0);
       expect(JSON.parse(linked.out[0])).toEqual({ customer_id: customerId, tenant: 'globex' });
@@ -94,7 +94,7 @@ describe('partner API: tenant scoping', () => {
     });
 
     it('when the customer belongs to another tenant, then the link is refused and nothing changes', async () => {
-      const refused = await cli('link-customer', '--tenant', 'globex', '--customer-id', acmeCustomer);
+      const refused = await cli('link', '--tenant', 'globex', '--customer-id', acmeCustomer);
 
       expect(refused.code).toBe(1);
       expect(refused.err.join('\n')).toMatch(/another tenant/);
@@ -102,7 +102,7 @@ describe('partner API: tenant scoping', () => {
     });
 
     it('when the customer id is not a UUID, then a usage error', async () => {
-      const refused = await cli('link-customer', '--tenant', 'globex', '--customer-id', 'nope');
+      const refused = await cli('link', '--tenant', 'globex', '--customer-id', 'nope');
 
       expect(refused.code).toBe(2);
       expect(refused.err.join('\n')).toMatch(/--customer-id/);

@@ -21,3 +21,10 @@ export class UpstreamError extends DomainError {
     super(code, kind, message, options);
   }
 }
+
+export type CircuitStateName = 'closed' | 'open' | 'half-open' | 'isolated';
+
+/** The provider's circuit breaker, as health and metrics report it. */
+export abstract class UpstreamCircuit {
+  abstract circuitState(): CircuitStateName;
+}

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { readUpstreamPublicKey } from '../upstream/upstream-public-key';
+import { readUpstreamPublicKey } from './upstream-public-key';
 import {
   IsBoolean,
   Matches,

@@ -2,10 +2,8 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
-import { UpstreamCustomerAdapter } from '../upstream/upstream-customer.adapter';
 import { CustomerDirectory } from './domain/customer-directory.service';
 import { CustomerOwnership } from './domain/customer-ownership.port';
-import { CustomerGateway } from './domain/customer.gateway.port';
 import { CustomersService } from './domain/customers.service';
 import { CustomersController } from './http/customers.controller';
 import { CustomerTenantEntity } from './persistence/customer-tenant.entity';
@@ -15,7 +13,6 @@ import { TypeOrmCustomerOwnershipRepository } from './persistence/typeorm-custom
   imports: [TypeOrmModule.forFeature([CustomerTenantEntity]), AuditModule, IdempotencyModule],
   controllers: [CustomersController],
   providers: [
-    { provide: CustomerGateway, useExisting: UpstreamCustomerAdapter },
     TypeOrmCustomerOwnershipRepository,
     { provide: CustomerOwnership, useExisting: TypeOrmCustomerOwnershipRepository },
     CustomerDirectory,

@@ -1,20 +1,21 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/load-config';
 import { dataSourceOptions, runMigrations } from './typeorm-options';
 
 @Module({})
 export class DatabaseModule {
-  static forRoot(url: string): DynamicModule {
+  /** `entities` come from the composition root (src/entities.ts): this module knows no feature. */
+  static forRoot(url: string, entities: DataSourceOptions['entities']): DynamicModule {
     return {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
           inject: [ConfigService],
           useFactory: (config: ConfigService<AppConfig, true>) => ({
-            ...dataSourceOptions(url, config.getOrThrow('DATABASE_POOL_SIZE', { infer: true })),
+            ...dataSourceOptions(url, { poolSize: config.getOrThrow('DATABASE_POOL_SIZE', { infer: true }), entities }),
             migrationsRun: config.getOrThrow('MIGRATIONS_RUN', { infer: true }),
             retryAttempts: 5,
             retryDelay: 1000,

@@ -1,12 +1,12 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
-import { ENTITIES } from './entities';
 
-export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
+/** `entities`: the application's (src/entities.ts) or, for a tool, the few it uses. */
+export function dataSourceOptions(url: string, { poolSize = 10, entities = [] }: { poolSize?: number; entities?: DataSourceOptions['entities'] } = {}): DataSourceOptions {
   return {
     type: 'postgres',
     url,
-    entities: ENTITIES,
+    entities,
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     synchronize: false,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import { DataSource } from 'typeorm';
-import { UpstreamHttpClient } from '../upstream/upstream-http.client';
+import { UpstreamCircuit } from '../common/upstream';
 
 /** Readiness of PostgreSQL: a round trip through the pool, bounded in time. */
 @Injectable()
@@ -29,7 +29,7 @@ export class DatabaseHealthIndicator {
 export class UpstreamCircuitIndicator {
   constructor(
     private readonly indicators: HealthIndicatorService,
-    private readonly upstream: UpstreamHttpClient,
+    private readonly upstream: UpstreamCircuit,
   ) {}
 
   check(key: 'upstream'): HealthIndicatorResult<'upstream'> {

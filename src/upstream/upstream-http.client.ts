@@ -19,13 +19,12 @@ import {
 import { Agent, request } from 'undici';
 import { currentRequestContext, UpstreamCallRecord } from '../common/request-context';
 import { Metrics } from '../common/metrics.port';
-import { UpstreamError } from '../common/upstream';
+import { CircuitStateName, UpstreamCircuit, UpstreamError } from '../common/upstream';
 import { PayloadCipher } from './payload-cipher';
 import { RequestSigner } from './request-signer';
 import { UpstreamSettings } from './upstream.settings';
 
 export type UpstreamOperation = 'customer.create' | 'balance.read' | 'bank_account.create';
-export type CircuitStateName = 'closed' | 'open' | 'half-open' | 'isolated';
 
 export interface UpstreamReply {
   readonly status: number;
@@ -91,7 +90,7 @@ function retryAfterSeconds(header: string | undefined, fallback: number): number
  * wrong comes out as an UpstreamError that says how sure we are of what happened upstream;
  * provider bodies and credentials never leave this class except as an error id.
  */
-export class UpstreamHttpClient implements OnModuleDestroy {
+export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestroy {
   private readonly logger = new Logger('Upstream');
   private readonly agent: Agent;
   private readonly breaker: CircuitBreakerPolicy;
@@ -105,6 +104,7 @@ export class UpstreamHttpClient implements OnModuleDestroy {
     private readonly cipher: PayloadCipher,
     private readonly metrics: Metrics,
   ) {
+    super();
     this.agent = new Agent({
       connect: { timeout: settings.connectTimeoutMs },
       headersTimeout: settings.timeoutMs,
@@ -143,7 +143,7 @@ export class UpstreamHttpClient implements OnModuleDestroy {
     this.writePolicy = wrap(retryWrites, this.breaker, attemptTimeout);
   }
 
-  circuitState(): CircuitStateName {
+  override circuitState(): CircuitStateName {
     switch (this.breaker.state) {
       case CircuitState.Closed:
         return 'closed';

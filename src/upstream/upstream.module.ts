@@ -1,5 +1,9 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { BalanceGateway } from '../balances/domain/balance.gateway.port';
+import { BankAccountGateway } from '../bank-accounts/domain/bank-account.gateway.port';
 import { Metrics } from '../common/metrics.port';
+import { UpstreamCircuit } from '../common/upstream';
+import { CustomerGateway } from '../customers/domain/customer.gateway.port';
 import { JwePayloadCipher, PayloadCipher, PlainPayloadCipher } from './payload-cipher';
 import { RequestSigner } from './request-signer';
 import { UpstreamBalanceAdapter } from './upstream-balance.adapter';
@@ -9,8 +13,8 @@ import { UpstreamHttpClient } from './upstream-http.client';
 import { UpstreamSettings } from './upstream.settings';
 
 /**
- * The outbound adapter. Feature modules bind their gateway ports to the adapters exported here
- * (`{ provide: CustomerGateway, useExisting: UpstreamCustomerAdapter }`).
+ * The outbound adapter. It binds the features' gateway ports to its adapters and exports the ports,
+ * so that a feature module never names an adapter.
  */
 @Global()
 @Module({})
@@ -36,8 +40,12 @@ export class UpstreamModule {
           inject: [UpstreamHttpClient],
           useFactory: (client: UpstreamHttpClient) => new UpstreamBankAccountAdapter(client, settings.bankAccountPath),
         },
+        { provide: UpstreamCircuit, useExisting: UpstreamHttpClient },
+        { provide: CustomerGateway, useExisting: UpstreamCustomerAdapter },
+        { provide: BalanceGateway, useExisting: UpstreamBalanceAdapter },
+        { provide: BankAccountGateway, useExisting: UpstreamBankAccountAdapter },
       ],
-      exports: [UpstreamHttpClient, UpstreamCustomerAdapter, UpstreamBalanceAdapter, UpstreamBankAccountAdapter],
+      exports: [UpstreamCircuit, CustomerGateway, BalanceGateway, BankAccountGateway],
     };
   }
 }

@@ -1,5 +1,5 @@
 import { AppConfig } from '../config/load-config';
-import { readUpstreamPublicKey, UpstreamPublicKey } from './upstream-public-key';
+import { readUpstreamPublicKey, UpstreamPublicKey } from '../config/upstream-public-key';
 
 /** Everything the outbound adapter needs, resolved once at start-up. */
 export interface UpstreamSettings {

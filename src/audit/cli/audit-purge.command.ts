@@ -13,7 +13,7 @@ export interface PurgeIo {
  * {"purged": N, "retention_days": D}. The service also runs it daily.
  */
 export async function runAuditPurge(env: NodeJS.ProcessEnv, io: PurgeIo): Promise<number> {
-  const database = await openDatabase(env, { migrate: true });
+  const database = await openDatabase(env, { migrate: true, entities: [AuditEventEntity] });
   try {
     const retention = new AuditRetention(
       new TypeOrmAuditLogRepository(database.dataSource.getRepository(AuditEventEntity)),

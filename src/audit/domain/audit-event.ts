@@ -1,14 +1,7 @@
-export const AUDIT_OPERATIONS = [
-  'customer.create',
-  'balance.read',
-  'bank_account.create',
-  'auth.rejected',
-  'audit.query',
-  'client.read',
-  'client.list',
-  'route.unknown',
-] as const;
-export type AuditOperation = (typeof AUDIT_OPERATIONS)[number];
+import type { AuditOperation } from '../../common/audit-operations';
+
+export { AUDIT_OPERATIONS } from '../../common/audit-operations';
+export type { AuditOperation };
 
 /** `attempted` precedes a mutating provider call; the others end a request. */
 export const AUDIT_PHASES = ['attempted', 'succeeded', 'rejected', 'failed', 'unknown'] as const;

@@ -5,7 +5,7 @@ import { Roles } from '../../auth/http/auth.decorators';
 import { AuditEventsService } from '../domain/audit-events.service';
 import { AuditEventIdParamDto, AuditEventsQueryDto } from './audit-events.request.dto';
 import { AuditEventResponseDto, AuditEventsPageResponseDto } from './audit-event.response.dto';
-import { Audited } from './audited.decorator';
+import { Audited } from '../../common/http/audited.decorator';
 
 const DEFAULT_PAGE = 50;
 

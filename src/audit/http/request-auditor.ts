@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { BANK_ACCOUNT_CURRENCIES } from '../../bank-accounts/domain/bank-account.gateway.port';
+import { DomainError } from '../../common/domain-error';
 import { isUuid } from '../../common/field-rules';
 import { isUnder } from '../../common/http/canonical-target';
 import { targetOf } from '../../common/http/edge';
@@ -9,23 +9,26 @@ import { requestContextOf } from '../../common/request-context';
 import { UpstreamError } from '../../common/upstream';
 import { AuditOperation, TerminalPhase } from '../domain/audit-event';
 import { AuditTrail } from '../domain/audit-trail.service';
-import { auditOperationOf } from './audited.decorator';
+import { auditOperationOf } from '../../common/http/audited.decorator';
 
 const API_PREFIX = '/api/v1';
 
 /**
  * The identifiers of a request that failed before its handler named them (bad input): taken from
- * the raw body and path only when they have the exact shape of an identifier, so that no free text
- * reaches the audit log, and the partner's reference still finds the event.
+ * the raw body and path only when they have the exact shape of an identifier and were not among
+ * the fields validation refused, so that no free text reaches the audit log, and the partner's
+ * reference still finds the event.
  */
-function identifiersOf(request: FastifyRequest): { reference?: string; customerId?: string; currency?: string } {
+function identifiersOf(request: FastifyRequest, refused: ReadonlySet<string>): { reference?: string; customerId?: string; currency?: string } {
   const body = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {};
   const params = (request.params ?? {}) as Record<string, unknown>;
+  const field = (name: string, from: Record<string, unknown> = body) => (refused.has(name) ? undefined : from[name]);
   const uuid = (value: unknown) => (isUuid(value) ? value.toLowerCase() : undefined);
+  const currency = field('currency');
   return {
-    reference: uuid(body.reference),
-    customerId: uuid(body.customer_id) ?? uuid(params.customer_id),
-    currency: BANK_ACCOUNT_CURRENCIES.find((currency) => currency === body.currency),
+    reference: uuid(field('reference')),
+    customerId: uuid(field('customer_id')) ?? uuid(field('customer_id', params)),
+    currency: typeof currency === 'string' && /^[A-Z]{3}$/.test(currency) ? currency : undefined,
   };
 }
 
@@ -61,7 +64,8 @@ export class RequestAuditor extends RequestRecorder {
   async recordFailure(request: FastifyRequest, problem: RecordedProblem, exception: unknown): Promise<void> {
     if (!isAuditedRequest(request)) return;
     const context = requestContextOf(request.raw);
-    const found = identifiersOf(request);
+    const refused = new Set(exception instanceof DomainError ? (exception.fields ?? []).map((problem) => problem.field) : []);
+    const found = identifiersOf(request, refused);
     context.reference ??= found.reference;
     context.customerId ??= found.customerId;
     context.currency ??= found.currency;

@@ -36,7 +36,7 @@ async function main(command: string | undefined, name: string | undefined): Prom
           'migration:generate',
           '--pretty',
           '-d',
-          join(__dirname, '..', 'data-source.js'),
+          join(__dirname, '..', '..', 'data-source.js'),
           join(process.cwd(), 'migrations', name!),
         ],
         { stdio: 'inherit', env: { ...process.env, DATABASE_URL: database.handle.url } },

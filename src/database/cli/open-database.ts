@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { DataSource, DataSourceOptions } from 'typeorm';
 import { createBaseLogger } from '../../common/logging';
 import { AppConfig, loadEnvFile, validateEnvironment } from '../../config/load-config';
 import { DatabaseHandle, resolveDatabase } from '../database-handle';
@@ -14,9 +14,10 @@ export interface OpenDatabase {
 /**
  * What every command-line tool needs: validated config, the database (the embedded one is joined
  * when the service runs, started and stopped again when it does not), and a TypeORM data source.
- * Logs go to stderr so stdout stays machine-readable.
+ * Logs go to stderr so stdout stays machine-readable. `entities`: the ones the tool uses (the
+ * schema itself comes from the migrations).
  */
-export async function openDatabase(env: NodeJS.ProcessEnv, options: { migrate: boolean }): Promise<OpenDatabase> {
+export async function openDatabase(env: NodeJS.ProcessEnv, options: { migrate: boolean; entities?: DataSourceOptions['entities'] }): Promise<OpenDatabase> {
   loadEnvFile();
   const config = validateEnvironment(env);
   const log = createBaseLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, 2);
@@ -27,7 +28,7 @@ export async function openDatabase(env: NodeJS.ProcessEnv, options: { migrate: b
   });
   let dataSource: DataSource;
   try {
-    dataSource = await new DataSource(dataSourceOptions(handle.url, 2)).initialize();
+    dataSource = await new DataSource(dataSourceOptions(handle.url, { poolSize: 2, entities: options.entities })).initialize();
     if (options.migrate && config.MIGRATIONS_RUN) await runMigrations(dataSource);
   } catch (error) {
     await handle.stop();

@@ -1,6 +1,6 @@
 import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
-import { AuditOperation } from '../domain/audit-event';
+import type { AuditOperation } from '../audit-operations';
 
 interface AuditRouteConfig {
   auditOperation?: AuditOperation;

@@ -1,0 +1,63 @@
+/**
+ * The boundaries of docs/architecture.md, checked by `npm run lint` (dependency-cruiser, because it
+ * sees the whole import graph: folder rules and cycles, which per-file lint rules cannot).
+ */
+const FEATURES = '(audit|auth|balances|bank-accounts|customers|health|idempotency|metrics|rate-limit|sandbox|upstream)';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      comment: 'Domain code depends on ports, never on a framework’s I/O or on an adapter.',
+      severity: 'error',
+      from: { path: '^src/[^/]+/domain/' },
+      to: {
+        path: [
+          '^node_modules/(typeorm|@nestjs/typeorm|pg|pg-[^/]+|undici|fastify|@fastify/[^/]+|@nestjs/swagger|@nestjs/platform-fastify|ioredis|prom-client)/',
+          '^src/[^/]+/(http|persistence|cli)/',
+          '^src/upstream/',
+        ],
+      },
+    },
+    {
+      name: 'lower-layers-know-no-feature',
+      comment: 'common/, config/ and database/ serve the features; the composition root (src/*.ts) wires them.',
+      severity: 'error',
+      from: { path: '^src/(common|config|database)/' },
+      to: { path: `^src/${FEATURES}/` },
+    },
+    {
+      name: 'features-name-no-adapter',
+      comment: 'A feature binds nothing to the upstream adapters: the upstream module binds the gateway ports and exports them.',
+      severity: 'error',
+      from: { path: `^src/${FEATURES}/`, pathNot: '^src/(upstream|sandbox)/' },
+      to: { path: '^src/upstream/' },
+    },
+    {
+      name: 'no-circular-folders',
+      comment: 'Two folders that import each other are one module in disguise; cut the cycle.',
+      severity: 'error',
+      scope: 'folder',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-circular',
+      comment: 'A cycle makes two modules one; cut it.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Packages are matched by their path under node_modules, also where node_modules is a link.
+    preserveSymlinks: true,
+    includeOnly: '^(src|node_modules)/',
+    exclude: { path: '\\.spec\\.ts$' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+};

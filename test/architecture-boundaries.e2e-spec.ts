@@ -1,0 +1,95 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+
+/**
+ * The boundaries of docs/architecture.md are enforced by `npm run lint` (dependency-cruiser with
+ * .dependency-cruiser.cjs). Each rule is tried on a small tree of its own, beside the real one, so
+ * that the real src/ is never touched: a rule that lets its probe through fails here.
+ */
+const ROOT = process.cwd();
+const run = promisify(execFile);
+
+async function cruise(files: Record<string, string>): Promise<{ code: number; output: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'pgw-boundaries-'));
+  try {
+    copyFileSync(join(ROOT, '.dependency-cruiser.cjs'), join(dir, '.dependency-cruiser.cjs'));
+    copyFileSync(join(ROOT, 'tsconfig.json'), join(dir, 'tsconfig.json'));
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(dir, dirname(path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+    try {
+      const { stdout } = await run(process.execPath, [join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), 'src', '--config', '.dependency-cruiser.cjs'], { cwd: dir });
+      return { code: 0, output: stdout };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string };
+      return { code: failed.code, output: failed.stdout };
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('Architecture boundaries (npm run lint)', () => {
+  it('when the real tree is cruised, then it keeps every rule', async () => {
+    const { stdout } = await run(process.execPath, [join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), 'src', '--config', '.dependency-cruiser.cjs'], { cwd: ROOT });
+
+    expect(stdout).toMatch(/no dependency violations found/);
+  });
+
+  it.each([
+    ['TypeORM', `import { Repository } from 'typeorm';\nexport type R = Repository<object>;\n`],
+    ['undici', `import { request } from 'undici';\nexport const r = request;\n`],
+    ['Fastify', `import type { FastifyRequest } from 'fastify';\nexport type R = FastifyRequest;\n`],
+    ['@nestjs/swagger', `import { ApiProperty } from '@nestjs/swagger';\nexport const a = ApiProperty;\n`],
+    ['its own http/ folder', `import { x } from '../http/x.controller';\nexport const y = x;\n`],
+    ['its own persistence/ folder', `import { x } from '../persistence/x.repository';\nexport const y = x;\n`],
+    ['the upstream adapter', `import { x } from '../../upstream/x.adapter';\nexport const y = x;\n`],
+  ])('when a domain file imports %s, then lint fails', async (_what, text) => {
+    const result = await cruise({
+      'src/customers/domain/probe.service.ts': text,
+      'src/customers/http/x.controller.ts': 'export const x = 1;\n',
+      'src/customers/persistence/x.repository.ts': 'export const x = 1;\n',
+      'src/upstream/x.adapter.ts': 'export const x = 1;\n',
+    });
+
+    expect(result.code).not.toBe(0);
+    expect(result.output).toMatch(/domain-is-pure: src\/customers\/domain\/probe\.service\.ts/);
+  });
+
+  it.each(['common', 'config', 'database'])('when a file in %s/ imports a feature, then lint fails', async (lower) => {
+    const result = await cruise({
+      [`src/${lower}/probe.ts`]: `import { x } from '../customers/domain/x.port';\nexport const y = x;\n`,
+      'src/customers/domain/x.port.ts': 'export const x = 1;\n',
+    });
+
+    expect(result.code).not.toBe(0);
+    expect(result.output).toMatch(/lower-layers-know-no-feature/);
+  });
+
+  it('when a feature module names an upstream adapter, then lint fails', async () => {
+    const result = await cruise({
+      'src/balances/balances.module.ts': `import { x } from '../upstream/x.adapter';\nexport const y = x;\n`,
+      'src/upstream/x.adapter.ts': 'export const x = 1;\n',
+    });
+
+    expect(result.code).not.toBe(0);
+    expect(result.output).toMatch(/features-name-no-adapter/);
+  });
+
+  it('when two feature folders import each other, file by file without a cycle of files, then lint fails', async () => {
+    const result = await cruise({
+      'src/audit/a.ts': `import { b } from '../auth/b';\nexport const a = b;\n`,
+      'src/auth/c.ts': `import { d } from '../audit/d';\nexport const c = d;\n`,
+      'src/auth/b.ts': 'export const b = 1;\n',
+      'src/audit/d.ts': 'export const d = 1;\n',
+    });
+
+    expect(result.code).not.toBe(0);
+    expect(result.output).toMatch(/no-circular-folders/);
+  });
+});
