@@ -67,7 +67,7 @@ function encodeSegment(segment: string): string {
   return encodeURIComponent(segment).replace(/%(?:21|24|26|27|28|29|2A|2B|2C|3A|3B|3D|40)/g, decodeURIComponent);
 }
 
-/** Reads a request target (`request.url` as Node received it). */
+/** Reads a request target (the request line's target, as Node received it). */
 export function canonicalTarget(raw: string): CanonicalTarget {
   let target = raw;
   if (!target.startsWith('/')) {
