@@ -1,3 +1,4 @@
+import { waitFor } from './support/wait-for';
 import { join } from 'node:path';
 import { buildBankAccountRequest } from './support/builders';
 import { callApi, createCustomer } from './support/http';
@@ -45,11 +46,13 @@ describe('graceful shutdown', () => {
   }
 
   async function untilSandboxHas(count: number): Promise<void> {
-    for (;;) {
-      const { requests } = (await (await fetch(sandbox('/__sandbox/requests'))).json()) as { requests: { path: string }[] };
-      if (requests.filter((r) => r.path.includes('account')).length >= count) return;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor(
+      async () => {
+        const { requests } = (await (await fetch(sandbox('/__sandbox/requests'))).json()) as { requests: { path: string }[] };
+        return requests.filter((r) => r.path.includes('account')).length >= count;
+      },
+      { timeoutMs: 10_000, what: `${count} account calls at the sandbox` },
+    );
   }
 
   type Event = { phase: string; http_status: number | null };

@@ -3,7 +3,7 @@ import { useContainer } from 'class-validator';
 import fc from 'fast-check';
 import { OpenBankAccountRequestDto } from '../bank-accounts/http/open-bank-account.request.dto';
 import { DocumentExpiryConstraint } from '../bank-accounts/http/document-expiry.validator';
-import { Clock } from '../common/clock.port';
+import { FixedClock } from '../../test/support/fakes';
 import { PastCalendarDateConstraint } from '../common/date.validators';
 import { createValidationPipe } from '../common/validation';
 import { CreateCustomerRequestDto } from '../customers/http/create-customer.request.dto';
@@ -16,11 +16,6 @@ import { checkBankAccount, checkCustomer } from './sandbox-rules';
  */
 const NOW = new Date('2027-01-31T15:00:00Z');
 
-class FixedClock extends Clock {
-  now(): Date {
-    return NOW;
-  }
-}
 
 const pipe = createValidationPipe();
 
@@ -41,7 +36,7 @@ const name = fc.oneof(fc.constantFrom('Ada', 'Zoë', 'José-María', '王小明'
 
 describe('Gateway and sandbox agree on field rules', () => {
   beforeAll(() => {
-    const clock = new FixedClock();
+    const clock = new FixedClock(NOW);
     const instances = new Map<unknown, unknown>([
       [DocumentExpiryConstraint, new DocumentExpiryConstraint(clock)],
       [PastCalendarDateConstraint, new PastCalendarDateConstraint(clock)],

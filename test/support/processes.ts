@@ -46,13 +46,13 @@ export async function runProcess(script: string, args: string[], env: NodeJS.Pro
 
 export async function waitForOutput(started: Started, pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  while (Date.now() <= deadline) {
     const match = started.output().match(pattern);
     if (match) return match;
     if (started.child.exitCode !== null) throw new Error(`process exited (${started.child.exitCode}):\n${started.output()}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${started.output()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+  throw new Error(`timed out waiting for ${pattern}:\n${started.output()}`);
 }
 
 /** The pid of the embedded PostgreSQL running on `dataDir`, if one is. */

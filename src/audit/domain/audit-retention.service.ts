@@ -19,10 +19,10 @@ export class AuditRetention {
   async purge(retentionDays: number): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - retentionDays * DAY_MS);
     let total = 0;
-    for (;;) {
-      const purged = await this.log.purgeBatch(cutoff, BATCH);
+    let purged = BATCH;
+    while (purged === BATCH) {
+      purged = await this.log.purgeBatch(cutoff, BATCH);
       total += purged;
-      if (purged < BATCH) break;
     }
     this.logger.log({ cutoff: cutoff.toISOString(), purged: total }, 'Audit retention purge done');
     return total;

@@ -1,46 +1,19 @@
-import { Clock } from '../../common/clock.port';
+import { CountingMetrics, FixedClock, InMemoryAuditLog } from '../../../test/support/fakes';
 import { newRequestContext, runWithRequestContext } from '../../common/request-context';
-import { AuditEvent, AuditEventFilter, AuditPage, AuditPosition } from './audit-event';
-import { AuditLog } from './audit-log.port';
 import { AuditTrail } from './audit-trail.service';
 import { AuditUnavailable } from './audit.errors';
-import { PrometheusMetrics } from '../../metrics/prometheus.metrics';
 
-class InMemoryAuditLog extends AuditLog {
-  readonly events: AuditEvent[] = [];
-  failing = false;
 
-  append(event: AuditEvent): Promise<void> {
-    if (this.failing) return Promise.reject(new Error('connection refused'));
-    this.events.push(event);
-    return Promise.resolve();
-  }
-  find(_filter: AuditEventFilter, _limit: number, _after?: AuditPosition): Promise<AuditPage> {
-    return Promise.resolve({ events: this.events });
-  }
-  get(id: string): Promise<AuditEvent | undefined> {
-    return Promise.resolve(this.events.find((e) => e.id === id));
-  }
-  purgeBatch(): Promise<number> {
-    return Promise.resolve(0);
-  }
-}
-
-class FixedClock extends Clock {
-  now(): Date {
-    return new Date('2026-11-21T10:00:00Z');
-  }
-}
 
 describe('AuditTrail', () => {
   let log: InMemoryAuditLog;
-  let metrics: PrometheusMetrics;
+  let metrics: CountingMetrics;
   let sut: AuditTrail;
 
   beforeEach(() => {
     log = new InMemoryAuditLog();
-    metrics = new PrometheusMetrics();
-    sut = new AuditTrail(log, new FixedClock(), metrics);
+    metrics = new CountingMetrics();
+    sut = new AuditTrail(log, new FixedClock(new Date('2026-11-21T10:00:00Z')), metrics);
   });
 
   it('when attempt resolves, then the attempted event is already in the log with the request’s identifiers', async () => {
@@ -70,7 +43,7 @@ describe('AuditTrail', () => {
 
     await expect(runWithRequestContext(context, () => sut.attempt('customer.create', {}))).rejects.toBeInstanceOf(AuditUnavailable);
     expect(context.attempted).toBeUndefined();
-    expect(await metrics.registry.getSingleMetricAsString('audit_write_failures_total')).toMatch(/^audit_write_failures_total 1$/m);
+    expect(metrics.auditFailures).toBe(1);
   });
 
   it('when conclude is called twice, then only one terminal event is written', async () => {

@@ -1,4 +1,4 @@
-import { Clock } from '../../common/clock.port';
+import { FixedClock } from '../../../test/support/fakes';
 import { ApiClient } from './api-client';
 import { ApiClientStore, StoredApiClient } from './api-client-store.port';
 import { ApiClientsService } from './api-clients.service';
@@ -29,14 +29,6 @@ class InMemoryApiClientStore extends ApiClientStore {
   }
 }
 
-class FixedClock extends Clock {
-  constructor(public current: Date) {
-    super();
-  }
-  now(): Date {
-    return this.current;
-  }
-}
 
 describe('ApiClientsService', () => {
   let store: InMemoryApiClientStore;

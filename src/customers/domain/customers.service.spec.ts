@@ -1,0 +1,88 @@
+import { Logger } from '@nestjs/common';
+import { AuditTrail } from '../../audit/domain/audit-trail.service';
+import type { AuthenticatedClient } from '../../auth/domain/api-client';
+import { newRequestContext, runWithRequestContext } from '../../common/request-context';
+import { IdempotencyService } from '../../idempotency/domain/idempotency.service';
+import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryCustomerOwnership, InMemoryIdempotencyStore, RecordingLogger } from '../../../test/support/fakes';
+import { CreatedCustomer, CustomerGateway, NewCustomer } from './customer.gateway.port';
+import { CustomerRequest, CustomersService } from './customers.service';
+
+/** Answers with the id it is given, and notes what the audit log held when it was called. */
+class ScriptedCustomerGateway extends CustomerGateway {
+  readonly calls: { customer: NewCustomer; phasesBefore: string[] }[] = [];
+  constructor(
+    private readonly customerId: string,
+    private readonly log: InMemoryAuditLog,
+  ) {
+    super();
+  }
+
+  create(customer: NewCustomer): Promise<CreatedCustomer> {
+    this.calls.push({ customer, phasesBefore: this.log.events.map((event) => event.phase) });
+    return Promise.resolve({ customerId: this.customerId, reference: customer.reference });
+  }
+}
+
+const acme: AuthenticatedClient = { id: 'client-acme', name: 'acme-app', role: 'partner', tenant: 'acme' };
+const request: CustomerRequest = { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', phoneNumber: '+447700900123' };
+const CUSTOMER_ID = '5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44';
+
+describe(CustomersService.name, () => {
+  let log: InMemoryAuditLog;
+  let ownership: InMemoryCustomerOwnership;
+  let gateway: ScriptedCustomerGateway;
+  let logger: RecordingLogger;
+  let sut: CustomersService;
+  const inRequest = <T>(work: () => Promise<T>) => runWithRequestContext(newRequestContext('request-1'), work);
+
+  beforeEach(() => {
+    log = new InMemoryAuditLog();
+    ownership = new InMemoryCustomerOwnership();
+    gateway = new ScriptedCustomerGateway(CUSTOMER_ID, log);
+    logger = new RecordingLogger();
+    Logger.overrideLogger(logger);
+    const clock = new FixedClock();
+    const metrics = new CountingMetrics();
+    const trail = new AuditTrail(log, clock, metrics);
+    sut = new CustomersService(gateway, ownership, new IdempotencyService(new InMemoryIdempotencyStore(), clock, { ttlMs: 1e7, lockMs: 1e5 }, trail, metrics), trail);
+  });
+
+  afterAll(() => {
+    Logger.overrideLogger(false);
+  });
+
+  describe('create', () => {
+    it('when a customer is created, then its attempted event was committed before the provider call, and it belongs to the caller’s tenant', async () => {
+      const created = await inRequest(() => sut.create(acme, request));
+
+      expect(created.value.customerId).toBe(CUSTOMER_ID);
+      expect(gateway.calls).toHaveLength(1);
+      expect(gateway.calls[0].phasesBefore).toEqual(['attempted']);
+      expect(await ownership.tenantOf(CUSTOMER_ID)).toBe('acme');
+    });
+
+    it('when no reference is given, then one is generated and sent to the provider', async () => {
+      const created = await inRequest(() => sut.create(acme, request));
+
+      expect(created.value.reference).toMatch(/^[0-9a-f-]{36}$/);
+      expect(gateway.calls[0].customer.reference).toBe(created.value.reference);
+    });
+
+    it('when the provider hands back a customer id another tenant holds, then that tenant keeps it and the mismatch is logged as an error', async () => {
+      await ownership.assign(CUSTOMER_ID, 'globex', 'created');
+
+      const created = await inRequest(() => sut.create(acme, { ...request, reference: '7d0c1f6e-5a43-4c1e-9b2a-2f6d8e0b9c11' }));
+
+      expect(created.value.customerId).toBe(CUSTOMER_ID);
+      expect(await ownership.tenantOf(CUSTOMER_ID)).toBe('globex');
+      expect(logger.lines.filter((line) => line.level === 'error').map((line) => line.context[0])).toEqual(['The provider returned a customer id that belongs to another tenant']);
+    });
+
+    it('when the audit log cannot take the attempted event, then nothing is sent to the provider', async () => {
+      log.failing = true;
+
+      await expect(inRequest(() => sut.create(acme, request))).rejects.toMatchObject({ code: 'AUDIT.UNAVAILABLE' });
+      expect(gateway.calls).toEqual([]);
+    });
+  });
+});

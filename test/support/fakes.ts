@@ -1,0 +1,127 @@
+import { AuditEvent, AuditEventFilter, AuditPage } from '../../src/audit/domain/audit-event';
+import { AuditLog } from '../../src/audit/domain/audit-log.port';
+import { Clock } from '../../src/common/clock.port';
+import { Metrics } from '../../src/common/metrics.port';
+import { CustomerOwnership, OwnershipOrigin } from '../../src/customers/domain/customer-ownership.port';
+import { Claim, IdempotencyKey } from '../../src/idempotency/domain/idempotency';
+import { ClaimRequest, IdempotencyStore } from '../../src/idempotency/domain/idempotency-store.port';
+
+/**
+ * Small in-memory fakes of the ports, for unit specs of the domain services (the "small" tier).
+ * Persistence behaviour itself is tested against real PostgreSQL; these only stand in for it where
+ * a service's own logic is under test.
+ */
+/** "Now" is whatever `current` says (2027-01-31T15:00Z, a month's end, unless told otherwise). */
+export class FixedClock extends Clock {
+  constructor(public current: Date = new Date('2027-01-31T15:00:00Z')) {
+    super();
+  }
+
+  now(): Date {
+    return this.current;
+  }
+}
+
+/** Keeps what was appended, in order; `failing` makes every append reject. */
+export class InMemoryAuditLog extends AuditLog {
+  readonly events: AuditEvent[] = [];
+  failing = false;
+
+  append(event: AuditEvent): Promise<void> {
+    if (this.failing) return Promise.reject(new Error('audit store down'));
+    this.events.push(event);
+    return Promise.resolve();
+  }
+
+  find(filter: AuditEventFilter, limit: number): Promise<AuditPage> {
+    const matching = this.events.filter((event) => (filter.reference === undefined || event.reference === filter.reference) && (filter.phase === undefined || event.phase === filter.phase));
+    return Promise.resolve({ events: matching.slice(0, limit) });
+  }
+
+  get(id: string): Promise<AuditEvent | undefined> {
+    return Promise.resolve(this.events.find((event) => event.id === id));
+  }
+
+  purgeBatch(): Promise<number> {
+    return Promise.resolve(0);
+  }
+}
+
+/** Counts what it is told. */
+export class CountingMetrics extends Metrics {
+  readonly replays: string[] = [];
+  auditFailures = 0;
+
+  requestServed(): void {}
+  upstreamCall(): void {}
+  upstreamCircuit(): void {}
+  auditWriteFailed(): void {
+    this.auditFailures++;
+  }
+  idempotentReplay(operation: string): void {
+    this.replays.push(operation);
+  }
+}
+
+export class InMemoryCustomerOwnership extends CustomerOwnership {
+  readonly owners = new Map<string, string>();
+
+  tenantOf(customerId: string): Promise<string | undefined> {
+    return Promise.resolve(this.owners.get(customerId));
+  }
+
+  assign(customerId: string, tenant: string, _origin: OwnershipOrigin): Promise<string> {
+    if (!this.owners.has(customerId)) this.owners.set(customerId, tenant);
+    return Promise.resolve(this.owners.get(customerId)!);
+  }
+}
+
+interface KeyRow {
+  clientId: string;
+  fingerprint: string;
+  state: 'in_flight' | 'completed' | 'retryable';
+  result?: unknown;
+}
+
+/** The store's contract (docs/decisions.md, Idempotency) without its concurrency, which PostgreSQL tests cover. */
+export class InMemoryIdempotencyStore extends IdempotencyStore {
+  readonly rows = new Map<string, KeyRow>();
+  failRelease = false;
+
+  claim(request: ClaimRequest): Promise<Claim> {
+    const held = this.rows.get(request.key.reference);
+    const mayTakeOver = held && held.clientId === request.key.clientId && held.fingerprint === request.fingerprint && held.state === 'retryable';
+    if (!held || mayTakeOver) {
+      this.rows.set(request.key.reference, { clientId: request.key.clientId, fingerprint: request.fingerprint, state: 'in_flight' });
+      return Promise.resolve({ kind: 'claimed' });
+    }
+    if (held.clientId !== request.key.clientId) return Promise.resolve({ kind: 'taken' });
+    if (held.fingerprint !== request.fingerprint) return Promise.resolve({ kind: 'mismatch' });
+    return Promise.resolve(held.state === 'completed' ? { kind: 'completed', result: held.result } : { kind: 'in_flight' });
+  }
+
+  complete(key: IdempotencyKey, result: unknown): Promise<void> {
+    this.rows.set(key.reference, { ...this.rows.get(key.reference)!, state: 'completed', result });
+    return Promise.resolve();
+  }
+
+  release(key: IdempotencyKey): Promise<void> {
+    if (this.failRelease) return Promise.reject(new Error('database down'));
+    this.rows.set(key.reference, { ...this.rows.get(key.reference)!, state: 'retryable' });
+    return Promise.resolve();
+  }
+
+  purgeExpired(): Promise<number> {
+    return Promise.resolve(0);
+  }
+}
+
+/** Takes the place of Nest's logger (Logger.overrideLogger) and keeps what was logged, by level. */
+export class RecordingLogger {
+  readonly lines: { level: string; message: unknown; context: unknown[] }[] = [];
+  log = (message: unknown, ...context: unknown[]) => this.lines.push({ level: 'log', message, context });
+  error = (message: unknown, ...context: unknown[]) => this.lines.push({ level: 'error', message, context });
+  warn = (message: unknown, ...context: unknown[]) => this.lines.push({ level: 'warn', message, context });
+  debug = (message: unknown, ...context: unknown[]) => this.lines.push({ level: 'debug', message, context });
+  verbose = (message: unknown, ...context: unknown[]) => this.lines.push({ level: 'verbose', message, context });
+}
