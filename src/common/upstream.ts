@@ -9,16 +9,37 @@ import { DomainError, ErrorKind } from './domain-error';
  */
 export type UpstreamOutcome = 'rejected' | 'failed' | 'unknown';
 
+/** What is known of a provider call: its status, the provider's error id, how long it took. */
+export interface UpstreamFacts {
+  readonly status?: number;
+  readonly errorId?: string;
+  readonly latencyMs?: number;
+}
+
+export interface UpstreamErrorSpec {
+  readonly code: string;
+  readonly kind: ErrorKind;
+  readonly message: string;
+  readonly outcome: UpstreamOutcome;
+  readonly upstream?: UpstreamFacts;
+  readonly details?: string;
+  readonly retryAfterSeconds?: number;
+  readonly cause?: unknown;
+}
+
+/**
+ * A provider call that did not give what was asked. Built by the named constructors of
+ * `src/upstream/provider-answers.ts` (`providerErrors.timeout('POST', facts)`), one per row of the
+ * table that docs/decisions.md shows.
+ */
 export class UpstreamError extends DomainError {
-  constructor(
-    code: string,
-    kind: ErrorKind,
-    message: string,
-    readonly outcome: UpstreamOutcome,
-    readonly upstream: { status?: number; errorId?: string; latencyMs?: number } = {},
-    options: { details?: string; retryAfterSeconds?: number; cause?: unknown } = {},
-  ) {
-    super(code, kind, message, options);
+  readonly outcome: UpstreamOutcome;
+  readonly upstream: UpstreamFacts;
+
+  constructor(spec: UpstreamErrorSpec) {
+    super(spec.code, spec.kind, spec.message, { details: spec.details, retryAfterSeconds: spec.retryAfterSeconds, cause: spec.cause });
+    this.outcome = spec.outcome;
+    this.upstream = spec.upstream ?? {};
   }
 }
 

@@ -11,7 +11,7 @@ export class UpstreamBalanceAdapter extends BalanceGateway {
 
   async read(customerId: string): Promise<Balance> {
     const reply = await this.client.get('balance.read', `/api/v1/customer/balance/${encodeURIComponent(customerId)}`);
-    const fields = new UpstreamResponseMapper(reply, false);
+    const fields = new UpstreamResponseMapper(reply, 'GET');
     const available = fields.string('available', 'available_balance', 'balance');
     return {
       customerId: fields.optionalString('customer_id', 'id') ?? customerId,

@@ -29,7 +29,7 @@ export class UpstreamBankAccountAdapter extends BankAccountGateway {
       ...(request.state !== undefined ? { state: request.state } : {}),
       date_of_birth: request.dateOfBirth,
     });
-    const fields = new UpstreamResponseMapper(reply, true);
+    const fields = new UpstreamResponseMapper(reply, 'POST');
     const iban = fields.optionalString('iban');
     const sortCode = fields.optionalString('sort_code');
     const accountNumber = fields.optionalString('account_number');

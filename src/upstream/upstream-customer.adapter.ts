@@ -19,7 +19,7 @@ export class UpstreamCustomerAdapter extends CustomerGateway {
       ...(customer.dateOfBirth !== undefined ? { date_of_birth: customer.dateOfBirth } : {}),
       ...(customer.country !== undefined ? { country: customer.country } : {}),
     });
-    const fields = new UpstreamResponseMapper(reply, true);
+    const fields = new UpstreamResponseMapper(reply, 'POST');
     return { customerId: fields.string('id', 'customer_id'), reference: customer.reference };
   }
 }

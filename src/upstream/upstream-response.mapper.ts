@@ -1,12 +1,12 @@
-import { UpstreamError } from '../common/upstream';
+import { providerErrors } from './provider-answers';
 import { UpstreamReply } from './upstream-http.client';
 
 /** Reads fields out of a provider reply; a reply without what we need is a bad response. */
 export class UpstreamResponseMapper {
   constructor(
     private readonly reply: UpstreamReply,
-    /** Whether the provider may have acted (a POST) when the reply turns out unusable. */
-    private readonly write: boolean,
+    /** A POST's reply: the provider may have acted when the reply turns out unusable. */
+    private readonly method: 'GET' | 'POST',
   ) {}
 
   private get record(): Record<string, unknown> {
@@ -26,14 +26,7 @@ export class UpstreamResponseMapper {
   string(...names: string[]): string {
     const value = this.optionalString(...names);
     if (value === undefined) {
-      throw new UpstreamError(
-        'UPSTREAM.BAD_RESPONSE',
-        'upstream_rejected',
-        'The provider’s answer is missing data the gateway needs',
-        this.write ? 'unknown' : 'failed',
-        { status: this.reply.status, latencyMs: this.reply.latencyMs },
-        { details: `Expected ${names.join(' or ')} in the provider's answer.` },
-      );
+      throw providerErrors.incompleteResponse(this.method, { status: this.reply.status, latencyMs: this.reply.latencyMs }, names.join(' or '));
     }
     return value;
   }

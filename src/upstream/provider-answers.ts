@@ -1,0 +1,86 @@
+import type { ErrorKind } from '../common/domain-error';
+import { UpstreamError, UpstreamFacts, UpstreamOutcome } from '../common/upstream';
+
+/**
+ * How a provider answer reaches the partner, as data: the table in docs/decisions.md ("How provider
+ * answers reach the partner"), which a test holds to this one. `outcome` is what the audit log and
+ * idempotency act on; `whenPost` overrides it for a POST, which the provider may have acted on.
+ */
+export interface ProviderAnswer {
+  /** The provider's side, as the docs table says it. */
+  readonly provider: string;
+  readonly code: string;
+  readonly kind: ErrorKind;
+  readonly message: string;
+  readonly outcome: UpstreamOutcome;
+  readonly whenPost?: UpstreamOutcome;
+}
+
+export const PROVIDER_ANSWERS = {
+  badResponse: {
+    provider: '2xx, body not JSON',
+    code: 'UPSTREAM.BAD_RESPONSE',
+    kind: 'upstream_rejected',
+    message: 'The provider answered with something that is not JSON',
+    outcome: 'failed',
+    whenPost: 'unknown',
+  },
+  incompleteResponse: {
+    provider: '2xx, data missing',
+    code: 'UPSTREAM.BAD_RESPONSE',
+    kind: 'upstream_rejected',
+    message: 'The provider’s answer is missing data the gateway needs',
+    outcome: 'failed',
+    whenPost: 'unknown',
+  },
+  credentialsRefused: { provider: '401, 403', code: 'UPSTREAM.CREDENTIALS_REFUSED', kind: 'upstream_rejected', message: 'The provider refused the request', outcome: 'rejected' },
+  notFound: { provider: '404', code: 'UPSTREAM.NOT_FOUND', kind: 'not_found', message: 'The provider has no such resource', outcome: 'rejected' },
+  conflict: { provider: '409', code: 'UPSTREAM.CONFLICT', kind: 'upstream_rejected', message: 'The provider refused the request: it has already seen this reference', outcome: 'rejected' },
+  rateLimited: { provider: '429', code: 'UPSTREAM.RATE_LIMITED', kind: 'unavailable', message: 'The provider is limiting requests; try again later', outcome: 'failed' },
+  rejected: { provider: 'other 4xx', code: 'UPSTREAM.REJECTED', kind: 'upstream_rejected', message: 'The provider refused the request', outcome: 'rejected' },
+  serverError: { provider: '5xx', code: 'UPSTREAM.SERVER_ERROR', kind: 'upstream_rejected', message: 'The provider failed to handle the request', outcome: 'failed', whenPost: 'unknown' },
+  timeout: { provider: 'timeout', code: 'UPSTREAM.TIMEOUT', kind: 'upstream_timeout', message: 'The provider did not answer in time', outcome: 'failed', whenPost: 'unknown' },
+  unreachable: { provider: 'connection refused, DNS', code: 'UPSTREAM.UNREACHABLE', kind: 'upstream_rejected', message: 'The provider could not be reached', outcome: 'failed' },
+  connectionLost: {
+    provider: 'connection lost',
+    code: 'UPSTREAM.CONNECTION_LOST',
+    kind: 'upstream_rejected',
+    message: 'The connection to the provider was lost',
+    outcome: 'failed',
+    whenPost: 'unknown',
+  },
+  circuitOpen: { provider: 'circuit open', code: 'UPSTREAM.CIRCUIT_OPEN', kind: 'unavailable', message: 'The provider is unavailable; try again later', outcome: 'failed' },
+} as const satisfies Record<string, ProviderAnswer>;
+
+export type ProviderAnswerName = keyof typeof PROVIDER_ANSWERS;
+type Method = 'GET' | 'POST';
+
+const RETRY_WITH_SAME_REFERENCE = 'The request may or may not have been processed; retry with the same reference to find out.';
+
+function errorFor(name: ProviderAnswerName, method: Method, upstream: UpstreamFacts, extra: { details?: string; retryAfterSeconds?: number } = {}): UpstreamError {
+  const answer: ProviderAnswer = PROVIDER_ANSWERS[name];
+  const outcome = method === 'POST' && answer.whenPost ? answer.whenPost : answer.outcome;
+  return new UpstreamError({ code: answer.code, kind: answer.kind, message: answer.message, outcome, upstream, ...extra });
+}
+
+/** The named constructors: one per row of the table. */
+export const providerErrors = {
+  badResponse: (method: Method, upstream: UpstreamFacts) => errorFor('badResponse', method, upstream),
+  incompleteResponse: (method: Method, upstream: UpstreamFacts, expected: string) =>
+    errorFor('incompleteResponse', method, upstream, { details: `Expected ${expected} in the provider's answer.` }),
+  credentialsRefused: (upstream: UpstreamFacts) =>
+    errorFor('credentialsRefused', 'GET', upstream, {
+      details: 'The provider did not accept the gateway’s credentials; this is being looked into. Quote the error id to support.',
+    }),
+  notFound: (upstream: UpstreamFacts) => errorFor('notFound', 'GET', upstream),
+  conflict: (upstream: UpstreamFacts) => errorFor('conflict', 'GET', upstream),
+  rateLimited: (upstream: UpstreamFacts, retryAfterSeconds: number) => errorFor('rateLimited', 'GET', upstream, { retryAfterSeconds }),
+  rejected: (upstream: UpstreamFacts) => errorFor('rejected', 'GET', upstream, { details: `The provider answered ${upstream.status}. Quote the error id to support.` }),
+  serverError: (method: Method, upstream: UpstreamFacts) => errorFor('serverError', method, upstream, { details: `The provider answered ${upstream.status}. Quote the error id to support.` }),
+  timeout: (method: Method, upstream: UpstreamFacts, timeoutMs: number) =>
+    errorFor('timeout', method, upstream, { details: method === 'POST' ? RETRY_WITH_SAME_REFERENCE : `No answer within ${timeoutMs} ms.` }),
+  unreachable: (upstream: UpstreamFacts) => errorFor('unreachable', 'GET', upstream),
+  connectionLost: (method: Method, upstream: UpstreamFacts) => errorFor('connectionLost', method, upstream, { details: method === 'POST' ? RETRY_WITH_SAME_REFERENCE : undefined }),
+  circuitOpen: (upstream: UpstreamFacts, retryAfterSeconds: number) =>
+    errorFor('circuitOpen', 'GET', upstream, { details: 'Recent calls to the provider failed, so the gateway is not calling it for a moment.', retryAfterSeconds }),
+};
