@@ -1,4 +1,5 @@
-import { BankAccount, BankAccountGateway, OpenBankAccount } from '../bank-accounts/domain/bank-account.gateway.port';
+import { BANK_ACCOUNT_FIELDS, BankAccount, BankAccountGateway, OpenBankAccount } from '../bank-accounts/domain/bank-account.gateway.port';
+import { toWire } from '../common/field-map';
 import { UpstreamHttpClient } from './upstream-http.client';
 import { UpstreamResponseMapper } from './upstream-response.mapper';
 
@@ -12,23 +13,7 @@ export class UpstreamBankAccountAdapter extends BankAccountGateway {
   }
 
   async open(request: OpenBankAccount): Promise<BankAccount> {
-    const reply = await this.client.post('bank_account.create', this.path, {
-      customer_id: request.customerId,
-      currency: request.currency,
-      phone_number: request.phoneNumber,
-      reference: request.reference,
-      document_type: request.documentType,
-      document_number: request.documentNumber,
-      issued_country_code: request.issuedCountryCode,
-      issued_by: request.issuedBy,
-      issued_date: request.issuedDate,
-      expiration_date: request.expirationDate,
-      country: request.country,
-      zip_code: request.zipCode,
-      street: request.street,
-      ...(request.state !== undefined ? { state: request.state } : {}),
-      date_of_birth: request.dateOfBirth,
-    });
+    const reply = await this.client.post('bank_account.create', this.path, { ...toWire(BANK_ACCOUNT_FIELDS, request), reference: request.reference });
     const fields = new UpstreamResponseMapper(reply, 'POST');
     const iban = fields.optionalString('iban');
     const sortCode = fields.optionalString('sort_code');

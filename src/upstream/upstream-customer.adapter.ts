@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CreatedCustomer, CustomerGateway, NewCustomer } from '../customers/domain/customer.gateway.port';
+import { toWire } from '../common/field-map';
+import { CreatedCustomer, CUSTOMER_FIELDS, CustomerGateway, NewCustomer } from '../customers/domain/customer.gateway.port';
 import { UpstreamHttpClient } from './upstream-http.client';
 import { UpstreamResponseMapper } from './upstream-response.mapper';
 
@@ -10,15 +11,7 @@ export class UpstreamCustomerAdapter extends CustomerGateway {
   }
 
   async create(customer: NewCustomer): Promise<CreatedCustomer> {
-    const reply = await this.client.post('customer.create', '/api/v1/customer', {
-      reference: customer.reference,
-      first_name: customer.firstName,
-      last_name: customer.lastName,
-      email: customer.email,
-      phone_number: customer.phoneNumber,
-      ...(customer.dateOfBirth !== undefined ? { date_of_birth: customer.dateOfBirth } : {}),
-      ...(customer.country !== undefined ? { country: customer.country } : {}),
-    });
+    const reply = await this.client.post('customer.create', '/api/v1/customer', { ...toWire(CUSTOMER_FIELDS, customer), reference: customer.reference });
     const fields = new UpstreamResponseMapper(reply, 'POST');
     return { customerId: fields.string('id', 'customer_id'), reference: customer.reference };
   }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { OpenBankAccount } from '../../src/bank-accounts/domain/bank-account.gateway.port';
-import type { NewCustomer } from '../../src/customers/domain/customer.gateway.port';
+import { BANK_ACCOUNT_FIELDS, OpenBankAccount } from '../../src/bank-accounts/domain/bank-account.gateway.port';
+import { toWire } from '../../src/common/field-map';
+import { CUSTOMER_FIELDS, NewCustomer } from '../../src/customers/domain/customer.gateway.port';
 
 /** A date `months` calendar months from today (UTC), safely past the provider's one-month rule. */
 export function monthsFromToday(months: number): string {
@@ -44,36 +45,10 @@ export function buildOpenBankAccount(overrides: Partial<OpenBankAccount> = {}): 
 
 /** The body of POST /api/v1/customers, as a partner app sends it. */
 export function buildCustomerRequest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    reference: randomUUID(),
-    first_name: 'Ada',
-    last_name: 'Lovelace',
-    email: 'ada@example.com',
-    phone_number: '+447700900123',
-    date_of_birth: '1990-12-10',
-    country: 'GB',
-    ...overrides,
-  };
+  return { ...toWire(CUSTOMER_FIELDS, buildNewCustomer()), ...overrides };
 }
 
 /** The body of POST /api/v1/bank-accounts, as a partner app sends it. */
 export function buildBankAccountRequest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    customer_id: randomUUID(),
-    currency: 'EUR',
-    phone_number: '+4915123456789',
-    reference: randomUUID(),
-    document_type: 'passport',
-    document_number: 'C01X00T47',
-    issued_country_code: 'DE',
-    issued_by: 'Stadt Berlin',
-    issued_date: '2020-01-15',
-    expiration_date: monthsFromToday(24),
-    country: 'DE',
-    zip_code: '10115',
-    street: 'Invalidenstrasse 1',
-    state: 'Berlin',
-    date_of_birth: '1990-12-10',
-    ...overrides,
-  };
+  return { ...toWire(BANK_ACCOUNT_FIELDS, buildOpenBankAccount()), ...overrides };
 }

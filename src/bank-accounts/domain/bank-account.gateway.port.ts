@@ -1,3 +1,5 @@
+import type { FieldMap } from '../../common/field-map';
+
 export const BANK_ACCOUNT_CURRENCIES = ['EUR', 'GBP'] as const;
 export type BankAccountCurrency = (typeof BANK_ACCOUNT_CURRENCIES)[number];
 
@@ -19,6 +21,25 @@ export interface OpenBankAccount {
   readonly state?: string;
   readonly dateOfBirth: string;
 }
+
+/** The provider's name of each field (its payload table), which partners send too. */
+export const BANK_ACCOUNT_FIELDS = {
+  customerId: 'customer_id',
+  currency: 'currency',
+  phoneNumber: 'phone_number',
+  reference: 'reference',
+  documentType: 'document_type',
+  documentNumber: 'document_number',
+  issuedCountryCode: 'issued_country_code',
+  issuedBy: 'issued_by',
+  issuedDate: 'issued_date',
+  expirationDate: 'expiration_date',
+  country: 'country',
+  zipCode: 'zip_code',
+  street: 'street',
+  state: 'state',
+  dateOfBirth: 'date_of_birth',
+} as const satisfies FieldMap<OpenBankAccount>;
 
 export interface BankAccount {
   readonly id: string;

@@ -7,7 +7,9 @@ import { CurrentClient, Roles } from '../../auth/http/auth.decorators';
 import { ApiEnvelopeResponse, ApiErrorResponses } from '../../common/api-envelope.decorators';
 import { ResponseMessage } from '../../common/envelope.interceptor';
 import { replyWith } from '../../idempotency/http/replay-header';
-import { BankAccountsService } from '../domain/bank-accounts.service';
+import { fromWire } from '../../common/field-map';
+import { BANK_ACCOUNT_FIELDS } from '../domain/bank-account.gateway.port';
+import { BankAccountRequest, BankAccountsService } from '../domain/bank-accounts.service';
 import { BankAccountResponseDto } from './bank-account.response.dto';
 import { OpenBankAccountRequestDto } from './open-bank-account.request.dto';
 
@@ -36,23 +38,7 @@ export class BankAccountsController {
     @Body() body: OpenBankAccountRequestDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<BankAccountResponseDto> {
-    const result = await this.accounts.open(client, {
-      customerId: body.customer_id,
-      currency: body.currency,
-      phoneNumber: body.phone_number,
-      reference: body.reference,
-      documentType: body.document_type,
-      documentNumber: body.document_number,
-      issuedCountryCode: body.issued_country_code,
-      issuedBy: body.issued_by,
-      issuedDate: body.issued_date,
-      expirationDate: body.expiration_date,
-      country: body.country,
-      zipCode: body.zip_code,
-      street: body.street,
-      state: body.state,
-      dateOfBirth: body.date_of_birth,
-    });
+    const result = await this.accounts.open(client, fromWire<BankAccountRequest>(BANK_ACCOUNT_FIELDS, body));
     return BankAccountResponseDto.from(replyWith(reply, result));
   }
 }

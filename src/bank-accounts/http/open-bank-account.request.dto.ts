@@ -3,7 +3,8 @@ import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
 import { utcDate } from '../../common/calendar-date';
 import { IsBeforeDateField, IsPastCalendarDate } from '../../common/date.validators';
 import { E164_MESSAGE, E164_PHONE, IsCountryCode, IsPrintableText, IsUuidField } from '../../common/field-rules';
-import { BANK_ACCOUNT_CURRENCIES } from '../domain/bank-account.gateway.port';
+import type { SameKeys, WireName } from '../../common/field-map';
+import { BANK_ACCOUNT_CURRENCIES, BANK_ACCOUNT_FIELDS } from '../domain/bank-account.gateway.port';
 import type { BankAccountCurrency } from '../domain/bank-account.gateway.port';
 import { earliestAcceptedExpiry } from '../domain/document-expiry.rule';
 import { IsAcceptedDocumentExpiry } from './document-expiry.validator';
@@ -94,3 +95,7 @@ export class OpenBankAccountRequestDto {
   @IsBeforeDateField('issued_date')
   readonly date_of_birth!: string;
 }
+
+/** The DTO declares exactly the provider's fields, by their wire names: this fails to compile otherwise. */
+const declaresEveryField: SameKeys<keyof OpenBankAccountRequestDto, WireName<typeof BANK_ACCOUNT_FIELDS>> = true;
+void declaresEveryField;

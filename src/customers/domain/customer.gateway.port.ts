@@ -1,3 +1,5 @@
+import type { FieldMap } from '../../common/field-map';
+
 /** The BFF's customer body (the provider does not publish its own): see docs/decisions.md. */
 export interface NewCustomer {
   readonly reference: string;
@@ -8,6 +10,17 @@ export interface NewCustomer {
   readonly dateOfBirth?: string;
   readonly country?: string;
 }
+
+/** The wire name of each field: the gateway's customer body, sent on to the provider as is. */
+export const CUSTOMER_FIELDS = {
+  reference: 'reference',
+  firstName: 'first_name',
+  lastName: 'last_name',
+  email: 'email',
+  phoneNumber: 'phone_number',
+  dateOfBirth: 'date_of_birth',
+  country: 'country',
+} as const satisfies FieldMap<NewCustomer>;
 
 export interface CreatedCustomer {
   readonly customerId: string;

@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsPastCalendarDate } from '../../common/date.validators';
+import type { SameKeys, WireName } from '../../common/field-map';
+import { CUSTOMER_FIELDS } from '../domain/customer.gateway.port';
 import { E164_MESSAGE, E164_PHONE, EMAIL_SHAPE, IsCountryCode, IsPrintableText, IsUuidField } from '../../common/field-rules';
 
 /**
@@ -48,3 +50,7 @@ export class CreateCustomerRequestDto {
   @IsCountryCode()
   readonly country?: string;
 }
+
+/** The DTO declares exactly the customer's fields, by their wire names: this fails to compile otherwise. */
+const declaresEveryField: SameKeys<keyof CreateCustomerRequestDto, WireName<typeof CUSTOMER_FIELDS>> = true;
+void declaresEveryField;

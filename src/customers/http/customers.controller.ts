@@ -7,7 +7,9 @@ import { CurrentClient, Roles } from '../../auth/http/auth.decorators';
 import { ApiEnvelopeResponse, ApiErrorResponses } from '../../common/api-envelope.decorators';
 import { ResponseMessage } from '../../common/envelope.interceptor';
 import { replyWith } from '../../idempotency/http/replay-header';
-import { CustomersService } from '../domain/customers.service';
+import { fromWire } from '../../common/field-map';
+import { CUSTOMER_FIELDS } from '../domain/customer.gateway.port';
+import { CustomerRequest, CustomersService } from '../domain/customers.service';
 import { CreateCustomerRequestDto } from './create-customer.request.dto';
 import { CustomerResponseDto } from './customer.response.dto';
 
@@ -35,15 +37,7 @@ export class CustomersController {
     @Body() body: CreateCustomerRequestDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<CustomerResponseDto> {
-    const result = await this.customers.create(client, {
-      reference: body.reference,
-      firstName: body.first_name,
-      lastName: body.last_name,
-      email: body.email,
-      phoneNumber: body.phone_number,
-      dateOfBirth: body.date_of_birth,
-      country: body.country,
-    });
+    const result = await this.customers.create(client, fromWire<CustomerRequest>(CUSTOMER_FIELDS, body));
     return CustomerResponseDto.from(replyWith(reply, result));
   }
 }
