@@ -4,6 +4,7 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AuditModule } from './audit/audit.module';
+import { AuditInterceptor } from './audit/http/audit.interceptor';
 import { AuthModule } from './auth/auth.module';
 import { BearerAuthGuard } from './auth/http/bearer-auth.guard';
 import { BalancesModule } from './balances/balances.module';
@@ -23,7 +24,7 @@ import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { UpstreamModule } from './upstream/upstream.module';
 import { UpstreamSettings } from './upstream/upstream.settings';
-import { RequestContextMiddleware } from './common/request-context.middleware';
+import { RequestRecordMiddleware } from './common/request-record.middleware';
 
 export interface AppModuleOptions {
   readonly config: AppConfig;
@@ -60,6 +61,8 @@ export class AppModule implements NestModule {
         { provide: APP_GUARD, useExisting: RateLimitGuard },
         { provide: APP_GUARD, useExisting: BearerAuthGuard },
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
+        // The terminal audit event of a success is written before the envelope is made.
+        { provide: APP_INTERCEPTOR, useExisting: AuditInterceptor },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],
@@ -67,6 +70,6 @@ export class AppModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RequestContextMiddleware).forRoutes({ path: '*path', method: RequestMethod.ALL });
+    consumer.apply(RequestRecordMiddleware).forRoutes({ path: '*path', method: RequestMethod.ALL });
   }
 }

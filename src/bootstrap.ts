@@ -11,7 +11,7 @@ import { ApiClientsService } from './auth/domain/api-clients.service';
 import { Drain, ShuttingDown } from './common/drain';
 import { isUnder } from './common/http/canonical-target';
 import { edgeServerOptions, installEdgeHooks, targetOf } from './common/http/edge';
-import { requestContextOf } from './common/request-context';
+import { noteArrival } from './common/request-record';
 import { REQUEST_ID_HEADER, requestIdFor } from './common/request-id';
 import { corsOrigins, operationalAccess } from './config/env.schema';
 import { AppConfig } from './config/load-config';
@@ -75,7 +75,7 @@ export async function createApp(
   // JSON only: without this Fastify would parse text/plain, and such a body must be a 415.
   fastify.removeContentTypeParser('text/plain');
   fastify.addHook('onRequest', async (request, reply) => {
-    requestContextOf(request.raw).sourceIp = request.ip;
+    noteArrival(request.raw, request.ip);
     void reply.header(REQUEST_ID_HEADER, request.id);
   });
   installEdgeHooks(fastify);

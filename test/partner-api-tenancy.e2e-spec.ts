@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { runCustomersCli } from '../src/customers/cli/customers.command';
-import { newRequestContext, runWithRequestContext } from '../src/common/request-context';
+import { newRecord, runWithRecord } from '../src/common/request-record';
 import { UpstreamCustomerAdapter } from '../src/upstream/upstream-customer.adapter';
 import { startTestApp, TestApp } from './support/app';
 import { auditEventsOf } from './support/audit';
@@ -81,7 +81,7 @@ describe('partner API: tenant scoping', () => {
     }
 
     it('when a customer created elsewhere is linked to a tenant, then that tenant may use it and others still may not', async () => {
-      const elsewhere = await runWithRequestContext(newRequestContext('seed'), () => t.app.get(UpstreamCustomerAdapter).create(buildNewCustomer()));
+      const elsewhere = await runWithRecord(newRecord('seed'), () => t.app.get(UpstreamCustomerAdapter).create(buildNewCustomer()));
       const customerId = elsewhere.customerId;
       expect((await callApi(t.baseUrl, 'GET', `/api/v1/customers/${customerId}/balance`, { token: globex })).status).toBe(404);
 

@@ -2,7 +2,7 @@ import { Test, TestingModule } from '@nestjs/testing';
 import { MetricsModule } from '../src/metrics/metrics.module';
 import { PrometheusMetrics } from '../src/metrics/prometheus.metrics';
 import { describeException } from '../src/common/error-envelope.filter';
-import { newRequestContext, runWithRequestContext } from '../src/common/request-context';
+import { newRecord, runWithRecord } from '../src/common/request-record';
 import { UpstreamError } from '../src/common/upstream';
 import { validateEnvironment } from '../src/config/load-config';
 import { generateSandboxKeys } from '../src/sandbox/sandbox-keys';
@@ -73,9 +73,9 @@ describe('outbound adapter against the sandbox over loopback', () => {
       const { customers } = await adapters();
       const customer = buildNewCustomer();
 
-      const context = newRequestContext('req-customer-1');
+      const context = newRecord('req-customer-1');
 
-      const created = await runWithRequestContext(context, () => customers.create(customer));
+      const created = await runWithRecord(context, () => customers.create(customer));
 
       expect(created.customerId).toMatch(/^[0-9a-f-]{36}$/);
       expect(created.reference).toBe(customer.reference);
@@ -98,9 +98,9 @@ describe('outbound adapter against the sandbox over loopback', () => {
       const { customers, balances } = await adapters();
       const value = await customers.create(buildNewCustomer());
 
-      const context = newRequestContext('req-balance-1');
+      const context = newRecord('req-balance-1');
 
-      const balance = await runWithRequestContext(context, () => balances.read(value.customerId));
+      const balance = await runWithRecord(context, () => balances.read(value.customerId));
 
       expect(balance).toMatchObject({ customerId: value.customerId, currency: 'EUR', available: '0.00', current: '0.00' });
       expect(context.upstream).toEqual({ status: 200, latencyMs: expect.any(Number) });

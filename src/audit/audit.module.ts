@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { RequestRecorder } from '../common/request-recorder.port';
 import { AuditRetentionSchedule } from './audit-retention.schedule';
@@ -25,8 +24,8 @@ import { TypeOrmAuditLogRepository } from './persistence/typeorm-audit-log.repos
     AuditRetentionSchedule,
     RequestAuditor,
     { provide: RequestRecorder, useExisting: RequestAuditor },
-    { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },
+    AuditInterceptor,
   ],
-  exports: [AuditTrail, RequestRecorder],
+  exports: [AuditTrail, RequestRecorder, AuditInterceptor],
 })
 export class AuditModule {}

@@ -1,7 +1,6 @@
 import { Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditModule } from '../audit/audit.module';
 import { PeriodicTask, startPeriodicTask } from '../common/periodic-task';
 import { AppConfig } from '../config/load-config';
 import { IdempotencyStore } from './domain/idempotency-store.port';
@@ -28,7 +27,7 @@ export class IdempotencyPurgeSchedule implements OnApplicationBootstrap, OnAppli
 }
 
 @Module({
-  imports: [TypeOrmModule.forFeature([IdempotencyKeyEntity]), AuditModule],
+  imports: [TypeOrmModule.forFeature([IdempotencyKeyEntity])],
   providers: [
     TypeOrmIdempotencyRepository,
     { provide: IdempotencyStore, useExisting: TypeOrmIdempotencyRepository },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Logger, OnModuleDestroy } from '@nestjs/common';
 import { BrokenCircuitError, TaskCancelledError } from 'cockatiel';
-import { currentRequestContext, UpstreamCallRecord } from '../common/request-context';
+import { currentRecord, noteUpstreamCall } from '../common/request-record';
 import { Metrics } from '../common/metrics.port';
 import { CircuitStateName, UpstreamCircuit, UpstreamError } from '../common/upstream';
 import { PayloadCipher } from './payload-cipher';
@@ -22,12 +22,6 @@ export interface UpstreamReply {
 }
 
 const SANE_ERROR_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
-
-/** The request being served learns what the provider said, for its audit event. */
-function noteUpstreamCall(record: UpstreamCallRecord): void {
-  const context = currentRequestContext();
-  if (context) context.upstream = { ...record };
-}
 
 /** A metrics label: `success`, or the failure's code without its prefix (`timeout`, `circuit_open`). */
 function outcomeOf(result: unknown): string {
@@ -109,7 +103,7 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
     const headers: Record<string, string> = {
       authorization: `${this.settings.authScheme} ${this.settings.bearerToken}`,
       accept: 'application/json',
-      'x-request-id': currentRequestContext()?.requestId ?? randomUUID(),
+      'x-request-id': currentRecord()?.requestId ?? randomUUID(),
     };
     let body: string | undefined;
     if (payload) {

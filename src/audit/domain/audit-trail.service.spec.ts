@@ -1,5 +1,5 @@
 import { CountingMetrics, FixedClock, InMemoryAuditLog } from '../../../test/support/fakes';
-import { newRequestContext, runWithRequestContext } from '../../common/request-context';
+import { newRecord, RequestRecord, runWithRecord } from '../../common/request-record';
 import { AuditTrail } from './audit-trail.service';
 import { AuditUnavailable } from './audit.errors';
 
@@ -17,10 +17,9 @@ describe('AuditTrail', () => {
   });
 
   it('when attempt resolves, then the attempted event is already in the log with the request’s identifiers', async () => {
-    const context = newRequestContext('req-1', '10.0.0.1');
-    context.client = { id: 'c-1', name: 'ios-app', tenant: 'acme' };
+    const context: RequestRecord = { ...newRecord('req-1'), sourceIp: '10.0.0.1', client: { id: 'c-1', name: 'ios-app', tenant: 'acme', role: 'partner' } };
 
-    await runWithRequestContext(context, () => sut.attempt('bank_account.create', { reference: 'ref-1', customerId: 'cust-1', currency: 'EUR' }));
+    await runWithRecord(context, () => sut.attempt('bank_account.create', { reference: 'ref-1', customerId: 'cust-1', currency: 'EUR' }));
 
     expect(log.events).toHaveLength(1);
     expect(log.events[0]).toMatchObject({
@@ -39,16 +38,15 @@ describe('AuditTrail', () => {
 
   it('when the log cannot be written, then attempt throws AuditUnavailable, the request is not marked attempted, and the failure is counted', async () => {
     log.failing = true;
-    const context = newRequestContext('req-2');
+    const context = newRecord('req-2');
 
-    await expect(runWithRequestContext(context, () => sut.attempt('customer.create', {}))).rejects.toBeInstanceOf(AuditUnavailable);
+    await expect(runWithRecord(context, () => sut.attempt('customer.create', {}))).rejects.toBeInstanceOf(AuditUnavailable);
     expect(context.attempted).toBeUndefined();
     expect(metrics.auditFailures).toBe(1);
   });
 
   it('when conclude is called twice, then only one terminal event is written', async () => {
-    const context = newRequestContext('req-3');
-    context.upstream = { status: 502, errorId: 'UP-1', latencyMs: 12 };
+    const context: RequestRecord = { ...newRecord('req-3'), upstream: { status: 502, errorId: 'UP-1', latencyMs: 12 } };
 
     await sut.conclude(context, { operation: 'balance.read', phase: 'failed', httpStatus: 502, errorId: 'e-1' });
     await sut.conclude(context, { operation: 'balance.read', phase: 'failed', httpStatus: 502, errorId: 'e-1' });
@@ -58,7 +56,7 @@ describe('AuditTrail', () => {
   });
 
   it('when an error message is long, then it is cut to the column’s 500 characters', async () => {
-    await sut.conclude(newRequestContext('req-4'), { operation: 'balance.read', phase: 'rejected', httpStatus: 400, errorMessage: 'x'.repeat(900) });
+    await sut.conclude(newRecord('req-4'), { operation: 'balance.read', phase: 'rejected', httpStatus: 400, errorMessage: 'x'.repeat(900) });
 
     expect(log.events[0].errorMessage).toHaveLength(500);
   });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/clock.port';
-import { currentRequestContext, RequestContext } from '../../common/request-context';
+import { currentRecord, noteAttempted, noteConcluded, noteSubject, RequestRecord } from '../../common/request-record';
 import { AuditEvent, AuditOperation, AuditSubject, TerminalPhase } from './audit-event';
 import { AuditLog } from './audit-log.port';
 import { AuditUnavailable } from './audit.errors';
@@ -40,17 +40,7 @@ export class AuditTrail {
 
   /** Names what the current request is about; every event it leaves carries these identifiers. */
   describe(subject: AuditSubject): void {
-    const context = currentRequestContext();
-    if (!context) return;
-    if (subject.reference !== undefined) context.reference = subject.reference;
-    if (subject.customerId !== undefined) context.customerId = subject.customerId;
-    if (subject.currency !== undefined) context.currency = subject.currency;
-  }
-
-  /** The current request is answered from the idempotency store: no provider call. */
-  noteReplay(): void {
-    const context = currentRequestContext();
-    if (context) context.replayed = true;
+    noteSubject(subject);
   }
 
   /**
@@ -59,20 +49,19 @@ export class AuditTrail {
    * @throws AuditUnavailable when the event could not be committed: nothing may be sent then.
    */
   async attempt(operation: AuditOperation, subject: AuditSubject): Promise<void> {
-    const context = currentRequestContext();
+    const context = currentRecord();
     if (!context) throw new Error('AuditTrail.attempt called outside a request');
-    this.describe(subject);
+    noteSubject(subject, context);
     await this.write(this.event(context, { operation, phase: 'attempted' }));
-    context.attempted = true;
+    noteAttempted(context);
   }
 
   /**
    * Writes the terminal event of a request, once.
    * @throws AuditUnavailable when it could not be written.
    */
-  async conclude(context: RequestContext, conclusion: RequestConclusion): Promise<void> {
-    if (context.concluded) return;
-    context.concluded = true;
+  async conclude(context: RequestRecord, conclusion: RequestConclusion): Promise<void> {
+    if (!noteConcluded(context)) return;
     await this.write(
       this.event(context, {
         ...conclusion,
@@ -83,7 +72,7 @@ export class AuditTrail {
   }
 
   private event(
-    context: RequestContext,
+    context: RequestRecord,
     fields: Pick<AuditEvent, 'operation' | 'phase'> & Partial<AuditEvent>,
   ): AuditEvent {
     return {

@@ -5,7 +5,7 @@ import { isUuid } from '../../common/field-rules';
 import { isUnder } from '../../common/http/canonical-target';
 import { targetOf } from '../../common/http/edge';
 import { RecordedProblem, RequestRecorder } from '../../common/request-recorder.port';
-import { requestContextOf } from '../../common/request-context';
+import { noteSubject, recordOf } from '../../common/request-record';
 import { UpstreamError } from '../../common/upstream';
 import { AuditOperation, TerminalPhase } from '../domain/audit-event';
 import { AuditTrail } from '../domain/audit-trail.service';
@@ -53,7 +53,7 @@ export class RequestAuditor extends RequestRecorder {
 
   async recordSuccess(request: FastifyRequest, status: number): Promise<void> {
     if (!isAuditedRequest(request)) return;
-    await this.trail.conclude(requestContextOf(request.raw), {
+    await this.trail.conclude(recordOf(request.raw), {
       ...this.where(request),
       operation: this.operation(request, status),
       phase: 'succeeded',
@@ -63,12 +63,11 @@ export class RequestAuditor extends RequestRecorder {
 
   async recordFailure(request: FastifyRequest, problem: RecordedProblem, exception: unknown): Promise<void> {
     if (!isAuditedRequest(request)) return;
-    const context = requestContextOf(request.raw);
+    const context = recordOf(request.raw);
     const refused = new Set(exception instanceof DomainError ? (exception.fields ?? []).map((problem) => problem.field) : []);
     const found = identifiersOf(request, refused);
-    context.reference ??= found.reference;
-    context.customerId ??= found.customerId;
-    context.currency ??= found.currency;
+    // What the handler named stands; the refused body only fills in what it did not.
+    noteSubject({ reference: context.reference ?? found.reference, customerId: context.customerId ?? found.customerId, currency: context.currency ?? found.currency }, context);
     await this.trail.conclude(context, {
       ...this.where(request),
       operation: this.operation(request, problem.status),

@@ -1,5 +1,6 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { recordOf } from '../../common/request-record';
 import { ApiClientRole, AuthenticatedClient } from '../domain/api-client';
 
 export const IS_PUBLIC = 'auth:public';
@@ -11,20 +12,9 @@ export const Public = () => SetMetadata(IS_PUBLIC, true);
 /** Only clients with one of these roles may call the route; without it any valid client may. */
 export const Roles = (...roles: ApiClientRole[]) => SetMetadata(REQUIRED_ROLES, roles);
 
-const CLIENT = Symbol('authenticated-client');
-type WithClient = FastifyRequest & { [CLIENT]?: AuthenticatedClient };
-
-export function attachClient(request: FastifyRequest, client: AuthenticatedClient): void {
-  (request as WithClient)[CLIENT] = client;
-}
-
-export function clientOf(request: FastifyRequest): AuthenticatedClient | undefined {
-  return (request as WithClient)[CLIENT];
-}
-
-/** The authenticated caller of the current request. */
+/** The authenticated caller of the current request, from the request's record (noteClient). */
 export const CurrentClient = createParamDecorator((_: unknown, context: ExecutionContext): AuthenticatedClient => {
-  const client = clientOf(context.switchToHttp().getRequest<FastifyRequest>());
+  const client = recordOf(context.switchToHttp().getRequest<FastifyRequest>().raw).client;
   if (!client) throw new Error('CurrentClient used on a route without authentication');
-  return client;
+  return client as AuthenticatedClient;
 });

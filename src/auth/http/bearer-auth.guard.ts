@@ -1,11 +1,11 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
-import { requestContextOf } from '../../common/request-context';
+import { noteClient } from '../../common/request-record';
 import { ApiClientRole, AuthenticatedClient } from '../domain/api-client';
 import { ApiClientsService } from '../domain/api-clients.service';
 import { RoleNotAllowed } from '../domain/auth.errors';
-import { attachClient, IS_PUBLIC, REQUIRED_ROLES } from './auth.decorators';
+import { IS_PUBLIC, REQUIRED_ROLES } from './auth.decorators';
 
 /** `Bearer <token>`, scheme case-insensitive; anything else counts as no token. */
 export function bearerToken(header: string | string[] | undefined): string | undefined {
@@ -19,13 +19,14 @@ type Memo = FastifyRequest & { [AUTHENTICATION]?: Promise<AuthenticatedClient> }
 
 /**
  * The client the request's bearer token belongs to, looked up once per request: the rate limiter
- * asks first, this guard asks again and gets the same answer.
+ * asks first, this guard asks again and gets the same answer (the pending lookup is kept here; the
+ * client itself is kept in the request's record, where CurrentClient and the audit read it).
  * @throws InvalidClientToken (through the promise) when there is no valid token.
  */
 export function authenticationOf(request: FastifyRequest, clients: ApiClientsService): Promise<AuthenticatedClient> {
   const memo = request as Memo;
   memo[AUTHENTICATION] ??= clients.authenticate(bearerToken(request.headers.authorization)).then((client) => {
-    requestContextOf(request.raw).client = { id: client.id, name: client.name, tenant: client.tenant };
+    noteClient(request.raw, client);
     return client;
   });
   return memo[AUTHENTICATION];
@@ -45,7 +46,6 @@ export class BearerAuthGuard implements CanActivate {
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const client = await authenticationOf(request, this.clients);
-    attachClient(request, client);
 
     const roles = this.reflector.getAllAndOverride<ApiClientRole[] | undefined>(REQUIRED_ROLES, targets);
     if (roles && !roles.includes(client.role)) throw new RoleNotAllowed(roles);

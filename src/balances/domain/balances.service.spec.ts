@@ -1,6 +1,6 @@
 import { AuditTrail } from '../../audit/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
-import { currentRequestContext, newRequestContext, runWithRequestContext } from '../../common/request-context';
+import { currentRecord, newRecord, runWithRecord } from '../../common/request-record';
 import { CustomerDirectory } from '../../customers/domain/customer-directory.service';
 import { CustomerNotFound } from '../../customers/domain/customers.errors';
 import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryCustomerOwnership } from '../../../test/support/fakes';
@@ -33,9 +33,9 @@ describe(BalancesService.name, () => {
 
   describe('read', () => {
     it('when the customer is the caller’s tenant’s, then its balance, and the request names the customer and the currency', async () => {
-      const context = newRequestContext('request-1');
+      const context = newRecord('request-1');
 
-      const balance = await runWithRequestContext(context, () => sut.read(acme, ACME_CUSTOMER));
+      const balance = await runWithRecord(context, () => sut.read(acme, ACME_CUSTOMER));
 
       expect(balance).toMatchObject({ customerId: ACME_CUSTOMER, available: '10.00' });
       expect(context).toMatchObject({ customerId: ACME_CUSTOMER, currency: 'EUR' });
@@ -45,9 +45,9 @@ describe(BalancesService.name, () => {
       ['another tenant’s customer', ACME_CUSTOMER, globex],
       ['a customer no tenant has', '0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11', acme],
     ])('when the customer is %s, then CustomerNotFound and nothing is asked of the provider', async (_what, customerId, caller) => {
-      await expect(runWithRequestContext(newRequestContext('request-2'), () => sut.read(caller, customerId))).rejects.toBeInstanceOf(CustomerNotFound);
+      await expect(runWithRecord(newRecord('request-2'), () => sut.read(caller, customerId))).rejects.toBeInstanceOf(CustomerNotFound);
       expect(gateway.reads).toEqual([]);
-      expect(currentRequestContext()).toBeUndefined();
+      expect(currentRecord()).toBeUndefined();
     });
   });
 });

@@ -1,6 +1,6 @@
 import { AuditTrail } from '../../audit/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
-import { newRequestContext, runWithRequestContext } from '../../common/request-context';
+import { newRecord, runWithRecord } from '../../common/request-record';
 import { CustomerDirectory } from '../../customers/domain/customer-directory.service';
 import { CustomerNotFound } from '../../customers/domain/customers.errors';
 import { IdempotencyService } from '../../idempotency/domain/idempotency.service';
@@ -30,7 +30,7 @@ describe(BankAccountsService.name, () => {
   let store: InMemoryIdempotencyStore;
   let gateway: RecordingBankAccountGateway;
   let sut: BankAccountsService;
-  const inRequest = <T>(work: () => Promise<T>) => runWithRequestContext(newRequestContext('request-1'), work);
+  const inRequest = <T>(work: () => Promise<T>) => runWithRecord(newRecord('request-1'), work);
 
   beforeEach(async () => {
     log = new InMemoryAuditLog();
@@ -41,7 +41,7 @@ describe(BankAccountsService.name, () => {
     const clock = new FixedClock();
     const metrics = new CountingMetrics();
     const trail = new AuditTrail(log, clock, metrics);
-    sut = new BankAccountsService(gateway, new CustomerDirectory(ownership), new IdempotencyService(store, clock, { ttlMs: 1e7, lockMs: 1e5 }, trail, metrics), trail);
+    sut = new BankAccountsService(gateway, new CustomerDirectory(ownership), new IdempotencyService(store, clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics), trail);
   });
 
   describe('open', () => {

@@ -6,7 +6,7 @@ import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { CurrentClient, Roles } from '../../auth/http/auth.decorators';
 import { ApiEnvelopeResponse, ApiErrorResponses } from '../../common/api-envelope.decorators';
 import { ResponseMessage } from '../../common/envelope.interceptor';
-import { replyWith } from '../../idempotency/http/replay-header';
+import { markReplayed } from '../../idempotency/http/replay-header';
 import { fromWire } from '../../common/field-map';
 import { BANK_ACCOUNT_FIELDS } from '../domain/bank-account.gateway.port';
 import { BankAccountRequest, BankAccountsService } from '../domain/bank-accounts.service';
@@ -39,6 +39,6 @@ export class BankAccountsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<BankAccountResponseDto> {
     const result = await this.accounts.open(client, fromWire<BankAccountRequest>(BANK_ACCOUNT_FIELDS, body));
-    return BankAccountResponseDto.from(replyWith(reply, result));
+    return BankAccountResponseDto.from(markReplayed(reply, result));
   }
 }

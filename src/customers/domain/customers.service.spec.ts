@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { AuditTrail } from '../../audit/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
-import { newRequestContext, runWithRequestContext } from '../../common/request-context';
+import { newRecord, runWithRecord } from '../../common/request-record';
 import { IdempotencyService } from '../../idempotency/domain/idempotency.service';
 import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryCustomerOwnership, InMemoryIdempotencyStore, RecordingLogger } from '../../../test/support/fakes';
 import { CreatedCustomer, CustomerGateway, NewCustomer } from './customer.gateway.port';
@@ -33,7 +33,7 @@ describe(CustomersService.name, () => {
   let gateway: ScriptedCustomerGateway;
   let logger: RecordingLogger;
   let sut: CustomersService;
-  const inRequest = <T>(work: () => Promise<T>) => runWithRequestContext(newRequestContext('request-1'), work);
+  const inRequest = <T>(work: () => Promise<T>) => runWithRecord(newRecord('request-1'), work);
 
   beforeEach(() => {
     log = new InMemoryAuditLog();
@@ -44,7 +44,7 @@ describe(CustomersService.name, () => {
     const clock = new FixedClock();
     const metrics = new CountingMetrics();
     const trail = new AuditTrail(log, clock, metrics);
-    sut = new CustomersService(gateway, ownership, new IdempotencyService(new InMemoryIdempotencyStore(), clock, { ttlMs: 1e7, lockMs: 1e5 }, trail, metrics), trail);
+    sut = new CustomersService(gateway, ownership, new IdempotencyService(new InMemoryIdempotencyStore(), clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics), trail);
   });
 
   afterAll(() => {

@@ -6,7 +6,7 @@ import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { CurrentClient, Roles } from '../../auth/http/auth.decorators';
 import { ApiEnvelopeResponse, ApiErrorResponses } from '../../common/api-envelope.decorators';
 import { ResponseMessage } from '../../common/envelope.interceptor';
-import { replyWith } from '../../idempotency/http/replay-header';
+import { markReplayed } from '../../idempotency/http/replay-header';
 import { fromWire } from '../../common/field-map';
 import { CUSTOMER_FIELDS } from '../domain/customer.gateway.port';
 import { CustomerRequest, CustomersService } from '../domain/customers.service';
@@ -38,6 +38,6 @@ export class CustomersController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<CustomerResponseDto> {
     const result = await this.customers.create(client, fromWire<CustomerRequest>(CUSTOMER_FIELDS, body));
-    return CustomerResponseDto.from(replyWith(reply, result));
+    return CustomerResponseDto.from(markReplayed(reply, result));
   }
 }

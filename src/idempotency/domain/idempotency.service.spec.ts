@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { AuditTrail } from '../../audit/domain/audit-trail.service';
-import { newRequestContext, runWithRequestContext } from '../../common/request-context';
-import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryIdempotencyStore, RecordingLogger } from '../../../test/support/fakes';
+import { newRecord, runWithRecord } from '../../common/request-record';
+import { CountingMetrics, FixedClock, InMemoryIdempotencyStore, RecordingLogger } from '../../../test/support/fakes';
 import { IdempotencyService } from './idempotency.service';
 import { ReferenceInFlight, ReferenceReused, ReferenceTaken } from './idempotency.errors';
 
@@ -14,7 +13,7 @@ describe(IdempotencyService.name, () => {
   let metrics: CountingMetrics;
   let logger: RecordingLogger;
   let sut: IdempotencyService;
-  const inRequest = <T>(work: () => Promise<T>) => runWithRequestContext(newRequestContext('request-1'), work);
+  const inRequest = <T>(work: () => Promise<T>) => runWithRecord(newRecord('request-1'), work);
 
   beforeEach(() => {
     store = new InMemoryIdempotencyStore();
@@ -22,7 +21,7 @@ describe(IdempotencyService.name, () => {
     logger = new RecordingLogger();
     Logger.overrideLogger(logger);
     const clock = new FixedClock();
-    sut = new IdempotencyService(store, clock, { ttlMs: 86_400_000, lockMs: 60_000 }, new AuditTrail(new InMemoryAuditLog(), clock, metrics), metrics);
+    sut = new IdempotencyService(store, clock, { ttlMs: 86_400_000, lockMs: 60_000 }, metrics);
   });
 
   afterAll(() => {

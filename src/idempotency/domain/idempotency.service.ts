@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/clock.port';
-import { AuditTrail } from '../../audit/domain/audit-trail.service';
 import { IdempotencyKey } from './idempotency';
 import { IdempotencyStore } from './idempotency-store.port';
 import { ReferenceInFlight, ReferenceReused, ReferenceTaken } from './idempotency.errors';
@@ -34,7 +33,6 @@ export class IdempotencyService {
     private readonly store: IdempotencyStore,
     private readonly clock: Clock,
     private readonly options: IdempotencyOptions,
-    private readonly audit: AuditTrail,
     private readonly metrics: Metrics,
   ) {}
 
@@ -50,7 +48,6 @@ export class IdempotencyService {
     });
     switch (claim.kind) {
       case 'completed':
-        this.audit.noteReplay();
         this.metrics.idempotentReplay(operation);
         return { value: claim.result as T, replayed: true };
       case 'mismatch':

@@ -1,10 +1,17 @@
 import type { FastifyReply } from 'fastify';
+import { noteReplayed } from '../../common/request-record';
 import { Idempotent } from '../domain/idempotency.service';
 
 export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 
-/** Marks a replayed response and hands back its value. */
-export function replyWith<T>(reply: FastifyReply, result: Idempotent<T>): T {
-  if (result.replayed) void reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+/**
+ * Marks a response served from the idempotency store, on the wire (Idempotent-Replayed) and in the
+ * request's audit record, and hands back its value.
+ */
+export function markReplayed<T>(reply: FastifyReply, result: Idempotent<T>): T {
+  if (result.replayed) {
+    void reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    noteReplayed(reply.request.raw);
+  }
   return result.value;
 }

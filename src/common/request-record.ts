@@ -1,0 +1,127 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { performance } from 'node:perf_hooks';
+import type { IncomingMessage } from 'node:http';
+
+/**
+ * A request's audit record: what its audit events are made of, gathered while it runs. Each field
+ * has one writer, named below; nothing else assigns to a record.
+ *
+ * | Field | Writer | Called by | When |
+ * |---|---|---|---|
+ * | requestId, startedAt | recordOf | whoever sees the request first | it arrives |
+ * | sourceIp | noteArrival | bootstrap's first onRequest hook | it arrives |
+ * | client | noteClient | authentication (auth/http: authenticationOf) | its token is checked |
+ * | reference, customerId, currency | noteSubject | domain services (AuditTrail.describe); the auditor, from a refused body's exact identifiers | it is known what the request is about |
+ * | upstream | noteUpstreamCall | the upstream client | after each provider call |
+ * | attempted | noteAttempted | AuditTrail.attempt | its `attempted` event is committed |
+ * | replayed | noteReplayed | the edge, as it sets Idempotent-Replayed (idempotency/http: markReplayed) | the answer comes from the store |
+ * | concluded | noteConcluded | AuditTrail.conclude | its terminal event is written (or failed to be) |
+ */
+export interface RequestRecord {
+  readonly requestId: string;
+  /** performance.now() when the request arrived. */
+  readonly startedAt: number;
+  /** The caller's address as the service sees it (behind TRUST_PROXY, the forwarded one). */
+  readonly sourceIp?: string;
+  readonly client?: RecordedClient;
+  readonly reference?: string;
+  readonly customerId?: string;
+  readonly currency?: string;
+  readonly upstream?: UpstreamCallRecord;
+  /** An `attempted` event was committed: a provider call may have happened. */
+  readonly attempted?: boolean;
+  /** The response is a replay from the idempotency store. */
+  readonly replayed?: boolean;
+  /** The terminal event has been written, or its writing failed: never twice. */
+  readonly concluded?: boolean;
+}
+
+/** Who called: the authenticated client, as the audit log names it. */
+export interface RecordedClient {
+  readonly id: string;
+  readonly name: string;
+  readonly tenant: string;
+  readonly role: string;
+}
+
+/** What the last provider call of a request came to. */
+export interface UpstreamCallRecord {
+  readonly status?: number;
+  readonly errorId?: string;
+  readonly latencyMs?: number;
+}
+
+export interface RecordSubject {
+  readonly reference?: string;
+  readonly customerId?: string;
+  readonly currency?: string;
+}
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
+const storage = new AsyncLocalStorage<RequestRecord>();
+const RECORD = Symbol('request-record');
+type WithRecord = IncomingMessage & { [RECORD]?: RequestRecord };
+
+export function newRecord(requestId: string): RequestRecord {
+  return { requestId, startedAt: performance.now() };
+}
+
+/** Runs `work` with `record` visible to everything it calls, however deep. */
+export function runWithRecord<T>(record: RequestRecord, work: () => T): T {
+  return storage.run(record, work);
+}
+
+/** The current request's record; undefined outside a request (start-up, CLIs). */
+export function currentRecord(): RequestRecord | undefined {
+  return storage.getStore();
+}
+
+/** The record of this (raw) request, created by whichever sees the request first. */
+export function recordOf(raw: IncomingMessage): RequestRecord {
+  const carrier = raw as WithRecord;
+  const id = (raw as { id?: unknown }).id;
+  carrier[RECORD] ??= newRecord(typeof id === 'string' ? id : 'unknown');
+  return carrier[RECORD];
+}
+
+function write(record: RequestRecord | undefined): Writable<RequestRecord> | undefined {
+  return record;
+}
+
+export function noteArrival(raw: IncomingMessage, sourceIp: string): void {
+  write(recordOf(raw))!.sourceIp = sourceIp;
+}
+
+export function noteClient(raw: IncomingMessage, client: RecordedClient): void {
+  write(recordOf(raw))!.client = { id: client.id, name: client.name, tenant: client.tenant, role: client.role };
+}
+
+/** Names what the request is about; fields left undefined keep what the record has. */
+export function noteSubject(subject: RecordSubject, record: RequestRecord | undefined = currentRecord()): void {
+  const target = write(record);
+  if (!target) return;
+  if (subject.reference !== undefined) target.reference = subject.reference;
+  if (subject.customerId !== undefined) target.customerId = subject.customerId;
+  if (subject.currency !== undefined) target.currency = subject.currency;
+}
+
+export function noteUpstreamCall(call: UpstreamCallRecord): void {
+  const target = write(currentRecord());
+  if (target) target.upstream = { ...call };
+}
+
+export function noteAttempted(record: RequestRecord): void {
+  write(record)!.attempted = true;
+}
+
+export function noteReplayed(raw: IncomingMessage): void {
+  write(recordOf(raw))!.replayed = true;
+}
+
+/** Marks the record concluded; false when it already was (the terminal event is written once). */
+export function noteConcluded(record: RequestRecord): boolean {
+  if (record.concluded) return false;
+  write(record)!.concluded = true;
+  return true;
+}
