@@ -1,7 +1,7 @@
 import { Test, TestingModule } from '@nestjs/testing';
 import { MetricsModule } from '../src/metrics/metrics.module';
 import { PrometheusMetrics } from '../src/metrics/prometheus.metrics';
-import { describeException } from '../src/common/error-envelope.filter';
+import { problemOf } from '../src/common/error-envelope.filter';
 import { newRecord, runWithRecord } from '../src/common/request-record';
 import { UpstreamError } from '../src/common/upstream';
 import { validateEnvironment } from '../src/config/load-config';
@@ -32,7 +32,7 @@ async function failureOf(call: Promise<unknown>): Promise<{ error: UpstreamError
     await call;
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error;
-    const problem = describeException(error);
+    const problem = problemOf(error);
     return { error, status: problem.status, retryAfter: problem.retryAfterSeconds };
   }
   throw new Error('expected the call to fail');
@@ -264,7 +264,7 @@ describe('outbound adapter against the sandbox over loopback', () => {
       expect(error).toMatchObject({ code: 'UPSTREAM.CREDENTIALS_REFUSED', outcome: 'rejected' });
       expect(error.upstream).toMatchObject({ status: 401, errorId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
       expect(status).toBe(502);
-      expect(JSON.stringify(describeException(error))).not.toContain('not-the-sandbox-token');
+      expect(JSON.stringify(problemOf(error))).not.toContain('not-the-sandbox-token');
     });
 
     it('when the provider cannot be reached, then the POST fails as unreachable with nothing sent (outcome failed)', async () => {

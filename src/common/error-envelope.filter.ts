@@ -100,7 +100,7 @@ function isFastifyError(value: unknown): value is { code: string; statusCode: nu
   );
 }
 
-export function describeException(exception: unknown): Problem {
+export function problemOf(exception: unknown): Problem {
   if (exception instanceof DomainError) return fromDomainError(exception);
   if (exception instanceof HttpException) {
     // The Fastify adapter wraps Fastify's 4xx errors (body parsing, limits), keeping them as cause.
@@ -159,13 +159,13 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     // A timeout or a caller that hung up is answered as what it was, under the id already shown.
     const interrupted = interruptionOf(request, exception);
     const errorId = interrupted?.errorId ?? randomUUID();
-    let problem = describeException(interrupted?.error ?? exception);
+    let problem = problemOf(interrupted?.error ?? exception);
     this.log(problem, errorId, request.id);
     try {
       await this.recorder?.recordFailure(request, { errorId, code: problem.code, status: problem.status, message: problem.message }, interrupted?.error ?? exception);
     } catch (recordingFailure) {
       // The request could not be recorded: it fails closed, under the same error id.
-      problem = describeException(recordingFailure);
+      problem = problemOf(recordingFailure);
       this.log(problem, errorId, request.id);
     }
 

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
-import { CustomerDirectory } from './domain/customer-directory.service';
+import { CustomerTenancy } from './domain/customer-tenancy.service';
 import { CustomerOwnership } from './domain/customer-ownership.port';
 import { CustomersService } from './domain/customers.service';
 import { CustomersController } from './http/customers.controller';
@@ -15,9 +15,9 @@ import { TypeOrmCustomerOwnershipRepository } from './persistence/typeorm-custom
   providers: [
     TypeOrmCustomerOwnershipRepository,
     { provide: CustomerOwnership, useExisting: TypeOrmCustomerOwnershipRepository },
-    CustomerDirectory,
+    CustomerTenancy,
     CustomersService,
   ],
-  exports: [CustomerDirectory],
+  exports: [CustomerTenancy],
 })
 export class CustomersModule {}

@@ -4,7 +4,7 @@ import { acquireEmbeddedDatabase, DatabaseHandle, EmbeddedLog } from './embedded
 export type { DatabaseHandle } from './embedded-postgres';
 
 /** host:port/database of a connection URL, without user or password, for logs. */
-export function describeDatabaseUrl(url: string): string {
+export function databaseLocation(url: string): string {
   try {
     const parsed = new URL(url);
     return `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}${parsed.pathname}`;
@@ -18,7 +18,7 @@ export async function resolveDatabase(config: AppConfig, log: EmbeddedLog): Prom
   if (config.DATABASE_URL) {
     return {
       url: config.DATABASE_URL,
-      description: `external PostgreSQL at ${describeDatabaseUrl(config.DATABASE_URL)}`,
+      description: `external PostgreSQL at ${databaseLocation(config.DATABASE_URL)}`,
       stop: () => Promise.resolve(),
     };
   }

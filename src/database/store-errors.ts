@@ -40,7 +40,7 @@ export function isRefusedData(error: unknown): boolean {
 }
 
 /** Runs a store operation, turning "database down" into DatabaseUnavailable. */
-export async function whileDatabaseAvailable<T>(work: () => Promise<T>): Promise<T> {
+export async function unavailableOnOutage<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {

@@ -4,7 +4,7 @@ import { isISO31661Alpha2 } from 'class-validator';
  * Validation as the provider does it (docs/field-rules.md), written independently of the
  * gateway's own DTOs so that the sandbox checks the gateway rather than mirroring it.
  */
-export interface Problem {
+export interface FieldRefusal {
   readonly field: string;
   readonly message: string;
 }
@@ -37,7 +37,7 @@ const UNPRINTABLE = /[\p{Cc}\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<
 const EARLIEST = '1900-01-01';
 
 class Checker {
-  readonly problems: Problem[] = [];
+  readonly problems: FieldRefusal[] = [];
   constructor(private readonly body: Body) {}
 
   /** Printable, trimmed, with a letter or digit; the length is the string's length (UTF-16 code units). */
@@ -87,7 +87,7 @@ class Checker {
 
 const isoDate = (instant: Date) => instant.toISOString().slice(0, 10);
 
-export function checkCustomer(body: Body, today: Date): Problem[] {
+export function checkCustomer(body: Body, today: Date): FieldRefusal[] {
   const check = new Checker(body);
   check.pattern('reference', UUID, 'a UUID');
   check.text('first_name', 100);
@@ -101,7 +101,7 @@ export function checkCustomer(body: Body, today: Date): Problem[] {
   return check.problems;
 }
 
-export function checkBankAccount(body: Body, today: Date): Problem[] {
+export function checkBankAccount(body: Body, today: Date): FieldRefusal[] {
   const check = new Checker(body);
   check.pattern('customer_id', UUID, 'a UUID');
   check.pattern('currency', /^(EUR|GBP)$/, 'EUR or GBP');

@@ -3,7 +3,7 @@ import Fastify, { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { calculateJwkThumbprint, compactDecrypt, importJWK, JWK } from 'jose';
 import { newEuroIban, newSterlingAccount } from './sandbox-accounts';
 import { FaultBook } from './sandbox-faults';
-import { checkBankAccount, checkCustomer, Problem } from './sandbox-rules';
+import { checkBankAccount, checkCustomer, FieldRefusal } from './sandbox-rules';
 
 export interface SandboxOptions {
   readonly bearerToken: string;
@@ -47,7 +47,7 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 /** The provider's error envelope, as its interface document shows for 401. */
-function envelope(status: number, details: string, message: string, fields?: Problem[]) {
+function envelope(status: number, details: string, message: string, fields?: FieldRefusal[]) {
   return {
     status,
     data: null,
@@ -172,7 +172,7 @@ export async function createSandboxServer(options: SandboxOptions): Promise<Fast
     return body;
   }
 
-  async function refuse(reply: FastifyReply, problems: Problem[]) {
+  async function refuse(reply: FastifyReply, problems: FieldRefusal[]) {
     return reply.status(400).send(envelope(400, problems.map((p) => p.message).join('; '), 'Validation failed', problems));
   }
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeException } from '../common/error-envelope.filter';
+import { problemOf } from '../common/error-envelope.filter';
 import { UpstreamError } from '../common/upstream';
 import { PROVIDER_ANSWERS, ProviderAnswerName, providerErrors } from './provider-answers';
 
@@ -37,7 +37,7 @@ describe('Provider answers (src/upstream/provider-answers.ts and docs/decisions.
     const fromCode = (Object.keys(PROVIDER_ANSWERS) as ProviderAnswerName[]).map((name) => {
       const get = built[name]('GET');
       const post = built[name]('POST');
-      const { status } = describeException(get);
+      const { status } = problemOf(get);
       const outcome = get.outcome === post.outcome ? get.outcome : `${post.outcome} (POST) / ${get.outcome} (GET)`;
       return { provider: PROVIDER_ANSWERS[name].provider, partner: get.retryAfterSeconds === undefined ? String(status) : `${status} + Retry-After`, code: get.code, outcome };
     });

@@ -39,7 +39,7 @@ export class AuditTrail {
   ) {}
 
   /** Names what the current request is about; every event it leaves carries these identifiers. */
-  describe(subject: AuditSubject): void {
+  about(subject: AuditSubject): void {
     noteSubject(subject);
   }
 

@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { isUuid } from '../../common/field-rules';
 import { GroupCommit } from '../../database/group-commit';
-import { isRefusedData, whileDatabaseAvailable } from '../../database/store-errors';
+import { isRefusedData, unavailableOnOutage } from '../../database/store-errors';
 import { AuditEvent, AuditEventFilter, AuditPage, AuditPosition } from '../domain/audit-event';
 import { AuditLog } from '../domain/audit-log.port';
 import { AuditEventEntity } from './audit-event.entity';
@@ -71,7 +71,7 @@ export class TypeOrmAuditLogRepository extends AuditLog {
     }
     query.orderBy('e.occurred_at', 'DESC').addOrderBy('e.id', 'DESC').limit(limit + 1);
 
-    const { entities, raw } = await whileDatabaseAvailable(() => query.getRawAndEntities<{ position: string }>());
+    const { entities, raw } = await unavailableOnOutage(() => query.getRawAndEntities<{ position: string }>());
     const events = entities.slice(0, limit).map((row) => AuditEventMapper.toDomain(row));
     if (entities.length <= limit) return { events };
     const last = entities[limit - 1];
@@ -80,7 +80,7 @@ export class TypeOrmAuditLogRepository extends AuditLog {
   }
 
   async get(id: string): Promise<AuditEvent | undefined> {
-    const row = await whileDatabaseAvailable(() => this.rows.findOneBy({ id }));
+    const row = await unavailableOnOutage(() => this.rows.findOneBy({ id }));
     return row ? AuditEventMapper.toDomain(row) : undefined;
   }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, QueryFailedError, Repository } from 'typeorm';
-import { whileDatabaseAvailable } from '../../database/store-errors';
+import { unavailableOnOutage } from '../../database/store-errors';
 import { ApiClient } from '../domain/api-client';
 import { ApiClientStore, StoredApiClient } from '../domain/api-client-store.port';
 import { ApiClientNameTaken } from '../domain/auth.errors';
@@ -32,7 +32,7 @@ export class TypeOrmApiClientRepository extends ApiClientStore {
 
   /** Runs on every request: plain SQL, without the query builder's cost. */
   async findByTokenHash(tokenHash: string): Promise<StoredApiClient | undefined> {
-    const found: ApiClientEntity[] = await whileDatabaseAvailable(() => this.rows.query(FIND_BY_TOKEN_HASH, [tokenHash]));
+    const found: ApiClientEntity[] = await unavailableOnOutage(() => this.rows.query(FIND_BY_TOKEN_HASH, [tokenHash]));
     return found[0] ? ApiClientMapper.toStored(found[0]) : undefined;
   }
 

@@ -1,7 +1,7 @@
 import { AuditTrail } from '../../audit/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { currentRecord, newRecord, runWithRecord } from '../../common/request-record';
-import { CustomerDirectory } from '../../customers/domain/customer-directory.service';
+import { CustomerTenancy } from '../../customers/domain/customer-tenancy.service';
 import { CustomerNotFound } from '../../customers/domain/customers.errors';
 import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryCustomerOwnership } from '../../../test/support/fakes';
 import { Balance, BalanceGateway } from './balance.gateway.port';
@@ -28,7 +28,7 @@ describe(BalancesService.name, () => {
     gateway = new RecordingBalanceGateway();
     const ownership = new InMemoryCustomerOwnership();
     await ownership.assign(ACME_CUSTOMER, 'acme', 'created');
-    sut = new BalancesService(gateway, new CustomerDirectory(ownership), new AuditTrail(new InMemoryAuditLog(), new FixedClock(), new CountingMetrics()));
+    sut = new BalancesService(gateway, new CustomerTenancy(ownership), new AuditTrail(new InMemoryAuditLog(), new FixedClock(), new CountingMetrics()));
   });
 
   describe('read', () => {

@@ -1,23 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../../audit/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
-import { CustomerDirectory } from '../../customers/domain/customer-directory.service';
+import { CustomerTenancy } from '../../customers/domain/customer-tenancy.service';
 import { Balance, BalanceGateway } from './balance.gateway.port';
 
 @Injectable()
 export class BalancesService {
   constructor(
     private readonly gateway: BalanceGateway,
-    private readonly customers: CustomerDirectory,
+    private readonly customers: CustomerTenancy,
     private readonly audit: AuditTrail,
   ) {}
 
   /** The balance of one of the caller's tenant's customers; CustomerNotFound for anyone else's. */
   async read(caller: AuthenticatedClient, customerId: string): Promise<Balance> {
-    this.audit.describe({ customerId });
+    this.audit.about({ customerId });
     await this.customers.assertVisibleTo(caller.tenant, customerId);
     const balance = await this.gateway.read(customerId);
-    this.audit.describe({ currency: balance.currency });
+    this.audit.about({ currency: balance.currency });
     return balance;
   }
 }

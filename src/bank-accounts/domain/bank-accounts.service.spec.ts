@@ -1,7 +1,7 @@
 import { AuditTrail } from '../../audit/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { newRecord, runWithRecord } from '../../common/request-record';
-import { CustomerDirectory } from '../../customers/domain/customer-directory.service';
+import { CustomerTenancy } from '../../customers/domain/customer-tenancy.service';
 import { CustomerNotFound } from '../../customers/domain/customers.errors';
 import { IdempotencyService } from '../../idempotency/domain/idempotency.service';
 import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryCustomerOwnership, InMemoryIdempotencyStore } from '../../../test/support/fakes';
@@ -41,7 +41,7 @@ describe(BankAccountsService.name, () => {
     const clock = new FixedClock();
     const metrics = new CountingMetrics();
     const trail = new AuditTrail(log, clock, metrics);
-    sut = new BankAccountsService(gateway, new CustomerDirectory(ownership), new IdempotencyService(store, clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics), trail);
+    sut = new BankAccountsService(gateway, new CustomerTenancy(ownership), new IdempotencyService(store, clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics), trail);
   });
 
   describe('open', () => {

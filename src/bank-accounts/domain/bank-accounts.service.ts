@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../../audit/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
-import { CustomerDirectory } from '../../customers/domain/customer-directory.service';
+import { CustomerTenancy } from '../../customers/domain/customer-tenancy.service';
 import { fingerprintOf } from '../../idempotency/domain/idempotency';
 import { Idempotent, IdempotencyService } from '../../idempotency/domain/idempotency.service';
 import { BankAccount, BankAccountGateway, OpenBankAccount } from './bank-account.gateway.port';
@@ -13,7 +13,7 @@ export type BankAccountRequest = Omit<OpenBankAccount, 'reference'> & { readonly
 export class BankAccountsService {
   constructor(
     private readonly gateway: BankAccountGateway,
-    private readonly customers: CustomerDirectory,
+    private readonly customers: CustomerTenancy,
     private readonly idempotency: IdempotencyService,
     private readonly audit: AuditTrail,
   ) {}
@@ -25,7 +25,7 @@ export class BankAccountsService {
   async open(caller: AuthenticatedClient, request: BankAccountRequest): Promise<Idempotent<BankAccount>> {
     const reference = request.reference ?? randomUUID();
     const subject = { reference, customerId: request.customerId, currency: request.currency };
-    this.audit.describe(subject);
+    this.audit.about(subject);
     await this.customers.assertVisibleTo(caller.tenant, request.customerId);
     const command: OpenBankAccount = { ...request, reference };
     return this.idempotency.run(

@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import { Logger } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { DomainError } from '../domain-error';
-import { describeException, errorEnvelope } from '../error-envelope.filter';
+import { problemOf, errorEnvelope } from '../error-envelope.filter';
 import { REQUEST_ID_HEADER } from '../request-id';
 import { CanonicalTarget, canonicalTarget } from './canonical-target';
 import { ClientClosedRequest, MalformedRequest, RequestHeadersTooLarge, RequestTargetRefused, RequestTimedOut, UnsupportedContentEncoding } from './edge.errors';
@@ -47,7 +47,7 @@ function errorForClient(error: NodeJS.ErrnoException, timeouts: EdgeTimeouts): D
 
 /** Writes an error envelope straight onto a connection whose request Node could not hand over. */
 function writeRawEnvelope(socket: Socket, error: DomainError, errorId: string, requestId: string): number {
-  const problem = describeException(error);
+  const problem = problemOf(error);
   const body = JSON.stringify(errorEnvelope(problem, errorId));
   const reason = STATUS_CODES[problem.status] ?? 'Error';
   socket.end(
@@ -75,7 +75,7 @@ function onClientError(timeouts: EdgeTimeouts, logger: Logger) {
     const inFlight = serving.get(socket);
     const headersSent = inFlight?.reply.raw.headersSent === true;
     if (inFlight && !headersSent) noteInterruption(inFlight.request.raw, { error: refusal, errorId });
-    let status = describeException(refusal).status;
+    let status = problemOf(refusal).status;
     if (socket.writable && !headersSent && !(refusal instanceof ClientClosedRequest)) status = writeRawEnvelope(socket, refusal, errorId, inFlight?.request.id ?? randomUUID());
     socket.destroy();
     if (!inFlight) logger.log({ errorId, code: refusal.code, status, reason: error.code }, refusal.message);
@@ -109,7 +109,7 @@ export function edgeServerOptions(timeouts: EdgeTimeouts): Partial<FastifyServer
       const errorId = randomUUID();
       const refusal = new RequestTargetRefused({ status: 400, code: 'REQUEST.BAD_PATH', message: 'The request path could not be routed' });
       logger.log({ errorId, code: refusal.code, reason: (error as { code?: string }).code }, refusal.message);
-      void reply.status(400).header('content-type', 'application/json; charset=utf-8').send(errorEnvelope(describeException(refusal), errorId));
+      void reply.status(400).header('content-type', 'application/json; charset=utf-8').send(errorEnvelope(problemOf(refusal), errorId));
     },
   } as Partial<FastifyServerOptions>;
 }

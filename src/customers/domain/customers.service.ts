@@ -23,7 +23,7 @@ export class CustomersService {
   /** Creates the customer at the provider, once per reference, and gives it to the caller's tenant. */
   async create(caller: AuthenticatedClient, request: CustomerRequest): Promise<Idempotent<CreatedCustomer>> {
     const reference = request.reference ?? randomUUID();
-    this.audit.describe({ reference });
+    this.audit.about({ reference });
     const customer: NewCustomer = { ...request, reference };
     const result = await this.idempotency.run(
       { clientId: caller.id, reference },
@@ -40,7 +40,7 @@ export class CustomersService {
         return created;
       },
     );
-    this.audit.describe({ customerId: result.value.customerId });
+    this.audit.about({ customerId: result.value.customerId });
     return result;
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { Repository } from 'typeorm';
-import { whileDatabaseAvailable } from '../../database/store-errors';
+import { unavailableOnOutage } from '../../database/store-errors';
 import { CustomerOwnership, OwnershipOrigin } from '../domain/customer-ownership.port';
 import { CustomerTenantEntity } from './customer-tenant.entity';
 
@@ -26,7 +26,7 @@ export class TypeOrmCustomerOwnershipRepository extends CustomerOwnership {
   async tenantOf(customerId: string): Promise<string | undefined> {
     const remembered = this.known.get(customerId);
     if (remembered !== undefined) return remembered;
-    const found: { tenant: string }[] = await whileDatabaseAvailable(() =>
+    const found: { tenant: string }[] = await unavailableOnOutage(() =>
       this.rows.query('SELECT tenant FROM customer_tenants WHERE customer_id = $1', [customerId]),
     );
     const tenant = found[0]?.tenant;
@@ -35,7 +35,7 @@ export class TypeOrmCustomerOwnershipRepository extends CustomerOwnership {
   }
 
   assign(customerId: string, tenant: string, origin: OwnershipOrigin): Promise<string> {
-    return whileDatabaseAvailable(async () => {
+    return unavailableOnOutage(async () => {
       await this.rows.createQueryBuilder().insert().values({ customerId, tenant, linkedBy: origin }).orIgnore().execute();
       const row = await this.rows.findOneByOrFail({ customerId });
       this.known.set(customerId, row.tenant);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { LessThanOrEqual, Repository } from 'typeorm';
-import { whileDatabaseAvailable } from '../../database/store-errors';
+import { unavailableOnOutage } from '../../database/store-errors';
 import { Claim, IdempotencyKey } from '../domain/idempotency';
 import { ClaimRequest, IdempotencyStore } from '../domain/idempotency-store.port';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
@@ -33,7 +33,7 @@ export class TypeOrmIdempotencyRepository extends IdempotencyStore {
   }
 
   claim(request: ClaimRequest): Promise<Claim> {
-    return whileDatabaseAvailable(async () => {
+    return unavailableOnOutage(async () => {
       const { key } = request;
       const claimed: unknown[] = await this.rows.query(CLAIM_SQL, [
         key.clientId,
@@ -55,11 +55,11 @@ export class TypeOrmIdempotencyRepository extends IdempotencyStore {
   }
 
   async complete(key: IdempotencyKey, result: unknown): Promise<void> {
-    await whileDatabaseAvailable(() => this.rows.query(COMPLETE_SQL, [key.clientId, key.reference, JSON.stringify(result)]));
+    await unavailableOnOutage(() => this.rows.query(COMPLETE_SQL, [key.clientId, key.reference, JSON.stringify(result)]));
   }
 
   async release(key: IdempotencyKey): Promise<void> {
-    await whileDatabaseAvailable(() => this.rows.update({ clientId: key.clientId, reference: key.reference }, { state: 'retryable', lockedUntil: null }));
+    await unavailableOnOutage(() => this.rows.update({ clientId: key.clientId, reference: key.reference }, { state: 'retryable', lockedUntil: null }));
   }
 
   async purgeExpired(now: Date): Promise<number> {

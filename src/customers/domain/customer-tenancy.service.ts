@@ -4,7 +4,7 @@ import { CustomerNotFound } from './customers.errors';
 
 /** Answers "may this tenant act on this customer?" before anything is sent to the provider. */
 @Injectable()
-export class CustomerDirectory {
+export class CustomerTenancy {
   constructor(private readonly ownership: CustomerOwnership) {}
 
   /** @throws CustomerNotFound when the customer is not the tenant's (or not known at all). */
