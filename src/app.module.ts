@@ -10,11 +10,11 @@ import { BearerAuthGuard } from './auth/http/bearer-auth.guard';
 import { BalancesModule } from './balances/balances.module';
 import { BankAccountsModule } from './bank-accounts/bank-accounts.module';
 import { CustomersModule } from './customers/customers.module';
-import { CommonModule } from './common/common.module';
-import { EnvelopeInterceptor } from './common/envelope.interceptor';
-import { ErrorEnvelopeFilter } from './common/error-envelope.filter';
-import { loggerParams } from './common/logging';
-import { createValidationPipe } from './common/validation';
+import { CommonModule } from './common/runtime/common.module';
+import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
+import { ErrorEnvelopeFilter } from './common/http/error-envelope.filter';
+import { loggerParams } from './common/runtime/logging';
+import { createValidationPipe } from './common/http/validation';
 import { AppConfig } from './config/load-config';
 import { DatabaseModule } from './database/database.module';
 import { ENTITIES } from './entities';
@@ -24,7 +24,7 @@ import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { UpstreamModule } from './upstream/upstream.module';
 import { UpstreamSettings } from './upstream/upstream.settings';
-import { RequestRecordMiddleware } from './common/request-record.middleware';
+import { RequestRecordMiddleware } from './common/http/request-record.middleware';
 
 export interface AppModuleOptions {
   readonly config: AppConfig;

@@ -4,7 +4,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createDevClientsIfNone, devTokensBanner } from './auth/dev-clients';
 import { ApiClientsService } from './auth/domain/api-clients.service';
 import { createApp, drainAndClose } from './bootstrap';
-import { createBaseLogger, createRequestLogDestination } from './common/logging';
+import { createBaseLogger, createRequestLogDestination } from './common/runtime/logging';
 import { readConfigOrExit } from './config/load-config';
 import { DatabaseHandle, resolveDatabase } from './database/database-handle';
 import { RunningSandbox, startSandbox } from './sandbox/sandbox.runner';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { exampleDocumentExpiry } from './bank-accounts/http/open-bank-account.request.dto';
-import { Clock } from './common/clock.port';
+import { Clock } from './common/domain/clock.port';
 
 export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject {
   const config = new DocumentBuilder()

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { MIGRATIONS } from '../migrations';
+import { MIGRATIONS } from '../migrations/index';
 import { dataSourceOptions, runMigrations } from '../src/database/typeorm-options';
 import { ENTITIES } from '../src/entities';
 import { createTestDatabase, TestDatabase } from './support/database';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { runCustomersCli } from '../src/customers/cli/customers.command';
-import { newRecord, runWithRecord } from '../src/common/request-record';
+import { newRecord, runWithRecord } from '../src/common/domain/request-record';
 import { UpstreamCustomerAdapter } from '../src/upstream/upstream-customer.adapter';
 import { startTestApp, TestApp } from './support/app';
 import { auditEventsOf } from './support/audit';

@@ -1,9 +1,9 @@
 import { Test, TestingModule } from '@nestjs/testing';
 import { MetricsModule } from '../src/metrics/metrics.module';
 import { PrometheusMetrics } from '../src/metrics/prometheus.metrics';
-import { problemOf } from '../src/common/error-envelope.filter';
-import { newRecord, runWithRecord } from '../src/common/request-record';
-import { UpstreamError } from '../src/common/upstream';
+import { problemOf } from '../src/common/http/error-envelope.filter';
+import { newRecord, runWithRecord } from '../src/common/domain/request-record';
+import { UpstreamError } from '../src/common/domain/upstream';
 import { validateEnvironment } from '../src/config/load-config';
 import { generateSandboxKeys } from '../src/sandbox/sandbox-keys';
 import { RunningSandbox, startSandbox } from '../src/sandbox/sandbox.runner';

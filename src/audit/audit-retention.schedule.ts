@@ -1,6 +1,6 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { PeriodicTask, startPeriodicTask } from '../common/periodic-task';
+import { PeriodicTask, startPeriodicTask } from '../common/runtime/periodic-task';
 import { AppConfig } from '../config/load-config';
 import { AuditRetention } from './domain/audit-retention.service';
 

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { RequestRecorder } from '../common/request-recorder.port';
+import { RequestRecorder } from '../common/http/request-recorder.port';
 import { AuditRetentionSchedule } from './audit-retention.schedule';
 import { AuditLog } from './domain/audit-log.port';
 import { AuditEventsService } from './domain/audit-events.service';

@@ -19,7 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { Client } from 'pg';
-import { freePort } from '../common/free-port';
+import { freePort } from '../common/runtime/free-port';
 
 export interface EmbeddedLog {
   info(message: string): void;

@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { DomainError } from '../common/domain-error';
+import { DomainError } from '../common/domain/domain-error';
 
 /** The database cannot be reached or is not accepting work: a 503 for the caller, not a 500. */
 export class DatabaseUnavailable extends DomainError {

@@ -3,9 +3,9 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
 import { HealthCheck, HealthCheckResult, HealthCheckService } from '@nestjs/terminus';
 import { Public } from '../auth/http/auth.decorators';
-import { ApiEnvelopeResponse, ApiErrorResponses } from '../common/api-envelope.decorators';
+import { ApiEnvelopeResponse, ApiErrorResponses } from '../common/http/api-envelope.decorators';
 import { HealthStatusResponseDto, LivenessResponseDto } from './health-status.response.dto';
-import { Drain, ShuttingDown } from '../common/drain';
+import { Drain, ShuttingDown } from '../common/runtime/drain';
 import { DatabaseHealthIndicator, UpstreamCircuitIndicator } from './health.indicators';
 
 @ApiTags('health')

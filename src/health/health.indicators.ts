@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import { DataSource } from 'typeorm';
-import { UpstreamCircuit } from '../common/upstream';
+import { UpstreamCircuit } from '../common/domain/upstream';
 
 /** Readiness of PostgreSQL: a round trip through the pool, bounded in time. */
 @Injectable()

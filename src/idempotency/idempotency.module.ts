@@ -1,7 +1,7 @@
 import { Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { PeriodicTask, startPeriodicTask } from '../common/periodic-task';
+import { PeriodicTask, startPeriodicTask } from '../common/runtime/periodic-task';
 import { AppConfig } from '../config/load-config';
 import { IdempotencyStore } from './domain/idempotency-store.port';
 import { IdempotencyOptions, IdempotencyService } from './domain/idempotency.service';

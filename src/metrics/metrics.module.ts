@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { Metrics } from '../common/metrics.port';
+import { Metrics } from '../common/domain/metrics.port';
 import { PrometheusMetrics } from './prometheus.metrics';
 
 @Global()

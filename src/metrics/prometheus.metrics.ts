@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { Metrics } from '../common/metrics.port';
+import { Metrics } from '../common/domain/metrics.port';
 
 const CIRCUIT_STATES = ['closed', 'half-open', 'open', 'isolated'] as const;
 

@@ -4,8 +4,8 @@ import fc from 'fast-check';
 import { OpenBankAccountRequestDto } from '../bank-accounts/http/open-bank-account.request.dto';
 import { DocumentExpiryConstraint } from '../bank-accounts/http/document-expiry.validator';
 import { FixedClock } from '../../test/support/fakes';
-import { PastCalendarDateConstraint } from '../common/date.validators';
-import { createValidationPipe } from '../common/validation';
+import { PastCalendarDateConstraint } from '../common/http/date.validators';
+import { createValidationPipe } from '../common/http/validation';
 import { CreateCustomerRequestDto } from '../customers/http/create-customer.request.dto';
 import { checkBankAccount, checkCustomer } from './sandbox-rules';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { problemOf } from '../common/error-envelope.filter';
-import { UpstreamError } from '../common/upstream';
+import { problemOf } from '../common/http/error-envelope.filter';
+import { UpstreamError } from '../common/domain/upstream';
 import { PROVIDER_ANSWERS, ProviderAnswerName, providerErrors } from './provider-answers';
 
 /** Each row's error as its named constructor builds it, for a GET and for a POST. */

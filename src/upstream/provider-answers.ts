@@ -1,5 +1,5 @@
-import type { ErrorKind } from '../common/domain-error';
-import { UpstreamError, UpstreamFacts, UpstreamOutcome } from '../common/upstream';
+import type { ErrorKind } from '../common/domain/domain-error';
+import { UpstreamError, UpstreamFacts, UpstreamOutcome } from '../common/domain/upstream';
 
 /**
  * How a provider answer reaches the partner, as data: the table in docs/decisions.md ("How provider

@@ -1,5 +1,5 @@
 import { BANK_ACCOUNT_FIELDS, BankAccount, BankAccountGateway, OpenBankAccount } from '../bank-accounts/domain/bank-account.gateway.port';
-import { toWire } from '../common/field-map';
+import { toWire } from '../common/domain/field-map';
 import { UpstreamHttpClient } from './upstream-http.client';
 import { UpstreamResponseMapper } from './upstream-response.mapper';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { toWire } from '../common/field-map';
+import { toWire } from '../common/domain/field-map';
 import { CreatedCustomer, CUSTOMER_FIELDS, CustomerGateway, NewCustomer } from '../customers/domain/customer.gateway.port';
 import { UpstreamHttpClient } from './upstream-http.client';
 import { UpstreamResponseMapper } from './upstream-response.mapper';

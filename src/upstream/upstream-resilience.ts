@@ -12,7 +12,7 @@ import {
   TimeoutStrategy,
   wrap,
 } from 'cockatiel';
-import type { CircuitStateName } from '../common/upstream';
+import type { CircuitStateName } from '../common/domain/upstream';
 import { ConnectionLost, NotSent, RawResponse } from './upstream-transport';
 
 export interface ResilienceSettings {

@@ -1,8 +1,8 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { BalanceGateway } from '../balances/domain/balance.gateway.port';
 import { BankAccountGateway } from '../bank-accounts/domain/bank-account.gateway.port';
-import { Metrics } from '../common/metrics.port';
-import { UpstreamCircuit } from '../common/upstream';
+import { Metrics } from '../common/domain/metrics.port';
+import { UpstreamCircuit } from '../common/domain/upstream';
 import { CustomerGateway } from '../customers/domain/customer.gateway.port';
 import { JwePayloadCipher, PayloadCipher, PlainPayloadCipher } from './payload-cipher';
 import { RequestSigner } from './request-signer';

@@ -1,7 +1,7 @@
 import { AuditEvent, AuditEventFilter, AuditPage } from '../../src/audit/domain/audit-event';
 import { AuditLog } from '../../src/audit/domain/audit-log.port';
-import { Clock } from '../../src/common/clock.port';
-import { Metrics } from '../../src/common/metrics.port';
+import { Clock } from '../../src/common/domain/clock.port';
+import { Metrics } from '../../src/common/domain/metrics.port';
 import { CustomerOwnership, OwnershipOrigin } from '../../src/customers/domain/customer-ownership.port';
 import { Claim, IdempotencyKey } from '../../src/idempotency/domain/idempotency';
 import { ClaimRequest, IdempotencyStore } from '../../src/idempotency/domain/idempotency-store.port';

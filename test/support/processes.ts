@@ -15,7 +15,7 @@ export function scratchDataDir(): string {
   return dir;
 }
 
-export { freePort } from '../../src/common/free-port';
+export { freePort } from '../../src/common/runtime/free-port';
 
 export interface Started {
   readonly child: ChildProcess;

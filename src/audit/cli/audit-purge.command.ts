@@ -1,4 +1,4 @@
-import { SystemClock } from '../../common/clock.port';
+import { SystemClock } from '../../common/domain/clock.port';
 import { openDatabase } from '../../database/cli/open-database';
 import { AuditRetention } from '../domain/audit-retention.service';
 import { AuditEventEntity } from '../persistence/audit-event.entity';

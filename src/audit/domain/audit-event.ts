@@ -1,6 +1,6 @@
-import type { AuditOperation } from '../../common/audit-operations';
+import type { AuditOperation } from '../../common/domain/audit-operations';
 
-export { AUDIT_OPERATIONS } from '../../common/audit-operations';
+export { AUDIT_OPERATIONS } from '../../common/domain/audit-operations';
 export type { AuditOperation };
 
 /** `attempted` precedes a mutating provider call; the others end a request. */

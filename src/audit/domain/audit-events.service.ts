@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { isUuid } from '../../common/field-rules';
+import { isUuid } from '../../common/domain/identifiers';
 import { AuditEvent, AuditEventFilter, AuditPosition } from './audit-event';
 import { AuditLog } from './audit-log.port';
 import { AuditEventNotFound, InvalidAuditCursor, InvalidAuditRange } from './audit.errors';

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Clock } from '../../common/clock.port';
+import { Clock } from '../../common/domain/clock.port';
 import { AuditLog } from './audit-log.port';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,5 +1,5 @@
 import { CountingMetrics, FixedClock, InMemoryAuditLog } from '../../../test/support/fakes';
-import { newRecord, RequestRecord, runWithRecord } from '../../common/request-record';
+import { newRecord, RequestRecord, runWithRecord } from '../../common/domain/request-record';
 import { AuditTrail } from './audit-trail.service';
 import { AuditUnavailable } from './audit.errors';
 

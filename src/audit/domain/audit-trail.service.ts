@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Injectable, Logger } from '@nestjs/common';
-import { Clock } from '../../common/clock.port';
-import { currentRecord, noteAttempted, noteConcluded, noteSubject, RequestRecord } from '../../common/request-record';
+import { Clock } from '../../common/domain/clock.port';
+import { currentRecord, noteAttempted, noteConcluded, noteSubject, RequestRecord } from '../../common/domain/request-record';
 import { AuditEvent, AuditOperation, AuditSubject, TerminalPhase } from './audit-event';
 import { AuditLog } from './audit-log.port';
 import { AuditUnavailable } from './audit.errors';
-import { Metrics } from '../../common/metrics.port';
+import { Metrics } from '../../common/domain/metrics.port';
 
 /** How a request ended, as the edge of the service saw it. */
 export interface RequestConclusion {

@@ -1,4 +1,4 @@
-import { DomainError } from '../../common/domain-error';
+import { DomainError } from '../../common/domain/domain-error';
 
 /** The audit log cannot be written: the request is refused rather than left unrecorded. */
 export class AuditUnavailable extends DomainError {

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiEnvelopeResponse, ApiErrorResponses } from '../../common/api-envelope.decorators';
+import { ApiEnvelopeResponse, ApiErrorResponses } from '../../common/http/api-envelope.decorators';
 import { Roles } from '../../auth/http/auth.decorators';
 import { AuditEventsService } from '../domain/audit-events.service';
 import { AuditEventIdParamDto, AuditEventsQueryDto } from './audit-events.request.dto';

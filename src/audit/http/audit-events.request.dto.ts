@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsUuidField, toDecimalInteger } from '../../common/field-rules';
+import { IsUuidField, toDecimalInteger } from '../../common/http/field-rules';
 import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { AUDIT_OPERATIONS, AUDIT_PHASES } from '../domain/audit-event';
 import type { AuditOperation, AuditPhase } from '../domain/audit-event';

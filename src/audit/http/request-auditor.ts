@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { DomainError } from '../../common/domain-error';
-import { isUuid } from '../../common/field-rules';
+import { DomainError } from '../../common/domain/domain-error';
+import { isUuid } from '../../common/domain/identifiers';
 import { isUnder } from '../../common/http/canonical-target';
 import { targetOf } from '../../common/http/edge';
-import { RecordedProblem, RequestRecorder } from '../../common/request-recorder.port';
-import { noteSubject, recordOf } from '../../common/request-record';
-import { UpstreamError } from '../../common/upstream';
+import { RecordedProblem, RequestRecorder } from '../../common/http/request-recorder.port';
+import { noteSubject, recordOf } from '../../common/domain/request-record';
+import { UpstreamError } from '../../common/domain/upstream';
 import { AuditOperation, TerminalPhase } from '../domain/audit-event';
 import { AuditTrail } from '../domain/audit-trail.service';
 import { auditOperationOf } from '../../common/http/audited.decorator';

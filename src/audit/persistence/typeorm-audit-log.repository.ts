@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { isUuid } from '../../common/field-rules';
+import { isUuid } from '../../common/domain/identifiers';
 import { GroupCommit } from '../../database/group-commit';
 import { isRefusedData, unavailableOnOutage } from '../../database/store-errors';
 import { AuditEvent, AuditEventFilter, AuditPage, AuditPosition } from '../domain/audit-event';

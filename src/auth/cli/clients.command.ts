@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
-import { SystemClock } from '../../common/clock.port';
+import { SystemClock } from '../../common/domain/clock.port';
 import { CliIo, Command, runCommandLine, UsageError } from '../../database/cli/command-line';
 import { API_CLIENT_ROLES, ApiClientRole } from '../domain/api-client';
 import { ApiClientsService } from '../domain/api-clients.service';

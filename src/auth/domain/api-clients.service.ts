@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { Clock } from '../../common/clock.port';
+import { Clock } from '../../common/domain/clock.port';
 import { API_CLIENT_ROLES, ApiClient, AuthenticatedClient, NewApiClient } from './api-client';
 import { ApiClientStore } from './api-client-store.port';
 import { InvalidApiClient, InvalidClientToken } from './auth.errors';

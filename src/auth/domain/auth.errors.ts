@@ -1,4 +1,4 @@
-import { DomainError } from '../../common/domain-error';
+import { DomainError } from '../../common/domain/domain-error';
 
 /** The provider's own 401 wording, reused so partners see one vocabulary. */
 export const INVALID_TOKEN_DETAILS = 'The token is invalid or expired';

@@ -1,6 +1,6 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { recordOf } from '../../common/request-record';
+import { recordOf } from '../../common/domain/request-record';
 import { ApiClientRole, AuthenticatedClient } from '../domain/api-client';
 
 export const IS_PUBLIC = 'auth:public';

@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Audited } from '../../common/http/audited.decorator';
-import { ApiEnvelopeResponse, ApiErrorResponses } from '../../common/api-envelope.decorators';
+import { ApiEnvelopeResponse, ApiErrorResponses } from '../../common/http/api-envelope.decorators';
 import type { AuthenticatedClient } from '../domain/api-client';
 import { ApiClientsService } from '../domain/api-clients.service';
 import { ApiClientResponseDto, CallerResponseDto } from './api-client.response.dto';

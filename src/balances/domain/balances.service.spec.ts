@@ -1,6 +1,6 @@
 import { AuditTrail } from '../../audit/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
-import { currentRecord, newRecord, runWithRecord } from '../../common/request-record';
+import { currentRecord, newRecord, runWithRecord } from '../../common/domain/request-record';
 import { CustomerTenancy } from '../../customers/domain/customer-tenancy.service';
 import { CustomerNotFound } from '../../customers/domain/customers.errors';
 import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryCustomerOwnership } from '../../../test/support/fakes';

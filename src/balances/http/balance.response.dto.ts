@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsUuidField } from '../../common/field-rules';
+import { IsUuidField } from '../../common/http/field-rules';
 import { Balance } from '../domain/balance.gateway.port';
 
 export class BalanceResponseDto {

@@ -3,8 +3,8 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Audited } from '../../common/http/audited.decorator';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { CurrentClient, Roles } from '../../auth/http/auth.decorators';
-import { ApiEnvelopeResponse, ApiErrorResponses } from '../../common/api-envelope.decorators';
-import { ResponseMessage } from '../../common/envelope.interceptor';
+import { ApiEnvelopeResponse, ApiErrorResponses } from '../../common/http/api-envelope.decorators';
+import { ResponseMessage } from '../../common/http/envelope.interceptor';
 import { BalancesService } from '../domain/balances.service';
 import { BalanceResponseDto, CustomerIdParamDto } from './balance.response.dto';
 

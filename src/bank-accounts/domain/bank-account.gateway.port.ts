@@ -1,4 +1,4 @@
-import type { FieldMap } from '../../common/field-map';
+import type { FieldMap } from '../../common/domain/field-map';
 
 export const BANK_ACCOUNT_CURRENCIES = ['EUR', 'GBP'] as const;
 export type BankAccountCurrency = (typeof BANK_ACCOUNT_CURRENCIES)[number];

@@ -1,4 +1,4 @@
-import { parseCalendarDate, utcDate } from '../../common/calendar-date';
+import { parseCalendarDate, utcDate } from '../../common/domain/calendar-date';
 
 /**
  * The provider's rule: an identity document must expire at least one calendar month after today.

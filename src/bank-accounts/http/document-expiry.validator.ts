@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { registerDecorator, ValidationArguments, ValidationOptions, ValidatorConstraint, ValidatorConstraintInterface } from 'class-validator';
-import { parseCalendarDate } from '../../common/calendar-date';
-import { Clock } from '../../common/clock.port';
+import { parseCalendarDate } from '../../common/domain/calendar-date';
+import { Clock } from '../../common/domain/clock.port';
 import { expiryRuleMessage, isExpiryAccepted } from '../domain/document-expiry.rule';
 
 /** The provider's expiry rule (bank-accounts/domain) on a DTO field, today from the injected Clock. */

@@ -2,7 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import { useContainer, validateSync } from 'class-validator';
 import fc from 'fast-check';
 import { FixedClock } from '../../../test/support/fakes';
-import { PastCalendarDateConstraint } from '../../common/date.validators';
+import { PastCalendarDateConstraint } from '../../common/http/date.validators';
 import { DocumentExpiryConstraint } from './document-expiry.validator';
 import { OpenBankAccountRequestDto } from './open-bank-account.request.dto';
 

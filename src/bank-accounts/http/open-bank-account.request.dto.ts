@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
-import { utcDate } from '../../common/calendar-date';
-import { IsBeforeDateField, IsPastCalendarDate } from '../../common/date.validators';
-import { E164_MESSAGE, E164_PHONE, IsCountryCode, IsPrintableText, IsUuidField } from '../../common/field-rules';
-import type { SameKeys, WireName } from '../../common/field-map';
+import { utcDate } from '../../common/domain/calendar-date';
+import { IsBeforeDateField, IsPastCalendarDate } from '../../common/http/date.validators';
+import { E164_MESSAGE, E164_PHONE, IsCountryCode, IsPrintableText, IsUuidField } from '../../common/http/field-rules';
+import type { SameKeys, WireName } from '../../common/domain/field-map';
 import { BANK_ACCOUNT_CURRENCIES, BANK_ACCOUNT_FIELDS } from '../domain/bank-account.gateway.port';
 import type { BankAccountCurrency } from '../domain/bank-account.gateway.port';
 import { earliestAcceptedExpiry } from '../domain/document-expiry.rule';

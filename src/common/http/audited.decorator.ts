@@ -1,6 +1,6 @@
 import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
-import type { AuditOperation } from '../audit-operations';
+import type { AuditOperation } from '../domain/audit-operations';
 
 interface AuditRouteConfig {
   auditOperation?: AuditOperation;

@@ -1,4 +1,4 @@
-import { DomainError } from '../domain-error';
+import { DomainError } from '../domain/domain-error';
 import type { EdgeRefusal } from './canonical-target';
 
 /** A request target the edge will not read (bad escapes, dot segments, too long). */

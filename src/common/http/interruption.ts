@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyRequest } from 'fastify';
-import { DomainError } from '../domain-error';
+import { DomainError } from '../domain/domain-error';
 import { ClientClosedRequest } from './edge.errors';
 
 /** How a request ended early at the edge: the error it was answered with, under this id. */

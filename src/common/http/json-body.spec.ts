@@ -1,4 +1,4 @@
-import { DomainError } from '../domain-error';
+import { DomainError } from '../domain/domain-error';
 import { jsonDepthExceeds, MAX_JSON_DEPTH, parseJsonBody } from './json-body';
 
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;

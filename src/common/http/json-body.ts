@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { RequestValidationFailed } from '../validation';
+import { RequestValidationFailed } from './validation';
 import { JsonTooDeep, MalformedJson } from './edge.errors';
 
 /** Deeper bodies are refused before anything walks them: no request field nests past two levels. */

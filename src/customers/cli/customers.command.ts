@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { isUuid } from '../../common/field-rules';
+import { isUuid } from '../../common/domain/identifiers';
 import { CliIo, Command, runCommandLine, UsageError } from '../../database/cli/command-line';
 import { CustomerTenantEntity } from '../persistence/customer-tenant.entity';
 import { TypeOrmCustomerOwnershipRepository } from '../persistence/typeorm-customer-ownership.repository';

@@ -1,4 +1,4 @@
-import type { FieldMap } from '../../common/field-map';
+import type { FieldMap } from '../../common/domain/field-map';
 
 /** The BFF's customer body (the provider does not publish its own): see docs/decisions.md. */
 export interface NewCustomer {

@@ -1,4 +1,4 @@
-import { DomainError } from '../../common/domain-error';
+import { DomainError } from '../../common/domain/domain-error';
 
 /** Also what another tenant's customer looks like: its existence is not revealed. */
 export class CustomerNotFound extends DomainError {

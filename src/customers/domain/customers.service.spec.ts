@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { AuditTrail } from '../../audit/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
-import { newRecord, runWithRecord } from '../../common/request-record';
+import { newRecord, runWithRecord } from '../../common/domain/request-record';
 import { IdempotencyService } from '../../idempotency/domain/idempotency.service';
 import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryCustomerOwnership, InMemoryIdempotencyStore, RecordingLogger } from '../../../test/support/fakes';
 import { CreatedCustomer, CustomerGateway, NewCustomer } from './customer.gateway.port';

@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { IsPastCalendarDate } from '../../common/date.validators';
-import type { SameKeys, WireName } from '../../common/field-map';
+import { IsPastCalendarDate } from '../../common/http/date.validators';
+import type { SameKeys, WireName } from '../../common/domain/field-map';
 import { CUSTOMER_FIELDS } from '../domain/customer.gateway.port';
-import { E164_MESSAGE, E164_PHONE, EMAIL_SHAPE, IsCountryCode, IsPrintableText, IsUuidField } from '../../common/field-rules';
+import { E164_MESSAGE, E164_PHONE, EMAIL_SHAPE, IsCountryCode, IsPrintableText, IsUuidField } from '../../common/http/field-rules';
 
 /**
  * The gateway's customer body. The provider does not publish its own, so this is the gateway's

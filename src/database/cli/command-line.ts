@@ -1,5 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
-import { DomainError } from '../../common/domain-error';
+import { DomainError } from '../../common/domain/domain-error';
 import { AppConfig, ConfigurationError } from '../../config/load-config';
 import { openDatabase } from './open-database';
 

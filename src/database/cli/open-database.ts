@@ -1,5 +1,5 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
-import { createBaseLogger } from '../../common/logging';
+import { createBaseLogger } from '../../common/runtime/logging';
 import { AppConfig, loadEnvFile, validateEnvironment } from '../../config/load-config';
 import { DatabaseHandle, resolveDatabase } from '../database-handle';
 import { dataSourceOptions, runMigrations } from '../typeorm-options';

@@ -1,4 +1,4 @@
-import { DomainError } from '../../common/domain-error';
+import { DomainError } from '../../common/domain/domain-error';
 
 export class ReferenceInFlight extends DomainError {
   constructor() {

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { newRecord, runWithRecord } from '../../common/request-record';
+import { newRecord, runWithRecord } from '../../common/domain/request-record';
 import { CountingMetrics, FixedClock, InMemoryIdempotencyStore, RecordingLogger } from '../../../test/support/fakes';
 import { IdempotencyService } from './idempotency.service';
 import { ReferenceInFlight, ReferenceReused, ReferenceTaken } from './idempotency.errors';

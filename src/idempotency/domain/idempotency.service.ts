@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Clock } from '../../common/clock.port';
+import { Clock } from '../../common/domain/clock.port';
 import { IdempotencyKey } from './idempotency';
 import { IdempotencyStore } from './idempotency-store.port';
 import { ReferenceInFlight, ReferenceReused, ReferenceTaken } from './idempotency.errors';
-import { Metrics } from '../../common/metrics.port';
+import { Metrics } from '../../common/domain/metrics.port';
 
 /** Provided by the module from configuration. */
 export abstract class IdempotencyOptions {

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { noteReplayed } from '../../common/request-record';
+import { noteReplayed } from '../../common/domain/request-record';
 import { Idempotent } from '../domain/idempotency.service';
 
 export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';

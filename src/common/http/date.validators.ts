@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { registerDecorator, ValidationArguments, ValidationOptions, ValidatorConstraint, ValidatorConstraintInterface } from 'class-validator';
-import { parseCalendarDate, utcDate } from './calendar-date';
-import { Clock } from './clock.port';
+import { parseCalendarDate, utcDate } from '../domain/calendar-date';
+import { Clock } from '../domain/clock.port';
 
 /** No date before this is a date of birth or an issue date (the provider's floor as well). */
 export const EARLIEST_DATE = '1900-01-01';

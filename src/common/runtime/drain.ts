@@ -1,4 +1,4 @@
-import { DomainError } from './domain-error';
+import { DomainError } from '../domain/domain-error';
 
 export class ShuttingDown extends DomainError {
   constructor() {

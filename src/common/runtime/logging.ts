@@ -3,9 +3,9 @@ import { RequestMethod } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import pino, { DestinationStream, Logger as PinoInstance } from 'pino';
-import type { LogLevel } from '../config/env.schema';
-import { CanonicalTarget, isUnder, MAX_PATH_LENGTH } from './http/canonical-target';
-import { targetOf } from './http/edge';
+import type { LogLevel } from '../../config/env.schema';
+import { CanonicalTarget, isUnder, MAX_PATH_LENGTH } from '../http/canonical-target';
+import { targetOf } from '../http/edge';
 
 /**
  * Belt and braces: the serializers below keep only a few request fields, and these paths are

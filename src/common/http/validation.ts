@@ -1,6 +1,6 @@
 import { ArgumentMetadata, Type, ValidationError, ValidationPipe } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
-import { DomainError, FieldProblem } from './domain-error';
+import { DomainError, FieldProblem } from '../domain/domain-error';
 
 export class RequestValidationFailed extends DomainError {
   constructor(fields: FieldProblem[]) {

@@ -1,5 +1,5 @@
 import { BadRequestException, HttpException, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
-import { DomainError } from './domain-error';
+import { DomainError } from '../domain/domain-error';
 import { problemOf } from './error-envelope.filter';
 
 describe('problemOf', () => {

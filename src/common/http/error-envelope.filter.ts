@@ -3,9 +3,9 @@ import { STATUS_CODES } from 'node:http';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Optional } from '@nestjs/common';
 import { InjectPinoLogger, PinoLogger } from 'nestjs-pino';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, ErrorKind, FieldProblem } from './domain-error';
+import { DomainError, ErrorKind, FieldProblem } from '../domain/domain-error';
 import { ErrorEnvelope } from './envelope';
-import { interruptionOf } from './http/interruption';
+import { interruptionOf } from './interruption';
 import { RequestRecorder } from './request-recorder.port';
 
 const STATUS_BY_KIND: Record<ErrorKind, number> = {

@@ -1,6 +1,6 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { recordOf, runWithRecord } from './request-record';
+import { recordOf, runWithRecord } from '../domain/request-record';
 
 /**
  * Makes the request's context visible to code far from the controller: the outbound adapter

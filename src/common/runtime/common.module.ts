@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
-import { Clock, SystemClock } from './clock.port';
-import { PastCalendarDateConstraint } from './date.validators';
+import { Clock, SystemClock } from '../domain/clock.port';
+import { PastCalendarDateConstraint } from '../http/date.validators';
 import { Drain } from './drain';
 
 @Global()
