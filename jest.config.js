@@ -4,9 +4,12 @@
  * while the service itself builds to CommonJS (tsconfig.build.json) and loads Nest through
  * Node's require(esm).
  *
- * Two projects: unit specs beside the code, and e2e suites in test/ that boot the real
- * application on real PostgreSQL (DATABASE_URL when set, else an embedded one started once for
- * the run by test/support/global-setup.cjs). Type checking is `npm run typecheck`'s job.
+ * Two projects: unit specs beside the code (the small tier: a service with in-memory fakes of its
+ * ports, test/support/fakes.ts), and the suites in test/, by tier — e2e/ (the real application
+ * over HTTP), medium/ (adapters and repositories against real PostgreSQL and the sandbox),
+ * process/ (the built service and the CLIs as processes), static/ (files held to the code) — on
+ * real PostgreSQL (DATABASE_URL when set, else an embedded one started once for the run by
+ * test/support/global-setup.cjs). Type checking is `npm run typecheck`'s job.
  */
 /**
  * ESM-only packages that a CommonJS dependency require()s (@fastify/static → content-disposition).
@@ -51,7 +54,7 @@ module.exports = {
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       // The shared-store suite needs a Redis; .ci/run sets TEST_REDIS_URL where one answers.
-      testPathIgnorePatterns: process.env.TEST_REDIS_URL ? [] : ['/test/redis-'],
+      testPathIgnorePatterns: process.env.TEST_REDIS_URL ? [] : ['/redis-rate-limit\\.'],
       globalSetup: '<rootDir>/test/support/global-setup.cjs',
       globalTeardown: '<rootDir>/test/support/global-teardown.cjs',
     },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { startTestApp, TestApp } from './support/app';
-import { auditEventsOf } from './support/audit';
+import { startTestApp, TestApp } from '../support/app';
+import { auditEventsOf } from '../support/audit';
 
 interface AuditEventBody {
   id: string;

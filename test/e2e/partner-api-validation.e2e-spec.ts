@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { earliestAcceptedExpiry } from '../src/bank-accounts/domain/document-expiry.rule';
-import { startTestApp, TestApp } from './support/app';
-import { auditEventsOf } from './support/audit';
-import { buildBankAccountRequest, buildCustomerRequest } from './support/builders';
-import { callApi, createCustomer } from './support/http';
-import { clearSandbox, journal } from './support/sandbox';
+import { earliestAcceptedExpiry } from '../../src/bank-accounts/domain/document-expiry.rule';
+import { startTestApp, TestApp } from '../support/app';
+import { auditEventsOf } from '../support/audit';
+import { buildBankAccountRequest, buildCustomerRequest } from '../support/builders';
+import { callApi, createCustomer } from '../support/http';
+import { clearSandbox, journal } from '../support/sandbox';
 
 function shiftDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);

@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
-import { MIGRATIONS } from '../migrations/index';
-import { dataSourceOptions, runMigrations } from '../src/database/typeorm-options';
-import { ENTITIES } from '../src/entities';
-import { createTestDatabase, TestDatabase } from './support/database';
+import { MIGRATIONS } from '../../migrations/index';
+import { dataSourceOptions, runMigrations } from '../../src/database/typeorm-options';
+import { ENTITIES } from '../../src/entities';
+import { createTestDatabase, TestDatabase } from '../support/database';
 
 async function tables(dataSource: DataSource): Promise<string[]> {
   const rows: { table_name: string }[] = await dataSource.query(

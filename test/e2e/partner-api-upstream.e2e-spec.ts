@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { startTestApp, TestApp } from './support/app';
-import { auditEventsOf, wholeAuditLog } from './support/audit';
-import { buildBankAccountRequest, buildCustomerRequest } from './support/builders';
-import { callApi, createCustomer } from './support/http';
-import { clearSandbox, injectFault, journal } from './support/sandbox';
-import { waitFor } from './support/wait-for';
+import { startTestApp, TestApp } from '../support/app';
+import { auditEventsOf, wholeAuditLog } from '../support/audit';
+import { buildBankAccountRequest, buildCustomerRequest } from '../support/builders';
+import { callApi, createCustomer } from '../support/http';
+import { clearSandbox, injectFault, journal } from '../support/sandbox';
+import { waitFor } from '../support/wait-for';
 
 describe('partner API: the provider failing, and the audit log failing', () => {
   let t: TestApp;

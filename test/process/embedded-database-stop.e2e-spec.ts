@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { acquireEmbeddedDatabase, DatabaseHandle } from '../src/database/embedded-postgres';
-import { startTestApp, TestApp } from './support/app';
-import { auditEventsOf } from './support/audit';
-import { buildBankAccountRequest } from './support/builders';
-import { callApi, createCustomer } from './support/http';
-import { freePort, scratchDataDir } from './support/processes';
-import { clearSandbox, journal } from './support/sandbox';
+import { acquireEmbeddedDatabase, DatabaseHandle } from '../../src/database/embedded-postgres';
+import { startTestApp, TestApp } from '../support/app';
+import { auditEventsOf } from '../support/audit';
+import { buildBankAccountRequest } from '../support/builders';
+import { callApi, createCustomer } from '../support/http';
+import { freePort, scratchDataDir } from '../support/processes';
+import { clearSandbox, journal } from '../support/sandbox';
 
 const quiet = { info: () => undefined, warn: () => undefined, debug: () => undefined };
 

@@ -1,8 +1,8 @@
-import { waitFor } from './support/wait-for';
+import { waitFor } from '../support/wait-for';
 import { join } from 'node:path';
-import { buildBankAccountRequest } from './support/builders';
-import { callApi, createCustomer } from './support/http';
-import { cleanEnv, clusterPid, freePort, removeDataDir, scratchDataDir, startProcess, Started, waitForOutput } from './support/processes';
+import { buildBankAccountRequest } from '../support/builders';
+import { callApi, createCustomer } from '../support/http';
+import { cleanEnv, clusterPid, freePort, removeDataDir, scratchDataDir, startProcess, Started, waitForOutput } from '../support/processes';
 
 /**
  * SIGTERM with requests in flight, on the built service with its embedded defaults (its own

@@ -1,5 +1,5 @@
-import { runClientsCli } from '../src/auth/cli/clients.command';
-import { startTestApp, TestApp } from './support/app';
+import { runClientsCli } from '../../src/auth/cli/clients.command';
+import { startTestApp, TestApp } from '../support/app';
 
 interface Run {
   code: number;

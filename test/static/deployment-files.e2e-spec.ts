@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { knownVariables, validateEnvironment } from '../src/config/load-config';
-import { generateSandboxKeys } from '../src/sandbox/sandbox-keys';
+import { knownVariables, validateEnvironment } from '../../src/config/load-config';
+import { generateSandboxKeys } from '../../src/sandbox/sandbox-keys';
 
 // No Docker engine runs where the suite runs: these checks read the files the way compose and
 // docker would, and hold them to the service's own configuration schema.

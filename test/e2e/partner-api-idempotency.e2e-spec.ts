@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { IdempotencyService } from '../src/idempotency/domain/idempotency.service';
-import { startTestApp, TestApp } from './support/app';
-import { auditEventsOf } from './support/audit';
-import { buildBankAccountRequest, buildCustomerRequest } from './support/builders';
-import { callApi, createCustomer } from './support/http';
-import { clearSandbox, injectFault, journal } from './support/sandbox';
-import { waitFor } from './support/wait-for';
+import { IdempotencyService } from '../../src/idempotency/domain/idempotency.service';
+import { startTestApp, TestApp } from '../support/app';
+import { auditEventsOf } from '../support/audit';
+import { buildBankAccountRequest, buildCustomerRequest } from '../support/builders';
+import { callApi, createCustomer } from '../support/http';
+import { clearSandbox, injectFault, journal } from '../support/sandbox';
+import { waitFor } from '../support/wait-for';
 
 describe('partner API: idempotency by reference', () => {
   let t: TestApp;

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { startTestApp, TestApp } from './support/app';
-import { auditEventsOf, wholeAuditLog } from './support/audit';
-import { buildBankAccountRequest, buildCustomerRequest } from './support/builders';
-import { callApi, createCustomer } from './support/http';
-import { rawExchange, requestText } from './support/raw-http';
-import { journal } from './support/sandbox';
-import { waitFor } from './support/wait-for';
+import { startTestApp, TestApp } from '../support/app';
+import { auditEventsOf, wholeAuditLog } from '../support/audit';
+import { buildBankAccountRequest, buildCustomerRequest } from '../support/builders';
+import { callApi, createCustomer } from '../support/http';
+import { rawExchange, requestText } from '../support/raw-http';
+import { journal } from '../support/sandbox';
+import { waitFor } from '../support/wait-for';
 
 /**
  * Every route, spelled the ways an attacker would spell it, sent byte for byte. Whatever the

@@ -1,5 +1,5 @@
-import { startTestApp, TestApp } from './support/app';
-import { waitFor } from './support/wait-for';
+import { startTestApp, TestApp } from '../support/app';
+import { waitFor } from '../support/wait-for';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { runAuditPurge } from '../src/audit/cli/audit-purge.command';
-import { startTestApp, TestApp } from './support/app';
-import { auditEventsOf, wholeAuditLog } from './support/audit';
+import { runAuditPurge } from '../../src/audit/cli/audit-purge.command';
+import { startTestApp, TestApp } from '../support/app';
+import { auditEventsOf, wholeAuditLog } from '../support/audit';
 
 interface Envelope {
   status: number;

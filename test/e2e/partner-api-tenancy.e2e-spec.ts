@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { runCustomersCli } from '../src/customers/cli/customers.command';
-import { newRecord, runWithRecord } from '../src/common/domain/request-record';
-import { UpstreamCustomerAdapter } from '../src/upstream/upstream-customer.adapter';
-import { startTestApp, TestApp } from './support/app';
-import { auditEventsOf } from './support/audit';
-import { buildBankAccountRequest, buildNewCustomer } from './support/builders';
-import { callApi, createCustomer } from './support/http';
-import { clearSandbox, journal } from './support/sandbox';
+import { runCustomersCli } from '../../src/customers/cli/customers.command';
+import { newRecord, runWithRecord } from '../../src/common/domain/request-record';
+import { UpstreamCustomerAdapter } from '../../src/upstream/upstream-customer.adapter';
+import { startTestApp, TestApp } from '../support/app';
+import { auditEventsOf } from '../support/audit';
+import { buildBankAccountRequest, buildNewCustomer } from '../support/builders';
+import { callApi, createCustomer } from '../support/http';
+import { clearSandbox, journal } from '../support/sandbox';
 
 describe('partner API: tenant scoping', () => {
   let t: TestApp;

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { startTestApp, TestApp } from './support/app';
-import { AuditRow, auditEventsOf } from './support/audit';
-import { buildBankAccountRequest, buildCustomerRequest } from './support/builders';
-import { callApi, createCustomer } from './support/http';
-import { rawExchange } from './support/raw-http';
-import { journal } from './support/sandbox';
-import { waitFor } from './support/wait-for';
+import { startTestApp, TestApp } from '../support/app';
+import { AuditRow, auditEventsOf } from '../support/audit';
+import { buildBankAccountRequest, buildCustomerRequest } from '../support/builders';
+import { callApi, createCustomer } from '../support/http';
+import { rawExchange } from '../support/raw-http';
+import { journal } from '../support/sandbox';
+import { waitFor } from '../support/wait-for';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

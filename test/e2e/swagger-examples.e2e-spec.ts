@@ -1,5 +1,5 @@
-import { startTestApp, TestApp } from './support/app';
-import { callApi } from './support/http';
+import { startTestApp, TestApp } from '../support/app';
+import { callApi } from '../support/http';
 
 interface Schema {
   properties: Record<string, { example?: unknown }>;

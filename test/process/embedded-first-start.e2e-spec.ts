@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanEnv, clusterPid, freePort, removeDataDir, runProcess, scratchDataDir, startProcess, Started, waitForOutput } from './support/processes';
+import { cleanEnv, clusterPid, freePort, removeDataDir, runProcess, scratchDataDir, startProcess, Started, waitForOutput } from '../support/processes';
 
 /**
  * What a new user does: the built service with no environment at all. It must start its own
@@ -10,12 +10,22 @@ import { cleanEnv, clusterPid, freePort, removeDataDir, runProcess, scratchDataD
 const MAIN = join(process.cwd(), 'dist', 'src', 'main.js');
 const CLIENTS = join(process.cwd(), 'dist', 'src', 'auth', 'cli', 'clients.cli.js');
 
-describe('first start with embedded defaults', () => {
+describe('first start with embedded defaults (one new user, step by step)', () => {
   let dataDir: string;
   let service: Started | undefined;
+  let env: NodeJS.ProcessEnv;
+  let base: string;
+  let sandboxPort: number;
+  let partner: string | undefined;
+  let admin: string | undefined;
+  let cliToken: string;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     dataDir = scratchDataDir();
+    const port = await freePort();
+    sandboxPort = await freePort();
+    env = cleanEnv({ DATA_DIR: dataDir, PORT: String(port), SANDBOX_PORT: String(sandboxPort) });
+    base = `http://127.0.0.1:${port}`;
   });
   afterAll(async () => {
     if (service && service.child.exitCode === null) {
@@ -25,66 +35,78 @@ describe('first start with embedded defaults', () => {
     await removeDataDir(dataDir);
   });
 
-  it('when started with no environment, then it serves, prints tokens once, shares its database and stops cleanly', async () => {
-    const port = await freePort();
-    const sandboxPort = await freePort();
-    const env = cleanEnv({ DATA_DIR: dataDir, PORT: String(port), SANDBOX_PORT: String(sandboxPort) });
-    const base = `http://127.0.0.1:${port}`;
-
+  it('when started with no environment at all, then it serves in sandbox mode and prints development tokens', async () => {
     service = startProcess(MAIN, [], env);
     await waitForOutput(service, /Partner gateway listening/);
-    const partner = service.output().match(/partner\s+(pgw_[A-Za-z0-9_-]+)/)?.[1];
-    const admin = service.output().match(/admin\s+(pgw_[A-Za-z0-9_-]+)/)?.[1];
+    partner = service.output().match(/partner\s+(pgw_[A-Za-z0-9_-]+)/)?.[1];
+    admin = service.output().match(/admin\s+(pgw_[A-Za-z0-9_-]+)/)?.[1];
+
     expect(service.output()).toContain('DEVELOPMENT CLIENT TOKENS');
     expect(service.output()).toContain('SANDBOX MODE');
     expect(partner).toBeDefined();
     expect(admin).toBeDefined();
+  }, 120_000);
 
+  it('when the printed tokens are used, then they are the partner and the admin, and a wrong one is 401', async () => {
+    const me = await fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${partner}` } });
+    const adminCall = await fetch(`${base}/api/v1/clients`, { headers: { authorization: `Bearer ${admin}` } });
+    const wrong = await fetch(`${base}/api/v1/me`, { headers: { authorization: 'Bearer pgw_wrong' } });
+
+    expect(me.status).toBe(200);
+    expect(((await me.json()) as { data: { name: string } }).data.name).toBe('dev-partner');
+    expect(adminCall.status).toBe(200);
+    expect(wrong.status).toBe(401);
+    expect(((await wrong.json()) as { error: { details: string } }).error.details).toBe('The token is invalid or expired');
+  });
+
+  it('when readiness, the docs and the in-process sandbox are asked, then they answer, the sandbox with the key kept under DATA_DIR', async () => {
     const ready = await fetch(`${base}/health/ready`);
+    const sandboxKey = await fetch(`http://127.0.0.1:${sandboxPort}/__sandbox/public-key`);
+
     expect(ready.status).toBe(200);
     expect(((await ready.json()) as { data: { details: { upstream: unknown } } }).data.details.upstream).toEqual({ status: 'up', circuit: 'closed' });
-    // The in-process sandbox answers on loopback, with the key pair it keeps under DATA_DIR.
-    const sandboxKey = await fetch(`http://127.0.0.1:${sandboxPort}/__sandbox/public-key`);
     expect(sandboxKey.status).toBe(200);
     expect((await sandboxKey.text()).trim()).toBe(readFileSync(join(dataDir, 'sandbox', 'public.pem'), 'utf8').trim());
     expect((await fetch(`${base}/docs`)).status).toBe(200);
-    const me = await fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${partner}` } });
-    expect(me.status).toBe(200);
-    expect(((await me.json()) as { data: { name: string } }).data.name).toBe('dev-partner');
-    const adminCall = await fetch(`${base}/api/v1/clients`, { headers: { authorization: `Bearer ${admin}` } });
-    expect(adminCall.status).toBe(200);
-    const wrong = await fetch(`${base}/api/v1/me`, { headers: { authorization: 'Bearer pgw_wrong' } });
-    expect(wrong.status).toBe(401);
-    expect(((await wrong.json()) as { error: { details: string } }).error.details).toBe('The token is invalid or expired');
+  });
 
-    // A second process while the service runs: it joins the same embedded server.
+  it('when the clients CLI runs while the service does, then it joins the same embedded server', async () => {
     const serverPid = clusterPid(dataDir);
+
     const created = await runProcess(CLIENTS, ['create', '--name', 'from-cli', '--role', 'partner'], env);
+
     expect(created.code).toBe(0);
-    const cliToken = (JSON.parse(created.stdout) as { token: string }).token;
+    cliToken = (JSON.parse(created.stdout) as { token: string }).token;
     expect((await fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${cliToken}` } })).status).toBe(200);
     expect(clusterPid(dataDir)).toBe(serverPid);
+  }, 60_000);
 
-    service.child.kill('SIGTERM');
-    expect(await service.exited).toBe(0);
-    expect(service.output()).toContain('"msg":"Stopped"');
+  it('when sent SIGTERM, then it stops cleanly, its PostgreSQL with it', async () => {
+    service!.child.kill('SIGTERM');
+
+    expect(await service!.exited).toBe(0);
+    expect(service!.output()).toContain('"msg":"Stopped"');
     expect(clusterPid(dataDir)).toBeUndefined();
+  }, 60_000);
 
-    // The CLI on its own: starts the embedded server, works, and stops it again.
+  it('when the clients CLI runs on its own, then it starts the embedded server, works, and stops it again', async () => {
     const listed = await runProcess(CLIENTS, ['list'], env);
+
     expect(listed.code).toBe(0);
     const names = listed.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { name: string }).name);
     expect(names.sort()).toEqual(['dev-admin', 'dev-partner', 'from-cli']);
     expect(listed.stdout).not.toContain(cliToken);
     expect(clusterPid(dataDir)).toBeUndefined();
+  }, 60_000);
 
-    // A second start finds clients already there and prints no tokens.
+  it('when started a second time, then it finds its clients and prints no tokens', async () => {
     service = startProcess(MAIN, [], env);
     await waitForOutput(service, /Partner gateway listening/);
+
     expect(service.output()).not.toContain('DEVELOPMENT CLIENT TOKENS');
     service.child.kill('SIGINT');
     expect(await service.exited).toBe(0);
-  }, 180_000);
+  }, 120_000);
 
   it('when configuration is bad, then start-up stops with one message naming every bad variable', async () => {
     const result = await runProcess(MAIN, [], cleanEnv({ DATA_DIR: dataDir, PORT: 'eighty', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x' }));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { RedisThrottlerStorage } from '../src/rate-limit/redis-throttler.storage';
-import { startTestApp, TestApp } from './support/app';
-import { callApi } from './support/http';
+import { RedisThrottlerStorage } from '../../src/rate-limit/redis-throttler.storage';
+import { startTestApp, TestApp } from '../support/app';
+import { callApi } from '../support/http';
 
 // Runs where a Redis answers: .ci/run sets TEST_REDIS_URL when 127.0.0.1:6379 does (jest.config.js
 // leaves this file out otherwise).

@@ -1,6 +1,6 @@
-import { auditEventsOf } from './support/audit';
-import { startTestApp, TestApp } from './support/app';
-import { callApi } from './support/http';
+import { auditEventsOf } from '../support/audit';
+import { startTestApp, TestApp } from '../support/app';
+import { callApi } from '../support/http';
 
 describe('Rate limits (per client token, per IP without one)', () => {
   let sut: TestApp;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { AuditEvent } from '../src/audit/domain/audit-event';
-import { AuditLog } from '../src/audit/domain/audit-log.port';
-import { CustomerOwnership } from '../src/customers/domain/customer-ownership.port';
-import { startTestApp, TestApp } from './support/app';
+import { AuditEvent } from '../../src/audit/domain/audit-event';
+import { AuditLog } from '../../src/audit/domain/audit-log.port';
+import { CustomerOwnership } from '../../src/customers/domain/customer-ownership.port';
+import { startTestApp, TestApp } from '../support/app';
 
 /** The writes and reads every partner request makes, against the real tables. */
 describe('persistence on the request path', () => {

@@ -1,6 +1,6 @@
-import { startTestApp, TestApp } from './support/app';
-import { buildBankAccountRequest } from './support/builders';
-import { callApi, createCustomer } from './support/http';
+import { startTestApp, TestApp } from '../support/app';
+import { buildBankAccountRequest } from '../support/builders';
+import { callApi, createCustomer } from '../support/http';
 
 const basic = (password: string) => `Basic ${Buffer.from(`admin:${password}`).toString('base64')}`;
 

@@ -1,8 +1,8 @@
 import { constants, createCipheriv, createHash, createPublicKey, publicEncrypt, randomBytes, randomUUID } from 'node:crypto';
-import { generateSandboxKeys } from '../src/sandbox/sandbox-keys';
-import { RunningSandbox, startSandbox } from '../src/sandbox/sandbox.runner';
-import { monthsFromToday } from './support/builders';
-import { journal } from './support/sandbox';
+import { generateSandboxKeys } from '../../src/sandbox/sandbox-keys';
+import { RunningSandbox, startSandbox } from '../../src/sandbox/sandbox.runner';
+import { monthsFromToday } from '../support/builders';
+import { journal } from '../support/sandbox';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { withoutDailyExamples } from '../src/swagger';
-import { startTestApp, TestApp } from './support/app';
-import { runProcess } from './support/processes';
+import { withoutDailyExamples } from '../../src/swagger';
+import { startTestApp, TestApp } from '../support/app';
+import { runProcess } from '../support/processes';
 
 // openapi.json is checked in for partners' code generators and for the linter in .ci/run. When the
 // API changes, `npm run openapi:export` rewrites it, and these tests say when that was forgotten.
