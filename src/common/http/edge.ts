@@ -46,7 +46,7 @@ function errorForClient(error: NodeJS.ErrnoException, timeouts: EdgeTimeouts): D
 }
 
 /** Writes an error envelope straight onto a connection whose request Node could not hand over. */
-function writeRawEnvelope(socket: Socket, error: DomainError, errorId: string, requestId: string): number {
+function writeRawEnvelope(socket: Socket, error: DomainError, errorId: string, requestId: string): void {
   const problem = problemOf(error);
   const body = JSON.stringify(errorEnvelope(problem, errorId));
   const reason = STATUS_CODES[problem.status] ?? 'Error';
@@ -58,7 +58,6 @@ function writeRawEnvelope(socket: Socket, error: DomainError, errorId: string, r
       'connection: close\r\n\r\n' +
       body,
   );
-  return problem.status;
 }
 
 /**
@@ -75,10 +74,10 @@ function onClientError(timeouts: EdgeTimeouts, logger: Logger) {
     const inFlight = serving.get(socket);
     const headersSent = inFlight?.reply.raw.headersSent === true;
     if (inFlight && !headersSent) noteInterruption(inFlight.request.raw, { error: refusal, errorId });
-    let status = problemOf(refusal).status;
-    if (socket.writable && !headersSent && !(refusal instanceof ClientClosedRequest)) status = writeRawEnvelope(socket, refusal, errorId, inFlight?.request.id ?? randomUUID());
+    // A caller that hung up is not answered: there is nobody to read it.
+    if (socket.writable && !headersSent && !(refusal instanceof ClientClosedRequest)) writeRawEnvelope(socket, refusal, errorId, inFlight?.request.id ?? randomUUID());
     socket.destroy();
-    if (!inFlight) logger.log({ errorId, code: refusal.code, status, reason: error.code }, refusal.message);
+    if (!inFlight) logger.log({ errorId, code: refusal.code, status: problemOf(refusal).status, reason: error.code }, refusal.message);
   };
 }
 
