@@ -1,10 +1,7 @@
 import type { Type } from '@nestjs/common';
-import { useContainer } from 'class-validator';
 import fc from 'fast-check';
 import { OpenBankAccountRequestDto } from '../bank-accounts/http/open-bank-account.request.dto';
-import { DocumentExpiryConstraint } from '../bank-accounts/http/document-expiry.validator';
-import { FixedClock } from '../../test/support/fakes';
-import { PastCalendarDateConstraint } from '../common/http/date.validators';
+import { FixedClock, useValidationClock } from '../../test/support/fakes';
 import { createValidationPipe } from '../common/http/validation';
 import { CreateCustomerRequestDto } from '../customers/http/create-customer.request.dto';
 import { checkBankAccount, checkCustomer } from './sandbox-rules';
@@ -36,12 +33,7 @@ const name = fc.oneof(fc.constantFrom('Ada', 'Zoë', 'José-María', '王小明'
 
 describe('Gateway and sandbox agree on field rules', () => {
   beforeAll(() => {
-    const clock = new FixedClock(NOW);
-    const instances = new Map<unknown, unknown>([
-      [DocumentExpiryConstraint, new DocumentExpiryConstraint(clock)],
-      [PastCalendarDateConstraint, new PastCalendarDateConstraint(clock)],
-    ]);
-    useContainer({ get: <T>(type: new () => T): T => (instances.get(type) as T | undefined) ?? new type() });
+    useValidationClock(new FixedClock(NOW));
   });
 
   it('when the gateway accepts a bank-account body, then the sandbox accepts what it sends', async () => {

@@ -1,4 +1,7 @@
+import { useContainer } from 'class-validator';
 import { AuditEvent, AuditEventFilter, AuditPage } from '../../src/audit/domain/audit-event';
+import { DocumentExpiryConstraint } from '../../src/bank-accounts/http/document-expiry.validator';
+import { PastCalendarDateConstraint } from '../../src/common/http/date.validators';
 import { AuditLog } from '../../src/audit/domain/audit-log.port';
 import { Clock } from '../../src/common/domain/clock.port';
 import { Metrics } from '../../src/common/domain/metrics.port';
@@ -124,4 +127,16 @@ export class RecordingLogger {
   warn = (message: unknown, ...context: unknown[]) => this.lines.push({ level: 'warn', message, context });
   debug = (message: unknown, ...context: unknown[]) => this.lines.push({ level: 'debug', message, context });
   verbose = (message: unknown, ...context: unknown[]) => this.lines.push({ level: 'verbose', message, context });
+}
+
+/**
+ * class-validator's container for a DTO spec: the constraints that need the Clock get this one (as
+ * Nest's container gives them the real one), every other constraint its own instance.
+ */
+export function useValidationClock(clock: Clock): void {
+  const instances = new Map<unknown, unknown>([
+    [DocumentExpiryConstraint, new DocumentExpiryConstraint(clock)],
+    [PastCalendarDateConstraint, new PastCalendarDateConstraint(clock)],
+  ]);
+  useContainer({ get: <T>(type: new () => T): T => (instances.get(type) as T | undefined) ?? new type() });
 }

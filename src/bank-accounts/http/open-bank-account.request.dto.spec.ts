@@ -1,9 +1,7 @@
 import { plainToInstance } from 'class-transformer';
-import { useContainer, validateSync } from 'class-validator';
+import { validateSync } from 'class-validator';
 import fc from 'fast-check';
-import { FixedClock } from '../../../test/support/fakes';
-import { PastCalendarDateConstraint } from '../../common/http/date.validators';
-import { DocumentExpiryConstraint } from './document-expiry.validator';
+import { FixedClock, useValidationClock } from '../../../test/support/fakes';
 import { OpenBankAccountRequestDto } from './open-bank-account.request.dto';
 
 const NOW = new Date('2027-01-31T15:00:00Z');
@@ -34,12 +32,7 @@ function refused(body: Record<string, unknown>): string[] {
 
 describe('OpenBankAccountRequestDto', () => {
   beforeAll(() => {
-    const clock = new FixedClock(NOW);
-    const instances = new Map<unknown, unknown>([
-      [DocumentExpiryConstraint, new DocumentExpiryConstraint(clock)],
-      [PastCalendarDateConstraint, new PastCalendarDateConstraint(clock)],
-    ]);
-    useContainer({ get: <T>(type: new () => T): T => (instances.get(type) as T | undefined) ?? new type() });
+    useValidationClock(new FixedClock(NOW));
   });
 
   it('when every field is valid, then nothing is refused', () => {

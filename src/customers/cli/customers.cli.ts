@@ -1,13 +1,5 @@
 import 'reflect-metadata';
+import { runAsProcess } from '../../database/cli/command-line';
 import { runCustomersCli } from './customers.command';
 
-runCustomersCli(process.argv.slice(2), process.env, {
-  out: (line) => process.stdout.write(line + '\n'),
-  err: (line) => process.stderr.write(line + '\n'),
-}).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    process.stderr.write(`customers: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runAsProcess('customers', runCustomersCli);

@@ -53,3 +53,17 @@ export async function runCommandLine(
     await database?.close();
   }
 }
+
+/** An entry point's whole job: run the tool on this process's arguments, and exit with its code. */
+export function runAsProcess(tool: string, run: (argv: string[], env: NodeJS.ProcessEnv, io: CliIo) => Promise<number>): void {
+  run(process.argv.slice(2), process.env, {
+    out: (line) => process.stdout.write(line + '\n'),
+    err: (line) => process.stderr.write(line + '\n'),
+  }).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      process.stderr.write(`${tool}: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}
