@@ -16,6 +16,7 @@ import { REQUEST_ID_HEADER, requestIdFor } from './common/http/request-id';
 import { corsOrigins, operationalAccess } from './config/env.schema';
 import { AppConfig } from './config/load-config';
 import { PrometheusMetrics } from './metrics/prometheus.metrics';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { serveMetrics } from './metrics/metrics.routes';
 import { setupSwagger } from './swagger';
 import { UpstreamSettings } from './upstream/upstream.settings';
@@ -120,6 +121,11 @@ export async function createApp(
   if (config.DOCS_ENABLED && access.docs === 'admin') adminPaths.push({ prefix: '/docs', challenge: 'basic' });
   if (config.METRICS_ENABLED && access.metrics === 'admin') adminPaths.push({ prefix: '/metrics', challenge: 'bearer' });
   requireAdminFor(fastify, adminPaths, app.get(ApiClientsService));
+  // A request no route matches is limited here (the guards never see it); health probes always match.
+  const limiter = app.get(RateLimitGuard);
+  fastify.addHook('onRequest', async (request) => {
+    if (request.routeOptions.url === undefined) await limiter.limitUnmatched(request);
+  });
   if (config.METRICS_ENABLED) serveMetrics(fastify, app.get(PrometheusMetrics));
   if (config.DOCS_ENABLED) setupSwagger(app);
   await app.init();

@@ -7,6 +7,14 @@ import { ApiClientsService } from '../auth/domain/api-clients.service';
 import { authenticationOf } from '../auth/http/bearer-auth.guard';
 import { RateLimited } from './rate-limited.error';
 
+/** The limits, per minute, as configured (RATE_LIMIT_PER_MINUTE, RATE_LIMIT_PER_IP_PER_MINUTE). */
+export abstract class RateLimits {
+  abstract readonly name: string;
+  abstract readonly ttlMs: number;
+  abstract readonly perClient: number;
+  abstract readonly perIp: number;
+}
+
 export interface Tracker {
   readonly key: string;
   readonly per: 'client' | 'ip';
@@ -36,8 +44,23 @@ export class RateLimitGuard extends ThrottlerGuard {
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
     @Inject(ApiClientsService) private readonly clients: ApiClientsService,
+    @Inject(RateLimits) private readonly limits: RateLimits,
   ) {
     super(options, storage, reflector);
+  }
+
+  /**
+   * A request that matches no route never reaches the guards, yet it is answered (404) and, under
+   * /api/v1, audited: it counts against the same limits and counter as any other, so that nobody
+   * can fill the audit log with unknown routes. Called from an onRequest hook.
+   * @throws RateLimited over the limit.
+   */
+  async limitUnmatched(request: FastifyRequest): Promise<void> {
+    const tracker = await trackerOf(request, this.clients);
+    const limit = tracker.per === 'client' ? this.limits.perClient : this.limits.perIp;
+    const name = this.limits.name;
+    const { isBlocked, timeToBlockExpire } = await this.storageService.increment(`${name}:${tracker.key}`, this.limits.ttlMs, limit, this.limits.ttlMs, name);
+    if (isBlocked) throw new RateLimited(timeToBlockExpire, limit, tracker.per);
   }
 
   protected override async getTracker(request: Record<string, unknown>): Promise<string> {

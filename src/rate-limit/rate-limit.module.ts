@@ -5,10 +5,17 @@ import type { FastifyRequest } from 'fastify';
 import { ApiClientsService } from '../auth/domain/api-clients.service';
 import { AuthModule } from '../auth/auth.module';
 import { AppConfig } from '../config/load-config';
-import { RateLimitGuard, trackerOf } from './rate-limit.guard';
+import { RateLimitGuard, RateLimits, trackerOf } from './rate-limit.guard';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
 
-const MINUTE_MS = 60_000;
+function rateLimitsOf(config: ConfigService<AppConfig, true>): RateLimits {
+  return {
+    name: 'default',
+    ttlMs: 60_000,
+    perClient: config.get('RATE_LIMIT_PER_MINUTE', { infer: true }),
+    perIp: config.get('RATE_LIMIT_PER_IP_PER_MINUTE', { infer: true }),
+  };
+}
 
 /**
  * Rate limits per client token and per source IP. Counters live in memory, or in Redis when
@@ -23,17 +30,16 @@ const MINUTE_MS = 60_000;
       inject: [ConfigService, ApiClientsService],
       useFactory: (config: ConfigService<AppConfig, true>, clients: ApiClientsService) => {
         const redisUrl = config.get('RATE_LIMIT_REDIS_URL', { infer: true });
-        const perClient = config.get('RATE_LIMIT_PER_MINUTE', { infer: true });
-        const perIp = config.get('RATE_LIMIT_PER_IP_PER_MINUTE', { infer: true });
+        const limits = rateLimitsOf(config);
         return {
           storage: redisUrl ? new RedisThrottlerStorage(redisUrl) : undefined,
           throttlers: [
             {
-              name: 'default',
-              ttl: MINUTE_MS,
+              name: limits.name,
+              ttl: limits.ttlMs,
               limit: async (context) => {
                 const tracker = await trackerOf(context.switchToHttp().getRequest<FastifyRequest>(), clients);
-                return tracker.per === 'client' ? perClient : perIp;
+                return tracker.per === 'client' ? limits.perClient : limits.perIp;
               },
             },
           ],
@@ -41,7 +47,7 @@ const MINUTE_MS = 60_000;
       },
     }),
   ],
-  providers: [RateLimitGuard],
+  providers: [RateLimitGuard, { provide: RateLimits, inject: [ConfigService], useFactory: rateLimitsOf }],
   exports: [RateLimitGuard],
 })
 export class RateLimitModule {}

@@ -36,6 +36,25 @@ describe('Rate limits (per client token, per IP without one)', () => {
     expect(events).toEqual([expect.objectContaining({ http_status: 429, error_id: refused.body.error!.id, error_code: 'RATE_LIMITED', client_id: expect.any(String) })]);
   });
 
+  it('when a client calls routes that do not exist, then they count against the same limit as any other call, and the one over it is a 429', async () => {
+    const scanner = await sut.createClient('partner');
+
+    const unknown = [];
+    for (let i = 0; i < 3; i++) unknown.push(await callApi(sut.baseUrl, 'GET', `/api/v1/admin-${i}`, { token: scanner }));
+    const known = [];
+    for (let i = 0; i < 2; i++) known.push(await callApi(sut.baseUrl, 'GET', '/api/v1/me', { token: scanner }));
+    const refused = await callApi(sut.baseUrl, 'GET', '/api/v1/admin-9', { token: scanner });
+    const refusedKnown = await callApi(sut.baseUrl, 'GET', '/api/v1/me', { token: scanner });
+
+    expect(unknown.map((a) => a.status)).toEqual([404, 404, 404]);
+    expect(known.map((a) => a.status)).toEqual([200, 200]);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(refusedKnown.status).toBe(429);
+    const [event] = await auditEventsOf(sut.dataSource, refused.headers.get('x-request-id')!);
+    expect(event).toMatchObject({ operation: 'route.unknown', http_status: 429, error_code: 'RATE_LIMITED' });
+  });
+
   it('when one address sends requests without a valid token, then after RATE_LIMIT_PER_IP_PER_MINUTE it gets 429 instead of 401 (token guessing is limited)', async () => {
     const statuses = [];
     for (let i = 0; i < 5; i++) {
