@@ -111,6 +111,15 @@ describe('Dockerfile', () => {
     expect(runtime).toMatch(/npm ci --omit=dev/);
   });
 
+  it('when built and run, then both stages use the supported LTS that .nvmrc names and .ci/run tests on', () => {
+    const lts = readFileSync(join(process.cwd(), '.nvmrc'), 'utf8').trim();
+    const images = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map(([, image]) => image);
+
+    expect(Number(lts)).toBeGreaterThanOrEqual(24);
+    expect(images).toEqual(images.map(() => `node:${lts}-bookworm-slim`));
+    expect(readFileSync(join(process.cwd(), '.ci', 'run'), 'utf8')).toContain('LTS="$(cat .nvmrc)"');
+  });
+
   it('when run, then the process is not root', () => {
     const user = /^USER (\S+)/m.exec(runtime)?.[1];
 
