@@ -57,7 +57,8 @@ type Method = 'GET' | 'POST';
 
 const RETRY_WITH_SAME_REFERENCE = 'The request may or may not have been processed; retry with the same reference to find out.';
 
-function errorFor(name: ProviderAnswerName, method: Method, upstream: UpstreamFacts, extra: { details?: string; retryAfterSeconds?: number } = {}): UpstreamError {
+/** `method` matters only for the rows whose outcome depends on it (`whenPost`). */
+function errorFor(name: ProviderAnswerName, upstream: UpstreamFacts, extra: { details?: string; retryAfterSeconds?: number } = {}, method?: Method): UpstreamError {
   const answer: ProviderAnswer = PROVIDER_ANSWERS[name];
   const outcome = method === 'POST' && answer.whenPost ? answer.whenPost : answer.outcome;
   return new UpstreamError({ code: answer.code, kind: answer.kind, message: answer.message, outcome, upstream, ...extra });
@@ -65,22 +66,22 @@ function errorFor(name: ProviderAnswerName, method: Method, upstream: UpstreamFa
 
 /** The named constructors: one per row of the table. */
 export const providerErrors = {
-  badResponse: (method: Method, upstream: UpstreamFacts) => errorFor('badResponse', method, upstream),
+  badResponse: (method: Method, upstream: UpstreamFacts) => errorFor('badResponse', upstream, {}, method),
   incompleteResponse: (method: Method, upstream: UpstreamFacts, expected: string) =>
-    errorFor('incompleteResponse', method, upstream, { details: `Expected ${expected} in the provider's answer.` }),
+    errorFor('incompleteResponse', upstream, { details: `Expected ${expected} in the provider's answer.` }, method),
   credentialsRefused: (upstream: UpstreamFacts) =>
-    errorFor('credentialsRefused', 'GET', upstream, {
+    errorFor('credentialsRefused', upstream, {
       details: 'The provider did not accept the gateway’s credentials; this is being looked into. Quote the error id to support.',
     }),
-  notFound: (upstream: UpstreamFacts) => errorFor('notFound', 'GET', upstream),
-  conflict: (upstream: UpstreamFacts) => errorFor('conflict', 'GET', upstream),
-  rateLimited: (upstream: UpstreamFacts, retryAfterSeconds: number) => errorFor('rateLimited', 'GET', upstream, { retryAfterSeconds }),
-  rejected: (upstream: UpstreamFacts) => errorFor('rejected', 'GET', upstream, { details: `The provider answered ${upstream.status}. Quote the error id to support.` }),
-  serverError: (method: Method, upstream: UpstreamFacts) => errorFor('serverError', method, upstream, { details: `The provider answered ${upstream.status}. Quote the error id to support.` }),
+  notFound: (upstream: UpstreamFacts) => errorFor('notFound', upstream),
+  conflict: (upstream: UpstreamFacts) => errorFor('conflict', upstream),
+  rateLimited: (upstream: UpstreamFacts, retryAfterSeconds: number) => errorFor('rateLimited', upstream, { retryAfterSeconds }),
+  rejected: (upstream: UpstreamFacts) => errorFor('rejected', upstream, { details: `The provider answered ${upstream.status}. Quote the error id to support.` }),
+  serverError: (method: Method, upstream: UpstreamFacts) => errorFor('serverError', upstream, { details: `The provider answered ${upstream.status}. Quote the error id to support.` }, method),
   timeout: (method: Method, upstream: UpstreamFacts, timeoutMs: number) =>
-    errorFor('timeout', method, upstream, { details: method === 'POST' ? RETRY_WITH_SAME_REFERENCE : `No answer within ${timeoutMs} ms.` }),
-  unreachable: (upstream: UpstreamFacts) => errorFor('unreachable', 'GET', upstream),
-  connectionLost: (method: Method, upstream: UpstreamFacts) => errorFor('connectionLost', method, upstream, { details: method === 'POST' ? RETRY_WITH_SAME_REFERENCE : undefined }),
+    errorFor('timeout', upstream, { details: method === 'POST' ? RETRY_WITH_SAME_REFERENCE : `No answer within ${timeoutMs} ms.` }, method),
+  unreachable: (upstream: UpstreamFacts) => errorFor('unreachable', upstream),
+  connectionLost: (method: Method, upstream: UpstreamFacts) => errorFor('connectionLost', upstream, { details: method === 'POST' ? RETRY_WITH_SAME_REFERENCE : undefined }, method),
   circuitOpen: (upstream: UpstreamFacts, retryAfterSeconds: number) =>
-    errorFor('circuitOpen', 'GET', upstream, { details: 'Recent calls to the provider failed, so the gateway is not calling it for a moment.', retryAfterSeconds }),
+    errorFor('circuitOpen', upstream, { details: 'Recent calls to the provider failed, so the gateway is not calling it for a moment.', retryAfterSeconds }),
 };

@@ -69,7 +69,7 @@ describe('The edge: refusals by Node and the router are envelopes', () => {
     expect(logs.text).not.toContain(partner);
   });
 
-  it('when the headers stall, then after REQUEST_TIMEOUT_MS’s header part a 408 envelope and the connection closed', async () => {
+  it('when the headers stall past HEADERS_TIMEOUT_MS, then a 408 envelope and the connection closed', async () => {
     const answer = await rawExchange(sut.baseUrl, `GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${partner}\r\n`, { waitMs: 5000 });
 
     expect(answer.status).toBe(408);

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiClientsService } from '../domain/api-clients.service';
 import { RoleNotAllowed } from '../domain/auth.errors';
-import { targetOf } from '../../common/http/edge';
+import { targetOf } from '../../common/http/canonical-target';
 import { bearerToken } from './bearer-auth.guard';
 
 /** The admin token from `Bearer <token>`, or the password of `Basic` (what a browser prompts for). */

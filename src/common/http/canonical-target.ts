@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+
 /**
  * The one reading of a request line's target that every decision at the edge is made on: the
  * router routes it, the audit, the admin guard, draining and the logs read it. A target is
@@ -116,4 +118,17 @@ export function canonicalTarget(raw: string): CanonicalTarget {
 export function isUnder(prefix: string, path: string): boolean {
   const lower = path.toLowerCase();
   return lower === prefix || lower.startsWith(`${prefix}/`);
+}
+
+const TARGET = Symbol('canonical-target');
+type WithTarget = IncomingMessage & { [TARGET]?: CanonicalTarget };
+
+/**
+ * The canonical reading of this request's target, made once before routing (the edge's rewriteUrl)
+ * and read by every decision after it.
+ */
+export function targetOf(raw: IncomingMessage): CanonicalTarget {
+  const carrier = raw as WithTarget;
+  carrier[TARGET] ??= canonicalTarget(raw.url ?? '/');
+  return carrier[TARGET];
 }

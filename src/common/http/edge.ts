@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
-import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { Logger } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { DomainError } from '../domain/domain-error';
 import { problemOf, errorEnvelope } from './error-envelope.filter';
 import { REQUEST_ID_HEADER } from './request-id';
-import { CanonicalTarget, canonicalTarget } from './canonical-target';
+import { targetOf } from './canonical-target';
 import { ClientClosedRequest, MalformedRequest, RequestHeadersTooLarge, RequestTargetRefused, RequestTimedOut, UnsupportedContentEncoding } from './edge.errors';
 import { noteInterruption } from './interruption';
 import { useJsonBodyParser } from './json-body';
@@ -23,19 +22,6 @@ export interface EdgeTimeouts {
 
 /** The request each connection is serving, so that a timeout can be told to it. */
 const serving = new WeakMap<Socket, { readonly request: FastifyRequest; readonly reply: FastifyReply }>();
-
-const TARGET = Symbol('canonical-target');
-type WithTarget = IncomingMessage & { [TARGET]?: CanonicalTarget };
-
-/**
- * The canonical reading of this request's target, made once before routing (see edgeServerOptions)
- * and read by every decision after it.
- */
-export function targetOf(raw: IncomingMessage): CanonicalTarget {
-  const carrier = raw as WithTarget;
-  carrier[TARGET] ??= canonicalTarget(raw.url ?? '/');
-  return carrier[TARGET];
-}
 
 function errorForClient(error: NodeJS.ErrnoException, timeouts: EdgeTimeouts): DomainError {
   // The connection ended in the middle of a request: the caller hung up.

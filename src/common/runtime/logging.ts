@@ -4,8 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import pino, { DestinationStream, Logger as PinoInstance } from 'pino';
 import type { LogLevel } from '../../config/env.schema';
-import { CanonicalTarget, isUnder, MAX_PATH_LENGTH } from '../http/canonical-target';
-import { targetOf } from '../http/edge';
+import { CanonicalTarget, isUnder, MAX_PATH_LENGTH, targetOf } from '../http/canonical-target';
 
 /**
  * Belt and braces: the serializers below keep only a few request fields, and these paths are

