@@ -18,14 +18,6 @@
  */
 const ESM_REQUIRED_FROM_CJS = ['content-disposition'];
 
-/**
- * CommonJS packages that require() the ESM-only Nest packages. A pass-through would load a second
- * @nestjs/common outside Jest's module registry, whose decorator metadata the application never
- * sees; instead their require() calls are rewritten to the instances the tests import
- * (test/support/require-esm.cjs, test/support/esm-bridge.ts).
- */
-const REQUIRING_NEST_ESM = ['@nestjs/throttler'];
-
 const tsJest = ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json', useESM: true }];
 
 const shared = {
@@ -34,10 +26,7 @@ const shared = {
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     '^.+\\.ts$': tsJest,
-    [`/node_modules/(${REQUIRING_NEST_ESM.join('|')})/.+\\.js$`]: '<rootDir>/test/support/require-esm.cjs',
   },
-  transformIgnorePatterns: [`/node_modules/(?!(${REQUIRING_NEST_ESM.join('|')})/)`],
-  setupFiles: ['<rootDir>/test/support/esm-bridge.ts'],
   moduleNameMapper: Object.fromEntries(
     ESM_REQUIRED_FROM_CJS.map((name) => [`^${name}$`, `<rootDir>/test/support/native/${name}.cjs`]),
   ),

@@ -2,9 +2,13 @@ import { CreateApiClients1763712000000 } from './1763712000000-CreateApiClients'
 import { CreateAuditEvents1763798400000 } from './1763798400000-CreateAuditEvents';
 import { CreateIdempotencyAndTenancy1763884800000 } from './1763884800000-CreateIdempotencyAndTenancy';
 import { ReferencesUniquePerGateway1763971200000 } from './1763971200000-ReferencesUniquePerGateway';
+import { NotifyApiClientChanges1764057600000 } from './1764057600000-NotifyApiClientChanges';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so the same list works compiled,
  * under Jest and from the CLI. `npm run migration:generate -- Name` writes a new file: add it here.
  */
-export const MIGRATIONS = [CreateApiClients1763712000000, CreateAuditEvents1763798400000, CreateIdempotencyAndTenancy1763884800000, ReferencesUniquePerGateway1763971200000];
+export const MIGRATIONS = [
+  CreateApiClients1763712000000, CreateAuditEvents1763798400000, CreateIdempotencyAndTenancy1763884800000, ReferencesUniquePerGateway1763971200000,
+  NotifyApiClientChanges1764057600000,
+];

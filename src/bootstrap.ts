@@ -1,9 +1,7 @@
-import helmet from '@fastify/helmet';
 import type { Type } from '@nestjs/common';
 import { ModuleRef, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { useContainer } from 'class-validator';
-import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { requireAdminFor, AdminPath } from './auth/http/admin-paths';
@@ -11,12 +9,14 @@ import { ApiClientsService } from './auth/domain/api-clients.service';
 import { Drain, ShuttingDown } from './common/runtime/drain';
 import { isUnder, targetOf } from './common/http/canonical-target';
 import { edgeServerOptions, installEdgeHooks } from './common/http/edge';
-import { noteArrival } from './common/domain/request-record';
+import { createRequestLogDestination, createRequestLogger, createServiceLogger, installRequestLog, ServiceLogger } from './common/runtime/logging';
+import { installSecurityHeaders } from './common/http/security-headers';
+import { noteArrival, recordOf, runWithRecord } from './common/domain/request-record';
 import { REQUEST_ID_HEADER, requestIdFor } from './common/http/request-id';
 import { corsOrigins, operationalAccess } from './config/env.schema';
 import { AppConfig } from './config/load-config';
 import { PrometheusMetrics } from './metrics/prometheus.metrics';
-import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { isLimited, RateLimiter } from './rate-limit/rate-limiter';
 import { serveMetrics } from './metrics/metrics.routes';
 import { setupSwagger } from './swagger';
 import { UpstreamSettings } from './upstream/upstream.settings';
@@ -44,13 +44,17 @@ export async function createApp(
     return503OnClosing: false,
     bodyLimit: config.BODY_LIMIT_BYTES,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, databaseUrl, upstream, logStream: options.logStream }), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, databaseUrl, upstream }), adapter, {
     bufferLogs: true,
     abortOnError: false,
     // Fastify's own JSON parser only (with bodyLimit): no urlencoded parser, so a form is a 415.
     bodyParser: false,
   });
-  app.useLogger(app.get(Logger));
+  // stdout in production (main.ts passes the asynchronous destination it flushes on exit), a
+  // capture in tests.
+  const logStream = options.logStream ?? createRequestLogDestination();
+  const logger = createServiceLogger(config.LOG_LEVEL, logStream);
+  app.useLogger(new ServiceLogger(logger));
   // Constraints that need the Clock (the expiry rule, past dates) come from Nest's container;
   // class-validator's own come from its default container. Not `app` itself: the application
   // logs every failed lookup at error level, and most lookups are class-validator's own classes.
@@ -75,11 +79,25 @@ export async function createApp(
   const fastify = app.getHttpAdapter().getInstance();
   // JSON only: without this Fastify would parse text/plain, and such a body must be a 415.
   fastify.removeContentTypeParser('text/plain');
-  fastify.addHook('onRequest', async (request, reply) => {
+  // The request's record is visible to code far from the controller (the provider client forwards
+  // the request id and notes what the provider said; the audit reads both): every later hook, the
+  // body parser and the handler run inside it.
+  fastify.addHook('onRequest', (request, reply, done) => {
     noteArrival(request.raw, request.ip);
     void reply.header(REQUEST_ID_HEADER, request.id);
+    runWithRecord(recordOf(request.raw), done);
+  });
+  // First, so that every answer carries them, the edge's refusals included.
+  installSecurityHeaders(fastify, {
+    // Swagger UI's stylesheet sets inline styles; nothing is loaded from other origins, and no
+    // upgrade-insecure-requests, so the UI also works over plain HTTP on a developer's machine.
+    contentSecurityPolicy: {
+      useDefaults: true,
+      directives: { 'upgrade-insecure-requests': null, 'style-src': ["'self'", "'unsafe-inline'"] },
+    },
   });
   installEdgeHooks(fastify);
+  installRequestLog(fastify, createRequestLogger(config.LOG_LEVEL, logStream));
 
   const drain = app.get(Drain);
   const leaveDrain = new WeakMap<object, () => void>();
@@ -97,14 +115,6 @@ export async function createApp(
     done(null, payload);
   });
 
-  await app.register(helmet, {
-    // Swagger UI's stylesheet sets inline styles; nothing is loaded from other origins, and no
-    // upgrade-insecure-requests, so the UI also works over plain HTTP on a developer's machine.
-    contentSecurityPolicy: {
-      useDefaults: true,
-      directives: { 'upgrade-insecure-requests': null, 'style-src': ["'self'", "'unsafe-inline'"] },
-    },
-  });
   const origins = corsOrigins(config);
   if (origins.length > 0) {
     app.enableCors({
@@ -121,10 +131,11 @@ export async function createApp(
   if (config.DOCS_ENABLED && access.docs === 'admin') adminPaths.push({ prefix: '/docs', challenge: 'basic' });
   if (config.METRICS_ENABLED && access.metrics === 'admin') adminPaths.push({ prefix: '/metrics', challenge: 'bearer' });
   requireAdminFor(fastify, adminPaths, app.get(ApiClientsService));
-  // A request no route matches is limited here (the guards never see it); health probes always match.
-  const limiter = app.get(RateLimitGuard);
-  fastify.addHook('onRequest', async (request) => {
-    if (request.routeOptions.url === undefined) await limiter.limitUnmatched(request);
+  // Every API request, and every request that matches no route, counts against the limits before
+  // anything else is done for it; health probes, the docs and the metrics are not counted.
+  const limiter = app.get(RateLimiter);
+  fastify.addHook('onRequest', async (request, reply) => {
+    if (isLimited(request.routeOptions.url)) await limiter.admit(request, reply);
   });
   if (config.METRICS_ENABLED) serveMetrics(fastify, app.get(PrometheusMetrics));
   if (config.DOCS_ENABLED) setupSwagger(app);

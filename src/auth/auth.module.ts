@@ -1,10 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { PostgresNotifications } from '../database/postgres-notifications';
+import { ApiClientChanges } from './domain/api-client-changes.port';
 import { ApiClientStore } from './domain/api-client-store.port';
 import { ApiClientsService } from './domain/api-clients.service';
 import { BearerAuthGuard } from './http/bearer-auth.guard';
 import { ClientsController } from './http/clients.controller';
 import { ApiClientEntity } from './persistence/api-client.entity';
+import { PostgresApiClientChanges } from './persistence/postgres-api-client-changes';
 import { TypeOrmApiClientRepository } from './persistence/typeorm-api-client.repository';
 
 @Module({
@@ -14,6 +17,7 @@ import { TypeOrmApiClientRepository } from './persistence/typeorm-api-client.rep
     ApiClientsService,
     TypeOrmApiClientRepository,
     { provide: ApiClientStore, useExisting: TypeOrmApiClientRepository },
+    { provide: ApiClientChanges, inject: [PostgresNotifications], useFactory: (notifications: PostgresNotifications) => new PostgresApiClientChanges(notifications) },
     BearerAuthGuard,
   ],
   exports: [ApiClientsService, BearerAuthGuard],

@@ -3,14 +3,26 @@ import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/load-config';
+import { PostgresNotifications } from './postgres-notifications';
+import { Sql } from './sql';
 import { dataSourceOptions, runMigrations } from './typeorm-options';
 
+/**
+ * The database: TypeORM's DataSource (schema, migrations, most queries), the same pool as plain
+ * SQL for the statements every request runs, and one connection that LISTENs for changes.
+ */
 @Module({})
 export class DatabaseModule {
   /** `entities` come from the composition root (src/entities.ts): this module knows no feature. */
   static forRoot(url: string, entities: DataSourceOptions['entities']): DynamicModule {
     return {
       module: DatabaseModule,
+      global: true,
+      providers: [
+        { provide: Sql, inject: [DataSource], useFactory: (dataSource: DataSource) => Sql.of(dataSource) },
+        { provide: PostgresNotifications, useFactory: () => new PostgresNotifications(url) },
+      ],
+      exports: [Sql, PostgresNotifications],
       imports: [
         TypeOrmModule.forRootAsync({
           inject: [ConfigService],

@@ -1,6 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
 import { HealthCheck, HealthCheckResult, HealthCheckService } from '@nestjs/terminus';
 import { Public } from '../auth/http/auth.decorators';
 import { ApiEnvelopeResponse, ApiErrorResponses } from '../common/http/api-envelope.decorators';
@@ -10,8 +9,7 @@ import { DatabaseHealthIndicator, UpstreamCircuitIndicator } from './health.indi
 
 @ApiTags('health')
 @Public()
-// Load balancers probe often and from few addresses; probes are never rate limited.
-@SkipThrottle()
+// Load balancers probe often and from few addresses; probes are never rate limited (see isLimited).
 @Controller('health')
 export class HealthController {
   constructor(

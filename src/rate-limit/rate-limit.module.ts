@@ -1,16 +1,14 @@
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { ThrottlerModule } from '@nestjs/throttler';
-import type { FastifyRequest } from 'fastify';
-import { ApiClientsService } from '../auth/domain/api-clients.service';
 import { AuthModule } from '../auth/auth.module';
 import { AppConfig } from '../config/load-config';
-import { RateLimitGuard, RateLimits, trackerOf } from './rate-limit.guard';
-import { RedisThrottlerStorage } from './redis-throttler.storage';
+import { MemoryRateLimitStore } from './memory-rate-limit.store';
+import { RateLimiter, RateLimits } from './rate-limiter';
+import { RateLimitStore } from './rate-limit-store';
+import { RedisRateLimitStore } from './redis-rate-limit.store';
 
 function rateLimitsOf(config: ConfigService<AppConfig, true>): RateLimits {
   return {
-    name: 'default',
     ttlMs: 60_000,
     perClient: config.get('RATE_LIMIT_PER_MINUTE', { infer: true }),
     perIp: config.get('RATE_LIMIT_PER_IP_PER_MINUTE', { infer: true }),
@@ -19,35 +17,23 @@ function rateLimitsOf(config: ConfigService<AppConfig, true>): RateLimits {
 
 /**
  * Rate limits per client token and per source IP. Counters live in memory, or in Redis when
- * RATE_LIMIT_REDIS_URL is set so that replicas share them. The guard is registered globally by
- * the application module, ahead of authentication.
+ * RATE_LIMIT_REDIS_URL is set so that replicas share them. The limiter runs as an onRequest hook
+ * (bootstrap.ts), ahead of authentication.
  */
 @Module({
-  imports: [
-    AuthModule,
-    ThrottlerModule.forRootAsync({
-      imports: [AuthModule],
-      inject: [ConfigService, ApiClientsService],
-      useFactory: (config: ConfigService<AppConfig, true>, clients: ApiClientsService) => {
+  imports: [AuthModule],
+  providers: [
+    RateLimiter,
+    { provide: RateLimits, inject: [ConfigService], useFactory: rateLimitsOf },
+    {
+      provide: RateLimitStore,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<AppConfig, true>) => {
         const redisUrl = config.get('RATE_LIMIT_REDIS_URL', { infer: true });
-        const limits = rateLimitsOf(config);
-        return {
-          storage: redisUrl ? new RedisThrottlerStorage(redisUrl) : undefined,
-          throttlers: [
-            {
-              name: limits.name,
-              ttl: limits.ttlMs,
-              limit: async (context) => {
-                const tracker = await trackerOf(context.switchToHttp().getRequest<FastifyRequest>(), clients);
-                return tracker.per === 'client' ? limits.perClient : limits.perIp;
-              },
-            },
-          ],
-        };
+        return redisUrl ? new RedisRateLimitStore(redisUrl) : new MemoryRateLimitStore();
       },
-    }),
+    },
   ],
-  providers: [RateLimitGuard, { provide: RateLimits, inject: [ConfigService], useFactory: rateLimitsOf }],
-  exports: [RateLimitGuard],
+  exports: [RateLimiter],
 })
 export class RateLimitModule {}

@@ -1,3 +1,5 @@
+import { ApiClientsService } from '../../src/auth/domain/api-clients.service';
+import { PostgresNotifications } from '../../src/database/postgres-notifications';
 import { startTestApp, TestApp } from '../support/app';
 import { waitFor } from '../support/wait-for';
 
@@ -68,6 +70,7 @@ describe('client authentication on /api/v1', () => {
     const token = await t.createClient('partner', { name: 'expiring', expiresAt: new Date(Date.now() + 60_000) });
     expect((await call(t, '/api/v1/me', { authorization: `Bearer ${token}` })).status).toBe(200);
     await t.dataSource.query(`UPDATE api_clients SET expires_at = now() - interval '1 second' WHERE name = 'expiring'`);
+    await waitFor(() => t.app.get(ApiClientsService).rememberedCount === 0, { timeoutMs: 1000, what: 'the change to be announced' });
 
     const response = await call(t, '/api/v1/me', { authorization: `Bearer ${token}` });
 
@@ -75,15 +78,46 @@ describe('client authentication on /api/v1', () => {
     expectProviderUnauthorizedEnvelope(response.body);
   });
 
-  it('when the token has been revoked, then 401 with the provider envelope', async () => {
+  it('when the token has been revoked, then 401 with the provider envelope as soon as the change is announced', async () => {
     const token = await t.createClient('partner', { name: 'to-revoke' });
     expect((await call(t, '/api/v1/me', { authorization: `Bearer ${token}` })).status).toBe(200);
+    expect(t.app.get(ApiClientsService).rememberedCount).toBeGreaterThan(0);
     await t.dataSource.query(`UPDATE api_clients SET revoked_at = now() WHERE name = 'to-revoke'`);
 
+    // The commit's NOTIFY reaches the instance within milliseconds; it then forgets every client.
+    await waitFor(() => t.app.get(ApiClientsService).rememberedCount === 0, { timeoutMs: 1000, what: 'the revocation to be announced' });
     const response = await call(t, '/api/v1/me', { authorization: `Bearer ${token}` });
 
     expect(response.status).toBe(401);
     expectProviderUnauthorizedEnvelope(response.body);
+  });
+
+  it('when a client is remembered, then a request does not read it again; while the change channel is down, nothing is remembered', async () => {
+    const revokeSilently = (name: string) =>
+      // Without the trigger's NOTIFY (the replication role skips triggers): only memory could still say yes.
+      t.dataSource.transaction(async (manager) => {
+        await manager.query(`SET LOCAL session_replication_role = replica`);
+        await manager.query(`UPDATE api_clients SET revoked_at = now() WHERE name = $1`, [name]);
+      });
+    const status = async (token: string) => (await call(t, '/api/v1/me', { authorization: `Bearer ${token}` })).status;
+    const notifications = t.app.get(PostgresNotifications);
+    const remembered = await t.createClient('partner', { name: 'remembered' });
+    expect(await status(remembered)).toBe(200);
+    await revokeSilently('remembered');
+    const fromMemory = await status(remembered);
+
+    await t.dataSource.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'partner-gateway:listen' AND datname = current_database()`);
+    await waitFor(() => !notifications.live, { timeoutMs: 2000, what: 'the instance to notice the channel is down' });
+    const forgotten = await status(remembered);
+    const unremembered = await t.createClient('partner', { name: 'while-down' });
+    const firstWhileDown = await status(unremembered);
+    await revokeSilently('while-down');
+    const secondWhileDown = await status(unremembered);
+    await waitFor(() => notifications.live, { timeoutMs: 5000, what: 'the instance to listen again' });
+
+    expect(fromMemory).toBe(200);
+    expect([forgotten, firstWhileDown, secondWhileDown]).toEqual([401, 200, 401]);
+    expect(await status(remembered)).toBe(401);
   });
 
   it('when two failures happen, then each gets its own error id', async () => {

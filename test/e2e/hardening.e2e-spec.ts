@@ -15,10 +15,18 @@ describe('Security headers and CORS', () => {
     await sut.close();
   });
 
-  it('when any response leaves, then it carries helmet’s headers and no x-powered-by', async () => {
+  it('when any response leaves (an answer, a refusal, a 404), then it carries helmet’s headers and no x-powered-by', async () => {
     const token = await sut.createClient('partner');
 
-    for (const response of [await fetch(`${sut.baseUrl}/health/live`), await fetch(`${sut.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } })]) {
+    const responses = [
+      await fetch(`${sut.baseUrl}/health/live`),
+      await fetch(`${sut.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } }),
+      await fetch(`${sut.baseUrl}/api/v1/me`),
+      await fetch(`${sut.baseUrl}/api/v1/nowhere`, { headers: { authorization: `Bearer ${token}` } }),
+      await fetch(`${sut.baseUrl}/api/v1//me`),
+    ];
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 401, 404, 400]);
+    for (const response of responses) {
       expect(response.headers.get('x-powered-by')).toBeNull();
       expect(response.headers.get('x-content-type-options')).toBe('nosniff');
       expect(response.headers.get('strict-transport-security')).toMatch(/max-age=\d+/);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RedisThrottlerStorage } from '../../src/rate-limit/redis-throttler.storage';
+import { RedisRateLimitStore } from '../../src/rate-limit/redis-rate-limit.store';
 import { startTestApp, TestApp } from '../support/app';
 import { callApi } from '../support/http';
 
@@ -7,11 +7,11 @@ import { callApi } from '../support/http';
 // leaves this file out otherwise).
 const REDIS_URL = process.env.TEST_REDIS_URL!;
 
-describe('RedisThrottlerStorage (a real Redis)', () => {
-  let sut: RedisThrottlerStorage;
+describe('RedisRateLimitStore (a real Redis)', () => {
+  let sut: RedisRateLimitStore;
 
   beforeAll(() => {
-    sut = new RedisThrottlerStorage(REDIS_URL, `partner-gateway-test:${randomUUID()}:`);
+    sut = new RedisRateLimitStore(REDIS_URL, `partner-gateway-test:${randomUUID()}:`);
   });
 
   afterAll(() => {
@@ -22,9 +22,9 @@ describe('RedisThrottlerStorage (a real Redis)', () => {
     const key = randomUUID();
 
     const hits = [];
-    for (let i = 0; i < 3; i++) hits.push(await sut.increment(key, 60_000, 3, 30_000, 'default'));
-    const over = await sut.increment(key, 60_000, 3, 30_000, 'default');
-    const still = await sut.increment(key, 60_000, 3, 30_000, 'default');
+    for (let i = 0; i < 3; i++) hits.push(await sut.increment(key, 60_000, 3, 30_000));
+    const over = await sut.increment(key, 60_000, 3, 30_000);
+    const still = await sut.increment(key, 60_000, 3, 30_000);
 
     expect(hits.map((h) => [h.totalHits, h.isBlocked])).toEqual([
       [1, false],
@@ -38,11 +38,11 @@ describe('RedisThrottlerStorage (a real Redis)', () => {
 
   it('when the window passes, then the key starts again from one hit', async () => {
     const key = randomUUID();
-    await sut.increment(key, 300, 1, 300, 'default');
-    await sut.increment(key, 300, 1, 300, 'default');
+    await sut.increment(key, 300, 1, 300);
+    await sut.increment(key, 300, 1, 300);
 
     await new Promise((resolve) => setTimeout(resolve, 700));
-    const after = await sut.increment(key, 300, 1, 300, 'default');
+    const after = await sut.increment(key, 300, 1, 300);
 
     expect(after).toMatchObject({ totalHits: 1, isBlocked: false });
   });

@@ -1,5 +1,7 @@
 import { runClientsCli } from '../../src/auth/cli/clients.command';
+import { ApiClientsService } from '../../src/auth/domain/api-clients.service';
 import { startTestApp, TestApp } from '../support/app';
+import { waitFor } from '../support/wait-for';
 
 interface Run {
   code: number;
@@ -51,6 +53,8 @@ describe('clients CLI', () => {
     const revoked = await cli('revoke', '--name', 'android-app');
     expect(revoked.code).toBe(0);
     expect(JSON.parse(revoked.out[0]).revoked_at).not.toBeNull();
+    // The running service hears of it from PostgreSQL (NOTIFY on commit) and forgets the client.
+    await waitFor(() => t.app.get(ApiClientsService).rememberedCount === 0, { timeoutMs: 1000, what: 'the revocation to be announced' });
     expect(await me(token)).toBe(401);
   });
 

@@ -17,9 +17,8 @@ export interface CapturedLogs {
 }
 
 /**
- * nestjs-pino keeps one HTTP logger per process, built with the first application's options, so
- * every application a test file starts logs into the first one's stream. One capture per test
- * file (Jest gives each file its own modules), and each application reads from where it started.
+ * One capture per test file (Jest gives each file its own modules): every application the file
+ * starts logs into it, and each application reads from where it started.
  */
 class LogCapture extends Writable {
   private readonly chunks: string[] = [];

@@ -1,3 +1,4 @@
+import { Sql } from '../../database/sql';
 import { SystemClock } from '../../common/domain/clock.port';
 import { openDatabase } from '../../database/cli/open-database';
 import { AuditRetention } from '../domain/audit-retention.service';
@@ -16,7 +17,7 @@ export async function runAuditPurge(env: NodeJS.ProcessEnv, io: PurgeIo): Promis
   const database = await openDatabase(env, { migrate: true, entities: [AuditEventEntity] });
   try {
     const retention = new AuditRetention(
-      new TypeOrmAuditLogRepository(database.dataSource.getRepository(AuditEventEntity)),
+      new TypeOrmAuditLogRepository(database.dataSource.getRepository(AuditEventEntity), Sql.of(database.dataSource)),
       new SystemClock(),
     );
     const days = database.config.AUDIT_RETENTION_DAYS;

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { isUuid } from '../../common/domain/identifiers';
 import { GroupCommit } from '../../database/group-commit';
+import { Sql } from '../../database/sql';
 import { isRefusedData, unavailableOnOutage } from '../../database/store-errors';
 import { AuditEvent, AuditEventFilter, AuditPage, AuditPosition } from '../domain/audit-event';
 import { AuditLog } from '../domain/audit-log.port';
@@ -31,7 +32,10 @@ export class TypeOrmAuditLogRepository extends AuditLog {
    */
   private readonly insert: { sql: string; parameters: (rows: AuditEventEntity[]) => unknown[][] };
 
-  constructor(@InjectRepository(AuditEventEntity) private readonly rows: Repository<AuditEventEntity>) {
+  constructor(
+    @InjectRepository(AuditEventEntity) private readonly rows: Repository<AuditEventEntity>,
+    private readonly sql: Sql,
+  ) {
     super();
     const columns = rows.metadata.columns;
     const names = columns.map((column) => `"${column.databaseName}"`).join(', ');
@@ -47,7 +51,7 @@ export class TypeOrmAuditLogRepository extends AuditLog {
   }
 
   private async insertRows(rows: AuditEventEntity[]): Promise<void> {
-    await this.rows.query(this.insert.sql, this.insert.parameters(rows));
+    await this.sql.query(this.insert.sql, this.insert.parameters(rows));
   }
 
   async find(filter: AuditEventFilter, limit: number, after?: AuditPosition): Promise<AuditPage> {

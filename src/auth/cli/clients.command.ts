@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
 import { SystemClock } from '../../common/domain/clock.port';
 import { CliIo, Command, runCommandLine, UsageError } from '../../database/cli/command-line';
+import { Sql } from '../../database/sql';
 import { API_CLIENT_ROLES, ApiClientRole } from '../domain/api-client';
 import { ApiClientsService } from '../domain/api-clients.service';
 import { ApiClientResponseDto } from '../http/api-client.response.dto';
@@ -30,7 +31,7 @@ function parseExpiry(value: string | undefined): Date | null {
 }
 
 export function apiClientsServiceFor(dataSource: DataSource): ApiClientsService {
-  return new ApiClientsService(new TypeOrmApiClientRepository(dataSource.getRepository(ApiClientEntity)), new SystemClock());
+  return new ApiClientsService(new TypeOrmApiClientRepository(dataSource.getRepository(ApiClientEntity), Sql.of(dataSource)), new SystemClock());
 }
 
 const create: Command = async (args, { database, config, io }) => {

@@ -1,19 +1,26 @@
 import { FixedClock } from '../../../test/support/fakes';
 import { ApiClient } from './api-client';
+import { ApiClientChanges } from './api-client-changes.port';
 import { ApiClientStore, StoredApiClient } from './api-client-store.port';
-import { ApiClientsService } from './api-clients.service';
+import { ApiClientsService, REMEMBER_CLIENT_MS } from './api-clients.service';
 import { ApiClientNameTaken, InvalidApiClient, InvalidClientToken } from './auth.errors';
 import { hashClientToken } from './client-token';
 
 class InMemoryApiClientStore extends ApiClientStore {
   readonly rows: StoredApiClient[] = [];
+  lookups = 0;
+  /** When set, a lookup waits for it before answering (to interleave a change). */
+  gate?: Promise<void>;
 
   async insert(client: StoredApiClient): Promise<void> {
     if (this.rows.some((r) => r.name === client.name && !r.revokedAt)) throw new ApiClientNameTaken(client.name);
     this.rows.push(client);
   }
   async findByTokenHash(tokenHash: string): Promise<StoredApiClient | undefined> {
-    return this.rows.find((r) => r.tokenHash === tokenHash);
+    this.lookups += 1;
+    const found = this.rows.find((r) => r.tokenHash === tokenHash);
+    await this.gate;
+    return found;
   }
   async list(): Promise<ApiClient[]> {
     return [...this.rows].reverse();
@@ -29,6 +36,25 @@ class InMemoryApiClientStore extends ApiClientStore {
   }
 }
 
+class ControlledChanges extends ApiClientChanges {
+  private listeners: (() => void)[] = [];
+  constructor(private isLive: boolean) {
+    super();
+  }
+  get live(): boolean {
+    return this.isLive;
+  }
+  subscribe(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+  announce(): void {
+    for (const listener of this.listeners) listener();
+  }
+  setLive(live: boolean): void {
+    this.isLive = live;
+    this.announce();
+  }
+}
 
 describe('ApiClientsService', () => {
   let store: InMemoryApiClientStore;
@@ -107,5 +133,83 @@ describe('ApiClientsService', () => {
 
     await expect(sut.create(request)).rejects.toBeInstanceOf(InvalidApiClient);
     expect(store.rows).toHaveLength(0);
+  });
+
+  describe('remembering clients', () => {
+    let changes: ControlledChanges;
+
+    beforeEach(() => {
+      changes = new ControlledChanges(true);
+      sut = new ApiClientsService(store, clock, changes);
+    });
+
+    it('when the change feed is live, then a token is read from the store once and then from memory', async () => {
+      const { token } = await sut.create({ name: 'web', role: 'partner', tenant: 'acme', expiresAt: null });
+
+      for (let i = 0; i < 5; i++) await sut.authenticate(token);
+
+      expect(store.lookups).toBe(1);
+    });
+
+    it('when a change is announced, then the next request reads the store again and sees the revocation', async () => {
+      const { token } = await sut.create({ name: 'web', role: 'partner', tenant: 'acme', expiresAt: null });
+      await sut.authenticate(token);
+      await sut.revoke('web');
+
+      const beforeAnnouncement = await sut.authenticate(token);
+      changes.announce();
+
+      expect(beforeAnnouncement.name).toBe('web'); // the documented window: until the NOTIFY arrives
+      await expect(sut.authenticate(token)).rejects.toBeInstanceOf(InvalidClientToken);
+    });
+
+    it('when the feed is down, then every request reads the store, and nothing read meanwhile is trusted once it is back', async () => {
+      const { token } = await sut.create({ name: 'web', role: 'partner', tenant: 'acme', expiresAt: null });
+      await sut.authenticate(token);
+      changes.setLive(false);
+
+      await sut.authenticate(token);
+      await sut.authenticate(token);
+      changes.setLive(true);
+      await sut.authenticate(token);
+
+      expect(store.lookups).toBe(4);
+    });
+
+    it('when a change is announced while a lookup is in flight, then that lookup is not remembered', async () => {
+      const { token } = await sut.create({ name: 'web', role: 'partner', tenant: 'acme', expiresAt: null });
+      let open!: () => void;
+      store.gate = new Promise((resolve) => (open = resolve));
+      const pending = sut.authenticate(token);
+      changes.announce();
+      open();
+      await pending;
+      store.gate = undefined;
+
+      await sut.authenticate(token);
+
+      expect(store.lookups).toBe(2);
+    });
+
+    it('when a remembered client expires, then its token is refused at that instant, and nothing is remembered longer than REMEMBER_CLIENT_MS', async () => {
+      const expiring = await sut.create({ name: 'pilot', role: 'partner', tenant: 'acme', expiresAt: new Date(clock.current.getTime() + 10_000) });
+      const lasting = await sut.create({ name: 'web', role: 'partner', tenant: 'acme', expiresAt: null });
+      await sut.authenticate(expiring.token);
+      await sut.authenticate(lasting.token);
+
+      clock.current = new Date(clock.current.getTime() + 10_000);
+      await expect(sut.authenticate(expiring.token)).rejects.toBeInstanceOf(InvalidClientToken);
+      const lookupsBefore = store.lookups;
+      clock.current = new Date(clock.current.getTime() + REMEMBER_CLIENT_MS);
+      await sut.authenticate(lasting.token);
+
+      expect(store.lookups).toBe(lookupsBefore + 1);
+    });
+
+    it('when a token is unknown, then it is not remembered (guessing does not fill memory)', async () => {
+      for (let i = 0; i < 3; i++) await expect(sut.authenticate(`pgw_guess_${i}`)).rejects.toBeInstanceOf(InvalidClientToken);
+
+      expect(sut.rememberedCount).toBe(0);
+    });
   });
 });

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../../common/domain/clock.port';
 import { API_CLIENT_ROLES, ApiClient, AuthenticatedClient, NewApiClient } from './api-client';
-import { ApiClientStore } from './api-client-store.port';
+import { ApiClientChanges, NoApiClientChanges } from './api-client-changes.port';
+import { ApiClientStore, StoredApiClient } from './api-client-store.port';
 import { InvalidApiClient, InvalidClientToken } from './auth.errors';
 import { generateClientToken, hashClientToken, sameHash } from './client-token';
 
@@ -11,12 +12,32 @@ const TENANT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** A token is the prefix plus 43 base64url characters; anything far off is not worth a lookup. */
 const MAX_TOKEN_LENGTH = 256;
 
+/** How long a client found by its token is remembered, at most: a backstop behind the change feed. */
+export const REMEMBER_CLIENT_MS = 30_000;
+/** Clients remembered at once, at most (the longest remembered are forgotten first). */
+const REMEMBERED_CLIENTS = 10_000;
+
 @Injectable()
 export class ApiClientsService {
+  /**
+   * Clients found by token hash, so that a request does not cost a database round trip. Trusted only
+   * while the change feed is live; every change clears it, and so does the feed going down or
+   * coming back. Unknown tokens are never remembered (guessing must not fill memory).
+   */
+  private readonly remembered = new Map<string, { client: StoredApiClient; at: number }>();
+  /** Bumped on every change: a lookup that started before a change must not be remembered after it. */
+  private generation = 0;
+
   constructor(
     private readonly store: ApiClientStore,
     private readonly clock: Clock,
-  ) {}
+    private readonly changes: ApiClientChanges = new NoApiClientChanges(),
+  ) {
+    changes.subscribe(() => {
+      this.generation += 1;
+      this.remembered.clear();
+    });
+  }
 
   /** Creates a client and returns its token: the only time the token exists outside the caller. */
   async create(request: NewApiClient): Promise<{ client: ApiClient; token: string }> {
@@ -54,12 +75,38 @@ export class ApiClientsService {
   async authenticate(token: string | undefined): Promise<AuthenticatedClient> {
     if (!token || token.length > MAX_TOKEN_LENGTH) throw new InvalidClientToken();
     const hash = hashClientToken(token);
-    const found = await this.store.findByTokenHash(hash);
-    if (!found || !sameHash(found.tokenHash, hash)) throw new InvalidClientToken();
     const now = this.clock.now().getTime();
+    const found = this.rememberedClient(hash, now) ?? (await this.lookUp(hash, now));
+    if (!found || !sameHash(found.tokenHash, hash)) throw new InvalidClientToken();
     if (found.revokedAt && found.revokedAt.getTime() <= now) throw new InvalidClientToken();
     if (found.expiresAt && found.expiresAt.getTime() <= now) throw new InvalidClientToken();
     return { id: found.id, name: found.name, role: found.role, tenant: found.tenant };
+  }
+
+  private rememberedClient(hash: string, now: number): StoredApiClient | undefined {
+    if (!this.changes.live) return undefined;
+    const entry = this.remembered.get(hash);
+    if (!entry) return undefined;
+    if (now - entry.at >= REMEMBER_CLIENT_MS) {
+      this.remembered.delete(hash);
+      return undefined;
+    }
+    return entry.client;
+  }
+
+  private async lookUp(hash: string, now: number): Promise<StoredApiClient | undefined> {
+    const generation = this.generation;
+    const found = await this.store.findByTokenHash(hash);
+    if (found && this.changes.live && generation === this.generation) {
+      if (this.remembered.size >= REMEMBERED_CLIENTS) this.remembered.delete(this.remembered.keys().next().value!);
+      this.remembered.set(hash, { client: found, at: now });
+    }
+    return found;
+  }
+
+  /** Clients remembered now (for tests and metrics). */
+  get rememberedCount(): number {
+    return this.remembered.size;
   }
 
   list(): Promise<ApiClient[]> {

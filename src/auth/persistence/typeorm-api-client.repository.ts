@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, QueryFailedError, Repository } from 'typeorm';
+import { Sql } from '../../database/sql';
 import { unavailableOnOutage } from '../../database/store-errors';
 import { ApiClient } from '../domain/api-client';
 import { ApiClientStore, StoredApiClient } from '../domain/api-client-store.port';
@@ -15,7 +16,10 @@ const FIND_BY_TOKEN_HASH =
 
 @Injectable()
 export class TypeOrmApiClientRepository extends ApiClientStore {
-  constructor(@InjectRepository(ApiClientEntity) private readonly rows: Repository<ApiClientEntity>) {
+  constructor(
+    @InjectRepository(ApiClientEntity) private readonly rows: Repository<ApiClientEntity>,
+    private readonly sql: Sql,
+  ) {
     super();
   }
 
@@ -30,9 +34,9 @@ export class TypeOrmApiClientRepository extends ApiClientStore {
     }
   }
 
-  /** Runs on every request: plain SQL, without the query builder's cost. */
+  /** Runs whenever a token is not remembered (see ApiClientsService): plain SQL on pg. */
   async findByTokenHash(tokenHash: string): Promise<StoredApiClient | undefined> {
-    const found: ApiClientEntity[] = await unavailableOnOutage(() => this.rows.query(FIND_BY_TOKEN_HASH, [tokenHash]));
+    const found = await unavailableOnOutage(() => this.sql.query<ApiClientEntity>(FIND_BY_TOKEN_HASH, [tokenHash]));
     return found[0] ? ApiClientMapper.toStored(found[0]) : undefined;
   }
 

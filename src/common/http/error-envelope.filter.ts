@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Optional } from '@nestjs/common';
-import { InjectPinoLogger, PinoLogger } from 'nestjs-pino';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, Optional } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ErrorKind, FieldProblem } from '../domain/domain-error';
 import { ErrorEnvelope } from './envelope';
@@ -145,10 +144,9 @@ export function errorEnvelope(problem: Problem, errorId: string): ErrorEnvelope 
  */
 @Catch()
 export class ErrorEnvelopeFilter implements ExceptionFilter {
-  constructor(
-    @InjectPinoLogger('http') private readonly logger: PinoLogger,
-    @Optional() private readonly recorder?: RequestRecorder,
-  ) {}
+  private readonly logger = new Logger('http');
+
+  constructor(@Optional() private readonly recorder?: RequestRecorder) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -183,7 +181,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     } else if (problem.status >= 500) {
       this.logger.warn(logFields, problem.message);
     } else {
-      this.logger.info(logFields, problem.message);
+      this.logger.log(logFields, problem.message);
     }
   }
 }

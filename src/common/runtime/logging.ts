@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { RequestMethod } from '@nestjs/common';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Params } from 'nestjs-pino';
+import type { LoggerService } from '@nestjs/common';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import pino, { DestinationStream, Logger as PinoInstance } from 'pino';
+import { currentRecord, recordOf } from '../domain/request-record';
 import type { LogLevel } from '../../config/env.schema';
 import { CanonicalTarget, isUnder, MAX_PATH_LENGTH, targetOf } from '../http/canonical-target';
 
@@ -47,30 +46,112 @@ export function loggedUrl(target: Pick<CanonicalTarget, 'path' | 'query'>): stri
   return `${path}?${names.join('&')}`;
 }
 
-/** `stream` replaces stdout, for tests that read what was logged. */
-export function loggerParams(level: LogLevel, stream?: DestinationStream): Params {
-  const options = {
-    level,
-    redact,
-    genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id?: string }).id ?? randomUUID(),
-    serializers: {
-      req: (req: { id: string; method: string; remoteAddress?: string; raw?: IncomingMessage }) => ({
-        id: req.id,
-        method: req.method,
-        url: req.raw ? loggedUrl(targetOf(req.raw)) : undefined,
-        remoteAddress: req.remoteAddress,
-      }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-    customLogLevel: (_req: IncomingMessage, res: ServerResponse, error?: Error) =>
-      error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
-    autoLogging: { ignore: (req: IncomingMessage) => isUnder('/health', targetOf(req).path) },
+/**
+ * The service's logger once Nest is up: the application's own lines (through ServiceLogger) and
+ * one line per request (installRequestLog), with the redaction above. `stream` is where it writes:
+ * createRequestLogDestination() in production, a capture in tests.
+ */
+export function createServiceLogger(level: LogLevel, stream: DestinationStream): PinoInstance {
+  return pino({ level, redact }, stream);
+}
+
+/**
+ * The request lines' logger, on the same stream: without redaction, because installRequestLog
+ * builds each line from named fields only (no header, no body, the query's values redacted by
+ * loggedUrl), and walking the redaction paths for every request cost 2–3% of the gateway's CPU.
+ */
+export function createRequestLogger(level: LogLevel, stream: DestinationStream): PinoInstance {
+  return pino({ level }, stream);
+}
+
+type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+
+/**
+ * Nest's LoggerService over pino. `new Logger('context').warn({ fields }, 'message')` becomes one
+ * line `{ context, ...fields, msg }`; an Error as the first argument is logged under `err`, with
+ * its stack. A line written while a request is being served carries `req.id`, from the request's
+ * record, so that support can find every line of a request by its X-Request-Id.
+ */
+export class ServiceLogger implements LoggerService {
+  constructor(private readonly pino: PinoInstance) {}
+
+  verbose(message: unknown, ...optional: unknown[]): void {
+    this.call('trace', message, optional);
+  }
+  debug(message: unknown, ...optional: unknown[]): void {
+    this.call('debug', message, optional);
+  }
+  log(message: unknown, ...optional: unknown[]): void {
+    this.call('info', message, optional);
+  }
+  warn(message: unknown, ...optional: unknown[]): void {
+    this.call('warn', message, optional);
+  }
+  error(message: unknown, ...optional: unknown[]): void {
+    this.call('error', message, optional);
+  }
+  fatal(message: unknown, ...optional: unknown[]): void {
+    this.call('fatal', message, optional);
+  }
+
+  private call(level: Level, message: unknown, optional: unknown[]): void {
+    if (!this.pino.isLevelEnabled(level)) return;
+    const fields: Record<string, unknown> = {};
+    const record = currentRecord();
+    if (record) fields.req = { id: record.requestId };
+    // Nest passes the logger's context last.
+    const params = optional.length > 0 ? optional.slice(0, -1) : [];
+    if (optional.length > 0) fields.context = optional[optional.length - 1];
+    if (message instanceof Error) {
+      fields.err = message;
+      this.pino[level](fields, ...(params as [string?]));
+    } else if (typeof message === 'object' && message !== null) {
+      this.pino[level](Object.assign(fields, message), ...(params as [string?]));
+    } else if (level === 'error' && params.length === 1 && typeof params[0] === 'string' && /\n\s*at /.test(params[0])) {
+      // Nest's own exception handlers pass (message, stack).
+      const err = new Error(String(message));
+      err.stack = params[0];
+      fields.err = err;
+      this.pino[level](fields);
+    } else {
+      this.pino[level](fields, String(message), ...params);
+    }
+  }
+}
+
+/** What a request's log line says: 499 for a caller that hung up before its answer. */
+const CLIENT_CLOSED = 499;
+
+/**
+ * One line per request, written when its answer has gone (or its caller has): method, the logged
+ * URL (see loggedUrl), status and time taken, at info (2xx, 3xx, a caller that hung up), warn (4xx)
+ * or error (5xx). Health probes are not logged. Fastify hooks: no middleware, no child logger per
+ * request.
+ */
+export function installRequestLog(fastify: FastifyInstance, logger: PinoInstance): void {
+  const logged = new WeakSet<object>();
+  const write = (request: FastifyRequest, status: number, elapsedMs: number): void => {
+    if (logged.has(request)) return;
+    logged.add(request);
+    const target = targetOf(request.raw);
+    if (isUnder('/health', target.path)) return;
+    const level = status >= 500 ? 'error' : status >= 400 && status !== CLIENT_CLOSED ? 'warn' : 'info';
+    if (!logger.isLevelEnabled(level)) return;
+    const line = {
+      req: { id: request.id, method: request.method, url: loggedUrl(target), remoteAddress: request.socket?.remoteAddress },
+      res: { statusCode: status },
+      responseTime: Math.round(elapsedMs),
+    };
+    logger[level](line, status === CLIENT_CLOSED ? 'request aborted by the client' : status >= 500 ? 'request errored' : 'request completed');
   };
-  return {
-    // Nest 12's Fastify adapter does not match nestjs-pino's default route pattern; name it.
-    forRoutes: [{ path: '*path', method: RequestMethod.ALL }],
-    pinoHttp: stream ? [options, stream] : options,
-  };
+  fastify.addHook('onResponse', (request, reply, done) => {
+    write(request, reply.statusCode, reply.elapsedTime);
+    done();
+  });
+  fastify.addHook('onRequestAbort', (request, done) => {
+    write(request, CLIENT_CLOSED, performance.now() - recordOf(request.raw).startedAt);
+    done();
+  });
 }
 
 /**

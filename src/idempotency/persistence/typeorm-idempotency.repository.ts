@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { LessThanOrEqual, Repository } from 'typeorm';
+import { Sql } from '../../database/sql';
 import { unavailableOnOutage } from '../../database/store-errors';
 import { Claim, IdempotencyKey } from '../domain/idempotency';
 import { ClaimRequest, IdempotencyStore } from '../domain/idempotency-store.port';
@@ -23,19 +24,22 @@ const CLAIM_SQL = `
            AND (k.state = 'retryable' OR (k.state = 'in_flight' AND k.locked_until <= EXCLUDED.created_at)))
   RETURNING k.reference`;
 
-/** Once per mutating request: plain SQL, without the query builder's cost. */
+/** Once per mutating request: plain SQL on pg (see Sql), like the claim. */
 const COMPLETE_SQL = `UPDATE idempotency_keys SET state = 'completed', result = $3::jsonb, locked_until = NULL WHERE client_id = $1 AND reference = $2`;
 
 @Injectable()
 export class TypeOrmIdempotencyRepository extends IdempotencyStore {
-  constructor(@InjectRepository(IdempotencyKeyEntity) private readonly rows: Repository<IdempotencyKeyEntity>) {
+  constructor(
+    @InjectRepository(IdempotencyKeyEntity) private readonly rows: Repository<IdempotencyKeyEntity>,
+    private readonly sql: Sql,
+  ) {
     super();
   }
 
   claim(request: ClaimRequest): Promise<Claim> {
     return unavailableOnOutage(async () => {
       const { key } = request;
-      const claimed: unknown[] = await this.rows.query(CLAIM_SQL, [
+      const claimed = await this.sql.query(CLAIM_SQL, [
         key.clientId,
         key.reference,
         request.operation,
@@ -55,7 +59,7 @@ export class TypeOrmIdempotencyRepository extends IdempotencyStore {
   }
 
   async complete(key: IdempotencyKey, result: unknown): Promise<void> {
-    await unavailableOnOutage(() => this.rows.query(COMPLETE_SQL, [key.clientId, key.reference, JSON.stringify(result)]));
+    await unavailableOnOutage(() => this.sql.query(COMPLETE_SQL, [key.clientId, key.reference, JSON.stringify(result)]));
   }
 
   async release(key: IdempotencyKey): Promise<void> {

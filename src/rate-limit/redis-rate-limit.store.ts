@@ -1,6 +1,6 @@
 import { Logger, OnModuleDestroy } from '@nestjs/common';
-import { ThrottlerStorage } from '@nestjs/throttler';
 import { Redis } from 'ioredis';
+import { RateLimitCount, RateLimitStore } from './rate-limit-store';
 
 /**
  * One fixed window per key: the first hit starts a window of `ttl` ms; a hit over `limit` blocks
@@ -20,8 +20,6 @@ end
 return { hits, window, 0, 0 }
 `;
 
-type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
-
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 /**
@@ -29,7 +27,7 @@ const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
  * let through (logged, at most once a minute): an outage of the counter store must not become an
  * outage of the API. Commands fail fast instead of queueing while Redis is away.
  */
-export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy {
+export class RedisRateLimitStore extends RateLimitStore implements OnModuleDestroy {
   private readonly logger = new Logger('RateLimit');
   private readonly redis: Redis;
   private lastWarning = 0;
@@ -40,6 +38,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy 
     url: string,
     private readonly prefix = 'partner-gateway:rate:',
   ) {
+    super();
     this.redis = new Redis(url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
@@ -58,8 +57,8 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy 
     });
   }
 
-  async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {
-    const base = `${this.prefix}${throttlerName}:${key}`;
+  async increment(key: string, ttl: number, limit: number, blockDuration: number): Promise<RateLimitCount> {
+    const base = `${this.prefix}${key}`;
     await this.firstConnection;
     try {
       const [totalHits, windowMs, blocked, blockMs] = (await this.redis.eval(INCREMENT, 2, base, `${base}:blocked`, ttl, limit, blockDuration)) as number[];

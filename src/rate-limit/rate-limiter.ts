@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiClientsService } from '../auth/domain/api-clients.service';
+import { authenticationOf } from '../auth/http/bearer-auth.guard';
+import { RateLimitStore } from './rate-limit-store';
+import { RateLimited } from './rate-limited.error';
+
+/** The limits, per minute, as configured (RATE_LIMIT_PER_MINUTE, RATE_LIMIT_PER_IP_PER_MINUTE). */
+export abstract class RateLimits {
+  abstract readonly ttlMs: number;
+  abstract readonly perClient: number;
+  abstract readonly perIp: number;
+}
+
+export interface Tracker {
+  readonly key: string;
+  readonly per: 'client' | 'ip';
+}
+
+/**
+ * Whom a request counts against: its client when the token is valid, else its source IP (so
+ * guessing tokens is limited too). The token is looked up once per request (authenticationOf
+ * keeps the answer), and the authentication guard reuses it.
+ */
+export function trackerOf(request: FastifyRequest, clients: ApiClientsService): Promise<Tracker> {
+  return authenticationOf(request, clients).then(
+    (client): Tracker => ({ key: `client:${client.id}`, per: 'client' }),
+    // No token, a bad one, or the token store is down: authentication will say which.
+    (): Tracker => ({ key: `ip:${request.ip}`, per: 'ip' }),
+  );
+}
+
+/** Routes that are limited: the API, and whatever matches no route (scanning is limited too). */
+export function isLimited(route: string | undefined): boolean {
+  return route === undefined || route.startsWith('/api/');
+}
+
+/**
+ * Counts every request to the API, per client or per IP, across every route, in one window per
+ * minute; answers over the limit with the envelope's 429 and Retry-After, and every counted
+ * request with X-RateLimit-Limit, -Remaining and -Reset. Runs as an onRequest hook (see
+ * bootstrap.ts), before the body is read: a caller over its limit costs no more than that.
+ */
+@Injectable()
+export class RateLimiter {
+  constructor(
+    private readonly store: RateLimitStore,
+    private readonly limits: RateLimits,
+    private readonly clients: ApiClientsService,
+  ) {}
+
+  /** @throws RateLimited over the limit. */
+  async admit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const tracker = await trackerOf(request, this.clients);
+    const limit = tracker.per === 'client' ? this.limits.perClient : this.limits.perIp;
+    const count = await this.store.increment(tracker.key, this.limits.ttlMs, limit, this.limits.ttlMs);
+    if (count.isBlocked) throw new RateLimited(count.timeToBlockExpire, limit, tracker.per);
+    void reply.headers({
+      'x-ratelimit-limit': limit,
+      'x-ratelimit-remaining': Math.max(0, limit - count.totalHits),
+      'x-ratelimit-reset': count.timeToExpire,
+    });
+  }
+}
