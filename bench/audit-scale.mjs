@@ -76,11 +76,12 @@ export async function auditAtScale({ rows = 10_000_000 } = {}) {
   const { dataSourceOptions, runMigrations } = dist('database/typeorm-options.js');
   const { TypeOrmAuditLogRepository } = dist('audit/persistence/typeorm-audit-log.repository.js');
   const { AuditEventEntity } = dist('audit/persistence/audit-event.entity.js');
+  const { Sql } = dist('database/sql.js');
   const dataSource = new DataSource({ ...dataSourceOptions(database.url, { poolSize: 4, entities: [AuditEventEntity] }), logging: false });
   try {
     await dataSource.initialize();
     await runMigrations(dataSource);
-    const repository = new TypeOrmAuditLogRepository(dataSource.getRepository(AuditEventEntity));
+    const repository = new TypeOrmAuditLogRepository(dataSource.getRepository(AuditEventEntity), Sql.of(dataSource));
 
     log(`${INSERTS} inserts into the empty table`);
     const emptyInsert = await timed(INSERTS, () => repository.append(event(new Date())));

@@ -1,6 +1,7 @@
 // npm run bench [-- <command> [options]]
-//   throughput [--connections 50] [--duration 10] [--rate 200] [--calls 'balance,bank account'] [--profile]
-//                                                               gateway vs sandbox vs bare proxy
+//   throughput [--connections 50] [--duration 10] [--rate 200] [--calls 'balance,bank account'] [--replicas 2] [--profile]
+//                      the gateway against the sandbox, a bare proxy and two NestJS yardsticks;
+//                      --replicas 2 also loads two gateway processes together
 //   audit [--rows 10000000]                                     the audit log at scale
 //   all                                                         both (the default)
 // BENCH_DATABASE_URL=postgres://… runs against that server (in a scratch database); otherwise an
@@ -15,6 +16,7 @@ const { positionals, values } = parseArgs({
     rate: { type: 'string', default: '200' },
     calls: { type: 'string', default: 'balance,bank account' },
     rows: { type: 'string', default: '10000000' },
+    replicas: { type: 'string', default: '2' },
     profile: { type: 'boolean', default: false },
   },
 });
@@ -32,12 +34,13 @@ if (command === 'throughput' || command === 'all') {
     duration: Number(values.duration),
     rate: Number(values.rate),
     profile: values.profile,
+    replicas: Number(values.replicas),
     calls: values.calls.split(',').map((call) => call.trim()),
   });
   process.stdout.write(`\n## Throughput\n\n${report(result)}\n`);
   if (values.profile) {
     const { summariseProfiles } = await import('./profile.mjs');
-    process.stdout.write(`\n## Where the gateway's time goes (CPU profile, self time)\n\n${summariseProfiles()}\n`);
+    process.stdout.write(`\n## Where the gateway's time goes (CPU profile)\n\n${summariseProfiles()}\n`);
   }
 }
 if (command === 'audit' || command === 'all') {

@@ -1,5 +1,6 @@
-// Reads the newest .cpuprofile in bench/profiles and lists where the CPU went, by self time,
-// grouped by function and by package (or the gateway's own source folder).
+// Reads the newest .cpuprofile in bench/profiles and says where the gateway's CPU went: by layer
+// (framework, validation, auth, audit, provider client, database driver, logging, metrics…), and
+// by package and by function, self time.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixed, ROOT, table } from './support.mjs';
@@ -8,10 +9,31 @@ function owner(url) {
   if (!url) return '(native / V8)';
   const modules = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (modules) return modules[1];
-  const own = /dist\/src\/([^/]+)/.exec(url);
-  if (own) return `gateway: ${own[1]}/`;
+  const own = /dist\/src\/(.+)\.js$/.exec(url);
+  if (own) return `gateway: ${own[1].split('/')[0]}/`;
   if (url.startsWith('node:')) return 'node core';
   return url;
+}
+
+/** Each layer: the packages and the gateway's own files that belong to it. First match wins. */
+const LAYERS = [
+  ['validation', [/class-validator|class-transformer|secure-json-parse/, /dist\/src\/common\/http\/(validation|field-rules|date\.validators|json-body)/, /\/dto\//]],
+  ['auth', [/dist\/src\/auth\//]],
+  ['rate limiting', [/@nestjs\/throttler|ioredis/, /dist\/src\/rate-limit\//]],
+  ['audit', [/dist\/src\/audit\//, /dist\/src\/database\/group-commit/]],
+  ['idempotency', [/dist\/src\/idempotency\//]],
+  ['provider client', [/\/undici\/|cockatiel|\/jose\//, /dist\/src\/upstream\//]],
+  ['database driver', [/\/pg\/|pg-protocol|pg-pool|pg-types|typeorm/, /dist\/src\/database\//]],
+  ['logging', [/pino|sonic-boom|thread-stream/, /dist\/src\/common\/runtime\/logging/]],
+  ['metrics', [/prom-client/, /dist\/src\/metrics\//]],
+  ['features (customers, balances, bank accounts)', [/dist\/src\/(customers|balances|bank-accounts)\//]],
+  ['framework (Nest, Fastify, rxjs, helmet, the edge hooks)', [/@nestjs\/|rxjs|fastify|find-my-way|avvio|light-my-request|reflect-metadata|helmet/, /dist\/src\//]],
+];
+
+function layerOf(url) {
+  if (!url) return undefined;
+  for (const [layer, patterns] of LAYERS) if (patterns.some((pattern) => pattern.test(url))) return layer;
+  return undefined;
 }
 
 export function summariseProfiles(dir = join(ROOT, 'bench', 'profiles')) {
@@ -23,31 +45,58 @@ export function summariseProfiles(dir = join(ROOT, 'bench', 'profiles')) {
   const profile = JSON.parse(readFileSync(files[0], 'utf8'));
   const interval = (profile.endTime - profile.startTime) / Math.max(1, profile.samples.length);
   const total = profile.samples.length;
-  const hits = new Map(profile.nodes.map((node) => [node.id, 0]));
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const hits = new Map();
   for (const id of profile.samples) hits.set(id, (hits.get(id) ?? 0) + 1);
+
   const byFunction = new Map();
   const byOwner = new Map();
-  for (const node of profile.nodes) {
-    const count = hits.get(node.id) ?? 0;
-    if (count === 0) continue;
-    const { functionName, url, lineNumber } = node.callFrame;
+  const charged = new Map(); // each sample to the innermost frame that has a layer
+  const inclusive = new Map(); // each sample to every layer on its stack, once
+  const add = (map, key, count) => map.set(key, (map.get(key) ?? 0) + count);
+  let busy = 0;
+  for (const [id, count] of hits) {
+    const { functionName, url, lineNumber } = nodes.get(id).callFrame;
     if (functionName === '(idle)') continue;
-    const key = `${functionName || '(anonymous)'} ${owner(url)}:${lineNumber + 1}`;
-    byFunction.set(key, (byFunction.get(key) ?? 0) + count);
-    const group = ['(garbage collector)', '(program)'].includes(functionName) ? functionName : owner(url);
-    byOwner.set(group, (byOwner.get(group) ?? 0) + count);
+    busy += count;
+    add(byFunction, `${functionName || '(anonymous)'} ${owner(url)}:${lineNumber + 1}`, count);
+    const special = ['(garbage collector)', '(program)'].includes(functionName);
+    add(byOwner, special ? functionName : owner(url), count);
+    if (special) {
+      add(charged, functionName, count);
+      continue;
+    }
+    const seen = new Set();
+    let innermost;
+    for (let at = id; at !== undefined; at = parent.get(at)) {
+      const layer = layerOf(nodes.get(at).callFrame.url);
+      if (!layer) continue;
+      innermost ??= layer;
+      seen.add(layer);
+    }
+    add(charged, innermost ?? 'Node core and native, no layer on the stack', count);
+    for (const layer of seen) add(inclusive, layer, count);
   }
-  const busy = [...byOwner.values()].reduce((a, b) => a + b, 0);
+  const share = (count) => `${fixed((100 * (count ?? 0)) / busy, 1)}%`;
   const top = (map, n) =>
     [...map.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
-      .map(([name, count]) => [name, fixed((100 * count) / busy, 1) + '%']);
+      .map(([name, count]) => [name, share(count)]);
+  const layers = [...new Set([...charged.keys(), ...inclusive.keys()])].sort((a, b) => (charged.get(b) ?? 0) - (charged.get(a) ?? 0));
   return [
     `${files[0].slice(ROOT.length + 1)}: ${fixed((total * interval) / 1e6, 1)} s sampled, ${fixed((100 * busy) / total, 0)}% busy. Shares are of busy time.`,
     '',
-    table(['By package or folder', 'self time'], top(byOwner, 15)),
+    '"Charged": each sample goes to the innermost frame on its stack that belongs to a layer, so Node core and',
+    'native work (a socket write, JSON.stringify, a hash) is charged to the layer that asked for it; the column',
+    'sums to 100%. "Inclusive": the samples with the layer anywhere on their stack (an await starts a new stack).',
     '',
-    table(['By function', 'self time'], top(byFunction, 15)),
+    table(['Layer', 'charged', 'inclusive'], layers.map((layer) => [layer, share(charged.get(layer)), inclusive.has(layer) ? share(inclusive.get(layer)) : '—'])),
+    '',
+    table(['By package or folder (self time)', 'self time'], top(byOwner, 15)),
+    '',
+    table(['By function (self time)', 'self time'], top(byFunction, 15)),
   ].join('\n');
 }

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { benchDatabase, cpuReading, cpuSecondsBetween, dist, fixed, freePort, machineCpu, memoryOf, userAndSystemSecondsOf, postmasterOf, ROOT, scratchDir, startNode, table } from './support.mjs';
+import { Client } from 'undici';
+import { benchDatabase, cpuReading, cpuSecondsBetween, dist, fixed, freePort, machineCpu, memoryOf, percentile, userAndSystemSecondsOf, postmasterOf, ROOT, scratchDir, startNode, table } from './support.mjs';
 
 const SANDBOX_TOKEN = 'sbx_bench_token_0123456789abcdef';
 
@@ -35,7 +36,7 @@ function bankAccountBody(customerId) {
   };
 }
 
-function run(options) {
+function runOne(options) {
   return new Promise((resolve, reject) => {
     const instance = autocannon(options, (error, result) => (error ? reject(error) : resolve(result)));
     autocannon.track(instance, { renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false });
@@ -53,18 +54,37 @@ function cpuNow(processes) {
 }
 
 /**
+ * Several servers at once (replicas of one service): the connections are shared out between them,
+ * each gets its own load generator, and the results are added up (latency: the slowest's).
+ */
+async function runSpread(targets, options) {
+  const share = Math.max(1, Math.floor(options.connections / targets.length));
+  const results = await Promise.all(targets.map((target) => runOne({ ...target, ...options, connections: share })));
+  const sum = (pick) => results.reduce((total, result) => total + pick(result), 0);
+  return {
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    non2xx: sum((r) => r.non2xx),
+    requests: { average: sum((r) => r.requests.average), total: sum((r) => r.requests.total) },
+    latency: { p50: Math.max(...results.map((r) => r.latency.p50)), p99: Math.max(...results.map((r) => r.latency.p99)) },
+  };
+}
+
+/**
  * One scenario: a warm-up, then the measured run. Each connection sends its next request as soon
  * as the last is answered; with `rate`, no faster than that many requests per second in all.
+ * `options` may be a list: replicas of one service, loaded together (runSpread).
  */
 async function measure(name, options, { connections, duration, samplePid, processes = {}, rate }) {
   const paced = rate ? { overallRate: rate } : {};
-  await run({ ...options, ...paced, connections, duration: 2 });
+  const run = Array.isArray(options) ? (settings) => runSpread(options, settings) : (settings) => runOne({ ...options, ...settings });
+  await run({ ...paced, connections, duration: 2 });
   let peak = 0;
   const sampler = samplePid ? setInterval(() => (peak = Math.max(peak, memoryOf(samplePid).rssMiB)), 100) : undefined;
   const kernelBefore = samplePid ? userAndSystemSecondsOf(samplePid) : undefined;
   const before = cpuNow(processes);
   const wallBefore = process.hrtime.bigint();
-  const result = await run({ ...options, ...paced, connections, duration });
+  const result = await run({ ...paced, connections, duration });
   const wallSeconds = Number(process.hrtime.bigint() - wallBefore) / 1e9;
   const after = cpuNow(processes);
   const kernelAfter = samplePid ? userAndSystemSecondsOf(samplePid) : undefined;
@@ -87,9 +107,48 @@ async function measure(name, options, { connections, duration, samplePid, proces
   };
 }
 
+/**
+ * One request at a time, at most `rate` per second, for `duration` seconds, timed here to the
+ * microsecond (autocannon reports whole milliseconds): the latency a server adds, without queueing.
+ */
+async function oneAtATime(name, { url, requests: [template] }, { duration, rate }) {
+  const client = new Client(url, { keepAliveTimeout: 30_000, pipelining: 1 });
+  const send = async () => {
+    const one = template.setupRequest ? template.setupRequest({ ...template }) : template;
+    const answer = await client.request({ method: one.method, path: one.path, headers: one.headers, body: one.body });
+    await answer.body.dump();
+    return answer.statusCode;
+  };
+  try {
+    const warmUntil = Date.now() + 2000;
+    while (Date.now() < warmUntil) await send();
+    const latencies = [];
+    let failures = 0;
+    const gapMs = 1000 / rate;
+    const started = process.hrtime.bigint();
+    const until = Date.now() + duration * 1000;
+    while (Date.now() < until) {
+      const before = process.hrtime.bigint();
+      const status = await send();
+      const ms = Number(process.hrtime.bigint() - before) / 1e6;
+      latencies.push(ms);
+      if (status >= 300) failures++;
+      if (ms < gapMs) await new Promise((resolve) => setTimeout(resolve, gapMs - ms));
+    }
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    latencies.sort((a, b) => a - b);
+    return { name, rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failures, total: latencies.length };
+  } finally {
+    await client.close();
+  }
+}
+
+/** Node flags for the gateway, from BENCH_GATEWAY_NODE_FLAGS (to try V8 settings, say). */
+const gatewayNodeFlags = () => (process.env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+
 const availableCpus = () => (typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
 
-export async function throughput({ connections = 50, duration = 10, rate = 200, profile = false, calls = ['balance', 'bank account'] } = {}) {
+export async function throughput({ connections = 50, duration = 10, rate = 200, profile = false, calls = ['balance', 'bank account'], replicas = 2 } = {}) {
   const log = (message) => process.stderr.write(`[bench] ${message}\n`);
   const dataDir = scratchDir('pgw-bench-run-');
   const database = await benchDatabase(log);
@@ -105,31 +164,52 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
     started.push(sandbox);
     const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
 
-    const servicePort = await freePort();
     const profileDir = join(ROOT, 'bench', 'profiles');
-    const service = await startNode(
-      [...(profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), 'dist/src/main.js'],
-      {
-        NODE_ENV: 'production',
-        PORT: String(servicePort),
-        LOG_LEVEL: 'info',
-        DATABASE_URL: database.url,
-        UPSTREAM_BASE_URL: sandboxUrl,
-        UPSTREAM_BEARER_TOKEN: SANDBOX_TOKEN,
-        UPSTREAM_PUBLIC_KEY: join(dataDir, 'sandbox', 'public.pem'),
-        RATE_LIMIT_PER_MINUTE: '1000000',
-        RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
-        AUDIT_PURGE_DAILY: 'false',
-      },
-      /Partner gateway listening/,
-    );
-    started.push(service);
-    const serviceUrl = `http://127.0.0.1:${servicePort}`;
+    const startGateway = async (withProfile) => {
+      const port = await freePort();
+      const gateway = await startNode(
+        [...(withProfile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), ...gatewayNodeFlags(), 'dist/src/main.js'],
+        {
+          NODE_ENV: 'production',
+          PORT: String(port),
+          LOG_LEVEL: 'info',
+          DATABASE_URL: database.url,
+          UPSTREAM_BASE_URL: sandboxUrl,
+          UPSTREAM_BEARER_TOKEN: SANDBOX_TOKEN,
+          UPSTREAM_PUBLIC_KEY: join(dataDir, 'sandbox', 'public.pem'),
+          RATE_LIMIT_PER_MINUTE: '1000000',
+          RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
+          AUDIT_PURGE_DAILY: 'false',
+        },
+        /Partner gateway listening/,
+      );
+      started.push(gateway);
+      return { gateway, url: `http://127.0.0.1:${port}` };
+    };
+    const { gateway: service, url: serviceUrl } = await startGateway(profile);
+    // A second replica, for how throughput grows from one to two (the service is stateless).
+    const second = replicas >= 2 ? await startGateway(false) : undefined;
 
     const proxyPort = await freePort();
     const proxy = await startNode(['bench/bare-proxy.mjs'], { TARGET: sandboxUrl, PORT: String(proxyPort) }, /bare proxy listening/);
     started.push(proxy);
     const proxyUrl = `http://127.0.0.1:${proxyPort}`;
+
+    // The yardsticks: NestJS itself, and NestJS doing the gateway's durable work the obvious way.
+    const yardstickEnv = {
+      UPSTREAM_BASE_URL: sandboxUrl,
+      UPSTREAM_BEARER_TOKEN: SANDBOX_TOKEN,
+      UPSTREAM_PUBLIC_KEY: join(dataDir, 'sandbox', 'public.pem'),
+      DATABASE_URL: database.url,
+    };
+    const passthroughPort = await freePort();
+    const passthrough = await startNode(['bench/nest-yardsticks.mjs'], { ...yardstickEnv, MODE: 'passthrough', PORT: String(passthroughPort) }, /listening/);
+    started.push(passthrough);
+    const passthroughUrl = `http://127.0.0.1:${passthroughPort}`;
+    const naivePort = await freePort();
+    const naive = await startNode(['bench/nest-yardsticks.mjs'], { ...yardstickEnv, MODE: 'naive', PORT: String(naivePort) }, /listening/);
+    started.push(naive);
+    const naiveUrl = `http://127.0.0.1:${naivePort}`;
 
     // A partner client, and one customer of its, created the way partners do.
     const created = await startNode(['dist/src/auth/cli/clients.cli.js', 'create', '--name', 'bench', '--role', 'partner'], { DATABASE_URL: database.url, LOG_LEVEL: 'warn' }, /"token"/);
@@ -151,7 +231,8 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
     const signer = new RequestSigner(key.pem);
     const providerAuth = { authorization: `Bearer ${SANDBOX_TOKEN}`, accept: 'application/json' };
 
-    const sealedCount = Math.ceil(duration * 6000) + 20_000;
+    // Enough for every sealed scenario at this machine's speed, each with a fresh reference.
+    const sealedCount = Math.ceil((duration + 2) * (2 * 5000 + rate)) + 5_000;
     log(`sealing ${sealedCount} provider requests ahead of time`);
     const sealed = [];
     for (let i = 0; i < sealedCount; i++) {
@@ -173,32 +254,38 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
       gateway: { pid: service.child.pid },
       sandbox: { pid: sandbox.child.pid },
       'bare proxy': { pid: proxy.child.pid },
+      ...(second ? { 'gateway 2': { pid: second.gateway.child.pid } } : {}),
+      'NestJS pass-through': { pid: passthrough.child.pid },
+      'naive NestJS app': { pid: naive.child.pid },
       ...(postmaster ? { PostgreSQL: { pid: postmaster, tree: true } } : {}),
     };
     const balancePath = `/api/v1/customer/balance/${customerId}`;
+    const partnerBalance = { method: 'GET', path: `/api/v1/customers/${customerId}/balance`, headers: { authorization: `Bearer ${token}` } };
+    const partnerBankAccount = {
+      method: 'POST',
+      path: '/api/v1/bank-accounts',
+      setupRequest: (request) => ({
+        ...request,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(bankAccountBody(customerId)),
+      }),
+    };
     const targets = {
       balance: {
         'sandbox directly': { url: sandboxUrl, requests: [{ method: 'GET', path: balancePath, headers: providerAuth }] },
         'bare proxy': { url: proxyUrl, requests: [{ method: 'GET', path: balancePath, headers: providerAuth }] },
-        gateway: { url: serviceUrl, requests: [{ method: 'GET', path: `/api/v1/customers/${customerId}/balance`, headers: { authorization: `Bearer ${token}` } }] },
+        'NestJS pass-through': { url: passthroughUrl, requests: [partnerBalance] },
+        'naive NestJS app': { url: naiveUrl, requests: [partnerBalance] },
+        gateway: { url: serviceUrl, requests: [partnerBalance] },
+        ...(second ? { '2 gateways': [{ url: serviceUrl, requests: [partnerBalance] }, { url: second.url, requests: [partnerBalance] }] } : {}),
       },
       'bank account': {
         'sandbox directly': { url: sandboxUrl, requests: [sealedRequest('/payments/banks/account')] },
         'bare proxy': { url: proxyUrl, requests: [sealedRequest('/payments/banks/account')] },
-        gateway: {
-          url: serviceUrl,
-          requests: [
-            {
-              method: 'POST',
-              path: '/api/v1/bank-accounts',
-              setupRequest: (request) => ({
-                ...request,
-                headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-                body: JSON.stringify(bankAccountBody(customerId)),
-              }),
-            },
-          ],
-        },
+        'NestJS pass-through': { url: passthroughUrl, requests: [partnerBankAccount] },
+        'naive NestJS app': { url: naiveUrl, requests: [partnerBankAccount] },
+        gateway: { url: serviceUrl, requests: [partnerBankAccount] },
+        ...(second ? { '2 gateways': [{ url: serviceUrl, requests: [partnerBankAccount] }, { url: second.url, requests: [partnerBankAccount] }] } : {}),
       },
     };
     const rows = [];
@@ -212,7 +299,7 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
     }
     for (const [call, byTarget] of chosen) {
       for (const target of ['sandbox directly', 'gateway']) {
-        paced.push(await measure(`${call}: ${target}`, byTarget[target], { connections: 1, duration, processes, rate }));
+        paced.push(await oneAtATime(`${call}: ${target}`, byTarget[target], { duration, rate }));
       }
     }
     const memory = memoryOf(service.child.pid);
@@ -223,6 +310,21 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
     await database.stop();
   }
 }
+
+const verdict = (checks) => checks.map(([text, ok]) => `${text} ${ok ? '✓' : '✗'}`).join(', ');
+const fmt = (value) => fixed(value, 2);
+/** What the gateway is held to (issue: performance), checked in the report. */
+const TARGETS = {
+  balance: {
+    saturation: (ofProxy, ofNaive) => verdict([[`≥ 0.40 of proxy (${fmt(ofProxy)})`, ofProxy >= 0.4], [`≥ 1.5 × naive (${fmt(ofNaive)})`, ofNaive >= 1.5]]),
+    oneAtATime: (p50, p99) => verdict([[`added p50 ≤ 1.5 ms`, p50 <= 1.5], [`added p99 ≤ 4 ms`, p99 <= 4]]),
+  },
+  'bank account': {
+    saturation: (ofProxy) => verdict([[`≥ 0.35 of proxy (${fmt(ofProxy)})`, ofProxy >= 0.35]]),
+    oneAtATime: (p50) => verdict([[`added p50 ≤ 3 ms`, p50 <= 3]]),
+  },
+};
+const MAX_PEAK_RSS_MIB = 200;
 
 export function report({ rows, paced, rate, memory, connections, duration, database }) {
   const by = Object.fromEntries(rows.map((row) => [row.name, row]));
@@ -238,15 +340,46 @@ export function report({ rows, paced, rate, memory, connections, duration, datab
     ),
   );
   lines.push('');
-  const compare = (kind) => {
-    const direct = by[`${kind}: sandbox directly`];
-    const proxy = by[`${kind}: bare proxy`];
-    const gateway = by[`${kind}: gateway`];
-    return [kind, `${fixed((100 * gateway.rps) / proxy.rps, 0)}%`, `${fixed((100 * gateway.rps) / direct.rps, 0)}%`, fixed(gateway.p99 - direct.p99, 1), fixed(gateway.p99 - proxy.p99, 1)];
-  };
   const calls = [...new Set(rows.map((row) => row.name.split(':')[0]))];
-  lines.push(table(['Call', 'gateway / bare proxy (req/s)', 'gateway / direct (req/s)', 'p99 added vs direct, ms', 'p99 added vs proxy, ms'], calls.map(compare)));
+  const ratio = (a, b) => (a && b ? a.rps / b.rps : NaN);
+  lines.push('Throughput against the yardsticks of the same run (÷ bare proxy, and the gateway ÷ the naive NestJS app):');
   lines.push('');
+  lines.push(
+    table(
+      ['Call', 'bare proxy req/s', 'NestJS pass-through', 'naive NestJS app', 'gateway', 'gateway ÷ naive app', 'target'],
+      calls.map((kind) => {
+        const proxy = by[`${kind}: bare proxy`];
+        const gateway = by[`${kind}: gateway`];
+        const naive = by[`${kind}: naive NestJS app`];
+        return [
+          kind,
+          fixed(proxy?.rps, 0),
+          fixed(ratio(by[`${kind}: NestJS pass-through`], proxy), 2),
+          fixed(ratio(naive, proxy), 2),
+          fixed(ratio(gateway, proxy), 2),
+          fixed(ratio(gateway, naive), 2),
+          TARGETS[kind]?.saturation(ratio(gateway, proxy), ratio(gateway, naive)) ?? '',
+        ];
+      }),
+    ),
+  );
+  lines.push('');
+  const grown = calls.filter((kind) => by[`${kind}: 2 gateways`]);
+  if (grown.length > 0) {
+    lines.push('Two gateway processes side by side on this machine (the connections shared between them), against one:');
+    lines.push('');
+    lines.push(
+      table(
+        ['Call', '1 gateway req/s', '2 gateways req/s', '2 ÷ 1', 'machine CPU busy with 2'],
+        grown.map((kind) => {
+          const one = by[`${kind}: gateway`];
+          const two = by[`${kind}: 2 gateways`];
+          return [kind, fixed(one.rps, 0), fixed(two.rps, 0), fixed(two.rps / one.rps, 2), `${fixed(100 * two.machineBusy, 0)}%`];
+        }),
+      ),
+    );
+    lines.push('');
+  }
   lines.push('CPU time per request, ms, by process (from /proc; machine = all of it, anything else running included):');
   lines.push('');
   const parts = Object.keys(rows[0].cpuMsPerRequest);
@@ -264,23 +397,30 @@ export function report({ rows, paced, rate, memory, connections, duration, datab
   const pacedBy = Object.fromEntries(paced.map((row) => [row.name, row]));
   lines.push(
     table(
-      ['Call', 'direct p50 / p99 ms', 'gateway p50 / p99 ms', 'added p50 ms', 'added p99 ms', 'gateway req/s', 'errors / non-2xx'],
+      ['Call', 'direct p50 / p99 ms', 'gateway p50 / p99 ms', 'added p50 ms', 'added p99 ms', 'gateway req/s', 'errors / non-2xx', 'target'],
       calls.map((kind) => {
         const direct = pacedBy[`${kind}: sandbox directly`];
         const gateway = pacedBy[`${kind}: gateway`];
         return [
           kind,
-          `${fixed(direct.p50, 1)} / ${fixed(direct.p99, 1)}`,
-          `${fixed(gateway.p50, 1)} / ${fixed(gateway.p99, 1)}`,
-          fixed(gateway.p50 - direct.p50, 1),
-          fixed(gateway.p99 - direct.p99, 1),
+          `${fixed(direct.p50, 2)} / ${fixed(direct.p99, 2)}`,
+          `${fixed(gateway.p50, 2)} / ${fixed(gateway.p99, 2)}`,
+          fixed(gateway.p50 - direct.p50, 2),
+          fixed(gateway.p99 - direct.p99, 2),
           fixed(gateway.rps, 0),
           String(gateway.failures + direct.failures),
+          TARGETS[kind]?.oneAtATime(gateway.p50 - direct.p50, gateway.p99 - direct.p99) ?? '',
         ];
       }),
     ),
   );
   lines.push('');
-  lines.push(`Gateway resident memory: peak ${fixed(memory.peakRssMiB, 0)} MiB (VmHWM), ${fixed(memory.rssMiB, 0)} MiB at the end.`);
+  const failures = [...rows, ...paced].reduce((sum, row) => sum + row.failures, 0);
+  lines.push(`Errors and non-2xx answers in all scenarios: ${failures} (target: 0 — ${failures === 0 ? 'met' : 'NOT met'}).`);
+  lines.push('');
+  lines.push(
+    `Gateway resident memory: peak ${fixed(memory.peakRssMiB, 0)} MiB (VmHWM), ${fixed(memory.rssMiB, 0)} MiB at the end ` +
+      `(target: peak ≤ ${MAX_PEAK_RSS_MIB} MiB — ${memory.peakRssMiB <= MAX_PEAK_RSS_MIB ? 'met' : 'NOT met'}).`,
+  );
   return lines.join('\n');
 }
