@@ -36,6 +36,7 @@ const shared = {
 module.exports = {
   // e2e suites start applications and databases; a unit spec never comes near this.
   testTimeout: 60_000,
+  reporters: process.env.SUITE_PROGRESS ? ['default', '<rootDir>/test/support/suite-progress-reporter.cjs'] : ['default'],
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
     {
