@@ -77,7 +77,7 @@ export async function auditAtScale({ rows = 10_000_000 } = {}) {
   const { TypeOrmAuditLogRepository } = dist('audit/persistence/typeorm-audit-log.repository.js');
   const { AuditEventEntity } = dist('audit/persistence/audit-event.entity.js');
   const { Sql } = dist('database/sql.js');
-  const dataSource = new DataSource({ ...dataSourceOptions(database.url, { poolSize: 4, entities: [AuditEventEntity] }), logging: false });
+  const dataSource = new DataSource({ ...dataSourceOptions(database.ownerUrl ?? database.url, { poolSize: 4, entities: [AuditEventEntity] }), logging: false });
   try {
     await dataSource.initialize();
     await runMigrations(dataSource);

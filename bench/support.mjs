@@ -70,7 +70,8 @@ export function memoryOf(pid) {
 
 /**
  * A PostgreSQL for the benchmark: BENCH_DATABASE_URL when set (a scratch database is created in it
- * and dropped afterwards), else an embedded one in a scratch directory.
+ * and dropped afterwards; one role), else an embedded one in a scratch directory, where the service
+ * connects as its own role (`url`) and the superuser owns the schema (`ownerUrl`), as in production.
  */
 export async function benchDatabase(log) {
   const { Client } = require('pg');
@@ -98,7 +99,7 @@ export async function benchDatabase(log) {
   const { validateEnvironment } = dist('config/load-config.js');
   const dataDir = scratchDir('pgw-bench-');
   const handle = await resolveDatabase(validateEnvironment({ DATA_DIR: dataDir }), { info: log, warn: log, debug: () => undefined });
-  return { url: handle.url, description: handle.description, stop: () => handle.stop(), dataDir };
+  return { url: handle.url, ownerUrl: handle.ownerUrl, description: handle.description, stop: () => handle.stop(), dataDir };
 }
 
 function describe(url) {

@@ -3,6 +3,7 @@ import { CreateAuditEvents1763798400000 } from './1763798400000-CreateAuditEvent
 import { CreateIdempotencyAndTenancy1763884800000 } from './1763884800000-CreateIdempotencyAndTenancy';
 import { ReferencesUniquePerGateway1763971200000 } from './1763971200000-ReferencesUniquePerGateway';
 import { NotifyApiClientChanges1764057600000 } from './1764057600000-NotifyApiClientChanges';
+import { PurgeAsOwner1764144000000 } from './1764144000000-PurgeAsOwner';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so the same list works compiled,
@@ -10,5 +11,5 @@ import { NotifyApiClientChanges1764057600000 } from './1764057600000-NotifyApiCl
  */
 export const MIGRATIONS = [
   CreateApiClients1763712000000, CreateAuditEvents1763798400000, CreateIdempotencyAndTenancy1763884800000, ReferencesUniquePerGateway1763971200000,
-  NotifyApiClientChanges1764057600000,
+  NotifyApiClientChanges1764057600000, PurgeAsOwner1764144000000,
 ];

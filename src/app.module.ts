@@ -13,6 +13,7 @@ import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
 import { ErrorEnvelopeFilter } from './common/http/error-envelope.filter';
 import { createValidationPipe } from './common/http/validation';
 import { AppConfig } from './config/load-config';
+import { DatabaseUrls } from './database/database-roles';
 import { DatabaseModule } from './database/database.module';
 import { ENTITIES } from './entities';
 import { HealthModule } from './health/health.module';
@@ -23,14 +24,14 @@ import { UpstreamSettings } from './upstream/upstream.settings';
 
 export interface AppModuleOptions {
   readonly config: AppConfig;
-  readonly databaseUrl: string;
+  readonly database: DatabaseUrls;
   /** The provider, or the sandbox standing in for it. */
   readonly upstream: UpstreamSettings;
 }
 
 @Module({})
 export class AppModule {
-  static forRoot({ config, databaseUrl, upstream }: AppModuleOptions): DynamicModule {
+  static forRoot({ config, database, upstream }: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -38,7 +39,7 @@ export class AppModule {
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: () => config }),
         CommonModule,
         MetricsModule,
-        DatabaseModule.forRoot(databaseUrl, ENTITIES),
+        DatabaseModule.forRoot(database, ENTITIES),
         UpstreamModule.forRoot(upstream),
         AuditModule,
         AuthModule,

@@ -18,6 +18,7 @@ import { AppConfig } from './config/load-config';
 import { PrometheusMetrics } from './metrics/prometheus.metrics';
 import { isLimited, RateLimiter } from './rate-limit/rate-limiter';
 import { serveMetrics } from './metrics/metrics.routes';
+import { DatabaseUrls } from './database/database-roles';
 import { setupSwagger } from './swagger';
 import { UpstreamSettings } from './upstream/upstream.settings';
 
@@ -27,7 +28,7 @@ import { UpstreamSettings } from './upstream/upstream.settings';
  */
 export async function createApp(
   config: AppConfig,
-  databaseUrl: string,
+  database: DatabaseUrls,
   upstream: UpstreamSettings,
   options: { logStream?: DestinationStream } = {},
 ): Promise<NestFastifyApplication> {
@@ -44,7 +45,7 @@ export async function createApp(
     return503OnClosing: false,
     bodyLimit: config.BODY_LIMIT_BYTES,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, databaseUrl, upstream }), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, database, upstream }), adapter, {
     bufferLogs: true,
     abortOnError: false,
     // Fastify's own JSON parser only (with bodyLimit): no urlencoded parser, so a form is a 415.

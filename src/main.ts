@@ -77,7 +77,7 @@ async function main(): Promise<void> {
     } else {
       upstream = liveUpstreamSettings(config);
     }
-    app = await createApp(config, database.url, upstream, { logStream: requestLog });
+    app = await createApp(config, database, upstream, { logStream: requestLog });
     await app.listen({ port: config.PORT, host: config.HOST });
   } catch (error) {
     log.fatal({ err: error }, 'Start-up failed');

@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   const config = validateEnvironment({ LOG_LEVEL: 'silent' });
   const keys = generateSandboxKeys();
   const upstream = sandboxUpstreamSettings(config, { baseUrl: 'http://127.0.0.1:0', bearerToken: 'unused', publicKeyPem: keys.publicKeyPem });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, databaseUrl: 'postgres://unused', upstream }), new FastifyAdapter(), {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, database: { url: 'postgres://unused' }, upstream }), new FastifyAdapter(), {
     preview: true,
     logger: false,
   });

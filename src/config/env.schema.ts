@@ -29,6 +29,15 @@ export class EnvironmentVariables {
   @IsUrlWithProtocol(['postgres:', 'postgresql:'], { message: '$property must be a postgres:// URL (required when UPSTREAM_BASE_URL is set)' })
   readonly DATABASE_URL?: string = undefined;
 
+  /**
+   * The schema's owner: the migrations run with it, and grant DATABASE_URL's role only what the
+   * service needs (src/database/database-roles.ts). Unset: the migrations run with DATABASE_URL,
+   * whose role then owns the audit log (reported at start-up and by /health/ready).
+   */
+  @IsOptional()
+  @IsUrlWithProtocol(['postgres:', 'postgresql:'], { message: '$property must be a postgres:// URL' })
+  readonly MIGRATIONS_DATABASE_URL?: string = undefined;
+
   @IsIntegerBetween(1, 200)
   readonly DATABASE_POOL_SIZE: number = 10;
 

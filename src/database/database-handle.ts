@@ -13,11 +13,15 @@ export function databaseLocation(url: string): string {
   }
 }
 
-/** DATABASE_URL when set (nothing is started), else the embedded PostgreSQL under DATA_DIR. */
+/**
+ * DATABASE_URL (and MIGRATIONS_DATABASE_URL, the owner) when set: nothing is started. Else the
+ * embedded PostgreSQL under DATA_DIR, with its superuser as the owner and a role for the service.
+ */
 export async function resolveDatabase(config: AppConfig, log: EmbeddedLog): Promise<DatabaseHandle> {
   if (config.DATABASE_URL) {
     return {
       url: config.DATABASE_URL,
+      ownerUrl: config.MIGRATIONS_DATABASE_URL,
       description: `external PostgreSQL at ${databaseLocation(config.DATABASE_URL)}`,
       stop: () => Promise.resolve(),
     };

@@ -1,28 +1,44 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/load-config';
+import { DatabaseRoles, DatabaseUrls, migrateAsOwner, protectionOf } from './database-roles';
 import { PostgresNotifications } from './postgres-notifications';
 import { Sql } from './sql';
-import { dataSourceOptions, runMigrations } from './typeorm-options';
+import { dataSourceOptions } from './typeorm-options';
 
 /**
  * The database: TypeORM's DataSource (schema, migrations, most queries), the same pool as plain
- * SQL for the statements every request runs, and one connection that LISTENs for changes.
+ * SQL for the statements every request runs, and one connection that LISTENs for changes. The
+ * service connects as its own role; the migrations run as the schema's owner (database-roles.ts).
  */
 @Module({})
 export class DatabaseModule {
   /** `entities` come from the composition root (src/entities.ts): this module knows no feature. */
-  static forRoot(url: string, entities: DataSourceOptions['entities']): DynamicModule {
+  static forRoot({ url, ownerUrl }: DatabaseUrls, entities: DataSourceOptions['entities']): DynamicModule {
     return {
       module: DatabaseModule,
       global: true,
       providers: [
         { provide: Sql, inject: [DataSource], useFactory: (dataSource: DataSource) => Sql.of(dataSource) },
         { provide: PostgresNotifications, useFactory: () => new PostgresNotifications(url) },
+        {
+          provide: DatabaseRoles,
+          inject: [DataSource],
+          useFactory: async (dataSource: DataSource) => {
+            const protection = await protectionOf(dataSource);
+            if (!protection.separated) {
+              new Logger('Database').warn(
+                { role: protection.role },
+                `The audit log is not protected from the service: ${protection.reason}, so it could rewrite the log; set MIGRATIONS_DATABASE_URL to the schema's owner and DATABASE_URL to a role of the service's own (docs/operations.md)`,
+              );
+            }
+            return new DatabaseRoles(protection);
+          },
+        },
       ],
-      exports: [Sql, PostgresNotifications],
+      exports: [Sql, PostgresNotifications, DatabaseRoles],
       imports: [
         TypeOrmModule.forRootAsync({
           inject: [ConfigService],
@@ -35,7 +51,7 @@ export class DatabaseModule {
           dataSourceFactory: async (options) => {
             if (!options) throw new Error('TypeORM options missing');
             const dataSource = await new DataSource({ ...options, migrationsRun: false }).initialize();
-            if (options.migrationsRun) await runMigrations(dataSource);
+            if (options.migrationsRun) await migrateAsOwner(dataSource, ownerUrl);
             return dataSource;
           },
         }),

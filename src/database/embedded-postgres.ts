@@ -16,7 +16,10 @@ import { runningServer } from './embedded/postmaster';
 export type { EmbeddedLog } from './embedded/embedded-log';
 
 export interface DatabaseHandle {
+  /** The service's own role (DATABASE_URL). */
   readonly url: string;
+  /** The schema owner's, when it is another role: the migrations run with it. */
+  readonly ownerUrl?: string;
   /** Where the database came from, for the start-up log (never the password). */
   readonly description: string;
   /** Stops the embedded server when this process started it; a no-op otherwise. */
@@ -48,7 +51,8 @@ export async function acquireEmbeddedDatabase(options: {
     if (!running) return undefined;
     await ensureDatabase(credentials, running.port);
     return {
-      url: urlFor(credentials, running.port),
+      url: urlFor(credentials, running.port, credentials.database, 'service'),
+      ownerUrl: urlFor(credentials, running.port),
       description: `embedded PostgreSQL already running (pid ${running.pid}) on 127.0.0.1:${running.port}, data in ${clusterDir}`,
       stop: () => Promise.resolve(),
     };
@@ -115,7 +119,8 @@ export async function acquireEmbeddedDatabase(options: {
   process.once('exit', lastResort);
   await ensureDatabase(credentials, port);
   return {
-    url: urlFor(credentials, port),
+    url: urlFor(credentials, port, credentials.database, 'service'),
+    ownerUrl: urlFor(credentials, port),
     description: `embedded PostgreSQL started on 127.0.0.1:${port}, data in ${clusterDir}`,
     stop: () => {
       process.removeListener('exit', lastResort);

@@ -10,13 +10,13 @@ export class HealthStatusResponseDto {
   @ApiProperty({ enum: ['ok', 'error', 'shutting_down'], example: 'ok' })
   readonly status!: string;
 
-  @ApiProperty({ ...CHECKS, description: 'Checks that are up', example: { database: { status: 'up' }, upstream: { status: 'up', circuit: 'closed' } } })
+  @ApiProperty({ ...CHECKS, description: 'Checks that are up', example: { database: { status: 'up' }, upstream: { status: 'up', circuit: 'closed' }, auditLog: { status: 'up', protected: true } } })
   readonly info!: Record<string, unknown>;
 
   @ApiProperty({ ...CHECKS, description: 'Checks that are down', example: {} })
   readonly error!: Record<string, unknown>;
 
-  @ApiProperty({ ...CHECKS, description: 'Every check', example: { database: { status: 'up' }, upstream: { status: 'up', circuit: 'closed' } } })
+  @ApiProperty({ ...CHECKS, description: 'Every check', example: { database: { status: 'up' }, upstream: { status: 'up', circuit: 'closed' }, auditLog: { status: 'up', protected: true } } })
   readonly details!: Record<string, unknown>;
 }
 

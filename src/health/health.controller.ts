@@ -5,7 +5,7 @@ import { Public } from '../auth/http/auth.decorators';
 import { ApiEnvelopeResponse, ApiErrorResponses } from '../common/http/api-envelope.decorators';
 import { HealthStatusResponseDto, LivenessResponseDto } from './health-status.response.dto';
 import { Drain, ShuttingDown } from '../common/runtime/drain';
-import { DatabaseHealthIndicator, UpstreamCircuitIndicator } from './health.indicators';
+import { AuditLogProtectionIndicator, DatabaseHealthIndicator, UpstreamCircuitIndicator } from './health.indicators';
 
 @ApiTags('health')
 @Public()
@@ -16,6 +16,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly database: DatabaseHealthIndicator,
     private readonly upstream: UpstreamCircuitIndicator,
+    private readonly auditLog: AuditLogProtectionIndicator,
     private readonly drain: Drain,
   ) {}
 
@@ -33,12 +34,12 @@ export class HealthController {
   @ApiOperation({
     summary: 'Readiness: PostgreSQL answers and the instance is not shutting down',
     description:
-      'For the load balancer. 503 while PostgreSQL does not answer or while the instance drains for shutdown. The provider circuit state is reported, not checked. Never rate limited.',
+      'For the load balancer. 503 while PostgreSQL does not answer or while the instance drains for shutdown. Reported, not checked: the provider circuit state, and whether the audit log is protected from the service’s own database role (`auditLog.protected`). Never rate limited.',
   })
   @ApiErrorResponses(503)
   ready(): Promise<HealthCheckResult> {
     // Shutting down: the load balancer stops sending new requests while those in flight finish.
     if (this.drain.isDraining) throw new ShuttingDown();
-    return this.health.check([() => this.database.check('database', 2000), () => this.upstream.check('upstream')]);
+    return this.health.check([() => this.database.check('database', 2000), () => this.upstream.check('upstream'), () => this.auditLog.check('auditLog')]);
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import { DataSource } from 'typeorm';
 import { UpstreamCircuit } from '../common/domain/upstream';
+import { DatabaseRoles } from '../database/database-roles';
 
 /** Readiness of PostgreSQL: a round trip through the pool, bounded in time. */
 @Injectable()
@@ -34,5 +35,22 @@ export class UpstreamCircuitIndicator {
 
   check(key: 'upstream'): HealthIndicatorResult<'upstream'> {
     return this.indicators.check(key).up({ circuit: this.upstream.circuitState() });
+  }
+}
+
+/**
+ * Whether the service's database role could rewrite the audit log (it owns it, or is a superuser):
+ * reported, never failing readiness, as the start-up warning says it.
+ */
+@Injectable()
+export class AuditLogProtectionIndicator {
+  constructor(
+    private readonly indicators: HealthIndicatorService,
+    private readonly roles: DatabaseRoles,
+  ) {}
+
+  check(key: 'auditLog'): HealthIndicatorResult<'auditLog'> {
+    const { separated, reason } = this.roles.protection;
+    return this.indicators.check(key).up(separated ? { protected: true } : { protected: false, reason });
   }
 }

@@ -112,13 +112,40 @@ describe('audit log', () => {
     it.each([
       ['UPDATE', `UPDATE audit_events SET phase = 'succeeded'`],
       ['DELETE', 'DELETE FROM audit_events'],
+      ['DELETE, with the purge flag set by hand', `SELECT set_config('partner_gateway.audit_purge', 'on', false); DELETE FROM audit_events`],
       ['TRUNCATE', 'TRUNCATE audit_events'],
-    ])('when anyone runs %s on audit_events, then the database refuses it', async (_, sql) => {
+      ['ALTER TABLE … DISABLE TRIGGER ALL', 'ALTER TABLE audit_events DISABLE TRIGGER ALL'],
+      ['ALTER TABLE … DISABLE TRIGGER', 'ALTER TABLE audit_events DISABLE TRIGGER audit_events_append_only'],
+      ['ALTER TABLE … RENAME', 'ALTER TABLE audit_events RENAME TO audit_events_old'],
+      ['DROP TABLE', 'DROP TABLE audit_events'],
+      ['SET session_replication_role = replica (triggers off)', 'SET session_replication_role = replica'],
+      ['ALTER FUNCTION on the append-only trigger', 'CREATE OR REPLACE FUNCTION audit_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN OLD; END $$'],
+    ])('when the service’s own role runs %s, then the database refuses it and the log is unchanged', async (_, sql) => {
       await call('/api/v1/me', partner);
       const before = await wholeAuditLog(t.dataSource);
 
-      await expect(t.dataSource.query(sql)).rejects.toThrow(/append-only/);
+      await expect(t.dataSource.query(sql)).rejects.toThrow(/permission denied|must be owner/);
       expect(await wholeAuditLog(t.dataSource)).toBe(before);
+    });
+
+    it.each([
+      ['UPDATE', `UPDATE audit_events SET phase = 'succeeded'`],
+      ['DELETE', 'DELETE FROM audit_events'],
+      ['TRUNCATE', 'TRUNCATE audit_events'],
+    ])('when even the owner runs %s on audit_events, then the append-only trigger refuses it', async (_, sql) => {
+      await call('/api/v1/me', partner);
+      const before = await wholeAuditLog(t.dataSource);
+
+      await expect(t.asOwner(sql)).rejects.toThrow(/append-only/);
+      expect(await wholeAuditLog(t.dataSource)).toBe(before);
+    });
+
+    it('when the service connects as its own role, then readiness reports the audit log protected', async () => {
+      const response = await fetch(`${t.baseUrl}/health/ready`);
+      const body = (await response.json()) as { data: { details: { auditLog: unknown } } };
+
+      expect(body.data.details.auditLog).toEqual({ status: 'up', protected: true });
+      expect(t.logs.text).not.toContain('The audit log is not protected');
     });
 
     it('when a purge asks for less than a year, then the database refuses it', async () => {
@@ -169,12 +196,12 @@ describe('audit log', () => {
     });
 
     it('when only the audit table cannot be written, then 503 AUDIT.UNAVAILABLE, and recovery without a restart', async () => {
-      await t.dataSource.query('ALTER TABLE audit_events RENAME TO audit_events_away');
+      await t.asOwner('ALTER TABLE audit_events RENAME TO audit_events_away');
       let refused: Awaited<ReturnType<typeof call>>;
       try {
         refused = await call('/api/v1/me', partner);
       } finally {
-        await t.dataSource.query('ALTER TABLE audit_events_away RENAME TO audit_events');
+        await t.asOwner('ALTER TABLE audit_events_away RENAME TO audit_events');
       }
 
       expect(refused.status).toBe(503);
@@ -184,6 +211,30 @@ describe('audit log', () => {
 
       const back = await call('/api/v1/me', partner);
       expect(back.status).toBe(200);
+    });
+  });
+
+  describe('with DATABASE_URL alone (no MIGRATIONS_DATABASE_URL)', () => {
+    let oneRole: TestApp;
+
+    beforeAll(async () => {
+      oneRole = await startTestApp({}, { oneRole: true });
+    });
+    afterAll(async () => {
+      await oneRole.close();
+    });
+
+    it('when the service’s role owns the audit log, then it still serves, says so in one warning at start-up, and readiness reports it', async () => {
+      const client = await oneRole.createClient('partner');
+
+      const me = await fetch(`${oneRole.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${client}` } });
+      const ready = (await (await fetch(`${oneRole.baseUrl}/health/ready`)).json()) as { data: { details: { auditLog: unknown } } };
+
+      expect(me.status).toBe(200);
+      expect(ready.data.details.auditLog).toEqual({ status: 'up', protected: false, reason: expect.stringMatching(/superuser|owner/) });
+      const warnings = oneRole.logs.lines.filter((line) => String(line.msg).startsWith('The audit log is not protected'));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatchObject({ level: 40, msg: expect.stringContaining('MIGRATIONS_DATABASE_URL') });
     });
   });
 });

@@ -184,12 +184,12 @@ describe('Metrics', () => {
   it('when an audit event cannot be written, then the failure is counted', async () => {
     expect(await scrape()).toMatch(/^audit_write_failures_total 0$/m);
     const customerId = await createCustomer(sut.baseUrl, partner);
-    await sut.dataSource.query('ALTER TABLE audit_events RENAME TO audit_events_away');
+    await sut.asOwner('ALTER TABLE audit_events RENAME TO audit_events_away');
     let status: number;
     try {
       status = (await callApi(sut.baseUrl, 'POST', '/api/v1/bank-accounts', { token: partner, body: buildBankAccountRequest({ customer_id: customerId }) })).status;
     } finally {
-      await sut.dataSource.query('ALTER TABLE audit_events_away RENAME TO audit_events');
+      await sut.asOwner('ALTER TABLE audit_events_away RENAME TO audit_events');
     }
 
     expect(status).toBe(503);

@@ -113,12 +113,12 @@ describe('partner API: the provider failing, and the audit log failing', () => {
 
   describe('fail closed', () => {
     it('when the audit table cannot be written, then a write answers 503 and nothing reaches the provider', async () => {
-      await t.dataSource.query('ALTER TABLE audit_events RENAME TO audit_events_away');
+      await t.asOwner('ALTER TABLE audit_events RENAME TO audit_events_away');
       let answer: Awaited<ReturnType<typeof open>>;
       try {
         answer = await open(buildBankAccountRequest({ customer_id: customerId }));
       } finally {
-        await t.dataSource.query('ALTER TABLE audit_events_away RENAME TO audit_events');
+        await t.asOwner('ALTER TABLE audit_events_away RENAME TO audit_events');
       }
 
       expect(answer.status).toBe(503);
@@ -128,12 +128,12 @@ describe('partner API: the provider failing, and the audit log failing', () => {
     });
 
     it('when the audit table cannot be written, then a read answers 503 too', async () => {
-      await t.dataSource.query('ALTER TABLE audit_events RENAME TO audit_events_away');
+      await t.asOwner('ALTER TABLE audit_events RENAME TO audit_events_away');
       let answer: Awaited<ReturnType<typeof balance>>;
       try {
         answer = await balance();
       } finally {
-        await t.dataSource.query('ALTER TABLE audit_events_away RENAME TO audit_events');
+        await t.asOwner('ALTER TABLE audit_events_away RENAME TO audit_events');
       }
 
       expect(answer.status).toBe(503);

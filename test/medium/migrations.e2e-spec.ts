@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations/index';
+import { migrateAsOwner, SERVICE_PRIVILEGES } from '../../src/database/database-roles';
 import { dataSourceOptions, runMigrations } from '../../src/database/typeorm-options';
 import { ENTITIES } from '../../src/entities';
 import { createTestDatabase, TestDatabase } from '../support/database';
@@ -15,8 +16,9 @@ describe('migrations', () => {
   let database: TestDatabase;
   const open: DataSource[] = [];
 
-  async function connect(): Promise<DataSource> {
-    const dataSource = await new DataSource(dataSourceOptions(database.url, { poolSize: 2, entities: ENTITIES })).initialize();
+  /** As the schema's owner, unless `asService`. */
+  async function connect(asService = false): Promise<DataSource> {
+    const dataSource = await new DataSource(dataSourceOptions(asService ? database.url : database.ownerUrl, { poolSize: 2, entities: ENTITIES })).initialize();
     open.push(dataSource);
     return dataSource;
   }
@@ -92,5 +94,35 @@ describe('migrations', () => {
 
     await expect(insert('00000000-0000-4000-8000-000000000003', 'a', 'c'.repeat(64))).rejects.toThrow(/api_clients_active_name_key/);
     await expect(insert('00000000-0000-4000-8000-000000000004', 'b', 'b'.repeat(64))).rejects.toThrow(/api_clients_token_hash_key/);
+  });
+
+  it('when the owner migrates for the service’s role, then every table is granted exactly what SERVICE_PRIVILEGES names, and every table is named there', async () => {
+    const service = await connect(true);
+
+    await migrateAsOwner(service, database.ownerUrl);
+
+    const owner = await connect();
+    const [{ role }]: { role: string }[] = await service.query('SELECT current_user AS role');
+    const grants: { table_name: string; privilege_type: string }[] = await owner.query(
+      `SELECT table_name, privilege_type FROM information_schema.role_table_grants WHERE grantee = $1 AND table_schema = 'public'`,
+      [role],
+    );
+    const granted: Record<string, string> = {};
+    for (const table of new Set(grants.map((g) => g.table_name))) {
+      granted[table] = grants.filter((g) => g.table_name === table).map((g) => g.privilege_type).sort().join(', ');
+    }
+    const expected = Object.fromEntries(Object.entries(SERVICE_PRIVILEGES).map(([table, privileges]) => [table, privileges.split(', ').sort().join(', ')]));
+    expect(granted).toEqual(expected);
+    expect((await tables(owner)).sort()).toEqual(Object.keys(SERVICE_PRIVILEGES).sort());
+    const [{ may }]: { may: boolean }[] = await owner.query(`SELECT has_function_privilege($1, 'purge_audit_events(timestamptz, integer)', 'EXECUTE') AS may`, [role]);
+    expect(may).toBe(true);
+  });
+
+  it('when a role that was granted nothing calls the purge, then the database refuses it', async () => {
+    const owner = await connect();
+    await runMigrations(owner);
+    const service = await connect(true);
+
+    await expect(service.query(`SELECT purge_audit_events(now() - interval '400 days', 10)`)).rejects.toThrow(/permission denied/);
   });
 });

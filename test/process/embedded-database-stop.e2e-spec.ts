@@ -28,7 +28,7 @@ describe('audit log fail-closed with the database server stopped', () => {
     port = await freePort();
     server = await start();
     const unsupported = () => Promise.reject(new Error('not on a dedicated server'));
-    t = await startTestApp({}, { database: { url: server.url, name: 'partner_gateway', drop: () => Promise.resolve(), goDown: unsupported, comeBack: unsupported } });
+    t = await startTestApp({}, { database: { url: server.url, ownerUrl: server.ownerUrl!, name: 'partner_gateway', drop: () => Promise.resolve(), goDown: unsupported, comeBack: unsupported } });
     partner = await t.createClient('partner');
     customerId = await createCustomer(t.baseUrl, partner);
   });

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { ApiClientRole } from '../../src/auth/domain/api-client';
 import { ApiClientsService } from '../../src/auth/domain/api-clients.service';
@@ -52,8 +53,11 @@ export interface TestApp {
   readonly sandbox: RunningSandbox;
   readonly baseUrl: string;
   readonly database: TestDatabase;
+  /** The application's own, connected as the service's role (DATABASE_URL). */
   readonly dataSource: DataSource;
   readonly logs: CapturedLogs;
+  /** Runs SQL as the schema's owner (a superuser here): what the service's role may not do. */
+  asOwner<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   /** Creates a client straight through the domain service and returns its token. */
   createClient(role: ApiClientRole, overrides?: { name?: string; tenant?: string; expiresAt?: Date | null }): Promise<string>;
   close(): Promise<void>;
@@ -68,7 +72,11 @@ let keys: SandboxKeys | undefined;
  * fresh database of its own, listening on a random loopback port, in live mode against a sandbox
  * of its own (also on loopback), exactly as it would talk to the provider.
  */
-export async function startTestApp(env: Record<string, string> = {}, options: { database?: TestDatabase } = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  /** `oneRole`: DATABASE_URL alone, whose role (the owner) then owns the audit log, as an operator who set no MIGRATIONS_DATABASE_URL. */
+  options: { database?: TestDatabase; oneRole?: boolean } = {},
+): Promise<TestApp> {
   keys ??= generateSandboxKeys();
   const sandbox = await startSandbox({ port: 0, keys });
   const database = options.database ?? (await createTestDatabase());
@@ -79,12 +87,13 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     UPSTREAM_PUBLIC_KEY: sandbox.publicKeyPem,
     ...env,
     UPSTREAM_BASE_URL: sandbox.baseUrl,
-    DATABASE_URL: database.url,
+    DATABASE_URL: options.oneRole ? database.ownerUrl : database.url,
+    ...(options.oneRole ? {} : { MIGRATIONS_DATABASE_URL: database.ownerUrl }),
   });
   const logs = capture.since();
   let app: NestFastifyApplication;
   try {
-    app = await createApp(config, database.url, liveUpstreamSettings(config), { logStream: capture });
+    app = await createApp(config, { url: config.DATABASE_URL!, ownerUrl: config.MIGRATIONS_DATABASE_URL }, liveUpstreamSettings(config), { logStream: capture });
     await app.listen({ port: 0, host: '127.0.0.1' });
   } catch (error) {
     await sandbox.close();
@@ -101,6 +110,15 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     database,
     dataSource: app.get(DataSource),
     logs,
+    async asOwner<T>(sql: string, params: unknown[] = []) {
+      const client = new Client({ connectionString: database.ownerUrl });
+      await client.connect();
+      try {
+        return (await client.query(sql, params)).rows as T[];
+      } finally {
+        await client.end();
+      }
+    },
     async createClient(role, overrides = {}) {
       const { token } = await clients.create({
         name: overrides.name ?? `${role}-${++counter}-${process.pid}`,

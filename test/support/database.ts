@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 
 export interface TestDatabase {
+  /** As the service's own role (DATABASE_URL): INSERT and SELECT on the audit log, and so on. */
   readonly url: string;
+  /** As the schema's owner (MIGRATIONS_DATABASE_URL), a superuser here. */
+  readonly ownerUrl: string;
   readonly name: string;
   drop(): Promise<void>;
   /**
@@ -14,9 +17,9 @@ export interface TestDatabase {
   comeBack(): Promise<void>;
 }
 
-function serverUrl(): string {
-  const url = process.env.TEST_POSTGRES_URL;
-  if (!url) throw new Error('TEST_POSTGRES_URL is not set: run the e2e project through jest (global setup).');
+function serverUrl(variable = 'TEST_POSTGRES_URL'): string {
+  const url = process.env[variable];
+  if (!url) throw new Error(`${variable} is not set: run the e2e project through jest (global setup).`);
   return url;
 }
 
@@ -42,7 +45,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await onServer((client) => client.query(`CREATE DATABASE ${name}`));
   return {
     name,
-    url: withDatabase(serverUrl(), name),
+    url: withDatabase(serverUrl('TEST_SERVICE_URL'), name),
+    ownerUrl: withDatabase(serverUrl(), name),
     drop: () => onServer((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
     goDown: () =>
       onServer(async (client) => {

@@ -1,12 +1,16 @@
 import 'reflect-metadata';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { runMigrations } from '../typeorm-options';
+import { DataSource } from 'typeorm';
+import { migrateAsOwner } from '../database-roles';
+import { dataSourceOptions } from '../typeorm-options';
 import { openDatabase } from './open-database';
 
 /**
  * npm run migration:run | migration:revert | migration:generate -- Name
- * Works against DATABASE_URL, or the embedded PostgreSQL (joined if the service is running).
+ * Works against DATABASE_URL, or the embedded PostgreSQL (joined if the service is running), as
+ * the schema's owner (MIGRATIONS_DATABASE_URL) when there is one: `run` also grants DATABASE_URL's
+ * role its privileges.
  */
 async function main(command: string | undefined, name: string | undefined): Promise<number> {
   if (command === 'generate' && !(name && /^[A-Z][A-Za-z0-9]*$/.test(name))) {
@@ -20,11 +24,16 @@ async function main(command: string | undefined, name: string | undefined): Prom
   const database = await openDatabase(process.env, { migrate: false });
   try {
     if (command === 'run' || command === 'generate') {
-      const applied = await runMigrations(database.dataSource);
+      const applied = await migrateAsOwner(database.dataSource, database.handle.ownerUrl);
       process.stderr.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'No pending migrations.\n');
     }
     if (command === 'revert') {
-      await database.dataSource.undoLastMigration({ transaction: 'each' });
+      const owner = database.handle.ownerUrl ? await new DataSource(dataSourceOptions(database.handle.ownerUrl, { poolSize: 2 })).initialize() : database.dataSource;
+      try {
+        await owner.undoLastMigration({ transaction: 'each' });
+      } finally {
+        if (owner !== database.dataSource) await owner.destroy();
+      }
       process.stderr.write('Reverted the last migration.\n');
     }
     if (command === 'generate') {
@@ -39,7 +48,7 @@ async function main(command: string | undefined, name: string | undefined): Prom
           join(__dirname, '..', '..', 'data-source.js'),
           join(process.cwd(), 'migrations', name!),
         ],
-        { stdio: 'inherit', env: { ...process.env, DATABASE_URL: database.handle.url } },
+        { stdio: 'inherit', env: { ...process.env, DATABASE_URL: database.handle.ownerUrl ?? database.handle.url } },
       );
       if (result.status === 0) process.stderr.write('Now add the new class to migrations/index.ts.\n');
       return result.status ?? 1;

@@ -2,7 +2,8 @@ import { DataSource, DataSourceOptions } from 'typeorm';
 import { createBaseLogger } from '../../common/runtime/logging';
 import { AppConfig, loadEnvFile, validateEnvironment } from '../../config/load-config';
 import { DatabaseHandle, resolveDatabase } from '../database-handle';
-import { dataSourceOptions, runMigrations } from '../typeorm-options';
+import { migrateAsOwner } from '../database-roles';
+import { dataSourceOptions } from '../typeorm-options';
 
 export interface OpenDatabase {
   readonly config: AppConfig;
@@ -29,7 +30,7 @@ export async function openDatabase(env: NodeJS.ProcessEnv, options: { migrate: b
   let dataSource: DataSource;
   try {
     dataSource = await new DataSource(dataSourceOptions(handle.url, { poolSize: 2, entities: options.entities })).initialize();
-    if (options.migrate && config.MIGRATIONS_RUN) await runMigrations(dataSource);
+    if (options.migrate && config.MIGRATIONS_RUN) await migrateAsOwner(dataSource, handle.ownerUrl);
   } catch (error) {
     await handle.stop();
     throw error;
