@@ -47,6 +47,15 @@ describe('first start with embedded defaults (one new user, step by step)', () =
     expect(admin).toBeDefined();
   }, 120_000);
 
+  it('when started with embedded defaults, then the service connects as a role of its own that cannot rewrite the audit log, with no setting and no warning', async () => {
+    const ready = (await (await fetch(`${base}/health/ready`)).json()) as { data: { details: { auditLog: unknown } } };
+    const credentials = JSON.parse(readFileSync(join(dataDir, 'embedded-postgres.json'), 'utf8')) as { user: string; serviceUser: string };
+
+    expect(ready.data.details.auditLog).toEqual({ status: 'up', protected: true });
+    expect(credentials.serviceUser).not.toBe(credentials.user);
+    expect(service!.output()).not.toContain('The audit log is not protected');
+  });
+
   it('when the printed tokens are used, then they are the partner and the admin, and a wrong one is 401', async () => {
     const me = await fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${partner}` } });
     const adminCall = await fetch(`${base}/api/v1/clients`, { headers: { authorization: `Bearer ${admin}` } });
