@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -48,7 +48,8 @@ describe('docker-compose.yml', () => {
   });
 
   it('when data must outlive containers, then it sits in named volumes that are declared', () => {
-    const named = (service: ComposeService) => (service.volumes ?? []).map((v) => v.split(':')[0]);
+    // A source starting with . or / is a bind mount of a file in the repository, not a volume.
+    const named = (service: ComposeService) => (service.volumes ?? []).map((v) => v.split(':')[0]).filter((source) => !/^[./]/.test(source));
 
     expect(named(compose.services.postgres)).toContain('postgres-data');
     expect(compose.services.postgres.volumes).toContain('postgres-data:/var/lib/postgresql/data');
@@ -83,12 +84,22 @@ describe('docker-compose.yml', () => {
     const sandbox = withDefaults(compose.services.sandbox.environment!);
     const postgres = compose.services.postgres.environment!;
     const database = new URL(gateway.DATABASE_URL);
+    const owner = new URL(gateway.MIGRATIONS_DATABASE_URL);
     const upstream = new URL(gateway.UPSTREAM_BASE_URL);
+    // The service's own role comes from the init script the postgres service mounts.
+    const [initDir, initMount] = compose.services.postgres.volumes!.find((v) => v.endsWith(':/docker-entrypoint-initdb.d:ro'))!.split(':');
+    const initSql = readdirSync(join(process.cwd(), initDir)).map((file) => readFileSync(join(process.cwd(), initDir, file), 'utf8')).join('\n');
+    const [, serviceRole, servicePassword] = initSql.match(/CREATE ROLE (\w+) LOGIN PASSWORD '([^']+)'/)!;
 
+    expect(initMount).toBe('/docker-entrypoint-initdb.d');
     expect(database.hostname).toBe('postgres');
-    expect(decodeURIComponent(database.username)).toBe(postgres.POSTGRES_USER);
-    expect(decodeURIComponent(database.password)).toBe(postgres.POSTGRES_PASSWORD);
+    expect(decodeURIComponent(database.username)).toBe(serviceRole);
+    expect(decodeURIComponent(database.password)).toBe(servicePassword);
     expect(database.pathname).toBe(`/${postgres.POSTGRES_DB}`);
+    expect(owner.hostname).toBe('postgres');
+    expect(decodeURIComponent(owner.username)).toBe(postgres.POSTGRES_USER);
+    expect(decodeURIComponent(owner.password)).toBe(postgres.POSTGRES_PASSWORD);
+    expect(owner.pathname).toBe(`/${postgres.POSTGRES_DB}`);
     expect(upstream.hostname).toBe('sandbox');
     expect(upstream.port).toBe(sandbox.SANDBOX_PORT);
     expect(sandbox.SANDBOX_HOST).toBe('0.0.0.0');
