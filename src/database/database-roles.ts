@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { dataSourceOptions, runMigrations } from './typeorm-options';
+import { dataSourceOptions, MIGRATION_LOCK_KEY, runMigrations } from './typeorm-options';
 
 /**
  * Separation of duties in the database. The owner (MIGRATIONS_DATABASE_URL) runs the migrations
@@ -46,6 +46,8 @@ export class DatabaseRoles {
 export async function grantServicePrivileges(owner: DataSource, serviceRole: string): Promise<void> {
   const role = quoteIdentifier(serviceRole);
   await owner.transaction(async (manager) => {
+    // Replicas starting together would otherwise change the same grants at once.
+    await manager.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
     for (const [table, privileges] of Object.entries(SERVICE_PRIVILEGES)) {
       await manager.query(`REVOKE ALL ON ${quoteIdentifier(table)} FROM ${role}`);
       await manager.query(`GRANT ${privileges} ON ${quoteIdentifier(table)} TO ${role}`);

@@ -18,7 +18,7 @@ export function dataSourceOptions(url: string, { poolSize = 10, entities = [] }:
 }
 
 /** An arbitrary constant: the key of the advisory lock that serialises migrations across replicas. */
-const MIGRATION_LOCK_KEY = 7_204_118_553;
+export const MIGRATION_LOCK_KEY = 7_204_118_553;
 
 /**
  * Applies pending migrations, each in its own transaction, while holding a session advisory lock so

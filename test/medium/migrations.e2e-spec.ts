@@ -118,6 +118,15 @@ describe('migrations', () => {
     expect(may).toBe(true);
   });
 
+  it('when three replicas migrate and grant at the same moment, then every one starts and the grants are whole', async () => {
+    const replicas = await Promise.all([connect(true), connect(true), connect(true)]);
+
+    await Promise.all(replicas.map((service) => migrateAsOwner(service, database.ownerUrl)));
+
+    const [{ may }]: { may: boolean }[] = await replicas[0].query(`SELECT has_table_privilege('audit_events', 'INSERT') AND NOT has_table_privilege('audit_events', 'UPDATE') AS may`);
+    expect(may).toBe(true);
+  });
+
   it('when a role that was granted nothing calls the purge, then the database refuses it', async () => {
     const owner = await connect();
     await runMigrations(owner);
