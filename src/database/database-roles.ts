@@ -69,11 +69,8 @@ export async function migrateAsOwner(service: DataSource, ownerUrl: string | und
   const owner = await new DataSource(dataSourceOptions(ownerUrl, { poolSize: 2 })).initialize();
   try {
     const applied = await runMigrations(owner);
-    const [{ service: serviceRole, owner: ownerRole }]: { service: string; owner: string }[] = await owner.query(
-      'SELECT $1::text AS service, current_user AS owner',
-      [await currentRole(service)],
-    );
-    if (serviceRole !== ownerRole) await grantServicePrivileges(owner, serviceRole);
+    const serviceRole = await currentRole(service);
+    if (serviceRole !== (await currentRole(owner))) await grantServicePrivileges(owner, serviceRole);
     return applied;
   } finally {
     await owner.destroy();

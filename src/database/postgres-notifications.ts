@@ -37,6 +37,7 @@ export class PostgresNotifications implements OnModuleInit, OnModuleDestroy {
   private listening = false;
   private closed = false;
   private failures = 0;
+  private started = false;
   private heartbeat?: NodeJS.Timeout;
   private reconnect?: NodeJS.Timeout;
 
@@ -47,6 +48,8 @@ export class PostgresNotifications implements OnModuleInit, OnModuleDestroy {
 
   channel(name: string): NotificationChannel {
     if (!CHANNEL_NAME.test(name)) throw new Error(`not a channel name: ${name}`);
+    // LISTEN is sent when the connection opens: a channel asked for later would report live unheard.
+    if (this.started && !this.listeners.has(name)) throw new Error(`channel ${name} asked for after listening started`);
     if (!this.listeners.has(name)) this.listeners.set(name, new Set());
     const listeners = this.listeners.get(name)!;
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the channel reads this object's state
@@ -65,6 +68,7 @@ export class PostgresNotifications implements OnModuleInit, OnModuleDestroy {
 
   /** Listens before the application serves, so that memory is usable from the first request. */
   async onModuleInit(): Promise<void> {
+    this.started = true;
     await this.listen();
   }
 
@@ -90,7 +94,11 @@ export class PostgresNotifications implements OnModuleInit, OnModuleDestroy {
       this.lost(client, (error as Error).message);
       return;
     }
-    if (this.client !== client || this.closed) return;
+    if (this.client !== client || this.closed) {
+      // Closed, or replaced, while it connected: nobody else will end it.
+      await client.end().catch(() => undefined);
+      return;
+    }
     this.listening = true;
     if (this.failures > 0) this.logger.log('Listening for database changes again');
     this.failures = 0;

@@ -104,7 +104,7 @@ export class ApiClientsService {
     return found;
   }
 
-  /** Clients remembered now (for tests and metrics). */
+  /** Clients remembered now (the tests wait on it for an announced change). */
   get rememberedCount(): number {
     return this.remembered.size;
   }
