@@ -4,6 +4,7 @@ import { CreateIdempotencyAndTenancy1763884800000 } from './1763884800000-Create
 import { ReferencesUniquePerGateway1763971200000 } from './1763971200000-ReferencesUniquePerGateway';
 import { NotifyApiClientChanges1764057600000 } from './1764057600000-NotifyApiClientChanges';
 import { PurgeAsOwner1764144000000 } from './1764144000000-PurgeAsOwner';
+import { SealAuditEvents1764230400000 } from './1764230400000-SealAuditEvents';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so the same list works compiled,
@@ -11,5 +12,5 @@ import { PurgeAsOwner1764144000000 } from './1764144000000-PurgeAsOwner';
  */
 export const MIGRATIONS = [
   CreateApiClients1763712000000, CreateAuditEvents1763798400000, CreateIdempotencyAndTenancy1763884800000, ReferencesUniquePerGateway1763971200000,
-  NotifyApiClientChanges1764057600000, PurgeAsOwner1764144000000,
+  NotifyApiClientChanges1764057600000, PurgeAsOwner1764144000000, SealAuditEvents1764230400000,
 ];

@@ -1,23 +1,53 @@
-import { Module } from '@nestjs/common';
+import { Logger, Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { RequestRecorder } from '../common/http/request-recorder.port';
+import { AppConfig } from '../config/load-config';
 import { AuditRetentionSchedule } from './audit-retention.schedule';
+import { AuditSealSchedule } from './audit-seal.schedule';
 import { AuditLog } from './domain/audit-log.port';
 import { AuditEventsService } from './domain/audit-events.service';
 import { AuditRetention } from './domain/audit-retention.service';
+import { AuditSealStore, CheckpointSigner } from './domain/audit-seal.port';
+import { AuditSealer } from './domain/audit-sealer.service';
 import { AuditTrail } from './domain/audit-trail.service';
+import { AuditCheckpointsController } from './http/audit-checkpoints.controller';
 import { AuditEventsController } from './http/audit-events.controller';
 import { AuditInterceptor } from './http/audit.interceptor';
 import { RequestAuditor } from './http/request-auditor';
 import { AuditEventEntity } from './persistence/audit-event.entity';
+import { PgAuditSealStore } from './persistence/pg-audit-seal.store';
 import { TypeOrmAuditLogRepository } from './persistence/typeorm-audit-log.repository';
+import { Ed25519CheckpointSigner, loadSigningKey } from './signing/audit-signing-keys';
 
 @Module({
   imports: [TypeOrmModule.forFeature([AuditEventEntity])],
-  controllers: [AuditEventsController],
+  controllers: [AuditEventsController, AuditCheckpointsController],
   providers: [
     TypeOrmAuditLogRepository,
     { provide: AuditLog, useExisting: TypeOrmAuditLogRepository },
+    { provide: AuditSealStore, useClass: PgAuditSealStore },
+    {
+      provide: CheckpointSigner,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<AppConfig, true>) => {
+        const { key, generated } = loadSigningKey({
+          AUDIT_SIGNING_KEY: config.get('AUDIT_SIGNING_KEY', { infer: true }),
+          DATA_DIR: config.getOrThrow('DATA_DIR', { infer: true }),
+        });
+        const signer = new Ed25519CheckpointSigner(key);
+        if (generated) new Logger('AuditSealer').log({ key_id: signer.keyId, file: generated }, 'Made the key that signs audit checkpoints');
+        if (!config.get('AUDIT_SIGNING_KEY', { infer: true }) && config.get('DATABASE_URL', { infer: true })) {
+          new Logger('AuditSealer').warn(
+            { key_id: signer.keyId },
+            'AUDIT_SIGNING_KEY is not set: audit checkpoints are signed with the key under DATA_DIR; replicas sharing this database need one key between them (docs/operations.md)',
+          );
+        }
+        return signer;
+      },
+    },
+    AuditSealer,
+    AuditSealSchedule,
     AuditTrail,
     AuditEventsService,
     AuditRetention,

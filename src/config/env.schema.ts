@@ -1,5 +1,6 @@
 import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
-import { IsFlag, IsIntegerBetween, IsUpstreamPublicKey, IsUrlWithProtocol } from './env.validators';
+import { readAuditPublicKeys, readAuditSigningKey } from './audit-keys';
+import { IsFlag, IsIntegerBetween, IsReadableBy, IsUpstreamPublicKey, IsUrlWithProtocol } from './env.validators';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -124,6 +125,23 @@ export class EnvironmentVariables {
 
   @IsFlag()
   readonly AUDIT_PURGE_DAILY: boolean = true;
+
+  /**
+   * The Ed25519 key that signs audit checkpoints (PEM text or a file's path). Unset: the key in
+   * DATA_DIR/audit-signing-key.pem, made at first start. Replicas must share one.
+   */
+  @IsOptional()
+  @IsReadableBy(readAuditSigningKey)
+  readonly AUDIT_SIGNING_KEY?: string = undefined;
+
+  /** Retired signing keys' public halves (PEM text or a file's path, one or more blocks): older checkpoints still verify. */
+  @IsOptional()
+  @IsReadableBy(readAuditPublicKeys)
+  readonly AUDIT_PUBLIC_KEYS?: string = undefined;
+
+  /** Seal the audit log into signed checkpoints (docs/security.md). Off only to measure what sealing costs. */
+  @IsFlag()
+  readonly AUDIT_SEALING: boolean = true;
 
   /** How long a reference's result is kept for replay. */
   @IsIntegerBetween(1, 24 * 30)

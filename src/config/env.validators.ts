@@ -53,10 +53,11 @@ export function IsUrlWithProtocol(protocols: string[], options?: ValidationOptio
     });
 }
 
-export function IsUpstreamPublicKey(options?: ValidationOptions) {
+/** A variable that `read` must accept; its error, which never echoes the value, is the message. */
+export function IsReadableBy(read: (value: string) => unknown, options?: ValidationOptions) {
   return (target: object, propertyName: string) =>
     registerDecorator({
-      name: 'isUpstreamPublicKey',
+      name: 'isReadableBy',
       target: target.constructor,
       propertyName,
       options,
@@ -64,7 +65,7 @@ export function IsUpstreamPublicKey(options?: ValidationOptions) {
         validate(value: unknown) {
           if (typeof value !== 'string') return false;
           try {
-            readUpstreamPublicKey(value);
+            read(value);
             return true;
           } catch {
             return false;
@@ -73,7 +74,7 @@ export function IsUpstreamPublicKey(options?: ValidationOptions) {
         defaultMessage(args) {
           if (typeof args?.value !== 'string') return '$property is required';
           try {
-            readUpstreamPublicKey(args.value);
+            read(args.value);
             return '$property is invalid';
           } catch (error) {
             return `$property ${(error as Error).message}`;
@@ -81,4 +82,8 @@ export function IsUpstreamPublicKey(options?: ValidationOptions) {
         },
       },
     });
+}
+
+export function IsUpstreamPublicKey(options?: ValidationOptions) {
+  return IsReadableBy(readUpstreamPublicKey, options);
 }

@@ -12,6 +12,9 @@ import { dataSourceOptions, MIGRATION_LOCK_KEY, runMigrations } from './typeorm-
  */
 export const SERVICE_PRIVILEGES: Readonly<Record<string, string>> = {
   audit_events: 'SELECT, INSERT',
+  // The sealer appends checkpoints and their manifests; only the owner's purge removes any.
+  audit_checkpoints: 'SELECT, INSERT',
+  audit_manifests: 'SELECT, INSERT',
   api_clients: 'SELECT, INSERT, UPDATE',
   idempotency_keys: 'SELECT, INSERT, UPDATE, DELETE',
   customer_tenants: 'SELECT, INSERT, UPDATE, DELETE',
@@ -20,7 +23,7 @@ export const SERVICE_PRIVILEGES: Readonly<Record<string, string>> = {
 };
 
 /** Functions the service calls (their migrations revoke EXECUTE from PUBLIC). */
-export const SERVICE_FUNCTIONS: readonly string[] = ['purge_audit_events(timestamptz, integer)'];
+export const SERVICE_FUNCTIONS: readonly string[] = ['purge_sealed_audit_events(timestamptz, integer)'];
 
 /** The database's URLs: the service's role, and the schema owner's when it is another role. */
 export interface DatabaseUrls {

@@ -2,6 +2,8 @@ import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
+export type Query = <Row = Record<string, unknown>>(text: string, values?: unknown[]) => Promise<Row[]>;
+
 /**
  * SQL straight on pg, on the pool TypeORM opened (no second pool): for the few statements every
  * request runs, where TypeORM's query runner would cost more than the statement. TypeORM keeps the
@@ -17,5 +19,25 @@ export class Sql {
 
   async query<Row = Record<string, unknown>>(text: string, values: unknown[]): Promise<Row[]> {
     return (await this.pool.query(text, values)).rows as Row[];
+  }
+
+  /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
+  async transaction<T>(work: (query: Query) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: unknown;
+    try {
+      await client.query('BEGIN');
+      const result = await work(async <Row>(text: string, values: unknown[] = []) => (await client.query(text, values)).rows as Row[]);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+        broken = rollbackError;
+      });
+      throw error;
+    } finally {
+      // A connection whose rollback failed is in an unknown state: closed, not reused.
+      client.release(broken instanceof Error ? broken : undefined);
+    }
   }
 }

@@ -114,7 +114,7 @@ describe('migrations', () => {
     const expected = Object.fromEntries(Object.entries(SERVICE_PRIVILEGES).map(([table, privileges]) => [table, privileges.split(', ').sort().join(', ')]));
     expect(granted).toEqual(expected);
     expect((await tables(owner)).sort()).toEqual(Object.keys(SERVICE_PRIVILEGES).sort());
-    const [{ may }]: { may: boolean }[] = await owner.query(`SELECT has_function_privilege($1, 'purge_audit_events(timestamptz, integer)', 'EXECUTE') AS may`, [role]);
+    const [{ may }]: { may: boolean }[] = await owner.query(`SELECT has_function_privilege($1, 'purge_sealed_audit_events(timestamptz, integer)', 'EXECUTE') AS may`, [role]);
     expect(may).toBe(true);
   });
 
@@ -132,6 +132,6 @@ describe('migrations', () => {
     await runMigrations(owner);
     const service = await connect(true);
 
-    await expect(service.query(`SELECT purge_audit_events(now() - interval '400 days', 10)`)).rejects.toThrow(/permission denied/);
+    await expect(service.query(`SELECT * FROM purge_sealed_audit_events(now() - interval '400 days', 10)`)).rejects.toThrow(/permission denied/);
   });
 });

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
@@ -67,6 +68,9 @@ let counter = 0;
 
 let keys: SandboxKeys | undefined;
 
+/** One audit signing key per test file, as replicas share one (AUDIT_SIGNING_KEY). */
+export const TEST_AUDIT_SIGNING_KEY = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+
 /**
  * The real application — same module, adapter, pipe, filter and migrations as production — on a
  * fresh database of its own, listening on a random loopback port, in live mode against a sandbox
@@ -85,6 +89,7 @@ export async function startTestApp(
     NODE_ENV: 'test',
     UPSTREAM_BEARER_TOKEN: sandbox.bearerToken,
     UPSTREAM_PUBLIC_KEY: sandbox.publicKeyPem,
+    AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY,
     ...env,
     UPSTREAM_BASE_URL: sandbox.baseUrl,
     DATABASE_URL: options.oneRole ? database.ownerUrl : database.url,

@@ -44,10 +44,6 @@ export class InMemoryAuditLog extends AuditLog {
   get(id: string): Promise<AuditEvent | undefined> {
     return Promise.resolve(this.events.find((event) => event.id === id));
   }
-
-  purgeBatch(): Promise<number> {
-    return Promise.resolve(0);
-  }
 }
 
 /** Counts what it is told. */

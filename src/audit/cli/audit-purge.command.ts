@@ -1,27 +1,28 @@
-import { Sql } from '../../database/sql';
 import { SystemClock } from '../../common/domain/clock.port';
+import { Sql } from '../../database/sql';
 import { openDatabase } from '../../database/cli/open-database';
 import { AuditRetention } from '../domain/audit-retention.service';
-import { AuditEventEntity } from '../persistence/audit-event.entity';
-import { TypeOrmAuditLogRepository } from '../persistence/typeorm-audit-log.repository';
+import { AuditSealer } from '../domain/audit-sealer.service';
+import { PgAuditSealStore } from '../persistence/pg-audit-seal.store';
+import { Ed25519CheckpointSigner, loadSigningKey } from '../signing/audit-signing-keys';
 
 export interface PurgeIo {
   out(line: string): void;
 }
 
 /**
- * `npm run audit:purge`: deletes audit events older than AUDIT_RETENTION_DAYS and prints
+ * `npm run audit:purge`: seals what is waiting, then deletes the sealed audit events older than
+ * AUDIT_RETENTION_DAYS (whole checkpoints, each purge recorded by a signed checkpoint) and prints
  * {"purged": N, "retention_days": D}. The service also runs it daily.
  */
 export async function runAuditPurge(env: NodeJS.ProcessEnv, io: PurgeIo): Promise<number> {
-  const database = await openDatabase(env, { migrate: true, entities: [AuditEventEntity] });
+  const database = await openDatabase(env, { migrate: true });
   try {
-    const retention = new AuditRetention(
-      new TypeOrmAuditLogRepository(database.dataSource.getRepository(AuditEventEntity), Sql.of(database.dataSource)),
-      new SystemClock(),
-    );
+    const signer = new Ed25519CheckpointSigner(loadSigningKey(database.config).key);
+    const sealer = new AuditSealer(new PgAuditSealStore(Sql.of(database.dataSource)), signer, new SystemClock());
+    await sealer.sealPending();
     const days = database.config.AUDIT_RETENTION_DAYS;
-    const purged = await retention.purge(days);
+    const purged = await new AuditRetention(sealer, new SystemClock()).purge(days);
     io.out(JSON.stringify({ purged, retention_days: days }));
     return 0;
   } finally {

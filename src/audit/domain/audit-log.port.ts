@@ -9,10 +9,4 @@ export abstract class AuditLog {
   abstract find(filter: AuditEventFilter, limit: number, after?: AuditPosition): Promise<AuditPage>;
 
   abstract get(id: string): Promise<AuditEvent | undefined>;
-
-  /**
-   * Deletes up to `batch` events older than `cutoff`; returns how many. The store refuses a cutoff
-   * less than a year back.
-   */
-  abstract purgeBatch(cutoff: Date, batch: number): Promise<number>;
 }

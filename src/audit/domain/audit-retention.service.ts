@@ -1,17 +1,21 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/domain/clock.port';
-import { AuditLog } from './audit-log.port';
+import { AuditSealer } from './audit-sealer.service';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const BATCH = 10_000;
+/** Events per purge transaction, about: whole checkpoints go, each recorded by a signed purge checkpoint. */
+const BATCH = 50_000;
 
-/** Deletes audit events past their retention, in batches so no transaction grows large. */
+/**
+ * Deletes audit events past their retention: the oldest checkpoints' ranges, whole, so that what
+ * is left still verifies, a batch per transaction so that none grows large.
+ */
 @Injectable()
 export class AuditRetention {
   private readonly logger = new Logger('AuditRetention');
 
   constructor(
-    private readonly log: AuditLog,
+    private readonly sealer: AuditSealer,
     private readonly clock: Clock,
   ) {}
 
@@ -19,9 +23,8 @@ export class AuditRetention {
   async purge(retentionDays: number): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - retentionDays * DAY_MS);
     let total = 0;
-    let purged = BATCH;
-    while (purged === BATCH) {
-      purged = await this.log.purgeBatch(cutoff, BATCH);
+    for (let purged = -1; purged !== 0; ) {
+      purged = await this.sealer.purgeOnce(cutoff, BATCH);
       total += purged;
     }
     this.logger.log({ cutoff: cutoff.toISOString(), purged: total }, 'Audit retention purge done');

@@ -11,6 +11,7 @@ import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Index('audit_events_client_idx', ['clientId', 'occurredAt', 'id'], { where: 'client_id IS NOT NULL' })
 @Index('audit_events_operation_idx', ['operation', 'occurredAt', 'id'])
 @Index('audit_events_phase_idx', ['phase', 'occurredAt', 'id'])
+@Index('audit_events_tx_idx', ['tx', 'id'])
 export class AuditEventEntity {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;
@@ -80,4 +81,11 @@ export class AuditEventEntity {
 
   @Column({ type: 'boolean', default: false })
   replayed!: boolean;
+
+  /**
+   * The transaction that wrote the event, set by the database: the order events are sealed in
+   * (SealAuditEvents). Never written, nor read, by the service.
+   */
+  @Column({ type: 'bigint', insert: false, update: false, select: false, default: () => 'audit_current_tx()' })
+  tx?: string;
 }

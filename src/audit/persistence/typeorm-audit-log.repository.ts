@@ -37,7 +37,8 @@ export class TypeOrmAuditLogRepository extends AuditLog {
     private readonly sql: Sql,
   ) {
     super();
-    const columns = rows.metadata.columns;
+    // Not `tx`: the database sets it to the writing transaction (the seal order).
+    const columns = rows.metadata.columns.filter((column) => column.isInsert);
     const names = columns.map((column) => `"${column.databaseName}"`).join(', ');
     const arrays = columns.map((column, i) => `$${i + 1}::${String(column.type)}[]`).join(', ');
     this.insert = {
@@ -86,10 +87,5 @@ export class TypeOrmAuditLogRepository extends AuditLog {
   async get(id: string): Promise<AuditEvent | undefined> {
     const row = await unavailableOnOutage(() => this.rows.findOneBy({ id }));
     return row ? AuditEventMapper.toDomain(row) : undefined;
-  }
-
-  async purgeBatch(cutoff: Date, batch: number): Promise<number> {
-    const result: { purged: string }[] = await this.rows.query('SELECT purge_audit_events($1, $2) AS purged', [cutoff, batch]);
-    return Number(result[0]?.purged ?? 0);
   }
 }

@@ -1,0 +1,96 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { Sql } from '../../database/sql';
+import { openDatabase } from '../../database/cli/open-database';
+import { SignedCheckpoint } from '../domain/audit-seal';
+import { AuditVerifier } from '../domain/audit-verifier';
+import { PgAuditSealStore } from '../persistence/pg-audit-seal.store';
+import { loadTrustedKeys } from '../signing/audit-signing-keys';
+
+export interface VerifyIo {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+export const VERIFY_USAGE = `Usage: npm run audit:verify -- [--from ISO-8601] [--to ISO-8601] [--checkpoints FILE]
+
+Recomputes the audit log against its signed checkpoints, with DATABASE_URL like the other commands.
+  --from, --to      only the checkpoints whose events fall in [from, to)
+  --checkpoints     the service's log (or any file of its "audit_checkpoint" lines) kept outside
+                    the database: each checkpoint in it must be in the database, unchanged, or purged
+Prints one JSON line per finding, then a summary line. Exit 0: intact. Exit 1: findings. Exit 2: usage.`;
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+function instant(name: string, value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const date = new Date(value);
+  if (!ISO_8601.test(value) || Number.isNaN(date.getTime())) throw new TypeError(`--${name} must be an ISO 8601 date or date-time, such as 2026-11-01T00:00:00Z`);
+  return date;
+}
+
+/** Checkpoints from log lines: any JSON line with an `audit_checkpoint` object. Other lines are passed over. */
+async function* checkpointsIn(file: string): AsyncIterable<SignedCheckpoint> {
+  for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+    if (!line.includes('"audit_checkpoint"')) continue;
+    let parsed: { audit_checkpoint?: { seq?: unknown; statement?: unknown; head?: unknown; key_id?: unknown; ed25519_signature?: unknown } };
+    try {
+      parsed = JSON.parse(line) as typeof parsed;
+    } catch {
+      continue;
+    }
+    const c = parsed.audit_checkpoint;
+    if (c && typeof c.seq === 'number' && typeof c.statement === 'string' && typeof c.head === 'string' && typeof c.key_id === 'string' && typeof c.ed25519_signature === 'string') {
+      yield { seq: c.seq, statement: c.statement, head: c.head, keyId: c.key_id, signature: c.ed25519_signature };
+    }
+  }
+}
+
+/** `npm run audit:verify`: returns the exit code. */
+export async function runAuditVerify(argv: string[], env: NodeJS.ProcessEnv, io: VerifyIo): Promise<number> {
+  let options: { from?: Date; to?: Date; checkpoints?: string };
+  try {
+    const { values } = parseArgs({ args: argv, options: { from: { type: 'string' }, to: { type: 'string' }, checkpoints: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true });
+    if (values.help) {
+      io.out(VERIFY_USAGE);
+      return 0;
+    }
+    options = { from: instant('from', values.from), to: instant('to', values.to), checkpoints: values.checkpoints };
+    if (options.from && options.to && options.from >= options.to) throw new TypeError('--from must be before --to');
+  } catch (error) {
+    io.err(`${(error as Error).message}\n\n${VERIFY_USAGE}`);
+    return 2;
+  }
+  const database = await openDatabase(env, { migrate: false });
+  try {
+    const keys = loadTrustedKeys(database.config);
+    if (keys.keyIds.length === 0) {
+      io.err('No key to verify with: set AUDIT_SIGNING_KEY (or AUDIT_PUBLIC_KEYS), or run where DATA_DIR holds the signing key');
+      return 2;
+    }
+    const started = process.hrtime.bigint();
+    const report = await new AuditVerifier(new PgAuditSealStore(Sql.of(database.dataSource)), keys).verify({
+      from: options.from,
+      to: options.to,
+      external: options.checkpoints ? checkpointsIn(options.checkpoints) : undefined,
+    });
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    for (const finding of report.findings) io.out(JSON.stringify({ finding }));
+    io.out(
+      JSON.stringify({
+        status: report.intact ? 'intact' : 'tampered',
+        events: report.events,
+        checkpoints: report.checkpoints,
+        findings: report.findings.length,
+        newest_checkpoint: report.newest ?? null,
+        unsealed: { events: report.unsealed.count, oldest: report.unsealed.oldest?.toISOString() ?? null },
+        seconds: Math.round(seconds * 1000) / 1000,
+        ...(options.from || options.to ? { window: { from: options.from?.toISOString() ?? null, to: options.to?.toISOString() ?? null } } : {}),
+      }),
+    );
+    return report.intact ? 0 : 1;
+  } finally {
+    await database.close();
+  }
+}

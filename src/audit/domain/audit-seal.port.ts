@@ -1,0 +1,71 @@
+import { CheckpointStatement, EventDigestRow, SealPosition, SettledEvent, SignedCheckpoint } from './audit-seal';
+
+/** A stored checkpoint with the columns kept beside its statement for queries (verify trusts the statement). */
+export interface StoredCheckpoint extends SignedCheckpoint {
+  readonly kind: string;
+  readonly end: SealPosition;
+}
+
+export interface NewCheckpoint extends SignedCheckpoint {
+  readonly statementFields: CheckpointStatement;
+}
+
+/** What the sealer and the purge do while they hold the seal lock, in one transaction. */
+export interface SealScope {
+  newestCheckpoint(): Promise<StoredCheckpoint | undefined>;
+  /**
+   * Events after `after` in seal order, at most `limit`, written by transactions that have all
+   * ended, as have all transactions before them: nothing can ever be committed behind them.
+   */
+  settledEventsAfter(after: SealPosition, limit: number): Promise<SettledEvent[]>;
+  /** Appends a checkpoint (and, for a seal, its manifest). */
+  append(checkpoint: NewCheckpoint, manifest?: Buffer): Promise<void>;
+  /**
+   * Removes the oldest checkpoints whose events are all older than `cutoff`, with their events and
+   * manifests, up to about `maxEvents` events (always whole checkpoints). Undefined when none can go.
+   */
+  purgeSealed(cutoff: Date, maxEvents: number): Promise<{ throughSeq: number; throughHead: string; purged: number } | undefined>;
+}
+
+/** The sealed log's store. */
+export abstract class AuditSealStore {
+  /**
+   * Runs `work` in one transaction holding the seal lock, so that one process at a time extends
+   * the chain. `wait: false` returns undefined at once when another process holds it.
+   */
+  abstract underSealLock<T>(wait: boolean, work: (scope: SealScope) => Promise<T>): Promise<T | undefined>;
+
+  /** Newest first. */
+  abstract newestCheckpoints(limit: number): Promise<StoredCheckpoint[]>;
+
+  /** Checkpoints with seq above `afterSeq`, oldest first, at most `limit`; optionally only those whose events touch [from, to). */
+  abstract checkpointsAfter(afterSeq: number, limit: number, window?: { from?: Date; to?: Date }): Promise<StoredCheckpoint[]>;
+
+  /** Every purge checkpoint (there are few). */
+  abstract purgeCheckpoints(): Promise<StoredCheckpoint[]>;
+
+  abstract manifest(seq: number): Promise<Buffer | undefined>;
+
+  /** Events in (after, through] in seal order, a page at a time. */
+  abstract eventsBetween(after: SealPosition, through: SealPosition, pageSize: number): AsyncIterable<EventDigestRow[]>;
+
+  /** Events at or before `position`, at most `limit` (verify: none may be there). */
+  abstract eventsUpTo(position: SealPosition, limit: number): Promise<EventDigestRow[]>;
+
+  /** How many events lie after `position`, and the oldest of them. */
+  abstract eventsAfter(position: SealPosition): Promise<{ count: number; oldest: Date | null }>;
+}
+
+/** Signs checkpoints with the service's audit key. */
+export abstract class CheckpointSigner {
+  abstract readonly keyId: string;
+  /** Base64 Ed25519 signature of the statement text. */
+  abstract sign(statement: string): string;
+}
+
+/** The public keys verify trusts: the signing key's own and any retired ones. */
+export abstract class TrustedKeys {
+  /** Undefined when no trusted key has this id. */
+  abstract verify(keyId: string, statement: string, signature: string): boolean | undefined;
+  abstract readonly keyIds: readonly string[];
+}

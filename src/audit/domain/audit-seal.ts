@@ -1,0 +1,160 @@
+import { hash } from 'node:crypto';
+
+/**
+ * The sealed audit log (docs/security.md, "Sealed audit log"): what a checkpoint says, and how an
+ * event and a checkpoint are hashed. Shared by the sealer and by verify, so that the two cannot
+ * drift apart.
+ *
+ * - An event's hash is SHA-256 of its canonical text (the store builds it; see `EVENT_DIGEST_VERSION`).
+ * - A checkpoint's manifest is, in seal order, each covered event's id (16 bytes) and hash (32 bytes).
+ * - A checkpoint's statement is a JSON text naming its sequence number, the previous head, the range
+ *   it covers, the number of events and the manifest's SHA-256; its head is SHA-256 of that text, and
+ *   the signature is Ed25519 over the same text. Each statement names the previous head: a chain.
+ */
+
+/** Bumped whenever the canonical text of an event changes; each statement names the one it used. */
+export const EVENT_DIGEST_VERSION = 1;
+
+/** Events in seal order: by the writing transaction's id, then by event id. */
+export interface SealPosition {
+  /** A 64-bit transaction id, in decimal. */
+  readonly tx: string;
+  readonly id: string;
+}
+
+/** Before every event: where the first checkpoint starts. */
+export const ORIGIN: SealPosition = { tx: '0', id: '00000000-0000-0000-0000-000000000000' };
+
+export const ZERO_HEAD = Buffer.alloc(32).toString('hex');
+
+export type CheckpointKind = 'seal' | 'purge';
+
+export interface PurgeRecord {
+  /** The newest checkpoint removed, and its head: the oldest one left names it as its previous. */
+  readonly through_seq: number;
+  readonly through_head: string;
+  readonly events: number;
+  readonly cutoff: string;
+}
+
+/** What a checkpoint says; signed as the JSON text `statementText` makes of it. */
+export interface CheckpointStatement {
+  readonly v: 1;
+  readonly seq: number;
+  readonly kind: CheckpointKind;
+  readonly sealed_at: string;
+  readonly prev_head: string;
+  readonly digest: number;
+  /** The range covered: events after `after` up to and including `end`, in seal order. */
+  readonly after: SealPosition;
+  readonly end: SealPosition;
+  readonly events: number;
+  readonly first_occurred_at: string | null;
+  readonly last_occurred_at: string | null;
+  readonly manifest_sha256: string | null;
+  readonly purge: PurgeRecord | null;
+}
+
+/** A checkpoint as stored and as logged. */
+export interface SignedCheckpoint {
+  readonly seq: number;
+  /** The exact text that was signed and hashed. */
+  readonly statement: string;
+  /** SHA-256 of the statement, hex. */
+  readonly head: string;
+  readonly keyId: string;
+  /** Ed25519 over the statement, base64. */
+  readonly signature: string;
+}
+
+/** An event as verify reads it: its place in seal order and its canonical text. */
+export interface EventDigestRow {
+  readonly id: string;
+  readonly tx: string;
+  readonly canonical: string;
+}
+
+/** An event as the sealer reads it: also when it occurred (ISO 8601, to the microsecond, UTC). */
+export interface SettledEvent extends EventDigestRow {
+  readonly occurredAt: string;
+}
+
+/** The field order is fixed here: the text is what is signed. */
+export function statementText(s: CheckpointStatement): string {
+  return JSON.stringify({
+    v: s.v,
+    seq: s.seq,
+    kind: s.kind,
+    sealed_at: s.sealed_at,
+    prev_head: s.prev_head,
+    digest: s.digest,
+    after: { tx: s.after.tx, id: s.after.id },
+    end: { tx: s.end.tx, id: s.end.id },
+    events: s.events,
+    first_occurred_at: s.first_occurred_at,
+    last_occurred_at: s.last_occurred_at,
+    manifest_sha256: s.manifest_sha256,
+    purge: s.purge && { through_seq: s.purge.through_seq, through_head: s.purge.through_head, events: s.purge.events, cutoff: s.purge.cutoff },
+  });
+}
+
+/** Parses a stored statement; undefined when it is not one (verify reports it). */
+export function parseStatement(text: string): CheckpointStatement | undefined {
+  try {
+    const parsed = JSON.parse(text) as CheckpointStatement;
+    if (parsed?.v !== 1 || !Number.isSafeInteger(parsed.seq) || !parsed.after || !parsed.end) return undefined;
+    return statementText(parsed) === text ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function sha256(data: string | Buffer): Buffer {
+  return hash('sha256', data, 'buffer');
+}
+
+export function eventHash(canonical: string): Buffer {
+  return sha256(canonical);
+}
+
+export function headOf(statement: string): string {
+  return sha256(statement).toString('hex');
+}
+
+/** Compares positions in seal order. */
+export function comparePositions(a: SealPosition, b: SealPosition): number {
+  const ta = BigInt(a.tx);
+  const tb = BigInt(b.tx);
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+const ENTRY = 48;
+
+export interface ManifestEntry {
+  readonly id: string;
+  readonly hash: Buffer;
+}
+
+export function encodeManifest(entries: readonly ManifestEntry[]): Buffer {
+  const out = Buffer.allocUnsafe(entries.length * ENTRY);
+  entries.forEach((entry, i) => {
+    out.write(entry.id.replace(/-/g, ''), i * ENTRY, 16, 'hex');
+    entry.hash.copy(out, i * ENTRY + 16);
+  });
+  return out;
+}
+
+/** Undefined when the bytes are not a whole number of entries. */
+export function decodeManifest(bytes: Buffer): ManifestEntry[] | undefined {
+  if (bytes.length % ENTRY !== 0) return undefined;
+  const entries: ManifestEntry[] = [];
+  for (let offset = 0; offset < bytes.length; offset += ENTRY) {
+    const hex = bytes.toString('hex', offset, offset + 16);
+    entries.push({
+      id: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`,
+      hash: bytes.subarray(offset + 16, offset + ENTRY),
+    });
+  }
+  return entries;
+}
