@@ -3,7 +3,8 @@
 //                      the gateway against the sandbox, a bare proxy and two NestJS yardsticks;
 //                      --replicas 2 also loads two gateway processes together
 //   audit [--rows 10000000]                                     the audit log at scale
-//   all                                                         both (the default)
+//   seal [--rounds 3] [--events 1000000]                        sealing on and off, and verify's speed
+//   all                                                         throughput and audit (the default)
 // BENCH_DATABASE_URL=postgres://… runs against that server (in a scratch database); otherwise an
 // embedded PostgreSQL is started in a scratch directory.
 import { parseArgs } from 'node:util';
@@ -18,11 +19,13 @@ const { positionals, values } = parseArgs({
     rows: { type: 'string', default: '10000000' },
     replicas: { type: 'string', default: '2' },
     profile: { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '3' },
+    events: { type: 'string', default: '1000000' },
   },
 });
 const command = positionals[0] ?? 'all';
-if (!['throughput', 'audit', 'all'].includes(command)) {
-  process.stderr.write(`unknown command ${command}: throughput | audit | all\n`);
+if (!['throughput', 'audit', 'seal', 'all'].includes(command)) {
+  process.stderr.write(`unknown command ${command}: throughput | audit | seal | all\n`);
   process.exit(2);
 }
 
@@ -46,6 +49,11 @@ if (command === 'throughput' || command === 'all') {
 if (command === 'audit' || command === 'all') {
   const { auditAtScale, report } = await import('./audit-scale.mjs');
   process.stdout.write(`\n## The audit log at scale\n\n${report(await auditAtScale({ rows: Number(values.rows) }))}\n`);
+}
+if (command === 'seal') {
+  const { sealing, report } = await import('./sealing.mjs');
+  const result = await sealing({ connections: Number(values.connections), duration: Number(values.duration), rounds: Number(values.rounds), events: Number(values.events) });
+  process.stdout.write(`\n## Sealing the audit log\n\n${report(result)}\n`);
 }
 process.stdout.write(`\n(${((Date.now() - started) / 1000).toFixed(0)} s in all)\n`);
 process.exit(0);

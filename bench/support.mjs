@@ -102,6 +102,24 @@ export async function benchDatabase(log) {
   return { url: handle.url, ownerUrl: handle.ownerUrl, description: handle.description, stop: () => handle.stop(), dataDir };
 }
 
+/** Another database on the same server as `database` (its owner creates it; the gateway's migrations grant the service's role). */
+export async function siblingDatabase(database, name) {
+  const { Client } = require('pg');
+  const adminUrl = new URL(database.ownerUrl ?? database.url);
+  adminUrl.pathname = '/postgres';
+  const admin = new Client({ connectionString: adminUrl.toString() });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const on = (url) => {
+    const parsed = new URL(url);
+    parsed.pathname = `/${name}`;
+    return parsed.toString();
+  };
+  return { url: on(database.url), ownerUrl: database.ownerUrl && on(database.ownerUrl) };
+}
+
 function describe(url) {
   return `${url.hostname}:${url.port || 5432}${url.pathname}`;
 }

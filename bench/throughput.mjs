@@ -9,14 +9,14 @@ import autocannon from 'autocannon';
 import { Client } from 'undici';
 import { benchDatabase, cpuReading, cpuSecondsBetween, dist, fixed, freePort, machineCpu, memoryOf, percentile, userAndSystemSecondsOf, postmasterOf, ROOT, scratchDir, startNode, table } from './support.mjs';
 
-const SANDBOX_TOKEN = 'sbx_bench_token_0123456789abcdef';
+export const SANDBOX_TOKEN = 'sbx_bench_token_0123456789abcdef';
 
 function expiryInTwoYears() {
   const today = new Date();
   return new Date(Date.UTC(today.getUTCFullYear() + 2, today.getUTCMonth(), 1)).toISOString().slice(0, 10);
 }
 
-function bankAccountBody(customerId) {
+export function bankAccountBody(customerId) {
   return {
     customer_id: customerId,
     currency: 'EUR',
@@ -75,7 +75,7 @@ async function runSpread(targets, options) {
  * as the last is answered; with `rate`, no faster than that many requests per second in all.
  * `options` may be a list: replicas of one service, loaded together (runSpread).
  */
-async function measure(name, options, { connections, duration, samplePid, processes = {}, rate }) {
+export async function measure(name, options, { connections, duration, samplePid, processes = {}, rate }) {
   const paced = rate ? { overallRate: rate } : {};
   const run = Array.isArray(options) ? (settings) => runSpread(options, settings) : (settings) => runOne({ ...options, ...settings });
   await run({ ...paced, connections, duration: 2 });
@@ -173,6 +173,8 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
           NODE_ENV: 'production',
           PORT: String(port),
           LOG_LEVEL: 'info',
+          // The gateways share the audit signing key kept here.
+          DATA_DIR: dataDir,
           DATABASE_URL: database.url,
           ...(database.ownerUrl ? { MIGRATIONS_DATABASE_URL: database.ownerUrl } : {}),
           UPSTREAM_BASE_URL: sandboxUrl,

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanEnv, clusterPid, freePort, removeDataDir, runProcess, scratchDataDir, startProcess, Started, waitForOutput } from '../support/processes';
 
@@ -9,6 +9,7 @@ import { cleanEnv, clusterPid, freePort, removeDataDir, runProcess, scratchDataD
  */
 const MAIN = join(process.cwd(), 'dist', 'src', 'main.js');
 const CLIENTS = join(process.cwd(), 'dist', 'src', 'auth', 'cli', 'clients.cli.js');
+const VERIFY = join(process.cwd(), 'dist', 'src', 'audit', 'cli', 'audit-verify.cli.js');
 
 describe('first start with embedded defaults (one new user, step by step)', () => {
   let dataDir: string;
@@ -88,6 +89,19 @@ describe('first start with embedded defaults (one new user, step by step)', () =
     cliToken = (JSON.parse(created.stdout) as { token: string }).token;
     expect((await fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${cliToken}` } })).status).toBe(200);
     expect(clusterPid(dataDir)).toBe(serverPid);
+  }, 60_000);
+
+  it('when audit:verify runs while the service does, then the log it sealed with the key made under DATA_DIR is intact', async () => {
+    await waitForOutput(service!, /"msg":"Audit checkpoint"/);
+
+    const verified = await runProcess(VERIFY, [], env);
+
+    expect(service!.output()).toContain('Made the key that signs audit checkpoints');
+    expect(statSync(join(dataDir, 'audit-signing-key.pem')).mode & 0o777).toBe(0o600);
+    expect(verified.code).toBe(0);
+    const summary = JSON.parse(verified.stdout.trim().split('\n').pop()!) as { status: string; events: number; newest_checkpoint: { seq: number } | null };
+    expect(summary).toMatchObject({ status: 'intact', newest_checkpoint: { seq: expect.any(Number) } });
+    expect(summary.events).toBeGreaterThan(0);
   }, 60_000);
 
   it('when sent SIGTERM, then it stops cleanly, its PostgreSQL with it', async () => {
