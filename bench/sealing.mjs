@@ -5,7 +5,9 @@
 //    in turn, alternating, `rounds` times. While the sealed one is loaded, the age of its oldest
 //    unsealed event is sampled: how long an event waits to be covered under load.
 // 2. Verification: `events` events made in PostgreSQL (as the audit-scale bench makes them), sealed
-//    by the service's sealer, then verified by the service's verifier, timed.
+//    by the service's sealer, then verified by the service's verifier, timed. Each fill statement is
+//    one transaction of 100,000 events, which the seal orders by id: the heap is read in random order
+//    within it, a harder case than a service's log, where each transaction holds a few events.
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -163,11 +165,15 @@ async function verification({ events, log }) {
   try {
     await dataSource.initialize();
     await runMigrations(dataSource);
+    // A bulk load, as audit-scale makes one: indexes dropped, rows generated, indexes built again.
     const fillStart = performance.now();
+    const indexes = await dataSource.query(`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'audit_events' AND indexname <> 'audit_events_pkey'`);
+    for (const { indexname } of indexes) await dataSource.query(`DROP INDEX "${indexname}"`);
     for (let from = 1; from <= events; from += FILL_CHUNK) {
       await dataSource.query(FILL, [from, Math.min(events, from + FILL_CHUNK - 1)]);
       if ((from - 1) % 1_000_000 === 0) log(`filled ${Math.min(events, from + FILL_CHUNK - 1).toLocaleString('en')} of ${events.toLocaleString('en')} (${fixed((performance.now() - fillStart) / 1000, 0)} s)`);
     }
+    for (const { indexdef } of indexes) await dataSource.query(indexdef);
     await dataSource.query('VACUUM ANALYZE audit_events');
     const fillSeconds = (performance.now() - fillStart) / 1000;
     const { privateKey } = generateKeyPairSync('ed25519');

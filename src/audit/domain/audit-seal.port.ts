@@ -46,6 +46,12 @@ export abstract class AuditSealStore {
 
   abstract manifest(seq: number): Promise<Buffer | undefined>;
 
+  /** SHA-256 of a stored manifest; undefined when there is none. */
+  abstract manifestDigest(seq: number): Promise<string | undefined>;
+
+  /** How many events lie in (after, through], and the SHA-256 of their manifest as it would be sealed now. */
+  abstract rangeDigest(after: SealPosition, through: SealPosition): Promise<{ count: number; digest: string }>;
+
   /** Events in (after, through] in seal order, a page at a time. */
   abstract eventsBetween(after: SealPosition, through: SealPosition, pageSize: number): AsyncIterable<EventDigestRow[]>;
 

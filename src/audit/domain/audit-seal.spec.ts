@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CheckpointStatement, decodeManifest, encodeManifest, eventHash, parseStatement, statementText, ZERO_HEAD } from './audit-seal';
+import { CheckpointStatement, decodeManifest, encodeManifest, sha256, parseStatement, statementText, ZERO_HEAD } from './audit-seal';
 
 const statement: CheckpointStatement = {
   v: 1,
@@ -24,7 +24,7 @@ describe('audit seal', () => {
 
   it.each([
     ['not JSON', 'not json'],
-    ['the same fields in another order', JSON.stringify({ seq: 7, ...statement })],
+    ['the same fields in another order', JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(statementText(statement)) as object).reverse()))],
     ['spacing added', statementText(statement).replace('"events":', '"events": ')],
     ['another version', statementText({ ...statement, v: 2 as 1 })],
   ])('when a stored statement is %s, then it is not taken for one the sealer wrote', (_, text) => {
@@ -32,7 +32,7 @@ describe('audit seal', () => {
   });
 
   it('when a manifest is encoded and decoded, then the ids and hashes come back in order', () => {
-    const entries = [randomUUID(), randomUUID()].map((id, i) => ({ id, hash: eventHash(`e${i}`) }));
+    const entries = [randomUUID(), randomUUID()].map((id, i) => ({ id, hash: sha256(`e${i}`) }));
 
     const bytes = encodeManifest(entries);
 

@@ -5,14 +5,15 @@ import { hash } from 'node:crypto';
  * event and a checkpoint are hashed. Shared by the sealer and by verify, so that the two cannot
  * drift apart.
  *
- * - An event's hash is SHA-256 of its canonical text (the store builds it; see `EVENT_DIGEST_VERSION`).
+ * - An event's hash is SHA-256 of a canonical form of its columns, which the store computes (see
+ *   `EVENT_DIGEST_VERSION`).
  * - A checkpoint's manifest is, in seal order, each covered event's id (16 bytes) and hash (32 bytes).
  * - A checkpoint's statement is a JSON text naming its sequence number, the previous head, the range
  *   it covers, the number of events and the manifest's SHA-256; its head is SHA-256 of that text, and
  *   the signature is Ed25519 over the same text. Each statement names the previous head: a chain.
  */
 
-/** Bumped whenever the canonical text of an event changes; each statement names the one it used. */
+/** Bumped whenever the canonical form of an event changes; each statement names the one it used. */
 export const EVENT_DIGEST_VERSION = 1;
 
 /** Events in seal order: by the writing transaction's id, then by event id. */
@@ -67,11 +68,11 @@ export interface SignedCheckpoint {
   readonly signature: string;
 }
 
-/** An event as verify reads it: its place in seal order and its canonical text. */
+/** An event as verify reads it: its place in seal order and its hash. */
 export interface EventDigestRow {
   readonly id: string;
   readonly tx: string;
-  readonly canonical: string;
+  readonly hash: Buffer;
 }
 
 /** An event as the sealer reads it: also when it occurred (ISO 8601, to the microsecond, UTC). */
@@ -111,10 +112,6 @@ export function parseStatement(text: string): CheckpointStatement | undefined {
 
 export function sha256(data: string | Buffer): Buffer {
   return hash('sha256', data, 'buffer');
-}
-
-export function eventHash(canonical: string): Buffer {
-  return sha256(canonical);
 }
 
 export function headOf(statement: string): string {

@@ -4,7 +4,6 @@ import {
   CheckpointStatement,
   encodeManifest,
   EVENT_DIGEST_VERSION,
-  eventHash,
   headOf,
   ORIGIN,
   sha256,
@@ -66,7 +65,7 @@ export class AuditSealer {
       const after = newest?.end ?? ORIGIN;
       const rows = await scope.settledEventsAfter(after, SEAL_BATCH);
       if (rows.length === 0) return undefined;
-      const entries = rows.map((row) => ({ id: row.id, hash: eventHash(row.canonical) }));
+      const entries = rows.map((row) => ({ id: row.id, hash: row.hash }));
       const manifest = encodeManifest(entries);
       let first = rows[0].occurredAt;
       let last = first;

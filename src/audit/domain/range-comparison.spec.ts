@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { eventHash, ManifestEntry } from './audit-seal';
+import { sha256, ManifestEntry } from './audit-seal';
 import { compareRange } from './range-comparison';
 
 function entries(count: number): ManifestEntry[] {
-  return Array.from({ length: count }, (_, i) => ({ id: randomUUID(), hash: eventHash(`event ${i}`) }));
+  return Array.from({ length: count }, (_, i) => ({ id: randomUUID(), hash: sha256(`event ${i}`) }));
 }
 
 describe('compareRange', () => {
@@ -15,14 +15,14 @@ describe('compareRange', () => {
 
   it('when one event’s hash changed, then it alone is altered, at its sealed position', () => {
     const sealed = entries(5);
-    const found = sealed.map((entry, i) => (i === 2 ? { id: entry.id, hash: eventHash('changed') } : entry));
+    const found = sealed.map((entry, i) => (i === 2 ? { id: entry.id, hash: sha256('changed') } : entry));
 
     expect(compareRange(sealed, found)).toEqual({ altered: [{ id: sealed[2].id, position: 3 }], deleted: [], inserted: [], reordered: [] });
   });
 
   it('when one event is gone and another arrived, then each is named', () => {
     const sealed = entries(4);
-    const stranger = { id: randomUUID(), hash: eventHash('stranger') };
+    const stranger = { id: randomUUID(), hash: sha256('stranger') };
     const found = [sealed[0], stranger, sealed[2], sealed[3]];
 
     expect(compareRange(sealed, found)).toEqual({ altered: [], deleted: [{ id: sealed[1].id, position: 2 }], inserted: [{ id: stranger.id, position: 2 }], reordered: [] });

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { Query, Sql } from '../../database/sql';
 import { unavailableOnOutage } from '../../database/store-errors';
-import { EVENT_DIGEST_VERSION, EventDigestRow, SealPosition, SettledEvent } from '../domain/audit-seal';
+import { EventDigestRow, SealPosition, SettledEvent } from '../domain/audit-seal';
 import { AuditSealStore, NewCheckpoint, SealScope, StoredCheckpoint } from '../domain/audit-seal.port';
 
 /** An arbitrary constant: the advisory lock that lets one process at a time extend the chain. */
 export const SEAL_LOCK_KEY = 7_204_118_554;
 
 /**
- * The columns of an event that its hash covers, in the order of its canonical text. Every column
+ * The columns of an event that its hash covers, in order. Every column
  * but `tx` (its place in seal order, which the manifest holds): a test keeps this list and the
  * table in step, so a column added later cannot stay outside the seal unnoticed.
  */
@@ -19,13 +19,16 @@ export const SEALED_COLUMNS = [
 ] as const;
 
 /**
- * An event's canonical text: a JSON array of the digest version and the sealed columns, built by
- * PostgreSQL's own json_build_array (schema-qualified, so no function of another schema can stand
- * in), with the time in UTC so that no session setting changes it. Hashed in the service.
+ * An event's hash: SHA-256 of the binary form of its sealed columns (`record_send` of the row, the
+ * wire protocol's binary format: each column's type and bytes, times as microseconds in UTC), so
+ * that no session setting changes it. Computed by PostgreSQL's own functions, schema-qualified so
+ * that no function of another schema can stand in: five times cheaper than any text form, and the
+ * rows never need to leave the server for verify to check them.
  */
-const CANONICAL = `pg_catalog.json_build_array(${EVENT_DIGEST_VERSION}, ${SEALED_COLUMNS.map((column) =>
-  column === 'occurred_at' ? `pg_catalog.timezone('UTC', e.occurred_at)` : `e.${column}`,
-).join(', ')})::text`;
+const EVENT_HASH = `pg_catalog.sha256(pg_catalog.record_send(ROW(${SEALED_COLUMNS.map((column) => `e.${column}`).join(', ')})))`;
+
+/** A manifest entry: the id's 16 bytes and the hash. */
+const ENTRY = `pg_catalog.uuid_send(e.id) || ${EVENT_HASH}`;
 
 const ISO_US = `to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
@@ -66,7 +69,7 @@ class PgSealScope implements SealScope {
     // Every transaction with an id below the horizon has ended: none can still add an event there.
     const [{ horizon }] = await this.query<{ horizon: string }>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon');
     return this.query<SettledEvent>(
-      `SELECT e.id, e.tx::text AS tx, ${ISO_US} AS "occurredAt", ${CANONICAL} AS canonical
+      `SELECT e.id, e.tx::text AS tx, ${ISO_US} AS "occurredAt", ${EVENT_HASH} AS hash
          FROM audit_events e
         WHERE (e.tx, e.id) > ($1::bigint, $2::uuid) AND e.tx < $3::bigint
         ORDER BY e.tx, e.id LIMIT $4`,
@@ -145,7 +148,7 @@ export class PgAuditSealStore extends AuditSealStore {
     let from = after;
     for (;;) {
       const rows = await this.sql.query<EventDigestRow>(
-        `SELECT e.id, e.tx::text AS tx, ${CANONICAL} AS canonical FROM audit_events e
+        `SELECT e.id, e.tx::text AS tx, ${EVENT_HASH} AS hash FROM audit_events e
           WHERE (e.tx, e.id) > ($1::bigint, $2::uuid) AND (e.tx, e.id) <= ($3::bigint, $4::uuid)
           ORDER BY e.tx, e.id LIMIT $5`,
         [from.tx, from.id, through.tx, through.id, pageSize],
@@ -157,9 +160,24 @@ export class PgAuditSealStore extends AuditSealStore {
     }
   }
 
+  async rangeDigest(after: SealPosition, through: SealPosition): Promise<{ count: number; digest: string }> {
+    const [row] = await this.sql.query<{ count: number; digest: Buffer }>(
+      `SELECT count(*)::int AS count, pg_catalog.sha256(coalesce(string_agg(${ENTRY}, ''::bytea ORDER BY e.tx, e.id), ''::bytea)) AS digest
+         FROM audit_events e
+        WHERE (e.tx, e.id) > ($1::bigint, $2::uuid) AND (e.tx, e.id) <= ($3::bigint, $4::uuid)`,
+      [after.tx, after.id, through.tx, through.id],
+    );
+    return { count: row.count, digest: row.digest.toString('hex') };
+  }
+
+  async manifestDigest(seq: number): Promise<string | undefined> {
+    const [row] = await this.sql.query<{ digest: Buffer }>('SELECT pg_catalog.sha256(entries) AS digest FROM audit_manifests WHERE seq = $1', [seq]);
+    return row?.digest.toString('hex');
+  }
+
   async eventsUpTo(position: SealPosition, limit: number): Promise<EventDigestRow[]> {
     return this.sql.query<EventDigestRow>(
-      `SELECT e.id, e.tx::text AS tx, ${CANONICAL} AS canonical FROM audit_events e
+      `SELECT e.id, e.tx::text AS tx, ${EVENT_HASH} AS hash FROM audit_events e
         WHERE (e.tx, e.id) <= ($1::bigint, $2::uuid) ORDER BY e.tx, e.id LIMIT $3`,
       [position.tx, position.id, limit],
     );
