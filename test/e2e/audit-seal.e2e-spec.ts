@@ -367,6 +367,34 @@ describe('sealed audit log', () => {
     });
   });
 
+  describe('audit:verify called wrongly', () => {
+    it.each([
+      ['a --from that is no date', ['--from', 'yesterday'], /--from must be an ISO 8601/],
+      ['--from after --to', ['--from', '2026-11-02T00:00:00Z', '--to', '2026-11-01T00:00:00Z'], /--from must be before --to/],
+      ['a --checkpoints file that is not there', ['--checkpoints', join(SCRATCH, 'missing.log')], /no such readable file/],
+      ['an option it does not know', ['--since', '2026-11-01'], /Unknown option/],
+    ])('when given %s, then it exits 2 with the reason and the usage, and reads nothing', async (_, args, reason) => {
+      const verdict = await verify(args);
+
+      expect(verdict.code).toBe(2);
+      expect(verdict.err.join('\n')).toMatch(reason);
+      expect(verdict.err.join('\n')).toContain('Usage: npm run audit:verify');
+    });
+
+    it('when given a window, then it checks only the checkpoints whose events fall in it', async () => {
+      await serve(2);
+      await allSealed();
+      const from = new Date(Date.now() - 60_000).toISOString();
+
+      const windowed = await verify(['--from', from]);
+      const before = await verify(['--to', '2000-01-01T00:00:00Z']);
+
+      expect(windowed.code).toBe(0);
+      expect(windowed.summary.checkpoints).toBeGreaterThan(0);
+      expect(before.summary).toMatchObject({ status: 'intact', checkpoints: 0, events: 0 });
+    });
+  });
+
   describe('admin API', () => {
     it('when an admin asks for the newest checkpoints, then they come newest first, signed, and the read is audited', async () => {
       await serve(2);

@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { accessSync, constants, createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { Sql } from '../../database/sql';
@@ -58,6 +58,13 @@ export async function runAuditVerify(argv: string[], env: NodeJS.ProcessEnv, io:
     }
     options = { from: instant('from', values.from), to: instant('to', values.to), checkpoints: values.checkpoints };
     if (options.from && options.to && options.from >= options.to) throw new TypeError('--from must be before --to');
+    if (options.checkpoints !== undefined) {
+      try {
+        accessSync(options.checkpoints, constants.R_OK);
+      } catch {
+        throw new TypeError(`--checkpoints ${options.checkpoints}: no such readable file`);
+      }
+    }
   } catch (error) {
     io.err(`${(error as Error).message}\n\n${VERIFY_USAGE}`);
     return 2;
