@@ -178,7 +178,7 @@ async function verification({ events, log }) {
     const fillSeconds = (performance.now() - fillStart) / 1000;
     const { privateKey } = generateKeyPairSync('ed25519');
     const store = new PgAuditSealStore(Sql.of(dataSource));
-    const sealer = new AuditSealer(store, new Ed25519CheckpointSigner(privateKey), new SystemClock());
+    const sealer = new AuditSealer(store, new Ed25519CheckpointSigner(privateKey), new Ed25519TrustedKeys([createPublicKey(privateKey)]), new SystemClock());
     log('sealing');
     const sealStart = performance.now();
     const sealedEvents = await sealer.sealPending();

@@ -8,7 +8,7 @@ import { AuditSealSchedule } from './audit-seal.schedule';
 import { AuditLog } from './domain/audit-log.port';
 import { AuditEventsService } from './domain/audit-events.service';
 import { AuditRetention } from './domain/audit-retention.service';
-import { AuditSealStore, CheckpointSigner } from './domain/audit-seal.port';
+import { AuditSealStore, CheckpointSigner, TrustedKeys } from './domain/audit-seal.port';
 import { AuditSealer } from './domain/audit-sealer.service';
 import { AuditTrail } from './domain/audit-trail.service';
 import { AuditCheckpointsController } from './http/audit-checkpoints.controller';
@@ -18,7 +18,8 @@ import { RequestAuditor } from './http/request-auditor';
 import { AuditEventEntity } from './persistence/audit-event.entity';
 import { PgAuditSealStore } from './persistence/pg-audit-seal.store';
 import { TypeOrmAuditLogRepository } from './persistence/typeorm-audit-log.repository';
-import { Ed25519CheckpointSigner, loadSigningKey } from './signing/audit-signing-keys';
+import { Ed25519CheckpointSigner, Ed25519TrustedKeys, loadSigningKey } from './signing/audit-signing-keys';
+import { readAuditPublicKeys } from '../config/audit-keys';
 
 @Module({
   imports: [TypeOrmModule.forFeature([AuditEventEntity])],
@@ -44,6 +45,15 @@ import { Ed25519CheckpointSigner, loadSigningKey } from './signing/audit-signing
           );
         }
         return signer;
+      },
+    },
+    {
+      // What the sealer accepts as the chain it extends: its own key, and the retired ones.
+      provide: TrustedKeys,
+      inject: [CheckpointSigner, ConfigService],
+      useFactory: (signer: Ed25519CheckpointSigner, config: ConfigService<AppConfig, true>) => {
+        const retired = config.get('AUDIT_PUBLIC_KEYS', { infer: true });
+        return new Ed25519TrustedKeys([signer.publicKey, ...(retired ? readAuditPublicKeys(retired) : [])]);
       },
     },
     AuditSealer,

@@ -1,4 +1,4 @@
-import { createPublicKey, generateKeyPairSync, randomUUID, verify as verifySignature } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, randomUUID, sign as signEd25519, verify as verifySignature } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -464,6 +464,41 @@ describe('sealed audit log', () => {
       expect(withCopy.code).toBe(1);
       expect(withCopy.findings).toEqual([expect.objectContaining({ kind: 'truncated', checkpoint: Number(seq) + 1 })]);
     });
+  });
+});
+
+describe('a forged newest checkpoint', () => {
+  it('when a checkpoint signed by no trusted key is appended through the service’s own role, then the sealer stops rather than build on it, and verify reports it', async () => {
+    const t = await startTestApp();
+    try {
+      await fetch(`${t.baseUrl}/api/v1/me`);
+      await waitFor(async () => (await t.asOwner<{ n: number }>('SELECT count(*)::int AS n FROM audit_checkpoints'))[0].n > 0, { timeoutMs: 5000, what: 'a first checkpoint' });
+      const [newest]: { seq: string; statement: string; end_tx: string; end_id: string }[] = await t.asOwner(
+        'SELECT c.seq::text AS seq, c.statement, c.end_tx::text AS end_tx, c.end_id::text AS end_id FROM audit_checkpoints c ORDER BY c.seq DESC LIMIT 1',
+      );
+      const forger = generateKeyPairSync('ed25519').privateKey;
+      const statement = newest.statement.replace(`"seq":${newest.seq},`, `"seq":${Number(newest.seq) + 1},`);
+
+      // The service's role may INSERT checkpoints (the sealer does); without the key, only forged ones.
+      await t.dataSource.query(
+        `INSERT INTO audit_checkpoints (seq, kind, sealed_at, end_tx, end_id, events, statement, head, key_id, signature)
+         VALUES ($1, 'seal', now(), $2, $3, 0, $4, sha256(convert_to($4, 'UTF8')), 'forged', $5)`,
+        [Number(newest.seq) + 1, '9223372036854775806', newest.end_id, statement, signEd25519(null, Buffer.from(statement), forger)],
+      );
+      await fetch(`${t.baseUrl}/api/v1/me`);
+      await waitFor(() => t.logs.text.includes('is not signed by a trusted key'), { timeoutMs: 5000, what: 'the sealer to stop' });
+      const out: string[] = [];
+      const code = await runAuditVerify([], { DATABASE_URL: t.database.url, AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY, LOG_LEVEL: 'warn' }, { out: (line) => out.push(line), err: (line) => out.push(line) });
+
+      expect(code).toBe(1);
+      expect(out.map((line) => JSON.parse(line) as { finding?: { kind: string; checkpoint: number } }).filter((line) => line.finding).map((line) => line.finding)).toEqual([
+        expect.objectContaining({ kind: 'checkpoint_unknown_key', checkpoint: Number(newest.seq) + 1 }),
+      ]);
+      const [{ n }]: { n: number }[] = await t.asOwner('SELECT count(*)::int AS n FROM audit_checkpoints WHERE seq > $1', [Number(newest.seq) + 1]);
+      expect(n).toBe(0);
+    } finally {
+      await t.close();
+    }
   });
 });
 

@@ -98,7 +98,11 @@ describe('client authentication on /api/v1', () => {
       t.asOwner(`BEGIN; SET LOCAL session_replication_role = replica; UPDATE api_clients SET revoked_at = now() WHERE name = '${name}'; COMMIT`);
     const status = async (token: string) => (await call(t, '/api/v1/me', { authorization: `Bearer ${token}` })).status;
     const notifications = t.app.get(PostgresNotifications);
+    const clients = t.app.get(ApiClientsService);
+    const heard = clients.changesHeard;
     const remembered = await t.createClient('partner', { name: 'remembered' });
+    // The creation's own announcement would make the instance forget: let it arrive first.
+    await waitFor(() => clients.changesHeard > heard, { timeoutMs: 5000, what: 'the creation to be announced' });
     expect(await status(remembered)).toBe(200);
     await revokeSilently('remembered');
     const fromMemory = await status(remembered);

@@ -4,7 +4,7 @@ import { openDatabase } from '../../database/cli/open-database';
 import { AuditRetention } from '../domain/audit-retention.service';
 import { AuditSealer } from '../domain/audit-sealer.service';
 import { PgAuditSealStore } from '../persistence/pg-audit-seal.store';
-import { Ed25519CheckpointSigner, loadSigningKey } from '../signing/audit-signing-keys';
+import { Ed25519CheckpointSigner, loadSigningKey, loadTrustedKeys } from '../signing/audit-signing-keys';
 
 export interface PurgeIo {
   out(line: string): void;
@@ -19,7 +19,7 @@ export async function runAuditPurge(env: NodeJS.ProcessEnv, io: PurgeIo): Promis
   const database = await openDatabase(env, { migrate: true });
   try {
     const signer = new Ed25519CheckpointSigner(loadSigningKey(database.config).key);
-    const sealer = new AuditSealer(new PgAuditSealStore(Sql.of(database.dataSource)), signer, new SystemClock());
+    const sealer = new AuditSealer(new PgAuditSealStore(Sql.of(database.dataSource)), signer, loadTrustedKeys(database.config), new SystemClock());
     await sealer.sealPending();
     const days = database.config.AUDIT_RETENTION_DAYS;
     const purged = await new AuditRetention(sealer, new SystemClock()).purge(days);

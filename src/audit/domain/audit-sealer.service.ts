@@ -11,7 +11,7 @@ import {
   statementText,
   ZERO_HEAD,
 } from './audit-seal';
-import { AuditSealStore, CheckpointSigner, SealScope, StoredCheckpoint } from './audit-seal.port';
+import { AuditSealStore, CheckpointSigner, SealScope, StoredCheckpoint, TrustedKeys } from './audit-seal.port';
 
 /** Events per checkpoint at most: a checkpoint is one transaction and its manifest 48 bytes per event. */
 export const SEAL_BATCH = 10_000;
@@ -24,8 +24,8 @@ export class AuditChainRewound extends Error {}
  * lock lets one at a time extend the chain, and the others skip their turn.
  *
  * It refuses to go on when the newest checkpoint in the database is older than, or differs from,
- * one this process has seen: checkpoints were removed or replaced, and sealing on would sign
- * whatever was put in their place.
+ * one this process has seen, or is not one a trusted key signed: checkpoints were removed, replaced
+ * or forged, and sealing on would sign whatever was put in their place.
  */
 @Injectable()
 export class AuditSealer {
@@ -36,6 +36,7 @@ export class AuditSealer {
   constructor(
     private readonly store: AuditSealStore,
     private readonly signer: CheckpointSigner,
+    private readonly trusted: TrustedKeys,
     private readonly clock: Clock,
   ) {}
 
@@ -146,7 +147,16 @@ export class AuditSealer {
       this.logger.error({ newest_seen: seen, newest_found: newest ? { seq: newest.seq, head: newest.head } : null }, `Audit sealing stopped: ${this.haltedBy}`);
       throw new AuditChainRewound(this.haltedBy);
     }
-    if (newest) this.newestSeen = { seq: newest.seq, head: newest.head };
+    if (newest && (newest.head !== this.newestSeen?.head || newest.seq !== this.newestSeen.seq)) {
+      if (this.trusted.verify(newest.keyId, newest.statement, newest.signature) !== true || headOf(newest.statement) !== newest.head) {
+        this.haltedBy =
+          `the newest audit checkpoint, #${newest.seq}, is not signed by a trusted key (AUDIT_SIGNING_KEY, AUDIT_PUBLIC_KEYS): ` +
+          'it was forged or changed; sealing has stopped so as not to build on it. Run npm run audit:verify';
+        this.logger.error({ newest_found: { seq: newest.seq, head: newest.head, key_id: newest.keyId } }, `Audit sealing stopped: ${this.haltedBy}`);
+        throw new AuditChainRewound(this.haltedBy);
+      }
+      this.newestSeen = { seq: newest.seq, head: newest.head };
+    }
     return newest;
   }
 

@@ -105,8 +105,10 @@ export class AuditVerifier {
         newest = row;
         if (options.external) heads.set(row.seq, row.head);
         const checked = this.checkCheckpoint(row, findings);
-        if (previous === undefined) {
+        if (count === 1) {
           if (!windowed) await this.checkStart(row, checked?.statement, purges, findings, inserted);
+        } else if (previous === undefined) {
+          // The one before could not be trusted (reported): this one's link to it cannot be checked.
         } else if (row.seq !== previous.row.seq + 1) {
           if (!windowed) findings.push({ kind: 'checkpoint_missing', checkpoint: row.seq, detail: `checkpoints ${previous.row.seq + 1}–${row.seq - 1} are missing between #${previous.row.seq} and #${row.seq}` });
         } else if (checked) {

@@ -24,10 +24,12 @@ export interface AuditKeySettings {
 /** Ed25519 with node:crypto: the service signs checkpoints, verify checks them. */
 export class Ed25519CheckpointSigner extends CheckpointSigner {
   readonly keyId: string;
+  readonly publicKey: KeyObject;
 
   constructor(private readonly key: KeyObject) {
     super();
     this.keyId = keyIdOf(key);
+    this.publicKey = createPublicKey(key);
   }
 
   sign(statement: string): string {

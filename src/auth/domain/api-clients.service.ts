@@ -109,6 +109,11 @@ export class ApiClientsService {
     return this.remembered.size;
   }
 
+  /** Changes announced so far (the tests wait on it for a change to have arrived). */
+  get changesHeard(): number {
+    return this.generation;
+  }
+
   list(): Promise<ApiClient[]> {
     return this.store.list();
   }
