@@ -1,23 +1,10 @@
 import { createPrivateKey, createPublicKey, KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { pemText } from './pem-text';
 
 /**
  * AUDIT_SIGNING_KEY and AUDIT_PUBLIC_KEYS hold PEM text or the path of a PEM file, as the upstream
- * key does (a one-line value with literal `\n` escapes means the PEM with real newlines). Errors
- * give a reason, never the key.
+ * key does (pem-text.ts). Errors give a reason, never the key.
  */
-function pemText(value: string): string {
-  let text = value.trim();
-  if (!text.startsWith('-----BEGIN')) {
-    try {
-      text = readFileSync(text, 'utf8').trim();
-    } catch (error) {
-      throw new Error(`is neither PEM text nor a readable file (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`, { cause: error });
-    }
-  }
-  if (!text.includes('\n') && text.includes('\\n')) text = text.replace(/\\n/g, '\n');
-  return text;
-}
 
 /** The Ed25519 private key that signs audit checkpoints. */
 export function readAuditSigningKey(value: string): KeyObject {

@@ -1,5 +1,5 @@
 import { createPublicKey, KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { pemText } from './pem-text';
 
 export interface UpstreamPublicKey {
   /** The PEM text, surrounding whitespace trimmed: what the Signature is computed over. */
@@ -14,15 +14,7 @@ export interface UpstreamPublicKey {
  * least 2048 bits.
  */
 export function readUpstreamPublicKey(value: string): UpstreamPublicKey {
-  let text = value.trim();
-  if (!text.startsWith('-----BEGIN')) {
-    try {
-      text = readFileSync(text, 'utf8').trim();
-    } catch (error) {
-      throw new Error(`is neither PEM text nor a readable file (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`, { cause: error });
-    }
-  }
-  if (!text.includes('\n') && text.includes('\\n')) text = text.replace(/\\n/g, '\n');
+  const text = pemText(value);
   let key: KeyObject;
   try {
     key = createPublicKey(text);
