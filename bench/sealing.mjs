@@ -11,7 +11,7 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { bankAccountBody, measure, SANDBOX_TOKEN } from './throughput.mjs';
+import { bankAccountBody, measure, SANDBOX_TOKEN, startBenchSandbox } from './throughput.mjs';
 import { benchDatabase, dist, fixed, freePort, percentile, postmasterOf, scratchDir, siblingDatabase, startNode, table } from './support.mjs';
 
 const FILL_CHUNK = 100_000;
@@ -47,14 +47,8 @@ async function onOff({ connections, duration, rounds, log }) {
   const started = [];
   const signingKey = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   try {
-    const sandboxPort = await freePort();
-    const sandbox = await startNode(
-      ['dist/src/sandbox/main.js'],
-      { DATA_DIR: dataDir, SANDBOX_PORT: String(sandboxPort), SANDBOX_BEARER_TOKEN: SANDBOX_TOKEN, LOG_LEVEL: 'warn' },
-      /Point a gateway at this sandbox/,
-    );
+    const { sandbox, sandboxUrl } = await startBenchSandbox(dataDir);
     started.push(sandbox);
-    const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
     const startGateway = async (db, sealing) => {
       const port = await freePort();
       const gateway = await startNode(

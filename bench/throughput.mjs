@@ -143,6 +143,17 @@ async function oneAtATime(name, { url, requests: [template] }, { duration, rate 
   }
 }
 
+/** The sandbox provider in a process of its own, its key pair kept under `dataDir`. */
+export async function startBenchSandbox(dataDir) {
+  const port = await freePort();
+  const sandbox = await startNode(
+    ['dist/src/sandbox/main.js'],
+    { DATA_DIR: dataDir, SANDBOX_PORT: String(port), SANDBOX_BEARER_TOKEN: SANDBOX_TOKEN, LOG_LEVEL: 'warn' },
+    /Point a gateway at this sandbox/,
+  );
+  return { sandbox, sandboxUrl: `http://127.0.0.1:${port}` };
+}
+
 /** Node flags for the gateway, from BENCH_GATEWAY_NODE_FLAGS (to try V8 settings, say). */
 const gatewayNodeFlags = () => (process.env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
@@ -155,14 +166,8 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
   log(`database: ${database.description}`);
   const started = [];
   try {
-    const sandboxPort = await freePort();
-    const sandbox = await startNode(
-      ['dist/src/sandbox/main.js'],
-      { DATA_DIR: dataDir, SANDBOX_PORT: String(sandboxPort), SANDBOX_BEARER_TOKEN: SANDBOX_TOKEN, LOG_LEVEL: 'warn' },
-      /Point a gateway at this sandbox/,
-    );
+    const { sandbox, sandboxUrl } = await startBenchSandbox(dataDir);
     started.push(sandbox);
-    const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
 
     const profileDir = join(ROOT, 'bench', 'profiles');
     const startGateway = async (withProfile) => {

@@ -19,7 +19,7 @@ Recomputes the audit log against its signed checkpoints, with DATABASE_URL like 
   --from, --to      only the checkpoints whose events fall in [from, to)
   --checkpoints     the service's log (or any file of its "audit_checkpoint" lines) kept outside
                     the database: each checkpoint in it must be in the database, unchanged, or purged
-Prints one JSON line per finding, then a summary line. Exit 0: intact. Exit 1: findings. Exit 2: usage.`;
+Prints one JSON line per finding (the first 1,000), then a summary line with their number. Exit 0: intact. Exit 1: findings. Exit 2: usage.`;
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
@@ -89,7 +89,7 @@ export async function runAuditVerify(argv: string[], env: NodeJS.ProcessEnv, io:
         status: report.intact ? 'intact' : 'tampered',
         events: report.events,
         checkpoints: report.checkpoints,
-        findings: report.findings.length,
+        findings: report.findingCount,
         newest_checkpoint: report.newest ?? null,
         unsealed: { events: report.unsealed.count, oldest: report.unsealed.oldest?.toISOString() ?? null },
         seconds: Math.round(seconds * 1000) / 1000,

@@ -46,11 +46,12 @@ export abstract class AuditSealStore {
 
   abstract manifest(seq: number): Promise<Buffer | undefined>;
 
-  /** SHA-256 of a stored manifest; undefined when there is none. */
-  abstract manifestDigest(seq: number): Promise<string | undefined>;
-
-  /** How many events lie in (after, through], and the SHA-256 of their manifest as it would be sealed now. */
-  abstract rangeDigest(after: SealPosition, through: SealPosition): Promise<{ count: number; digest: string }>;
+  /**
+   * One round trip per checkpoint: how many events lie in (after, through], the SHA-256 of their
+   * manifest as it would be sealed now, and that of checkpoint `seq`'s stored manifest (undefined
+   * when there is none).
+   */
+  abstract rangeDigest(seq: number, after: SealPosition, through: SealPosition): Promise<{ count: number; digest: string; manifestDigest?: string }>;
 
   /** Events in (after, through] in seal order, a page at a time. */
   abstract eventsBetween(after: SealPosition, through: SealPosition, pageSize: number): AsyncIterable<EventDigestRow[]>;

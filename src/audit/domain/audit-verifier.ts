@@ -46,7 +46,10 @@ export interface VerifyReport {
   readonly newest?: { seq: number; kind: string; sealed_at: string; head: string; key_id: string; end: SealPosition };
   /** Events after the newest checkpoint: not sealed yet (the sealer covers them within seconds). */
   readonly unsealed: { count: number; oldest: Date | null };
+  /** The first MAX_LISTED findings, in order of place. */
   readonly findings: readonly Finding[];
+  /** How many there are in all. */
+  readonly findingCount: number;
 }
 
 export interface VerifyOptions {
@@ -146,8 +149,8 @@ export class AuditVerifier {
 
     if (options.external) await this.compareExternal(options.external, heads, newest, purges, findings);
 
-    const unsealed = newest && !windowed ? await this.store.eventsAfter(this.endOf(newest)) : { count: 0, oldest: null };
     const newestStatement = newest ? parseStatement(newest.statement) : undefined;
+    const unsealed = newest && !windowed ? await this.store.eventsAfter(newestStatement?.end ?? newest.end) : { count: 0, oldest: null };
     return {
       intact: findings.length === 0,
       events,
@@ -162,11 +165,8 @@ export class AuditVerifier {
       },
       unsealed,
       findings: findings.sort(byPlace).slice(0, MAX_LISTED),
+      findingCount: findings.length,
     };
-  }
-
-  private endOf(row: StoredCheckpoint): SealPosition {
-    return parseStatement(row.statement)?.end ?? row.end;
   }
 
   /** The statement, its head, its signature and its columns; undefined when it cannot be trusted. */
@@ -205,9 +205,9 @@ export class AuditVerifier {
 
   /** Recomputes one checkpoint's range; returns the events found as sealed. */
   private async checkRange({ row, statement }: Checked, findings: Finding[], deleted: Map<string, Finding>, inserted: Map<string, Finding>): Promise<number> {
-    const now = await this.store.rangeDigest(statement.after, statement.end);
+    const now = await this.store.rangeDigest(row.seq, statement.after, statement.end);
     if (now.count === statement.events && now.digest === statement.manifest_sha256) {
-      if ((await this.store.manifestDigest(row.seq)) !== statement.manifest_sha256) {
+      if (now.manifestDigest !== statement.manifest_sha256) {
         findings.push({ kind: 'manifest_altered', checkpoint: row.seq, detail: `the manifest of checkpoint #${row.seq} was changed or removed (its events are intact)` });
       }
       return now.count;

@@ -160,19 +160,15 @@ export class PgAuditSealStore extends AuditSealStore {
     }
   }
 
-  async rangeDigest(after: SealPosition, through: SealPosition): Promise<{ count: number; digest: string }> {
-    const [row] = await this.sql.query<{ count: number; digest: Buffer }>(
-      `SELECT count(*)::int AS count, pg_catalog.sha256(coalesce(string_agg(${ENTRY}, ''::bytea ORDER BY e.tx, e.id), ''::bytea)) AS digest
+  async rangeDigest(seq: number, after: SealPosition, through: SealPosition): Promise<{ count: number; digest: string; manifestDigest?: string }> {
+    const [row] = await this.sql.query<{ count: number; digest: Buffer; manifest: Buffer | null }>(
+      `SELECT count(*)::int AS count, pg_catalog.sha256(coalesce(string_agg(${ENTRY}, ''::bytea ORDER BY e.tx, e.id), ''::bytea)) AS digest,
+              (SELECT pg_catalog.sha256(m.entries) FROM audit_manifests m WHERE m.seq = $5) AS manifest
          FROM audit_events e
         WHERE (e.tx, e.id) > ($1::bigint, $2::uuid) AND (e.tx, e.id) <= ($3::bigint, $4::uuid)`,
-      [after.tx, after.id, through.tx, through.id],
+      [after.tx, after.id, through.tx, through.id, seq],
     );
-    return { count: row.count, digest: row.digest.toString('hex') };
-  }
-
-  async manifestDigest(seq: number): Promise<string | undefined> {
-    const [row] = await this.sql.query<{ digest: Buffer }>('SELECT pg_catalog.sha256(entries) AS digest FROM audit_manifests WHERE seq = $1', [seq]);
-    return row?.digest.toString('hex');
+    return { count: row.count, digest: row.digest.toString('hex'), manifestDigest: row.manifest?.toString('hex') };
   }
 
   async eventsUpTo(position: SealPosition, limit: number): Promise<EventDigestRow[]> {
