@@ -13,6 +13,8 @@ import { AuditSealer } from './domain/audit-sealer.service';
 import { AuditTrail } from './domain/audit-trail.service';
 import { AuditCheckpointsController } from './http/audit-checkpoints.controller';
 import { AuditEventsController } from './http/audit-events.controller';
+import { UnresolvedCallsController } from './http/unresolved-calls.controller';
+import { UnresolvedCalls } from './domain/unresolved-calls.service';
 import { AuditInterceptor } from './http/audit.interceptor';
 import { RequestAuditor } from './http/request-auditor';
 import { AuditEventEntity } from './persistence/audit-event.entity';
@@ -23,7 +25,7 @@ import { readAuditPublicKeys } from '../config/audit-keys';
 
 @Module({
   imports: [TypeOrmModule.forFeature([AuditEventEntity])],
-  controllers: [AuditEventsController, AuditCheckpointsController],
+  controllers: [AuditEventsController, AuditCheckpointsController, UnresolvedCallsController],
   providers: [
     TypeOrmAuditLogRepository,
     { provide: AuditLog, useExisting: TypeOrmAuditLogRepository },
@@ -60,6 +62,7 @@ import { readAuditPublicKeys } from '../config/audit-keys';
     AuditSealSchedule,
     AuditTrail,
     AuditEventsService,
+    UnresolvedCalls,
     AuditRetention,
     AuditRetentionSchedule,
     RequestAuditor,

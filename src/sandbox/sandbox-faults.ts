@@ -5,12 +5,15 @@ import { randomUUID } from 'node:crypto';
  * matches `path` (a regular expression; all paths when absent) and, when given, whose method is
  * `method`. Effects, in order: wait `latency_ms`; then `drop` the connection, or answer `garbage`
  * (200 with a body that is not JSON), or answer `status` (in the provider's error envelope), or,
- * with probability `error_rate`, answer 500. Limited to `count` requests and/or `duration_ms`.
+ * with probability `error_rate`, answer 500. `answer_latency_ms` instead lets the request through at
+ * once and holds its answer back: the provider acted, and its answer is late. Limited to `count`
+ * requests and/or `duration_ms`.
  */
 export interface FaultSpec {
   readonly path?: string;
   readonly method?: string;
   readonly latency_ms?: number;
+  readonly answer_latency_ms?: number;
   readonly drop?: boolean;
   readonly garbage?: boolean;
   readonly status?: number;
@@ -29,7 +32,7 @@ export interface Fault extends FaultSpec {
 }
 
 export type FaultEffect =
-  | { kind: 'none'; latencyMs: number }
+  | { kind: 'none'; latencyMs: number; answerLatencyMs?: number }
   | { kind: 'drop'; latencyMs: number }
   | { kind: 'garbage'; latencyMs: number }
   | { kind: 'status'; latencyMs: number; status: number; retryAfter?: number };
@@ -45,7 +48,7 @@ export class FaultBook {
   add(spec: unknown): Fault | string[] {
     if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) return ['the body must be a JSON object'];
     const s = spec as Record<string, unknown>;
-    const known = ['path', 'method', 'latency_ms', 'drop', 'garbage', 'status', 'error_rate', 'retry_after', 'count', 'duration_ms'];
+    const known = ['path', 'method', 'latency_ms', 'answer_latency_ms', 'drop', 'garbage', 'status', 'error_rate', 'retry_after', 'count', 'duration_ms'];
     const problems = Object.keys(s)
       .filter((k) => !known.includes(k))
       .map((k) => `${k} is not a fault setting`);
@@ -60,6 +63,7 @@ export class FaultBook {
     }
     if (s.method !== undefined && typeof s.method !== 'string') problems.push('method must be a string');
     if (!isNumberIn(s.latency_ms, 0, 120_000)) problems.push('latency_ms must be 0..120000');
+    if (!isNumberIn(s.answer_latency_ms, 0, 120_000)) problems.push('answer_latency_ms must be 0..120000');
     if (!isNumberIn(s.status, 100, 599)) problems.push('status must be an HTTP status');
     if (!isNumberIn(s.error_rate, 0, 1)) problems.push('error_rate must be 0..1');
     if (!isNumberIn(s.retry_after, 0, 3600)) problems.push('retry_after must be 0..3600 seconds');
@@ -100,7 +104,7 @@ export class FaultBook {
     if (fault.garbage) return { kind: 'garbage', latencyMs };
     if (fault.status !== undefined) return { kind: 'status', latencyMs, status: fault.status, retryAfter: fault.retry_after };
     if (fault.error_rate !== undefined && Math.random() < fault.error_rate) return { kind: 'status', latencyMs, status: 500 };
-    return { kind: 'none', latencyMs };
+    return { kind: 'none', latencyMs, answerLatencyMs: fault.answer_latency_ms };
   }
 
   private expire(): void {

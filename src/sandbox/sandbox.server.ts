@@ -84,6 +84,7 @@ export async function createSandboxServer(options: SandboxOptions): Promise<Fast
   const accounts = new Map<string, Record<string, unknown>>();
   const references = new Set<string>();
   const journalOf = new WeakMap<FastifyRequest, JournalEntry>();
+  const answerLatencyOf = new WeakMap<FastifyRequest, number>();
 
   const signatureOf = (reference: string) => createHash('sha256').update(options.publicKeyPem.trim() + reference, 'utf8').digest('hex');
 
@@ -108,6 +109,7 @@ export async function createSandboxServer(options: SandboxOptions): Promise<Fast
 
     const effect = faults.effectFor(request.method, path);
     if (effect.latencyMs > 0) await new Promise((r) => setTimeout(r, effect.latencyMs));
+    if (effect.kind === 'none' && effect.answerLatencyMs) answerLatencyOf.set(request, effect.answerLatencyMs);
     if (effect.kind === 'drop') {
       entry.status = -1;
       request.raw.socket.destroy();
@@ -131,6 +133,8 @@ export async function createSandboxServer(options: SandboxOptions): Promise<Fast
   app.addHook('onSend', async (request, reply) => {
     const entry = journalOf.get(request);
     if (entry && entry.status === 0) entry.status = reply.statusCode;
+    const answerLatency = answerLatencyOf.get(request);
+    if (answerLatency) await new Promise((r) => setTimeout(r, answerLatency));
   });
 
   /** Decrypts (when sealed) and checks the Signature of a POST body; answers for it when it fails. */

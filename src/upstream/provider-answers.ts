@@ -1,5 +1,5 @@
 import type { ErrorKind } from '../common/domain/domain-error';
-import { UpstreamError, UpstreamFacts, UpstreamOutcome } from '../common/domain/upstream';
+import { REFERENCE_ALREADY_SEEN, UpstreamError, UpstreamFacts, UpstreamOutcome } from '../common/domain/upstream';
 
 /**
  * How a provider answer reaches the partner, as data: the table in docs/decisions.md ("How provider
@@ -35,7 +35,7 @@ export const PROVIDER_ANSWERS = {
   },
   credentialsRefused: { provider: '401, 403', code: 'UPSTREAM.CREDENTIALS_REFUSED', kind: 'upstream_rejected', message: 'The provider refused the request', outcome: 'rejected' },
   notFound: { provider: '404', code: 'UPSTREAM.NOT_FOUND', kind: 'not_found', message: 'The provider has no such resource', outcome: 'rejected' },
-  conflict: { provider: '409', code: 'UPSTREAM.CONFLICT', kind: 'upstream_rejected', message: 'The provider refused the request: it has already seen this reference', outcome: 'rejected' },
+  conflict: { provider: '409', code: REFERENCE_ALREADY_SEEN, kind: 'upstream_rejected', message: 'The provider refused the request: it has already seen this reference', outcome: 'rejected' },
   rateLimited: { provider: '429', code: 'UPSTREAM.RATE_LIMITED', kind: 'unavailable', message: 'The provider is limiting requests; try again later', outcome: 'failed' },
   rejected: { provider: 'other 4xx', code: 'UPSTREAM.REJECTED', kind: 'upstream_rejected', message: 'The provider refused the request', outcome: 'rejected' },
   serverError: { provider: '5xx', code: 'UPSTREAM.SERVER_ERROR', kind: 'upstream_rejected', message: 'The provider failed to handle the request', outcome: 'failed', whenPost: 'unknown' },

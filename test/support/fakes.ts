@@ -3,6 +3,7 @@ import { AuditEvent, AuditEventFilter, AuditPage } from '../../src/audit/domain/
 import { DocumentExpiryConstraint } from '../../src/bank-accounts/http/document-expiry.validator';
 import { PastCalendarDateConstraint } from '../../src/common/http/date.validators';
 import { AuditLog } from '../../src/audit/domain/audit-log.port';
+import { UnresolvedCall, UnresolvedPage, UnresolvedQuery } from '../../src/audit/domain/unresolved-call';
 import { Clock } from '../../src/common/domain/clock.port';
 import { Metrics } from '../../src/common/domain/metrics.port';
 import { CustomerOwnership, OwnershipOrigin } from '../../src/customers/domain/customer-ownership.port';
@@ -43,6 +44,34 @@ export class InMemoryAuditLog extends AuditLog {
 
   get(id: string): Promise<AuditEvent | undefined> {
     return Promise.resolve(this.events.find((event) => event.id === id));
+  }
+
+  /** The same rule as the repository's query, without paging. */
+  unresolved(query: UnresolvedQuery): Promise<UnresolvedPage> {
+    const of = (attempt: AuditEvent) => this.events.filter((e) => e.requestId === attempt.requestId && e.phase !== 'attempted');
+    const calls = this.events
+      .filter((e) => e.phase === 'attempted' && e.reference !== undefined && e.occurredAt < query.attemptedBefore)
+      .filter((e) => (query.reference === undefined || e.reference === query.reference) && e.requestId !== query.exceptRequestId)
+      .filter((e) => !of(e).some((t) => t.phase === 'rejected' || t.phase === 'failed'))
+      .filter((e) => !this.events.some((s) => s.reference === e.reference && s.phase === 'succeeded'))
+      .reverse()
+      .slice(0, query.limit)
+      .map((e): UnresolvedCall => {
+        const unknown = of(e).find((t) => t.phase === 'unknown');
+        return {
+          operation: e.operation,
+          reference: e.reference!,
+          customerId: e.customerId,
+          clientId: e.clientId,
+          clientName: e.clientName,
+          attemptedAt: e.occurredAt,
+          requestId: e.requestId,
+          state: unknown ? 'unknown' : 'no_outcome',
+          errorId: unknown?.errorId,
+          position: { occurredAt: e.occurredAt.toISOString(), id: e.id },
+        };
+      });
+    return Promise.resolve({ calls });
   }
 }
 

@@ -1,4 +1,5 @@
 import { AuditEvent, AuditEventFilter, AuditPage, AuditPosition } from './audit-event';
+import { UnresolvedPage, UnresolvedQuery } from './unresolved-call';
 
 /** The append-only store of audit events. */
 export abstract class AuditLog {
@@ -9,4 +10,7 @@ export abstract class AuditLog {
   abstract find(filter: AuditEventFilter, limit: number, after?: AuditPosition): Promise<AuditPage>;
 
   abstract get(id: string): Promise<AuditEvent | undefined>;
+
+  /** Mutating calls whose outcome is unknown (see UnresolvedCall), newest attempt first. */
+  abstract unresolved(query: UnresolvedQuery): Promise<UnresolvedPage>;
 }

@@ -5,7 +5,8 @@ import { Clock } from '../../common/domain/clock.port';
 import { currentRecord, noteAttempted, noteConcluded, noteSubject, RequestRecord } from '../../common/domain/request-record';
 import { AuditEvent, AuditOperation, AuditSubject, TerminalPhase } from './audit-event';
 import { AuditLog } from './audit-log.port';
-import { AuditUnavailable } from './audit.errors';
+import { AuditUnavailable, EarlierAttemptUnresolved } from './audit.errors';
+import { REFERENCE_ALREADY_SEEN, UpstreamError } from '../../common/domain/upstream';
 import { Metrics } from '../../common/domain/metrics.port';
 
 /** How a request ended, as the edge of the service saw it. */
@@ -54,6 +55,30 @@ export class AuditTrail {
     noteSubject(subject, context);
     await this.write(this.event(context, { operation, phase: 'attempted' }));
     noteAttempted(context);
+  }
+
+  /**
+   * A mutating provider call, recorded: commits its `attempted` event (see attempt), then makes the
+   * call. When the provider answers that it has already seen the reference, and this gateway's
+   * earlier attempt with it never learned its outcome, that earlier attempt is what the provider
+   * saw: the partner is told so (EarlierAttemptUnresolved), rather than that the provider refused.
+   */
+  async attempted<T>(operation: AuditOperation, subject: AuditSubject & { readonly reference: string }, call: () => Promise<T>): Promise<T> {
+    await this.attempt(operation, subject);
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof UpstreamError && error.code === REFERENCE_ALREADY_SEEN && (await this.unresolvedBefore(subject.reference))) {
+        throw new EarlierAttemptUnresolved(error);
+      }
+      throw error;
+    }
+  }
+
+  /** Whether an attempt with this reference, other than the current request's, is unresolved. */
+  private async unresolvedBefore(reference: string): Promise<boolean> {
+    const page = await this.log.unresolved({ reference, attemptedBefore: this.clock.now(), exceptRequestId: currentRecord()?.requestId, limit: 1 });
+    return page.calls.length > 0;
   }
 
   /**

@@ -32,10 +32,7 @@ export class BankAccountsService {
       { clientId: caller.id, reference },
       'bank_account.create',
       fingerprintOf('bank_account.create', { ...command }),
-      async () => {
-        await this.audit.attempt('bank_account.create', subject);
-        return this.gateway.open(command);
-      },
+      () => this.audit.attempted('bank_account.create', subject, () => this.gateway.open(command)),
     );
   }
 }

@@ -9,6 +9,9 @@ import { DomainError, ErrorKind } from './domain-error';
  */
 export type UpstreamOutcome = 'rejected' | 'failed' | 'unknown';
 
+/** The code of the provider's "this reference has already been used" answer (its 409). */
+export const REFERENCE_ALREADY_SEEN = 'UPSTREAM.CONFLICT';
+
 /** What is known of a provider call: its status, the provider's error id, how long it took. */
 export interface UpstreamFacts {
   readonly status?: number;

@@ -30,8 +30,7 @@ export class CustomersService {
       'customer.create',
       fingerprintOf('customer.create', { ...customer }),
       async () => {
-        await this.audit.attempt('customer.create', { reference });
-        const created = await this.gateway.create(customer);
+        const created = await this.audit.attempted('customer.create', { reference }, () => this.gateway.create(customer));
         const owner = await this.ownership.assign(created.customerId, caller.tenant, 'created');
         if (owner !== caller.tenant) {
           // The provider handed out an id another tenant holds: keep the other tenant's claim.
