@@ -4,6 +4,7 @@
 //                      --replicas 2 also loads two gateway processes together
 //   audit [--rows 10000000]                                     the audit log at scale
 //   seal [--rounds 3] [--events 1000000]                        sealing on and off, and verify's speed
+//   soak [--minutes 10] [--rate 150] [--connections 20]          a steady load: memory, event-loop delay, handles
 //   all                                                         throughput and audit (the default)
 // BENCH_DATABASE_URL=postgres://… runs against that server (in a scratch database); otherwise an
 // embedded PostgreSQL is started in a scratch directory.
@@ -21,11 +22,12 @@ const { positionals, values } = parseArgs({
     profile: { type: 'boolean', default: false },
     rounds: { type: 'string', default: '3' },
     events: { type: 'string', default: '1000000' },
+    minutes: { type: 'string', default: '10' },
   },
 });
 const command = positionals[0] ?? 'all';
-if (!['throughput', 'audit', 'seal', 'all'].includes(command)) {
-  process.stderr.write(`unknown command ${command}: throughput | audit | seal | all\n`);
+if (!['throughput', 'audit', 'seal', 'soak', 'all'].includes(command)) {
+  process.stderr.write(`unknown command ${command}: throughput | audit | seal | soak | all\n`);
   process.exit(2);
 }
 
@@ -54,6 +56,12 @@ if (command === 'seal') {
   const { sealing, report } = await import('./sealing.mjs');
   const result = await sealing({ connections: Number(values.connections), duration: Number(values.duration), rounds: Number(values.rounds), events: Number(values.events) });
   process.stdout.write(`\n## Sealing the audit log\n\n${report(result)}\n`);
+}
+if (command === 'soak') {
+  const { soak, report } = await import('./soak.mjs');
+  const explicit = (name, fallback) => (process.argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`)) ? Number(values[name]) : fallback);
+  const result = await soak({ minutes: Number(values.minutes), rate: explicit('rate', 150), connections: explicit('connections', 20) });
+  process.stdout.write(`\n## Soak\n\n${report(result)}\n`);
 }
 process.stdout.write(`\n(${((Date.now() - started) / 1000).toFixed(0)} s in all)\n`);
 process.exit(0);

@@ -9,10 +9,9 @@
 //    one transaction of 100,000 events, which the seal orders by id: the heap is read in random order
 //    within it, a harder case than a service's log, where each transaction holds a few events.
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { bankAccountBody, measure, SANDBOX_TOKEN, startBenchSandbox } from './throughput.mjs';
-import { benchDatabase, dist, fixed, freePort, percentile, postmasterOf, scratchDir, siblingDatabase, startNode, table } from './support.mjs';
+import { measure, startBenchGateway, startBenchSandbox } from './throughput.mjs';
+import { benchDatabase, dist, fixed, percentile, postmasterOf, scratchDir, siblingDatabase, table } from './support.mjs';
 
 const FILL_CHUNK = 100_000;
 const FILL = `
@@ -50,53 +49,9 @@ async function onOff({ connections, duration, rounds, log }) {
     const { sandbox, sandboxUrl } = await startBenchSandbox(dataDir);
     started.push(sandbox);
     const startGateway = async (db, sealing) => {
-      const port = await freePort();
-      const gateway = await startNode(
-        ['dist/src/main.js'],
-        {
-          NODE_ENV: 'production',
-          PORT: String(port),
-          LOG_LEVEL: 'info',
-          DATA_DIR: dataDir,
-          DATABASE_URL: db.url,
-          ...(db.ownerUrl ? { MIGRATIONS_DATABASE_URL: db.ownerUrl } : {}),
-          UPSTREAM_BASE_URL: sandboxUrl,
-          UPSTREAM_BEARER_TOKEN: SANDBOX_TOKEN,
-          UPSTREAM_PUBLIC_KEY: join(dataDir, 'sandbox', 'public.pem'),
-          RATE_LIMIT_PER_MINUTE: '1000000',
-          RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
-          AUDIT_PURGE_DAILY: 'false',
-          AUDIT_SEALING: String(sealing),
-          AUDIT_SIGNING_KEY: signingKey,
-        },
-        /Partner gateway listening/,
-      );
-      started.push(gateway);
-      const created = await startNode(['dist/src/auth/cli/clients.cli.js', 'create', '--name', 'bench', '--role', 'partner'], { DATABASE_URL: db.url, DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, /"token"/);
-      const token = JSON.parse(created.output().trim().split('\n').find((line) => line.includes('"token"'))).token;
-      const url = `http://127.0.0.1:${port}`;
-      const answer = await fetch(`${url}/api/v1/customers`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone_number: '+447700900123', date_of_birth: '1990-12-10', country: 'GB' }),
-      });
-      const customerId = (await answer.json()).data.customer_id;
-      return {
-        pid: gateway.child.pid,
-        targets: {
-          balance: { url, requests: [{ method: 'GET', path: `/api/v1/customers/${customerId}/balance`, headers: { authorization: `Bearer ${token}` } }] },
-          'bank account': {
-            url,
-            requests: [
-              {
-                method: 'POST',
-                path: '/api/v1/bank-accounts',
-                setupRequest: (request) => ({ ...request, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(bankAccountBody(customerId)) }),
-              },
-            ],
-          },
-        },
-      };
+      const gateway = await startBenchGateway({ database: db, dataDir, sandboxUrl, env: { AUDIT_SEALING: String(sealing), AUDIT_SIGNING_KEY: signingKey } });
+      started.push(gateway.process);
+      return gateway;
     };
     const sealed = await startGateway(database, true);
     const unsealed = await startGateway(unsealedDb, false);

@@ -154,6 +154,56 @@ export async function startBenchSandbox(dataDir) {
   return { sandbox, sandboxUrl: `http://127.0.0.1:${port}` };
 }
 
+/**
+ * A gateway in live mode against the bench sandbox, on `database`, with a partner client and one
+ * customer made: `targets` are its balance read and its account opening, for autocannon.
+ */
+export async function startBenchGateway({ database, dataDir, sandboxUrl, env = {}, nodeArgs = [] }) {
+  const port = await freePort();
+  const gateway = await startNode(
+    [...nodeArgs, 'dist/src/main.js'],
+    {
+      NODE_ENV: 'production',
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      DATA_DIR: dataDir,
+      DATABASE_URL: database.url,
+      ...(database.ownerUrl ? { MIGRATIONS_DATABASE_URL: database.ownerUrl } : {}),
+      UPSTREAM_BASE_URL: sandboxUrl,
+      UPSTREAM_BEARER_TOKEN: SANDBOX_TOKEN,
+      UPSTREAM_PUBLIC_KEY: join(dataDir, 'sandbox', 'public.pem'),
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
+      AUDIT_PURGE_DAILY: 'false',
+      ...env,
+    },
+    /Partner gateway listening/,
+  );
+  const created = await startNode(['dist/src/auth/cli/clients.cli.js', 'create', '--name', `bench-${port}`, '--role', 'partner'], { DATABASE_URL: database.url, DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, /"token"/);
+  const token = JSON.parse(created.output().trim().split('\n').find((line) => line.includes('"token"'))).token;
+  const url = `http://127.0.0.1:${port}`;
+  const answer = await fetch(`${url}/api/v1/customers`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone_number: '+447700900123', date_of_birth: '1990-12-10', country: 'GB' }),
+  });
+  const customerId = (await answer.json()).data.customer_id;
+  const balance = { method: 'GET', path: `/api/v1/customers/${customerId}/balance`, headers: { authorization: `Bearer ${token}` } };
+  const bankAccount = {
+    method: 'POST',
+    path: '/api/v1/bank-accounts',
+    setupRequest: (request) => ({ ...request, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(bankAccountBody(customerId)) }),
+  };
+  return {
+    process: gateway,
+    pid: gateway.child.pid,
+    url,
+    token,
+    customerId,
+    targets: { balance: { url, requests: [balance] }, 'bank account': { url, requests: [bankAccount] }, mixed: { url, requests: [balance, bankAccount] } },
+  };
+}
+
 /** Node flags for the gateway, from BENCH_GATEWAY_NODE_FLAGS (to try V8 settings, say). */
 const gatewayNodeFlags = () => (process.env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
