@@ -3,6 +3,8 @@
 // resident memory, heap in use, event-loop delay p99 (prom-client's, over the 5 s since the last
 // read) and open handles. What it shows is whether they stay flat: a leak or a growing queue shows
 // as a slope, which the report fits by least squares over the minutes after the first.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { measure, startBenchGateway, startBenchSandbox } from './throughput.mjs';
 import { benchDatabase, fixed, memoryOf, percentile, scratchDir, table } from './support.mjs';
 
@@ -75,7 +77,11 @@ export async function soak({ minutes = 10, rate = 150, connections = 20 } = {}) 
       sampling = false;
       await sampler;
     }
-    return { minutes, rate, connections, rows, samples, seconds: (Date.now() - startedAt) / 1000, database: database.description };
+    const result = { minutes, rate, connections, node: process.version, rows, samples, seconds: (Date.now() - startedAt) / 1000, database: database.description };
+    const file = join(dataDir, 'soak.json');
+    writeFileSync(file, JSON.stringify(result));
+    log(`readings kept in ${file}`);
+    return result;
   } finally {
     for (const process of started.reverse()) await process.stop();
     await database.stop();
@@ -84,9 +90,9 @@ export async function soak({ minutes = 10, rate = 150, connections = 20 } = {}) 
 
 const median = (values) => percentile([...values].sort((a, b) => a - b), 50);
 
-export function report({ minutes, rate, connections, rows, samples, seconds, database }) {
+export function report({ minutes, rate, connections, node, rows, samples, seconds, database }) {
   const lines = [
-    `One gateway, ${minutes} minutes at ${rate} req/s (half balance reads, half account openings; ${connections} connections), ` +
+    `One gateway on Node ${node}, ${minutes} minutes at ${rate} req/s (half balance reads, half account openings; ${connections} connections), ` +
       `read every ${SAMPLE_EVERY_MS / 1000} s from its /metrics and /proc; on ${database}. ${fixed(seconds, 0)} s in all.`,
     '',
   ];
@@ -105,15 +111,16 @@ export function report({ minutes, rate, connections, rows, samples, seconds, dat
       ]),
     ),
   );
-  // Flatness over the minutes after the first (start-up and JIT warm-up settle in the first).
-  const settled = samples.filter((s) => s.at >= rows[1]?.samples[0]?.at);
+  // Flatness over the minutes after the second: start-up, JIT warm-up and the first major
+  // collections of the old generation settle in the first two.
+  const settled = samples.filter((s) => s.at >= rows[2]?.samples[0]?.at);
   const t0 = settled[0]?.at ?? 0;
   const perMinute = (pick) => slope(settled.map((s) => [(s.at - t0) / 60_000, pick(s)]));
   const total = rows.reduce((sum, row) => sum + row.total, 0);
   const failed = rows.reduce((sum, row) => sum + row.failures, 0);
   lines.push(
     '',
-    `From minute 2 to the end (${settled.length} readings): RSS ${fixed(settled[0]?.rssMiB)} → ${fixed(settled[settled.length - 1]?.rssMiB)} MiB, ` +
+    `From minute 3 to the end (${settled.length} readings): RSS ${fixed(settled[0]?.rssMiB)} → ${fixed(settled[settled.length - 1]?.rssMiB)} MiB, ` +
       `least-squares slope ${fixed(perMinute((s) => s.rssMiB), 2)} MiB/min; heap in use slope ${fixed(perMinute((s) => s.heapMiB), 2)} MiB/min; ` +
       `event-loop delay p99 slope ${fixed(perMinute((s) => s.eldP99Ms), 3)} ms/min; handles ${Math.min(...settled.map((s) => s.handles))}–${Math.max(...settled.map((s) => s.handles))}, ` +
       `slope ${fixed(perMinute((s) => s.handles), 2)}/min. ${total.toLocaleString('en')} requests, ${failed} failed.`,
