@@ -113,11 +113,15 @@ export function report({ minutes, rate, connections, node, rows, samples, second
   );
   // Flatness over the minutes after the second: start-up, JIT warm-up and the first major
   // collections of the old generation settle in the first two.
-  const settled = samples.filter((s) => s.at >= rows[2]?.samples[0]?.at);
+  const settled = rows.length > 2 ? samples.filter((s) => s.at >= rows[2].samples[0]?.at) : [];
   const t0 = settled[0]?.at ?? 0;
   const perMinute = (pick) => slope(settled.map((s) => [(s.at - t0) / 60_000, pick(s)]));
   const total = rows.reduce((sum, row) => sum + row.total, 0);
   const failed = rows.reduce((sum, row) => sum + row.failures, 0);
+  if (settled.length < 2) {
+    lines.push('', `No fit: it starts at minute 3, and this run had ${minutes}. ${total.toLocaleString('en')} requests, ${failed} failed.`);
+    return lines.join('\n');
+  }
   lines.push(
     '',
     `From minute 3 to the end (${settled.length} readings): RSS ${fixed(settled[0]?.rssMiB)} → ${fixed(settled[settled.length - 1]?.rssMiB)} MiB, ` +

@@ -154,11 +154,8 @@ export async function startBenchSandbox(dataDir) {
   return { sandbox, sandboxUrl: `http://127.0.0.1:${port}` };
 }
 
-/**
- * A gateway in live mode against the bench sandbox, on `database`, with a partner client and one
- * customer made: `targets` are its balance read and its account opening, for autocannon.
- */
-export async function startBenchGateway({ database, dataDir, sandboxUrl, env = {}, nodeArgs = [] }) {
+/** A gateway process in live mode against the bench sandbox, on `database`, with the rate limits out of the way. */
+export async function startBenchGatewayProcess({ database, dataDir, sandboxUrl, env = {}, nodeArgs = [] }) {
   const port = await freePort();
   const gateway = await startNode(
     [...nodeArgs, 'dist/src/main.js'],
@@ -166,6 +163,7 @@ export async function startBenchGateway({ database, dataDir, sandboxUrl, env = {
       NODE_ENV: 'production',
       PORT: String(port),
       LOG_LEVEL: 'info',
+      // Gateways sharing `dataDir` share the audit signing key kept there.
       DATA_DIR: dataDir,
       DATABASE_URL: database.url,
       ...(database.ownerUrl ? { MIGRATIONS_DATABASE_URL: database.ownerUrl } : {}),
@@ -179,9 +177,18 @@ export async function startBenchGateway({ database, dataDir, sandboxUrl, env = {
     },
     /Partner gateway listening/,
   );
+  return { process: gateway, pid: gateway.child.pid, port, url: `http://127.0.0.1:${port}` };
+}
+
+/**
+ * A gateway process (startBenchGatewayProcess) with a partner client and one customer made:
+ * `targets` are its balance read and its account opening, for autocannon.
+ */
+export async function startBenchGateway(options) {
+  const { process: gateway, port, url } = await startBenchGatewayProcess(options);
+  const { database, dataDir } = options;
   const created = await startNode(['dist/src/auth/cli/clients.cli.js', 'create', '--name', `bench-${port}`, '--role', 'partner'], { DATABASE_URL: database.url, DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, /"token"/);
   const token = JSON.parse(created.output().trim().split('\n').find((line) => line.includes('"token"'))).token;
-  const url = `http://127.0.0.1:${port}`;
   const answer = await fetch(`${url}/api/v1/customers`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -221,28 +228,10 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
 
     const profileDir = join(ROOT, 'bench', 'profiles');
     const startGateway = async (withProfile) => {
-      const port = await freePort();
-      const gateway = await startNode(
-        [...(withProfile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), ...gatewayNodeFlags(), 'dist/src/main.js'],
-        {
-          NODE_ENV: 'production',
-          PORT: String(port),
-          LOG_LEVEL: 'info',
-          // The gateways share the audit signing key kept here.
-          DATA_DIR: dataDir,
-          DATABASE_URL: database.url,
-          ...(database.ownerUrl ? { MIGRATIONS_DATABASE_URL: database.ownerUrl } : {}),
-          UPSTREAM_BASE_URL: sandboxUrl,
-          UPSTREAM_BEARER_TOKEN: SANDBOX_TOKEN,
-          UPSTREAM_PUBLIC_KEY: join(dataDir, 'sandbox', 'public.pem'),
-          RATE_LIMIT_PER_MINUTE: '1000000',
-          RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
-          AUDIT_PURGE_DAILY: 'false',
-        },
-        /Partner gateway listening/,
-      );
+      const nodeArgs = [...(withProfile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), ...gatewayNodeFlags()];
+      const { process: gateway, url } = await startBenchGatewayProcess({ database, dataDir, sandboxUrl, nodeArgs });
       started.push(gateway);
-      return { gateway, url: `http://127.0.0.1:${port}` };
+      return { gateway, url };
     };
     const { gateway: service, url: serviceUrl } = await startGateway(profile);
     // A second replica, for how throughput grows from one to two (the service is stateless).
