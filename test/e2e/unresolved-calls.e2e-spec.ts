@@ -145,13 +145,16 @@ describe('calls whose outcome is unknown: reconciliation, and the retry after on
       }
     });
 
-    it('when a partner asks, or the window is not a duration, then 403 and 400', async () => {
+    it('when a partner asks, or the window is not a duration or is empty, then 403 and 400', async () => {
       const forbidden = await callApi(t.baseUrl, 'GET', '/api/v1/unresolved-calls', { token: partner });
       const bad = await callApi(t.baseUrl, 'GET', '/api/v1/unresolved-calls?older_than=yesterday', { token: admin });
+      const empty = await callApi(t.baseUrl, 'GET', '/api/v1/unresolved-calls?older_than=2h&since=1h', { token: admin });
 
       expect(forbidden.status).toBe(403);
       expect(bad.status).toBe(400);
       expect(bad.body.error!.fields).toEqual([{ field: 'older_than', message: expect.stringContaining('older_than must be a duration') }]);
+      expect(empty.status).toBe(400);
+      expect(empty.body.error!.fields).toEqual([{ field: 'since', message: 'since must be longer ago than older_than' }]);
     });
   });
 

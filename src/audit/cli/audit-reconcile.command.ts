@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { SystemClock } from '../../common/domain/clock.port';
-import { formatDuration, parseDuration } from '../../common/domain/duration';
+import { DURATION_RULE, formatDuration, parseDuration } from '../../common/domain/duration';
 import { Sql } from '../../database/sql';
 import { openDatabase } from '../../database/cli/open-database';
-import { DEFAULT_OLDER_THAN_MS, DEFAULT_SINCE_MS, UnresolvedCalls } from '../domain/unresolved-calls.service';
+import { checkUnresolvedWindow, DEFAULT_OLDER_THAN_MS, DEFAULT_SINCE_MS, UnresolvedCalls } from '../domain/unresolved-calls.service';
 import { UnresolvedCallDto } from '../http/unresolved-calls.dto';
 import { AuditEventEntity } from '../persistence/audit-event.entity';
 import { TypeOrmAuditLogRepository } from '../persistence/typeorm-audit-log.repository';
@@ -24,7 +24,7 @@ attempted_at, request_id, state, error_id), and a count on stderr. Exit 0; 2 whe
 function duration(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   const ms = parseDuration(value);
-  if (ms === undefined) throw new TypeError(`--${name} must be a duration such as 90s, 5m, 2h or 30d`);
+  if (ms === undefined) throw new TypeError(`--${name} must be ${DURATION_RULE}`);
   return ms;
 }
 
@@ -38,7 +38,7 @@ export async function runAuditReconcile(argv: string[], env: NodeJS.ProcessEnv, 
       return 0;
     }
     window = { olderThanMs: duration('older-than', values['older-than'], DEFAULT_OLDER_THAN_MS), sinceMs: duration('since', values.since, DEFAULT_SINCE_MS) };
-    if (window.sinceMs <= window.olderThanMs) throw new TypeError('--since must reach further back than --older-than');
+    checkUnresolvedWindow(window);
   } catch (error) {
     io.err(`${(error as Error).message}\n\n${RECONCILE_USAGE}`);
     return 2;

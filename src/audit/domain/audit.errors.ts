@@ -50,3 +50,11 @@ export class EarlierAttemptUnresolved extends DomainError {
     });
   }
 }
+
+export class InvalidUnresolvedWindow extends DomainError {
+  constructor() {
+    super('AUDIT.INVALID_RANGE', 'invalid_input', 'since must reach further back than older_than', {
+      fields: [{ field: 'since', message: 'since must be longer ago than older_than' }],
+    });
+  }
+}

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { Clock } from '../../common/domain/clock.port';
 import { AuditLog } from './audit-log.port';
 import { decodeCursor, encodeCursor } from './audit-events.service';
-import { UnresolvedCall } from './unresolved-call';
+import { InvalidUnresolvedWindow } from './audit.errors';
+import { UnresolvedCall, UnresolvedQuery } from './unresolved-call';
 
 /** A call younger than this may still be running: its answer may yet come. */
 export const DEFAULT_OLDER_THAN_MS = 60_000;
@@ -15,6 +16,11 @@ export interface UnresolvedWindow {
   readonly olderThanMs?: number;
   /** Only calls attempted at most this long ago. */
   readonly sinceMs?: number;
+}
+
+/** The one rule on a window, for the API and the command line alike. */
+export function checkUnresolvedWindow(window: UnresolvedWindow): void {
+  if ((window.sinceMs ?? DEFAULT_SINCE_MS) <= (window.olderThanMs ?? DEFAULT_OLDER_THAN_MS)) throw new InvalidUnresolvedWindow();
 }
 
 export interface UnresolvedCallsPage {
@@ -38,7 +44,7 @@ export class UnresolvedCalls {
   async page(window: UnresolvedWindow, limit: number, cursor?: string): Promise<UnresolvedCallsPage> {
     const bounds = this.bounds(window);
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
-    const page = await this.log.unresolved({ attemptedBefore: bounds.before, attemptedSince: bounds.since, limit: Math.min(limit, MAX_UNRESOLVED_PAGE), after });
+    const page = await this.log.unresolved(this.query(bounds, limit, after));
     return { calls: page.calls, ...(page.next ? { nextCursor: encodeCursor(page.next) } : {}), window: bounds };
   }
 
@@ -47,13 +53,19 @@ export class UnresolvedCalls {
     const bounds = this.bounds(window);
     let after;
     do {
-      const page = await this.log.unresolved({ attemptedBefore: bounds.before, attemptedSince: bounds.since, limit: MAX_UNRESOLVED_PAGE, after });
+      const page = await this.log.unresolved(this.query(bounds, MAX_UNRESOLVED_PAGE, after));
       yield* page.calls;
       after = page.next;
     } while (after);
   }
 
+  private query(bounds: { since: Date; before: Date }, limit: number, after: UnresolvedQuery['after']): UnresolvedQuery {
+    return { attemptedBefore: bounds.before, attemptedSince: bounds.since, limit: Math.min(limit, MAX_UNRESOLVED_PAGE), after };
+  }
+
+  /** @throws InvalidUnresolvedWindow when `since` does not reach further back than `olderThan`. */
   private bounds(window: UnresolvedWindow): { since: Date; before: Date } {
+    checkUnresolvedWindow(window);
     const now = this.clock.now().getTime();
     return { since: new Date(now - (window.sinceMs ?? DEFAULT_SINCE_MS)), before: new Date(now - (window.olderThanMs ?? DEFAULT_OLDER_THAN_MS)) };
   }

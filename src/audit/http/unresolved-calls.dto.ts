@@ -3,22 +3,21 @@ import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { AUDIT_OPERATIONS } from '../../common/domain/audit-operations';
 import type { AuditOperation } from '../../common/domain/audit-operations';
+import { DURATION_PATTERN, DURATION_RULE } from '../../common/domain/duration';
 import { toDecimalInteger } from '../../common/http/field-rules';
 import { UnresolvedCall } from '../domain/unresolved-call';
 import { MAX_UNRESOLVED_PAGE, UnresolvedCallsPage } from '../domain/unresolved-calls.service';
 
-const DURATION = /^\d{1,7}[smhd]?$/;
-const DURATION_RULE = 'a duration such as 90s, 5m, 2h or 30d (a bare number is seconds)';
 
 export class UnresolvedCallsQueryDto {
   @ApiPropertyOptional({ default: '60s', description: `Only calls attempted at least this long ago (younger ones may still be running): ${DURATION_RULE}.`, example: '60s' })
   @IsOptional()
-  @Matches(DURATION, { message: `older_than must be ${DURATION_RULE}` })
+  @Matches(DURATION_PATTERN, { message: `older_than must be ${DURATION_RULE}` })
   readonly older_than?: string;
 
   @ApiPropertyOptional({ default: '30d', description: `Only calls attempted at most this long ago: ${DURATION_RULE}.`, example: '30d' })
   @IsOptional()
-  @Matches(DURATION, { message: `since must be ${DURATION_RULE}` })
+  @Matches(DURATION_PATTERN, { message: `since must be ${DURATION_RULE}` })
   readonly since?: string;
 
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_UNRESOLVED_PAGE, default: 100, description: 'Calls per page.' })
