@@ -36,7 +36,7 @@ export class HealthController {
     description:
       'For the load balancer. 503 while PostgreSQL does not answer or while the instance drains for shutdown. Reported, not checked: the provider circuit state, and whether the audit log is protected from the service’s own database role (`auditLog.protected`). Never rate limited.',
   })
-  @ApiErrorResponses(503)
+  @ApiErrorResponses('SERVICE.NOT_READY')
   ready(): Promise<HealthCheckResult> {
     // Shutting down: the load balancer stops sending new requests while those in flight finish.
     if (this.drain.isDraining) throw new ShuttingDown();

@@ -1,4 +1,4 @@
-import type { ErrorKind } from '../common/domain/domain-error';
+import type { ErrorCode } from '../common/domain/error-codes';
 import { REFERENCE_ALREADY_SEEN, UpstreamError, UpstreamFacts, UpstreamOutcome } from '../common/domain/upstream';
 
 /**
@@ -9,8 +9,7 @@ import { REFERENCE_ALREADY_SEEN, UpstreamError, UpstreamFacts, UpstreamOutcome }
 export interface ProviderAnswer {
   /** The provider's side, as the docs table says it. */
   readonly provider: string;
-  readonly code: string;
-  readonly kind: ErrorKind;
+  readonly code: ErrorCode;
   readonly message: string;
   readonly outcome: UpstreamOutcome;
   readonly whenPost?: UpstreamOutcome;
@@ -20,7 +19,7 @@ export const PROVIDER_ANSWERS = {
   badResponse: {
     provider: '2xx, body not JSON',
     code: 'UPSTREAM.BAD_RESPONSE',
-    kind: 'upstream_rejected',
+   
     message: 'The provider answered with something that is not JSON',
     outcome: 'failed',
     whenPost: 'unknown',
@@ -28,28 +27,28 @@ export const PROVIDER_ANSWERS = {
   incompleteResponse: {
     provider: '2xx, data missing',
     code: 'UPSTREAM.BAD_RESPONSE',
-    kind: 'upstream_rejected',
+   
     message: 'The provider’s answer is missing data the gateway needs',
     outcome: 'failed',
     whenPost: 'unknown',
   },
-  credentialsRefused: { provider: '401, 403', code: 'UPSTREAM.CREDENTIALS_REFUSED', kind: 'upstream_rejected', message: 'The provider refused the request', outcome: 'rejected' },
-  notFound: { provider: '404', code: 'UPSTREAM.NOT_FOUND', kind: 'not_found', message: 'The provider has no such resource', outcome: 'rejected' },
-  conflict: { provider: '409', code: REFERENCE_ALREADY_SEEN, kind: 'upstream_rejected', message: 'The provider refused the request: it has already seen this reference', outcome: 'rejected' },
-  rateLimited: { provider: '429', code: 'UPSTREAM.RATE_LIMITED', kind: 'unavailable', message: 'The provider is limiting requests; try again later', outcome: 'failed' },
-  rejected: { provider: 'other 4xx', code: 'UPSTREAM.REJECTED', kind: 'upstream_rejected', message: 'The provider refused the request', outcome: 'rejected' },
-  serverError: { provider: '5xx', code: 'UPSTREAM.SERVER_ERROR', kind: 'upstream_rejected', message: 'The provider failed to handle the request', outcome: 'failed', whenPost: 'unknown' },
-  timeout: { provider: 'timeout', code: 'UPSTREAM.TIMEOUT', kind: 'upstream_timeout', message: 'The provider did not answer in time', outcome: 'failed', whenPost: 'unknown' },
-  unreachable: { provider: 'connection refused, DNS', code: 'UPSTREAM.UNREACHABLE', kind: 'upstream_rejected', message: 'The provider could not be reached', outcome: 'failed' },
+  credentialsRefused: { provider: '401, 403', code: 'UPSTREAM.CREDENTIALS_REFUSED', message: 'The provider refused the request', outcome: 'rejected' },
+  notFound: { provider: '404', code: 'UPSTREAM.NOT_FOUND', message: 'The provider has no such resource', outcome: 'rejected' },
+  conflict: { provider: '409', code: REFERENCE_ALREADY_SEEN, message: 'The provider refused the request: it has already seen this reference', outcome: 'rejected' },
+  rateLimited: { provider: '429', code: 'UPSTREAM.RATE_LIMITED', message: 'The provider is limiting requests; try again later', outcome: 'failed' },
+  rejected: { provider: 'other 4xx', code: 'UPSTREAM.REJECTED', message: 'The provider refused the request', outcome: 'rejected' },
+  serverError: { provider: '5xx', code: 'UPSTREAM.SERVER_ERROR', message: 'The provider failed to handle the request', outcome: 'failed', whenPost: 'unknown' },
+  timeout: { provider: 'timeout', code: 'UPSTREAM.TIMEOUT', message: 'The provider did not answer in time', outcome: 'failed', whenPost: 'unknown' },
+  unreachable: { provider: 'connection refused, DNS', code: 'UPSTREAM.UNREACHABLE', message: 'The provider could not be reached', outcome: 'failed' },
   connectionLost: {
     provider: 'connection lost',
     code: 'UPSTREAM.CONNECTION_LOST',
-    kind: 'upstream_rejected',
+   
     message: 'The connection to the provider was lost',
     outcome: 'failed',
     whenPost: 'unknown',
   },
-  circuitOpen: { provider: 'circuit open', code: 'UPSTREAM.CIRCUIT_OPEN', kind: 'unavailable', message: 'The provider is unavailable; try again later', outcome: 'failed' },
+  circuitOpen: { provider: 'circuit open', code: 'UPSTREAM.CIRCUIT_OPEN', message: 'The provider is unavailable; try again later', outcome: 'failed' },
 } as const satisfies Record<string, ProviderAnswer>;
 
 export type ProviderAnswerName = keyof typeof PROVIDER_ANSWERS;
@@ -61,7 +60,7 @@ const RETRY_WITH_SAME_REFERENCE = 'The request may or may not have been processe
 function errorFor(name: ProviderAnswerName, upstream: UpstreamFacts, extra: { details?: string; retryAfterSeconds?: number } = {}, method?: Method): UpstreamError {
   const answer: ProviderAnswer = PROVIDER_ANSWERS[name];
   const outcome = method === 'POST' && answer.whenPost ? answer.whenPost : answer.outcome;
-  return new UpstreamError({ code: answer.code, kind: answer.kind, message: answer.message, outcome, upstream, ...extra });
+  return new UpstreamError({ code: answer.code, message: answer.message, outcome, upstream, ...extra });
 }
 
 /** The named constructors: one per row of the table. */

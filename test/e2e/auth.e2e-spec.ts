@@ -47,11 +47,22 @@ describe('client authentication on /api/v1', () => {
     });
   });
 
-  it('when the Authorization header is missing, then 401 with the provider envelope', async () => {
+  it('when the Authorization header is missing, then 401 with the provider envelope and a Bearer challenge (RFC 6750)', async () => {
     const response = await call(t, '/api/v1/me');
 
     expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="partner-gateway"');
     expectProviderUnauthorizedEnvelope(response.body);
+  });
+
+  it('when a partner token calls an admin endpoint, then 403 with the code AUTH.FORBIDDEN, and no challenge', async () => {
+    const token = await t.createClient('partner');
+
+    const response = await call(t, '/api/v1/clients', { authorization: `Bearer ${token}` });
+
+    expect(response.status).toBe(403);
+    expect(response.body.error.code).toBe('AUTH.FORBIDDEN');
+    expect(response.headers.get('www-authenticate')).toBeNull();
   });
 
   it.each([
@@ -63,6 +74,7 @@ describe('client authentication on /api/v1', () => {
     const response = await call(t, '/api/v1/me', { authorization: header });
 
     expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="partner-gateway"');
     expectProviderUnauthorizedEnvelope(response.body);
   });
 

@@ -43,22 +43,23 @@ describe('The edge: refusals by Node and the router are envelopes', () => {
 
     expect(answer.status).toBe(414);
     expect(answer.body.error?.id).toMatch(UUID);
+    expect(answer.body.error?.code).toBe('REQUEST.URI_TOO_LONG');
     expect(JSON.stringify(answer.body)).not.toContain('aaaaaaaaaa');
     expect(await terminalEventOf(sut, requestId)).toMatchObject({ operation: 'balance.read', route: '/api/v1/customers/:customer_id/balance', http_status: 414, error_code: 'REQUEST.URI_TOO_LONG' });
   });
 
   it.each([
-    ['two Content-Length headers', `POST /api/v1/customers HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, 400],
-    ['a NUL in a header', `GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nX-Note: a\u0000b\r\n\r\n`, 400],
-    ['a request line that is not HTTP', `GET /api/v1/me HTTP/9.9 extra\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\n\r\n`, 400],
-    ['headers over 16 KiB', `GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
-  ])('when a request has %s, then Node’s refusal is the envelope with an error id, logged once without what was sent', async (_what, text, status) => {
+    ['two Content-Length headers', `POST /api/v1/customers HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, 400, 'REQUEST.MALFORMED'],
+    ['a NUL in a header', `GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nX-Note: a\u0000b\r\n\r\n`, 400, 'REQUEST.MALFORMED'],
+    ['a request line that is not HTTP', `GET /api/v1/me HTTP/9.9 extra\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\n\r\n`, 400, 'REQUEST.MALFORMED'],
+    ['headers over 16 KiB', `GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'REQUEST.HEADERS_TOO_LARGE'],
+  ])('when a request has %s, then Node’s refusal is the envelope with an error id and its code, logged once without what was sent', async (_what, text, status, code) => {
     const logs = sut.logs;
 
     const answer = await rawExchange(sut.baseUrl, text.replace('TOKEN', partner));
 
     expect(answer.status).toBe(status);
-    expect(answer.body).toMatchObject({ status, data: null, error: { id: expect.stringMatching(UUID) } });
+    expect(answer.body).toMatchObject({ status, data: null, error: { id: expect.stringMatching(UUID), code } });
     expect(answer.headers['x-request-id']).toMatch(UUID);
     expect(answer.closedByServer).toBe(true);
     const lines = await waitFor(() => {
@@ -73,7 +74,7 @@ describe('The edge: refusals by Node and the router are envelopes', () => {
     const answer = await rawExchange(sut.baseUrl, `GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${partner}\r\n`, { waitMs: 5000 });
 
     expect(answer.status).toBe(408);
-    expect(answer.body).toMatchObject({ status: 408, error: { id: expect.stringMatching(UUID), message: 'The request did not arrive whole in time' } });
+    expect(answer.body).toMatchObject({ status: 408, error: { id: expect.stringMatching(UUID), code: 'REQUEST.TIMEOUT', message: 'The request did not arrive whole in time' } });
     expect(answer.closedByServer).toBe(true);
   });
 

@@ -33,7 +33,7 @@ describe('Rate limits (per client token, per IP without one)', () => {
     expect(unaffected.status).toBe(200);
 
     const events = await auditEventsOf(sut.dataSource, refused.headers.get('x-request-id')!);
-    expect(events).toEqual([expect.objectContaining({ http_status: 429, error_id: refused.body.error!.id, error_code: 'RATE_LIMITED', client_id: expect.any(String) })]);
+    expect(events).toEqual([expect.objectContaining({ http_status: 429, error_id: refused.body.error!.id, error_code: 'RATE_LIMIT.EXCEEDED', client_id: expect.any(String) })]);
   });
 
   it('when a client calls routes that do not exist, then they count against the same limit as any other call, and the one over it is a 429', async () => {
@@ -52,7 +52,7 @@ describe('Rate limits (per client token, per IP without one)', () => {
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(refusedKnown.status).toBe(429);
     const [event] = await auditEventsOf(sut.dataSource, refused.headers.get('x-request-id')!);
-    expect(event).toMatchObject({ operation: 'route.unknown', http_status: 429, error_code: 'RATE_LIMITED' });
+    expect(event).toMatchObject({ operation: 'route.unknown', http_status: 429, error_code: 'RATE_LIMIT.EXCEEDED' });
   });
 
   it('when one address sends requests without a valid token, then after RATE_LIMIT_PER_IP_PER_MINUTE it gets 429 instead of 401 (token guessing is limited)', async () => {

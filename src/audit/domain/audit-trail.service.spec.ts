@@ -4,7 +4,7 @@ import { AuditTrail } from './audit-trail.service';
 import { AuditUnavailable, EarlierAttemptUnresolved } from './audit.errors';
 import { REFERENCE_ALREADY_SEEN, UpstreamError } from '../../common/domain/upstream';
 
-const alreadySeen = () => new UpstreamError({ code: REFERENCE_ALREADY_SEEN, kind: 'upstream_rejected', message: 'already seen', outcome: 'rejected', upstream: { status: 409 } });
+const alreadySeen = () => new UpstreamError({ code: REFERENCE_ALREADY_SEEN, message: 'already seen', outcome: 'rejected', upstream: { status: 409 } });
 
 describe('AuditTrail', () => {
   let log: InMemoryAuditLog;

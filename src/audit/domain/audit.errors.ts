@@ -3,7 +3,7 @@ import { DomainError } from '../../common/domain/domain-error';
 /** The audit log cannot be written: the request is refused rather than left unrecorded. */
 export class AuditUnavailable extends DomainError {
   constructor(cause?: unknown) {
-    super('AUDIT.UNAVAILABLE', 'unavailable', 'The service cannot record requests right now; try again shortly', {
+    super('AUDIT.UNAVAILABLE', 'The service cannot record requests right now; try again shortly', {
       details: 'Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.',
       retryAfterSeconds: 5,
       cause,
@@ -13,13 +13,13 @@ export class AuditUnavailable extends DomainError {
 
 export class AuditEventNotFound extends DomainError {
   constructor() {
-    super('AUDIT.EVENT_NOT_FOUND', 'not_found', 'There is no audit event with this id');
+    super('AUDIT.EVENT_NOT_FOUND', 'There is no audit event with this id');
   }
 }
 
 export class InvalidAuditCursor extends DomainError {
   constructor() {
-    super('AUDIT.INVALID_CURSOR', 'invalid_input', 'The cursor is not one this service issued', {
+    super('AUDIT.INVALID_CURSOR', 'The cursor is not one this service issued', {
       fields: [{ field: 'cursor', message: 'cursor must be a value returned as next_cursor' }],
     });
   }
@@ -27,7 +27,7 @@ export class InvalidAuditCursor extends DomainError {
 
 export class InvalidAuditRange extends DomainError {
   constructor() {
-    super('AUDIT.INVALID_RANGE', 'invalid_input', 'from must be before to', {
+    super('AUDIT.INVALID_RANGE', 'from must be before to', {
       fields: [{ field: 'from', message: 'from must be before to' }],
     });
   }
@@ -42,7 +42,7 @@ export class InvalidAuditRange extends DomainError {
  */
 export class EarlierAttemptUnresolved extends DomainError {
   constructor(cause: unknown) {
-    super('IDEMPOTENCY.OUTCOME_UNKNOWN', 'conflict', 'An earlier request with this reference reached the provider, and its outcome is not known', {
+    super('IDEMPOTENCY.OUTCOME_UNKNOWN', 'An earlier request with this reference reached the provider, and its outcome is not known', {
       details:
         'The gateway never received the provider’s answer to that request, so it cannot replay it, and the provider will not take the reference again. ' +
         'Do not retry, and do not resend with a new reference (that could do the work twice): ask support to settle it, quoting this error id.',
@@ -53,7 +53,7 @@ export class EarlierAttemptUnresolved extends DomainError {
 
 export class InvalidUnresolvedWindow extends DomainError {
   constructor() {
-    super('AUDIT.INVALID_RANGE', 'invalid_input', 'since must reach further back than older_than', {
+    super('AUDIT.INVALID_RANGE', 'since must reach further back than older_than', {
       fields: [{ field: 'since', message: 'since must be longer ago than older_than' }],
     });
   }

@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Roles } from '../../auth/http/auth.decorators';
-import { ApiEnvelopeResponse, ApiErrorResponses } from '../../common/http/api-envelope.decorators';
+import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/http/api-envelope.decorators';
 import { Audited } from '../../common/http/audited.decorator';
 import { AuditSealStore } from '../domain/audit-seal.port';
 import { AuditCheckpointResponseDto, AuditCheckpointsQueryDto, AuditCheckpointsResponseDto } from './audit-checkpoints.dto';
@@ -24,7 +24,7 @@ export class AuditCheckpointsController {
       'kept outside the database, they let `npm run audit:verify` prove that nothing was changed, removed or added since.',
   })
   @ApiEnvelopeResponse(200, AuditCheckpointsResponseDto)
-  @ApiErrorResponses(400, 401, 403, 429, 503)
+  @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.query)
   async newest(@Query() query: AuditCheckpointsQueryDto): Promise<AuditCheckpointsResponseDto> {
     const checkpoints = await this.store.newestCheckpoints(query.limit ?? DEFAULT_COUNT);
     return { checkpoints: checkpoints.map((checkpoint) => AuditCheckpointResponseDto.from(checkpoint)) };

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiEnvelopeResponse, ApiErrorResponses } from '../../common/http/api-envelope.decorators';
+import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/http/api-envelope.decorators';
 import { Roles } from '../../auth/http/auth.decorators';
 import { AuditEventsService } from '../domain/audit-events.service';
 import { AuditEventIdParamDto, AuditEventsQueryDto } from './audit-events.request.dto';
@@ -25,7 +25,7 @@ export class AuditEventsController {
       'Find a partner’s screenshot by `error_id`, a transaction by `reference`.',
   })
   @ApiEnvelopeResponse(200, AuditEventsPageResponseDto)
-  @ApiErrorResponses(400, 401, 403, 429, 503)
+  @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.query, 'AUDIT.INVALID_CURSOR', 'AUDIT.INVALID_RANGE')
   async search(@Query() query: AuditEventsQueryDto): Promise<AuditEventsPageResponseDto> {
     const page = await this.events.search(
       {
@@ -48,7 +48,7 @@ export class AuditEventsController {
   @Audited('audit.query')
   @ApiOperation({ summary: 'One audit event (admin)', description: 'The event with this id, as listed by the search.' })
   @ApiEnvelopeResponse(200, AuditEventResponseDto)
-  @ApiErrorResponses(400, 401, 403, 404, 429, 503)
+  @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.query, 'AUDIT.EVENT_NOT_FOUND')
   async get(@Param() params: AuditEventIdParamDto): Promise<AuditEventResponseDto> {
     return AuditEventResponseDto.from(await this.events.get(params.id));
   }

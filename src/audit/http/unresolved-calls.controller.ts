@@ -2,7 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Roles } from '../../auth/http/auth.decorators';
 import { parseDuration } from '../../common/domain/duration';
-import { ApiEnvelopeResponse, ApiErrorResponses } from '../../common/http/api-envelope.decorators';
+import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/http/api-envelope.decorators';
 import { Audited } from '../../common/http/audited.decorator';
 import { UnresolvedCalls } from '../domain/unresolved-calls.service';
 import { UnresolvedCallsQueryDto, UnresolvedCallsResponseDto } from './unresolved-calls.dto';
@@ -26,7 +26,7 @@ export class UnresolvedCallsController {
       'same reference succeeded. Newest first. The same list as `npm run audit:reconcile`; docs/operations.md says how to settle each.',
   })
   @ApiEnvelopeResponse(200, UnresolvedCallsResponseDto)
-  @ApiErrorResponses(400, 401, 403, 429, 503)
+  @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.query, 'AUDIT.INVALID_CURSOR', 'AUDIT.INVALID_RANGE')
   async list(@Query() query: UnresolvedCallsQueryDto): Promise<UnresolvedCallsResponseDto> {
     const page = await this.unresolved.page(
       { olderThanMs: query.older_than === undefined ? undefined : parseDuration(query.older_than), sinceMs: query.since === undefined ? undefined : parseDuration(query.since) },

@@ -6,13 +6,13 @@ export const INVALID_TOKEN_MESSAGE = 'The supplied token is invalid or expired';
 
 export class InvalidClientToken extends DomainError {
   constructor() {
-    super('AUTH.INVALID_TOKEN', 'unauthenticated', INVALID_TOKEN_MESSAGE, { details: INVALID_TOKEN_DETAILS });
+    super('AUTH.INVALID_TOKEN', INVALID_TOKEN_MESSAGE, { details: INVALID_TOKEN_DETAILS });
   }
 }
 
 export class RoleNotAllowed extends DomainError {
   constructor(required: readonly string[]) {
-    super('AUTH.FORBIDDEN', 'forbidden', 'This client is not allowed to call this endpoint', {
+    super('AUTH.FORBIDDEN', 'This client is not allowed to call this endpoint', {
       details: `Requires the ${required.join(' or ')} role`,
     });
   }
@@ -20,12 +20,12 @@ export class RoleNotAllowed extends DomainError {
 
 export class ApiClientNameTaken extends DomainError {
   constructor(name: string) {
-    super('AUTH.CLIENT_NAME_TAKEN', 'conflict', `An active client named '${name}' already exists`);
+    super('AUTH.CLIENT_NAME_TAKEN', `An active client named '${name}' already exists`);
   }
 }
 
 export class InvalidApiClient extends DomainError {
   constructor(message: string) {
-    super('AUTH.INVALID_CLIENT', 'invalid_input', message);
+    super('AUTH.INVALID_CLIENT', message);
   }
 }

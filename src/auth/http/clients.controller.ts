@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Audited } from '../../common/http/audited.decorator';
-import { ApiEnvelopeResponse, ApiErrorResponses } from '../../common/http/api-envelope.decorators';
+import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/http/api-envelope.decorators';
 import type { AuthenticatedClient } from '../domain/api-client';
 import { ApiClientsService } from '../domain/api-clients.service';
 import { ApiClientResponseDto, CallerResponseDto } from './api-client.response.dto';
@@ -17,7 +17,7 @@ export class ClientsController {
   @Audited('client.read')
   @ApiOperation({ summary: 'The client the token belongs to', description: 'A quick way to check a token.' })
   @ApiEnvelopeResponse(200, CallerResponseDto)
-  @ApiErrorResponses(401, 429)
+  @ApiErrorResponses(ERRORS.edge, 'AUTH.INVALID_TOKEN')
   me(@CurrentClient() client: AuthenticatedClient): CallerResponseDto {
     return CallerResponseDto.from(client);
   }
@@ -27,7 +27,7 @@ export class ClientsController {
   @Roles('admin')
   @ApiOperation({ summary: 'List API clients (admin)', description: 'Never returns tokens: only their owners.' })
   @ApiEnvelopeResponse(200, ApiClientResponseDto, { isArray: true })
-  @ApiErrorResponses(401, 403, 429)
+  @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated)
   async list(): Promise<ApiClientResponseDto[]> {
     const clients = await this.clients.list();
     return clients.map((client) => ApiClientResponseDto.fromClient(client));

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Audited } from '../../common/http/audited.decorator';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { CurrentClient, Roles } from '../../auth/http/auth.decorators';
-import { ApiEnvelopeResponse, ApiErrorResponses } from '../../common/http/api-envelope.decorators';
+import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/http/api-envelope.decorators';
 import { ResponseMessage } from '../../common/http/envelope.interceptor';
 import { BalancesService } from '../domain/balances.service';
 import { BalanceResponseDto, CustomerIdParamDto } from './balance.response.dto';
@@ -20,7 +20,7 @@ export class BalancesController {
   @ResponseMessage('Balance retrieved')
   @ApiOperation({ summary: 'Read a customer’s balance', description: 'Only for customers of your tenant; anyone else’s is 404.' })
   @ApiEnvelopeResponse(200, BalanceResponseDto)
-  @ApiErrorResponses(400, 401, 403, 404, 429, 502, 503, 504)
+  @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.query, 'CUSTOMER.NOT_FOUND', ERRORS.providerRead)
   async read(@CurrentClient() client: AuthenticatedClient, @Param() params: CustomerIdParamDto): Promise<BalanceResponseDto> {
     return BalanceResponseDto.from(await this.balances.read(client, params.customer_id));
   }

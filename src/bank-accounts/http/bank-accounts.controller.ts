@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { Audited } from '../../common/http/audited.decorator';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { CurrentClient, Roles } from '../../auth/http/auth.decorators';
-import { ApiEnvelopeResponse, ApiErrorResponses } from '../../common/http/api-envelope.decorators';
+import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/http/api-envelope.decorators';
 import { ResponseMessage } from '../../common/http/envelope.interceptor';
 import { markReplayed } from '../../idempotency/http/replay-header';
 import { fromWire } from '../../common/domain/field-map';
@@ -32,7 +32,7 @@ export class BankAccountsController {
       'again returns the first result with `Idempotent-Replayed: true`; a different body with a used reference is 422.',
   })
   @ApiEnvelopeResponse(201, BankAccountResponseDto)
-  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 502, 503, 504)
+  @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.body, 'CUSTOMER.NOT_FOUND', ERRORS.providerRead, ERRORS.providerWrite)
   async open(
     @CurrentClient() client: AuthenticatedClient,
     @Body() body: OpenBankAccountRequestDto,

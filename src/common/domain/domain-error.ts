@@ -1,24 +1,6 @@
-/**
- * What went wrong, in words the transport can map to a status. Domain code and adapters throw
- * these; the one exception filter turns them into the envelope. Nothing HTTP-specific lives here.
- */
-export type ErrorKind =
-  | 'invalid_input'
-  | 'request_timeout'
-  | 'uri_too_long'
-  | 'headers_too_large'
-  | 'client_closed'
-  | 'unauthenticated'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'unprocessable'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'rate_limited'
-  | 'upstream_rejected'
-  | 'upstream_timeout'
-  | 'unavailable';
+import { ERROR_CODES, ErrorCode, ErrorKind } from './error-codes';
+
+export type { ErrorKind } from './error-codes';
 
 export interface FieldProblem {
   readonly field: string;
@@ -34,19 +16,21 @@ export interface DomainErrorOptions {
 }
 
 export class DomainError extends Error {
+  /** What kind of failure this is, as the code's entry in ERROR_CODES says. */
+  readonly kind: ErrorKind;
   readonly details?: string;
   readonly fields?: readonly FieldProblem[];
   readonly retryAfterSeconds?: number;
 
   constructor(
-    /** Stable, machine-readable: `AUTH.INVALID_TOKEN`, `UPSTREAM.TIMEOUT`. */
-    readonly code: string,
-    readonly kind: ErrorKind,
+    /** Stable, machine-readable: `AUTH.INVALID_TOKEN`, `UPSTREAM.TIMEOUT` (see ERROR_CODES). */
+    readonly code: ErrorCode,
     message: string,
     options: DomainErrorOptions = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
+    this.kind = ERROR_CODES[code];
     this.details = options.details;
     this.fields = options.fields;
     this.retryAfterSeconds = options.retryAfterSeconds;

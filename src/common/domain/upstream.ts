@@ -1,4 +1,5 @@
-import { DomainError, ErrorKind } from './domain-error';
+import { DomainError } from './domain-error';
+import type { ErrorCode } from './error-codes';
 
 /**
  * How sure we are of what happened upstream:
@@ -10,7 +11,7 @@ import { DomainError, ErrorKind } from './domain-error';
 export type UpstreamOutcome = 'rejected' | 'failed' | 'unknown';
 
 /** The code of the provider's "this reference has already been used" answer (its 409). */
-export const REFERENCE_ALREADY_SEEN = 'UPSTREAM.CONFLICT';
+export const REFERENCE_ALREADY_SEEN: ErrorCode = 'UPSTREAM.CONFLICT';
 
 /** What is known of a provider call: its status, the provider's error id, how long it took. */
 export interface UpstreamFacts {
@@ -20,8 +21,7 @@ export interface UpstreamFacts {
 }
 
 export interface UpstreamErrorSpec {
-  readonly code: string;
-  readonly kind: ErrorKind;
+  readonly code: ErrorCode;
   readonly message: string;
   readonly outcome: UpstreamOutcome;
   readonly upstream?: UpstreamFacts;
@@ -40,7 +40,7 @@ export class UpstreamError extends DomainError {
   readonly upstream: UpstreamFacts;
 
   constructor(spec: UpstreamErrorSpec) {
-    super(spec.code, spec.kind, spec.message, { details: spec.details, retryAfterSeconds: spec.retryAfterSeconds, cause: spec.cause });
+    super(spec.code, spec.message, { details: spec.details, retryAfterSeconds: spec.retryAfterSeconds, cause: spec.cause });
     this.outcome = spec.outcome;
     this.upstream = spec.upstream ?? {};
   }

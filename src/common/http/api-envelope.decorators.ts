@@ -1,70 +1,152 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { STATUS_CODES } from 'node:http';
-import { ErrorEnvelope, ErrorEnvelopeSchema } from './envelope';
+import { CODE_NOT_IN_ENVELOPE, ErrorCode } from '../domain/error-codes';
+import { ErrorEnvelope, ErrorEnvelopeSchema, UnauthenticatedEnvelopeSchema } from './envelope';
+import { statusOfCode } from './error-envelope.filter';
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Bad input: malformed JSON, unknown field, bad format or a broken rule',
-  401: 'Missing, invalid, expired or revoked client token',
+  401: 'Missing, invalid, expired or revoked client token (the provider’s envelope, with no code)',
   403: 'The client token lacks the role this endpoint needs',
   404: 'Not found, or not visible to this client',
-  409: 'The same reference is still being processed',
+  408: 'The request did not arrive whole in time',
+  409: 'The same reference is still being processed, or an earlier request with it has an unknown outcome',
   413: 'The request body is too large',
-  415: 'The content type is not application/json',
+  414: 'The request path is too long',
+  415: 'The content type is not application/json, or the body is compressed',
   422: 'The reference was already used with a different body, or by another client',
   429: 'Rate limited; see Retry-After',
+  431: 'The request headers are too large',
+  500: 'The service failed; quote the error id to support',
   502: 'The provider refused the request or answered garbage',
   503: 'A dependency is unavailable; see Retry-After',
   504: 'The provider did not answer in time',
 };
 
-/** What each status's example says (`error.message`, `error.details`, and fields for a 400). */
-const ERROR_EXAMPLES: Record<number, { message: string; details: string; fields?: { field: string; message: string }[] }> = {
-  400: {
+/** What an example of each code says (`error.message`, `error.details`, and fields for a 400). */
+const ERROR_EXAMPLES: Partial<Record<ErrorCode, { message: string; details: string; fields?: { field: string; message: string }[] }>> = {
+  'REQUEST.VALIDATION_FAILED': {
     message: 'The request has invalid fields',
     details: 'currency must be EUR or GBP',
     fields: [{ field: 'currency', message: 'currency must be EUR or GBP' }],
   },
-  401: { message: 'The supplied token is invalid or expired', details: 'The token is invalid or expired' },
-  403: { message: 'This client may not use this endpoint', details: 'This endpoint needs the role: admin' },
-  404: { message: 'No such customer', details: 'No customer with this id is visible to this client' },
-  409: { message: 'A request with this reference is still being processed', details: 'Retry after the Retry-After delay with the same body to get its result.' },
-  413: { message: 'The request body is larger than the service accepts', details: 'The request body is larger than the service accepts' },
-  415: { message: 'The content type is not supported; send application/json', details: 'The content type is not supported; send application/json' },
-  422: {
+  'AUTH.INVALID_TOKEN': { message: 'The supplied token is invalid or expired', details: 'The token is invalid or expired' },
+  'AUTH.FORBIDDEN': { message: 'This client may not use this endpoint', details: 'This endpoint needs the role: admin' },
+  'CUSTOMER.NOT_FOUND': { message: 'There is no customer with this id', details: 'There is no customer with this id' },
+  'AUDIT.EVENT_NOT_FOUND': { message: 'There is no audit event with this id', details: 'There is no audit event with this id' },
+  'IDEMPOTENCY.IN_FLIGHT': { message: 'A request with this reference is still being processed', details: 'Retry after the Retry-After delay with the same body to get its result.' },
+  'REQUEST.BODY_TOO_LARGE': { message: 'The request body is larger than the service accepts', details: 'The request body is larger than the service accepts' },
+  'REQUEST.UNSUPPORTED_MEDIA_TYPE': { message: 'The content type is not supported; send application/json', details: 'The content type is not supported; send application/json' },
+  'IDEMPOTENCY.REFERENCE_REUSED': {
     message: 'This reference was already used with a different request',
     details: 'A reference identifies one transaction: send a new reference for a different request.',
     fields: [{ field: 'reference', message: 'reference was already used with a different body' }],
   },
-  429: { message: 'Too many requests for this client', details: 'Retry after the Retry-After delay' },
-  502: { message: 'The provider refused the request', details: 'The provider answered 400; quote the error id to support' },
-  503: { message: 'The audit log is unavailable', details: 'Nothing was sent to the provider; retry after the Retry-After delay' },
-  504: { message: 'The provider did not answer in time', details: 'The outcome is unknown; retry with the same reference' },
+  'RATE_LIMIT.EXCEEDED': { message: 'Too many requests; retry after the number of seconds in Retry-After', details: 'At most 600 requests per minute per client token' },
+  'UPSTREAM.REJECTED': { message: 'The provider refused the request', details: 'The provider answered 400; quote the error id to support' },
+  'AUDIT.UNAVAILABLE': { message: 'The service cannot record requests right now; try again shortly', details: 'Nothing was sent to the provider; retry after the Retry-After delay' },
+  'UPSTREAM.TIMEOUT': { message: 'The provider did not answer in time', details: 'The outcome is unknown; retry with the same reference' },
+  'SERVICE.NOT_READY': { message: 'The service is not ready', details: 'Failing checks: database' },
 };
 
-/** The error envelope as a response with this status would carry it. */
-export function errorExample(status: number): ErrorEnvelope {
-  const example = ERROR_EXAMPLES[status] ?? { message: STATUS_CODES[status] ?? 'Error', details: STATUS_CODES[status] ?? 'Error' };
+const EXAMPLE_ERROR_ID = '0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11';
+
+/** The error envelope as a response with this code would carry it. */
+export function errorExample(code: ErrorCode): ErrorEnvelope {
+  const status = statusOfCode(code);
+  const text = STATUS_CODES[status] ?? 'Error';
+  const example = ERROR_EXAMPLES[code] ?? { message: text, details: text };
   return {
     status,
     data: null,
-    message: STATUS_CODES[status] ?? 'Error',
-    error: { id: '0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11', details: example.details, message: example.message, ...(example.fields ? { fields: example.fields } : {}) },
+    message: text,
+    error: {
+      id: EXAMPLE_ERROR_ID,
+      ...(code === CODE_NOT_IN_ENVELOPE ? {} : { code }),
+      details: example.details,
+      message: example.message,
+      ...(example.fields ? { fields: example.fields } : {}),
+    },
   };
 }
 
-/** Documents error statuses with the envelope as their schema and an example of each status. */
-export function ApiErrorResponses(...statuses: number[]) {
+/**
+ * The codes an endpoint can answer with, in groups: every request under /api/v1 can meet the edge,
+ * the limits and the audit log; a caller with a token can be refused; a body can be bad; a call to
+ * the provider can fail; a write is idempotent.
+ */
+export const ERRORS = {
+  edge: [
+    'REQUEST.BAD_PATH',
+    'REQUEST.NON_CANONICAL_PATH',
+    'REQUEST.MALFORMED',
+    'REQUEST.REFUSED',
+    'REQUEST.TIMEOUT',
+    'REQUEST.URI_TOO_LONG',
+    'REQUEST.HEADERS_TOO_LARGE',
+    'REQUEST.UNSUPPORTED_ENCODING',
+    'RATE_LIMIT.EXCEEDED',
+    'AUDIT.UNAVAILABLE',
+    'DATABASE.UNAVAILABLE',
+    'SERVICE.SHUTTING_DOWN',
+    'INTERNAL',
+  ],
+  authenticated: ['AUTH.INVALID_TOKEN', 'AUTH.FORBIDDEN'],
+  query: ['REQUEST.VALIDATION_FAILED'],
+  body: ['REQUEST.VALIDATION_FAILED', 'REQUEST.MALFORMED_JSON', 'REQUEST.JSON_TOO_DEEP', 'REQUEST.BAD_CONTENT_LENGTH', 'REQUEST.BODY_TOO_LARGE', 'REQUEST.UNSUPPORTED_MEDIA_TYPE'],
+  providerRead: [
+    'UPSTREAM.BAD_RESPONSE',
+    'UPSTREAM.CREDENTIALS_REFUSED',
+    'UPSTREAM.NOT_FOUND',
+    'UPSTREAM.RATE_LIMITED',
+    'UPSTREAM.REJECTED',
+    'UPSTREAM.SERVER_ERROR',
+    'UPSTREAM.TIMEOUT',
+    'UPSTREAM.UNREACHABLE',
+    'UPSTREAM.CONNECTION_LOST',
+    'UPSTREAM.CIRCUIT_OPEN',
+  ],
+  providerWrite: ['UPSTREAM.CONFLICT', 'IDEMPOTENCY.IN_FLIGHT', 'IDEMPOTENCY.REFERENCE_REUSED', 'IDEMPOTENCY.REFERENCE_TAKEN', 'IDEMPOTENCY.OUTCOME_UNKNOWN'],
+} as const satisfies Record<string, readonly ErrorCode[]>;
+
+/**
+ * Documents the error responses an endpoint can give: one per status, its schema the envelope with
+ * `error.code` narrowed to the codes that status can carry here, and an example of the first.
+ */
+export function ApiErrorResponses(...codes: (ErrorCode | readonly ErrorCode[])[]) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes.flat())) {
+    const status = statusOfCode(code);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
   return applyDecorators(
-    ApiExtraModels(ErrorEnvelopeSchema),
-    ...statuses.map((status) =>
-      ApiResponse({
-        status,
-        description: ERROR_DESCRIPTIONS[status] ?? 'Error',
-        schema: { $ref: getSchemaPath(ErrorEnvelopeSchema) },
-        example: errorExample(status),
+    ApiExtraModels(ErrorEnvelopeSchema, UnauthenticatedEnvelopeSchema),
+    ...[...byStatus.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, statusCodes]) => {
+        const listed = statusCodes.filter((code) => code !== CODE_NOT_IN_ENVELOPE);
+        const example = statusCodes.find((code) => ERROR_EXAMPLES[code]) ?? statusCodes[0];
+        const schema =
+          listed.length === 0
+            ? { $ref: getSchemaPath(UnauthenticatedEnvelopeSchema) }
+            : {
+                allOf: [
+                  { $ref: getSchemaPath(ErrorEnvelopeSchema) },
+                  {
+                    type: 'object',
+                    required: ['error'],
+                    properties: { error: { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: listed } } } },
+                  },
+                ],
+              };
+        return ApiResponse({
+          status,
+          description: `${ERROR_DESCRIPTIONS[status] ?? STATUS_CODES[status] ?? 'Error'}.${listed.length > 0 ? ` Codes: ${listed.map((code) => `\`${code}\``).join(', ')}.` : ''}`,
+          schema,
+          example: errorExample(example),
+        });
       }),
-    ),
   );
 }
 

@@ -4,13 +4,13 @@ import type { EdgeRefusal } from './canonical-target';
 /** A request target the edge will not read (bad escapes, dot segments, too long). */
 export class RequestTargetRefused extends DomainError {
   constructor(refusal: EdgeRefusal) {
-    super(refusal.code, refusal.status === 414 ? 'uri_too_long' : 'invalid_input', refusal.message);
+    super(refusal.code, refusal.message);
   }
 }
 
 export class RequestTimedOut extends DomainError {
   constructor(timeoutMs: number) {
-    super('REQUEST.TIMEOUT', 'request_timeout', 'The request did not arrive whole in time', {
+    super('REQUEST.TIMEOUT', 'The request did not arrive whole in time', {
       details: `Headers and body must arrive within ${timeoutMs} ms; the connection is closed`,
     });
   }
@@ -18,13 +18,13 @@ export class RequestTimedOut extends DomainError {
 
 export class RequestHeadersTooLarge extends DomainError {
   constructor() {
-    super('REQUEST.HEADERS_TOO_LARGE', 'headers_too_large', 'The request headers are larger than the service accepts');
+    super('REQUEST.HEADERS_TOO_LARGE', 'The request headers are larger than the service accepts');
   }
 }
 
 export class MalformedRequest extends DomainError {
   constructor() {
-    super('REQUEST.MALFORMED', 'invalid_input', 'The request is not valid HTTP/1.1', {
+    super('REQUEST.MALFORMED', 'The request is not valid HTTP/1.1', {
       details: 'The request line or a header could not be read (for example two Content-Length headers, or a control character in a header)',
     });
   }
@@ -33,19 +33,19 @@ export class MalformedRequest extends DomainError {
 /** The caller hung up before its request arrived whole: nothing was done for it. */
 export class ClientClosedRequest extends DomainError {
   constructor() {
-    super('REQUEST.CLIENT_CLOSED', 'client_closed', 'The client closed the connection before the request arrived whole');
+    super('REQUEST.CLIENT_CLOSED', 'The client closed the connection before the request arrived whole');
   }
 }
 
 export class MalformedJson extends DomainError {
   constructor(empty: boolean) {
-    super('REQUEST.MALFORMED_JSON', 'invalid_input', empty ? 'The request body is empty but the content type is JSON' : 'The request body is not valid JSON');
+    super('REQUEST.MALFORMED_JSON', empty ? 'The request body is empty but the content type is JSON' : 'The request body is not valid JSON');
   }
 }
 
 export class JsonTooDeep extends DomainError {
   constructor(maxDepth: number) {
-    super('REQUEST.JSON_TOO_DEEP', 'invalid_input', `The JSON body is nested deeper than ${maxDepth} levels`, {
+    super('REQUEST.JSON_TOO_DEEP', `The JSON body is nested deeper than ${maxDepth} levels`, {
       details: `Objects and arrays may be nested at most ${maxDepth} deep`,
     });
   }
@@ -54,6 +54,6 @@ export class JsonTooDeep extends DomainError {
 /** Bodies are read as sent: a compressed one would be parsed as something the caller did not mean. */
 export class UnsupportedContentEncoding extends DomainError {
   constructor() {
-    super('REQUEST.UNSUPPORTED_ENCODING', 'unsupported_media_type', 'The content encoding is not supported; send the body uncompressed');
+    super('REQUEST.UNSUPPORTED_ENCODING', 'The content encoding is not supported; send the body uncompressed');
   }
 }

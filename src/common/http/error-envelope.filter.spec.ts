@@ -1,28 +1,36 @@
 import { BadRequestException, HttpException, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
 import { DomainError } from '../domain/domain-error';
-import { problemOf } from './error-envelope.filter';
+import { errorEnvelope, problemOf } from './error-envelope.filter';
 
 describe('problemOf', () => {
   it.each([
-    ['invalid_input', 400],
-    ['unauthenticated', 401],
-    ['forbidden', 403],
-    ['not_found', 404],
-    ['conflict', 409],
-    ['payload_too_large', 413],
-    ['unsupported_media_type', 415],
-    ['unprocessable', 422],
-    ['rate_limited', 429],
-    ['upstream_rejected', 502],
-    ['unavailable', 503],
-    ['upstream_timeout', 504],
-  ] as const)('when a domain error is %s, then the status is %i', (kind, status) => {
-    expect(problemOf(new DomainError('X.Y', kind, 'message')).status).toBe(status);
+    ['REQUEST.VALIDATION_FAILED', 400],
+    ['AUTH.INVALID_TOKEN', 401],
+    ['AUTH.FORBIDDEN', 403],
+    ['CUSTOMER.NOT_FOUND', 404],
+    ['IDEMPOTENCY.IN_FLIGHT', 409],
+    ['REQUEST.BODY_TOO_LARGE', 413],
+    ['REQUEST.UNSUPPORTED_MEDIA_TYPE', 415],
+    ['IDEMPOTENCY.REFERENCE_REUSED', 422],
+    ['RATE_LIMIT.EXCEEDED', 429],
+    ['UPSTREAM.REJECTED', 502],
+    ['AUDIT.UNAVAILABLE', 503],
+    ['UPSTREAM.TIMEOUT', 504],
+  ] as const)('when a domain error has the code %s, then the status is %i', (code, status) => {
+    expect(problemOf(new DomainError(code, 'message')).status).toBe(status);
+  });
+
+  it('when the envelope is the 401, then it is the provider’s word for word: no code; every other envelope has its code', () => {
+    const unauthenticated = errorEnvelope(problemOf(new DomainError('AUTH.INVALID_TOKEN', 'The supplied token is invalid or expired')), 'id');
+    const forbidden = errorEnvelope(problemOf(new DomainError('AUTH.FORBIDDEN', 'No')), 'id');
+
+    expect(Object.keys(unauthenticated.error).sort()).toEqual(['details', 'id', 'message']);
+    expect(forbidden.error.code).toBe('AUTH.FORBIDDEN');
   });
 
   it('when a domain error carries details, fields and a retry hint, then they are kept', () => {
     const problem = problemOf(
-      new DomainError('UPSTREAM.CIRCUIT_OPEN', 'unavailable', 'The provider is unavailable', {
+      new DomainError('UPSTREAM.CIRCUIT_OPEN', 'The provider is unavailable', {
         details: 'Try again shortly',
         retryAfterSeconds: 30,
         fields: [{ field: 'a', message: 'b' }],
@@ -51,7 +59,7 @@ describe('problemOf', () => {
   it('when Nest raises another 4xx, then its status is kept and its message is not echoed', () => {
     expect(problemOf(new BadRequestException('Unexpected token in {"document_number":"C01X00T47"'))).toEqual({
       status: 400,
-      code: 'HTTP.400',
+      code: 'REQUEST.REFUSED',
       message: 'Bad Request',
       details: 'Bad Request',
     });
@@ -62,7 +70,7 @@ describe('problemOf', () => {
       new ServiceUnavailableException({ status: 'error', error: { database: { status: 'down', message: 'ECONNREFUSED 10.0.0.1' } } }),
     );
 
-    expect(problem).toMatchObject({ status: 503, details: 'Failing checks: database' });
+    expect(problem).toMatchObject({ status: 503, code: 'SERVICE.NOT_READY', details: 'Failing checks: database' });
     expect(JSON.stringify(problem)).not.toContain('10.0.0.1');
   });
 

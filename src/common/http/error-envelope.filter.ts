@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, Optional } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ErrorKind, FieldProblem } from '../domain/domain-error';
+import { CODE_NOT_IN_ENVELOPE, ERROR_CODES, ErrorCode } from '../domain/error-codes';
 import { ErrorEnvelope } from './envelope';
 import { interruptionOf } from './interruption';
 import { RequestRecorder } from './request-recorder.port';
@@ -25,10 +26,16 @@ const STATUS_BY_KIND: Record<ErrorKind, number> = {
   upstream_rejected: 502,
   unavailable: 503,
   upstream_timeout: 504,
+  internal: 500,
 };
 
+/** The status an error code is answered with (REQUEST.REFUSED keeps the framework's 4xx). */
+export function statusOfCode(code: ErrorCode): number {
+  return STATUS_BY_KIND[ERROR_CODES[code]];
+}
+
 /** Fastify's own errors (body parsing, limits) that reach us with a status and a code. */
-const FASTIFY_ERRORS: Record<string, { code: string; message: string }> = {
+const FASTIFY_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'REQUEST.MALFORMED_JSON', message: 'The request body is not valid JSON' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'REQUEST.MALFORMED_JSON', message: 'The request body is empty but the content type is JSON' },
   FST_ERR_CTP_BODY_TOO_LARGE: { code: 'REQUEST.BODY_TOO_LARGE', message: 'The request body is larger than the service accepts' },
@@ -36,9 +43,12 @@ const FASTIFY_ERRORS: Record<string, { code: string; message: string }> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'REQUEST.BAD_CONTENT_LENGTH', message: 'The Content-Length header does not match the body' },
 };
 
+/** What a 401 from the API asks for (RFC 6750). */
+export const BEARER_CHALLENGE = 'Bearer realm="partner-gateway"';
+
 export interface Problem {
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly message: string;
   readonly details: string;
   readonly fields?: readonly FieldProblem[];
@@ -72,21 +82,22 @@ function fromHttpException(exception: HttpException): Problem {
       typeof body === 'object' && body !== null && 'error' in body && typeof body.error === 'object' && body.error
         ? Object.keys(body.error)
         : [];
+    // Only the readiness probe fails this way (terminus).
     return {
-      status,
-      code: `HTTP.${status}`,
-      message: text,
+      status: 503,
+      code: 'SERVICE.NOT_READY',
+      message: 'The service is not ready',
       details: failing.length > 0 ? `Failing checks: ${failing.join(', ')}` : text,
     };
   }
   // Other framework exceptions may carry what the caller sent; only the status is said.
-  return { status, code: `HTTP.${status}`, message: text, details: text };
+  return { status, code: 'REQUEST.REFUSED', message: text, details: text };
 }
 
 function fromFastifyError(error: { code: string; statusCode: number }): Problem | undefined {
   const known = FASTIFY_ERRORS[error.code];
   if (!known) return undefined;
-  return { status: error.statusCode, code: known.code, message: known.message, details: known.message };
+  return { status: statusOfCode(known.code), code: known.code, message: known.message, details: known.message };
 }
 
 function isFastifyError(value: unknown): value is { code: string; statusCode: number } {
@@ -111,7 +122,7 @@ export function problemOf(exception: unknown): Problem {
     if (known) return known;
     if (exception.statusCode < 500) {
       const text = STATUS_CODES[exception.statusCode] ?? 'Bad Request';
-      return { status: exception.statusCode, code: `HTTP.${exception.statusCode}`, message: text, details: text };
+      return { status: exception.statusCode, code: 'REQUEST.REFUSED', message: text, details: text };
     }
   }
   return {
@@ -123,7 +134,7 @@ export function problemOf(exception: unknown): Problem {
   };
 }
 
-/** The body of an error response. */
+/** The body of an error response: the provider's 401 word for word, every other one with its code. */
 export function errorEnvelope(problem: Problem, errorId: string): ErrorEnvelope {
   return {
     status: problem.status,
@@ -131,6 +142,7 @@ export function errorEnvelope(problem: Problem, errorId: string): ErrorEnvelope 
     message: STATUS_CODES[problem.status] ?? (problem.status === 499 ? 'Client Closed Request' : 'Error'),
     error: {
       id: errorId,
+      ...(problem.code === CODE_NOT_IN_ENVELOPE ? {} : { code: problem.code }),
       details: problem.details,
       message: problem.message,
       ...(problem.fields && problem.fields.length > 0 ? { fields: problem.fields } : {}),
@@ -168,6 +180,10 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     }
 
     const envelope = errorEnvelope(problem, errorId);
+    if (problem.status === 401 && !reply.hasHeader('www-authenticate')) {
+      // RFC 6750: the scheme the caller should use; the body stays the provider's 401.
+      void reply.header('www-authenticate', BEARER_CHALLENGE);
+    }
     if (problem.retryAfterSeconds !== undefined) {
       void reply.header('retry-after', String(Math.max(1, Math.ceil(problem.retryAfterSeconds))));
     }

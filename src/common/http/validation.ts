@@ -5,7 +5,7 @@ import { DomainError, FieldProblem } from '../domain/domain-error';
 export class RequestValidationFailed extends DomainError {
   constructor(fields: FieldProblem[]) {
     const summary = fields.map((f) => f.message).join('; ');
-    super('REQUEST.VALIDATION_FAILED', 'invalid_input', 'The request has invalid fields', {
+    super('REQUEST.VALIDATION_FAILED', 'The request has invalid fields', {
       details: summary || 'The request is invalid',
       fields,
     });

@@ -2,7 +2,7 @@ import { DomainError } from '../domain/domain-error';
 
 export class ShuttingDown extends DomainError {
   constructor() {
-    super('SERVICE.SHUTTING_DOWN', 'unavailable', 'This instance is shutting down; retry the request', {
+    super('SERVICE.SHUTTING_DOWN', 'This instance is shutting down; retry the request', {
       details: 'Another instance answers the retry; a POST retried with the same reference is not duplicated',
       retryAfterSeconds: 1,
     });

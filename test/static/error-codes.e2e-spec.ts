@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ALL_ERROR_CODES, CODE_NOT_IN_ENVELOPE } from '../../src/common/domain/error-codes';
+import { statusOfCode } from '../../src/common/http/error-envelope.filter';
+
+interface Row {
+  readonly code: string;
+  readonly status: string;
+  readonly meaning: string;
+  readonly action: string;
+}
+
+/** The rows of docs/errors.md's table, as written. */
+function documentedCodes(): Row[] {
+  const page = readFileSync(join(process.cwd(), 'docs', 'errors.md'), 'utf8');
+  return page
+    .split('\n')
+    .filter((line) => /^\| `[A-Z_.]+` \|/.test(line))
+    .map((line) => {
+      const [code, status, meaning, action] = line.split('|').slice(1, -1).map((cell) => cell.trim());
+      return { code: code.replace(/`/g, ''), status, meaning, action };
+    });
+}
+
+interface Operation {
+  responses: Record<string, { content?: Record<string, { schema?: { allOf?: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } }[] } }> }>;
+}
+
+describe('docs/errors.md and the service’s error codes', () => {
+  const rows = documentedCodes();
+
+  it('when the page’s table is read, then it lists every code the service gives, once, in the order of the code', () => {
+    expect(rows.map((row) => row.code)).toEqual(ALL_ERROR_CODES);
+  });
+
+  it('when each row’s status is read, then it is the status the service answers that code with', () => {
+    expect(rows.map((row) => `${row.code} ${row.status.split(' ')[0]}`)).toEqual(ALL_ERROR_CODES.map((code) => `${code} ${statusOfCode(code)}`));
+  });
+
+  it('when each row is read, then it says what the code means and whether to retry', () => {
+    for (const row of rows) {
+      expect({ code: row.code, meaning: row.meaning.length > 20, action: /^(Yes|No|Not for partners)\b/.test(row.action) }).toEqual({ code: row.code, meaning: true, action: true });
+    }
+  });
+
+  it('when the checked-in OpenAPI document lists a response’s codes, then each is a documented code of that response’s status, and the 401 has none', () => {
+    const document = JSON.parse(readFileSync(join(process.cwd(), 'openapi.json'), 'utf8')) as { paths: Record<string, Record<string, Operation>> };
+    const listed = Object.values(document.paths).flatMap((operations) =>
+      Object.values(operations).flatMap((operation) =>
+        Object.entries(operation.responses).flatMap(([status, response]) =>
+          (response.content?.['application/json']?.schema?.allOf?.[1]?.properties?.error?.properties?.code?.enum ?? []).map((code) => ({ status: Number(status), code })),
+        ),
+      ),
+    );
+
+    expect(listed.length).toBeGreaterThan(50);
+    for (const { status, code } of listed) {
+      expect({ code, status }).toEqual({ code, status: statusOfCode(code as never) });
+    }
+    expect(listed.map(({ code }) => code)).not.toContain(CODE_NOT_IN_ENVELOPE);
+  });
+});
