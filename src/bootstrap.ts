@@ -30,7 +30,7 @@ export async function createApp(
   config: AppConfig,
   database: DatabaseUrls,
   upstream: UpstreamSettings,
-  options: { logStream?: DestinationStream } = {},
+  options: { logStream?: DestinationStream; demoCustomerId?: () => string | undefined } = {},
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     ...edgeServerOptions({
@@ -139,7 +139,7 @@ export async function createApp(
     if (isLimited(request.routeOptions.url)) await limiter.admit(request, reply);
   });
   if (config.METRICS_ENABLED) serveMetrics(fastify, app.get(PrometheusMetrics));
-  if (config.DOCS_ENABLED) setupSwagger(app);
+  if (config.DOCS_ENABLED) setupSwagger(app, options.demoCustomerId);
   await app.init();
   return app;
 }

@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { join } from 'node:path';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createDevClientsIfNone, devTokensBanner } from './auth/dev-clients';
 import { ApiClientsService } from './auth/domain/api-clients.service';
@@ -7,7 +6,8 @@ import { createApp, drainAndClose } from './bootstrap';
 import { createBaseLogger, createRequestLogDestination } from './common/runtime/logging';
 import { readConfigOrExit } from './config/load-config';
 import { DatabaseHandle, resolveDatabase } from './database/database-handle';
-import { RunningSandbox, startSandbox } from './sandbox/sandbox.runner';
+import { RunningSandbox, sandboxFilesUnder, startSandbox } from './sandbox/sandbox.runner';
+import { createDemoCustomer, demoCustomerFile, readDemoCustomer } from './demo-customer';
 import { liveUpstreamSettings, sandboxUpstreamSettings, UpstreamSettings } from './upstream/upstream.settings';
 
 async function main(): Promise<void> {
@@ -25,6 +25,8 @@ async function main(): Promise<void> {
   let sandbox: RunningSandbox | undefined;
   let app: NestFastifyApplication | undefined;
   let stopping = false;
+  // The demo customer of an earlier start, if any (sandbox mode with embedded defaults only).
+  let demoCustomerId = embeddedDefaults ? readDemoCustomer(demoCustomerFile(config.DATA_DIR)) : undefined;
 
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) {
@@ -67,17 +69,19 @@ async function main(): Promise<void> {
     log.info(`Database: ${database.description}`);
     let upstream: UpstreamSettings;
     if (sandboxMode) {
+      const files = sandboxFilesUnder(config.DATA_DIR);
       sandbox = await startSandbox({
         port: config.SANDBOX_PORT,
-        keys: { dir: join(config.DATA_DIR, 'sandbox') },
+        keys: { dir: files.keysDir },
         bearerToken: config.SANDBOX_BEARER_TOKEN,
+        stateFile: files.stateFile,
       });
       log.warn({ sandbox: sandbox.baseUrl }, 'Sandbox provider running in-process; the gateway calls it over loopback');
       upstream = sandboxUpstreamSettings(config, sandbox);
     } else {
       upstream = liveUpstreamSettings(config);
     }
-    app = await createApp(config, database, upstream, { logStream: requestLog });
+    app = await createApp(config, database, upstream, { logStream: requestLog, demoCustomerId: () => demoCustomerId });
     await app.listen({ port: config.PORT, host: config.HOST });
   } catch (error) {
     log.fatal({ err: error }, 'Start-up failed');
@@ -99,7 +103,15 @@ async function main(): Promise<void> {
   }
   if (embeddedDefaults) {
     const tokens = await createDevClientsIfNone(app.get(ApiClientsService), config.DEFAULT_TENANT);
-    if (tokens) process.stdout.write(devTokensBanner(tokens, baseUrl));
+    if (tokens) {
+      try {
+        demoCustomerId = await createDemoCustomer(baseUrl, tokens.partner, demoCustomerFile(config.DATA_DIR));
+        log.info({ customerId: demoCustomerId }, 'Made the demo customer: Swagger UI’s examples use it');
+      } catch (error) {
+        log.warn({ err: error }, 'The demo customer could not be made: Swagger UI’s examples name a customer no one has');
+      }
+      process.stdout.write(devTokensBanner(tokens, baseUrl, demoCustomerId));
+    }
   }
   log.info({ url: baseUrl, docs: config.DOCS_ENABLED ? `${baseUrl}/docs` : undefined }, 'Partner gateway listening');
 }

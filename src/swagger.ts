@@ -51,26 +51,45 @@ export function withoutDailyExamples(document: OpenAPIObject): OpenAPIObject {
   return stable;
 }
 
+type Parameter = { name?: string; in?: string; example?: unknown; schema?: { example?: unknown } };
+
+/** Every example of a customer id: the body of a bank account, and the path of a balance. */
+function useCustomerIdExample(document: OpenAPIObject, customerId: string): void {
+  const field = propertiesOf(document, 'OpenBankAccountRequestDto')?.customer_id;
+  if (field) field.example = customerId;
+  for (const operations of Object.values(document.paths)) {
+    for (const operation of Object.values(operations as Record<string, { parameters?: Parameter[] }>)) {
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in !== 'path' || parameter.name !== 'customer_id') continue;
+        parameter.example = customerId;
+        if (parameter.schema) parameter.schema.example = customerId;
+      }
+    }
+  }
+}
+
 /**
  * Examples are recomputed each time the document is served, so that "Try it out" sends a body that
  * passes validation on the day it is shown (the document expiry rule), with a fresh reference (a
- * reused one would be a replay, or a 422 with another body).
+ * reused one would be a replay, or a 422 with another body), and, in sandbox mode, for the demo
+ * customer that exists (src/demo-customer.ts) rather than an id no provider knows.
  */
-export function withExamplesForToday(document: OpenAPIObject, now: Date): OpenAPIObject {
+export function withExamplesForToday(document: OpenAPIObject, now: Date, demoCustomerId?: string): OpenAPIObject {
   const patched = structuredClone(document);
   for (const [schema, property] of DAILY_EXAMPLES) {
     const field = propertiesOf(patched, schema)?.[property];
     if (field) field.example = property === 'expiration_date' ? exampleDocumentExpiry(now) : randomUUID();
   }
+  if (demoCustomerId) useCustomerIdExample(patched, demoCustomerId);
   return patched;
 }
 
-export function setupSwagger(app: NestFastifyApplication): void {
+export function setupSwagger(app: NestFastifyApplication, demoCustomerId: () => string | undefined = () => undefined): void {
   const clock = app.get(Clock);
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
     yamlDocumentUrl: 'docs-yaml',
     swaggerOptions: { persistAuthorization: true },
-    patchDocumentOnRequest: (_request, _reply, document) => withExamplesForToday(document, clock.now()),
+    patchDocumentOnRequest: (_request, _reply, document) => withExamplesForToday(document, clock.now(), demoCustomerId()),
   });
 }

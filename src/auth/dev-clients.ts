@@ -16,7 +16,7 @@ export async function createDevClientsIfNone(clients: ApiClientsService, tenant:
   return { partner: partner.token, admin: admin.token };
 }
 
-export function devTokensBanner(tokens: DevTokens, baseUrl: string): string {
+export function devTokensBanner(tokens: DevTokens, baseUrl: string, demoCustomerId?: string): string {
   const line = '='.repeat(78);
   return [
     '',
@@ -27,6 +27,7 @@ export function devTokensBanner(tokens: DevTokens, baseUrl: string): string {
     `  admin    ${tokens.admin}`,
     '',
     `  curl -H "Authorization: Bearer ${tokens.partner}" ${baseUrl}/api/v1/me`,
+    ...(demoCustomerId ? [`  Demo customer: ${demoCustomerId}`, `  curl -H "Authorization: Bearer ${tokens.partner}" ${baseUrl}/api/v1/customers/${demoCustomerId}/balance`] : []),
     `  Swagger UI: ${baseUrl}/docs  (Authorize: partner token for customers and accounts, admin token for audit events)`,
     '  More tokens: npm run clients -- create --name NAME --role partner|admin',
     line,

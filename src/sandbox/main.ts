@@ -1,29 +1,32 @@
 import { join } from 'node:path';
 import { readConfigOrExit } from '../config/load-config';
 import { createBaseLogger } from '../common/runtime/logging';
-import { startSandbox } from './sandbox.runner';
+import { liveModeStart, SandboxPortTaken, sandboxFilesUnder, startSandbox } from './sandbox.runner';
 
 /** `npm run sandbox`: the provider's stand-in on its own, for a gateway started in live mode. */
 async function main(): Promise<void> {
   const config = readConfigOrExit();
   const log = createBaseLogger(config.LOG_LEVEL);
-  const sandbox = await startSandbox({
-    port: config.SANDBOX_PORT,
-    host: config.SANDBOX_HOST,
-    keys: { dir: join(config.DATA_DIR, 'sandbox') },
-    bearerToken: config.SANDBOX_BEARER_TOKEN,
-  });
-  log.info({ url: sandbox.baseUrl }, 'Sandbox provider listening');
-  process.stdout.write(
-    [
-      '',
-      'Point a gateway at this sandbox with:',
-      `  UPSTREAM_BASE_URL=${sandbox.baseUrl}`,
-      `  UPSTREAM_BEARER_TOKEN=${sandbox.bearerToken}`,
-      `  UPSTREAM_PUBLIC_KEY=${join(config.DATA_DIR, 'sandbox', 'public.pem')}`,
-      '',
-    ].join('\n') + '\n',
-  );
+  const files = sandboxFilesUnder(config.DATA_DIR);
+  let sandbox;
+  try {
+    sandbox = await startSandbox({
+      port: config.SANDBOX_PORT,
+      host: config.SANDBOX_HOST,
+      keys: { dir: files.keysDir },
+      bearerToken: config.SANDBOX_BEARER_TOKEN,
+      stateFile: files.stateFile,
+    });
+  } catch (error) {
+    // A taken port is an everyday mistake: one line, no stack.
+    if (error instanceof SandboxPortTaken) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  log.info({ url: sandbox.baseUrl, state: files.stateFile }, 'Sandbox provider listening');
+  process.stdout.write(liveModeStart(sandbox.baseUrl, sandbox.bearerToken, join(files.keysDir, 'public.pem'), config.DATABASE_URL) + '\n');
   const stop = () => {
     void sandbox.close().then(() => process.exit(0));
   };

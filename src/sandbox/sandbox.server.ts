@@ -4,6 +4,7 @@ import { calculateJwkThumbprint, compactDecrypt, importJWK, JWK } from 'jose';
 import { newEuroIban, newSterlingAccount } from './sandbox-accounts';
 import { FaultBook } from './sandbox-faults';
 import { checkBankAccount, checkCustomer, FieldRefusal } from './sandbox-rules';
+import { SandboxAccount, SandboxCustomer, SandboxState } from './sandbox-state';
 
 export interface SandboxOptions {
   readonly bearerToken: string;
@@ -13,6 +14,8 @@ export interface SandboxOptions {
   readonly now?: () => Date;
   /** Journal entries kept, newest last; older ones are dropped (benchmarks send millions). */
   readonly journalLimit?: number;
+  /** Customers, accounts and references: in memory unless given (kept in a file). */
+  readonly state?: SandboxState;
 }
 
 export const DEFAULT_JOURNAL_LIMIT = 10_000;
@@ -27,12 +30,6 @@ export interface JournalEntry {
   signature: 'valid' | 'invalid' | 'missing' | 'not-required';
   encrypted: boolean;
   status: number;
-}
-
-interface Customer {
-  readonly id: string;
-  readonly reference: string;
-  readonly createdAt: string;
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -69,8 +66,8 @@ function sameText(a: string, b: string): boolean {
 /**
  * A faithful stand-in for the provider, for development, tests and benchmarks: it checks the
  * bearer token and the Signature, decrypts the JWE, validates like the provider (expiry rule
- * included), refuses a reused reference, keeps customers and accounts in memory, journals what it
- * received, and injects faults on demand.
+ * included), refuses a reused reference, keeps customers and accounts (in memory, or in a file
+ * that outlives a restart: SandboxState), journals what it received, and injects faults on demand.
  */
 export async function createSandboxServer(options: SandboxOptions): Promise<FastifyInstance> {
   const now = options.now ?? (() => new Date());
@@ -80,9 +77,7 @@ export async function createSandboxServer(options: SandboxOptions): Promise<Fast
   const expectedKid = await calculateJwkThumbprint(createPublicKey(options.publicKeyPem).export({ format: 'jwk' }), 'sha256');
   const faults = new FaultBook();
   const journal: JournalEntry[] = [];
-  const customers = new Map<string, Customer>();
-  const accounts = new Map<string, Record<string, unknown>>();
-  const references = new Set<string>();
+  const state = options.state ?? SandboxState.inMemory();
   const journalOf = new WeakMap<FastifyRequest, JournalEntry>();
   const answerLatencyOf = new WeakMap<FastifyRequest, number>();
 
@@ -180,12 +175,11 @@ export async function createSandboxServer(options: SandboxOptions): Promise<Fast
     return reply.status(400).send(envelope(400, problems.map((p) => p.message).join('; '), 'Validation failed', problems));
   }
 
-  function claim(reference: string, reply: FastifyReply): boolean {
-    if (references.has(reference)) {
+  function isNew(reference: string, reply: FastifyReply): boolean {
+    if (!state.isNewReference(reference)) {
       void reply.status(409).send(envelope(409, 'This reference has already been used', 'Duplicate reference'));
       return false;
     }
-    references.add(reference);
     return true;
   }
 
@@ -195,16 +189,16 @@ export async function createSandboxServer(options: SandboxOptions): Promise<Fast
     const problems = checkCustomer(body, now());
     if (problems.length > 0) return refuse(reply, problems);
     const reference = body.reference as string;
-    if (!claim(reference, reply)) return reply;
-    const customer: Customer = { id: randomUUID(), reference, createdAt: now().toISOString() };
-    customers.set(customer.id, customer);
+    if (!isNew(reference, reply)) return reply;
+    const customer: SandboxCustomer = { id: randomUUID(), reference, createdAt: now().toISOString() };
+    state.addCustomer(customer);
     return reply.status(201).send(created({ id: customer.id, reference, created_at: customer.createdAt }));
   });
 
   app.get<{ Params: { id: string } }>('/api/v1/customer/balance/:id', async (request, reply) => {
     const { id } = request.params;
     if (!/^[0-9a-f-]{36}$/i.test(id)) return reply.status(400).send(envelope(400, 'The customer id must be a UUID', 'Invalid customer id'));
-    if (!customers.has(id)) return reply.status(404).send(envelope(404, 'No customer with this id', 'Customer not found'));
+    if (!state.customers.has(id)) return reply.status(404).send(envelope(404, 'No customer with this id', 'Customer not found'));
     return { status: 200, message: 'OK', data: { customer_id: id, currency: 'EUR', available: '0.00', current: '0.00', as_of: now().toISOString() }, error: null };
   });
 
@@ -213,10 +207,10 @@ export async function createSandboxServer(options: SandboxOptions): Promise<Fast
     if (!body) return reply;
     const problems = checkBankAccount(body, now());
     if (problems.length > 0) return refuse(reply, problems);
-    if (!customers.has(body.customer_id as string)) return reply.status(404).send(envelope(404, 'No customer with this id', 'Customer not found'));
+    if (!state.customers.has(body.customer_id as string)) return reply.status(404).send(envelope(404, 'No customer with this id', 'Customer not found'));
     const reference = body.reference as string;
-    if (!claim(reference, reply)) return reply;
-    const account: Record<string, unknown> = {
+    if (!isNew(reference, reply)) return reply;
+    const account: SandboxAccount = {
       id: randomUUID(),
       customer_id: body.customer_id,
       currency: body.currency,
@@ -224,7 +218,7 @@ export async function createSandboxServer(options: SandboxOptions): Promise<Fast
       status: 'active',
       ...(body.currency === 'EUR' ? { iban: newEuroIban() } : (({ sortCode, accountNumber }) => ({ sort_code: sortCode, account_number: accountNumber }))(newSterlingAccount())),
     };
-    accounts.set(account.id as string, account);
+    state.addAccount(account);
     return reply.status(201).send(created(account));
   };
   app.post('/payments/banks/account', openAccount);

@@ -1,17 +1,91 @@
 import { startTestApp, TestApp } from '../support/app';
 import { callApi } from '../support/http';
+import { createDemoCustomer } from '../../src/demo-customer';
 
 interface Schema {
   properties: Record<string, { example?: unknown }>;
 }
+interface ErrorSchema {
+  allOf?: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } }[];
+}
+interface Operation {
+  tags?: string[];
+  parameters?: { name: string; in: string; required?: boolean; example?: unknown; schema?: { example?: unknown } }[];
+  requestBody?: { content: Record<string, { schema: { $ref: string } }> };
+  responses: Record<string, { content?: Record<string, { schema?: ErrorSchema; example?: { status?: unknown; message?: unknown; error?: { id?: unknown; code?: unknown } } }> }>;
+}
 interface OpenApi {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { example?: { status?: unknown; message?: unknown; error?: { id?: unknown } } }> }> }>>;
+  paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, Schema> };
+}
+
+/** The partner's endpoints: what a partner token may call. */
+const PARTNER_TAGS = ['customers', 'balances', 'bank-accounts'];
+
+/**
+ * The request Swagger UI's "Try it out" sends for an operation, unedited: each path parameter's
+ * example, and a body made of each property's example.
+ */
+function tryItOut(spec: OpenApi, path: string, operation: Operation): { path: string; body?: Record<string, unknown> } {
+  let url = path;
+  for (const parameter of operation.parameters ?? []) {
+    const value = parameter.example ?? parameter.schema?.example;
+    if (parameter.in === 'path') url = url.replace(`{${parameter.name}}`, encodeURIComponent(String(value)));
+  }
+  const ref = operation.requestBody?.content['application/json']?.schema.$ref;
+  return { path: url, body: ref ? exampleOf(spec.components.schemas[ref.split('/').pop()!]) : undefined };
 }
 
 function exampleOf(schema: Schema): Record<string, unknown> {
   return Object.fromEntries(Object.entries(schema.properties).map(([name, property]) => [name, property.example]));
 }
+
+describe('Try it out, as served, in sandbox mode with the demo customer', () => {
+  let t: TestApp;
+  let partner: string;
+  let demo: string | undefined;
+  let served: () => Promise<OpenApi>;
+
+  beforeAll(async () => {
+    t = await startTestApp({}, { demoCustomerId: () => demo });
+    partner = await t.createClient('partner');
+    demo = await createDemoCustomer(t.baseUrl, partner);
+    // Live mode (the test application's) puts the document behind an admin token.
+    const admin = { authorization: `Bearer ${await t.createClient('admin')}` };
+    served = async () => (await (await fetch(`${t.baseUrl}/docs-json`, { headers: admin })).json()) as OpenApi;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('when every partner endpoint is called with the request Swagger UI builds from the served document, then each answers 2xx', async () => {
+    const spec = await served();
+    const operations = Object.entries(spec.paths).flatMap(([path, methods]) =>
+      Object.entries(methods)
+        .filter(([, operation]) => operation.tags?.some((tag) => PARTNER_TAGS.includes(tag)) || path === '/api/v1/me')
+        .map(([method, operation]) => ({ method: method.toUpperCase() as 'GET' | 'POST', path, operation })),
+    );
+
+    const answers = [];
+    for (const { method, path, operation } of operations) {
+      const request = tryItOut(spec, path, operation);
+      const answer = await callApi(t.baseUrl, method, request.path, { token: partner, body: request.body });
+      answers.push({ call: `${method} ${path}`, status: answer.status, code: answer.body.error?.code });
+    }
+
+    expect(answers.map((a) => a.call).sort()).toEqual(['GET /api/v1/customers/{customer_id}/balance', 'GET /api/v1/me', 'POST /api/v1/bank-accounts', 'POST /api/v1/customers']);
+    for (const answer of answers) expect(answer).toEqual({ call: answer.call, status: answer.call.startsWith('POST') ? 201 : 200, code: undefined });
+  });
+
+  it('when the document names a customer, then it is the demo customer, which belongs to the partner’s tenant', async () => {
+    const spec = await served();
+    const balance = spec.paths['/api/v1/customers/{customer_id}/balance'].get.parameters!.find((p) => p.name === 'customer_id')!;
+
+    expect(spec.components.schemas.OpenBankAccountRequestDto.properties.customer_id.example).toBe(demo);
+    expect(balance.example).toBe(demo);
+    expect((await callApi(t.baseUrl, 'GET', `/api/v1/customers/${demo}/balance`, { token: await t.createClient('partner', { tenant: 'another' }) })).status).toBe(404);
+  });
+});
 
 describe('Swagger UI examples', () => {
   let t: TestApp;
@@ -66,10 +140,10 @@ describe('Swagger UI examples', () => {
   it('when the partner endpoints are documented, then every error status they answer is listed', () => {
     const statuses = (path: string, method: string) => Object.keys(spec.paths[path][method].responses).sort();
 
-    expect(statuses('/api/v1/bank-accounts', 'post')).toEqual(['201', '400', '401', '403', '404', '409', '413', '415', '422', '429', '502', '503', '504']);
-    expect(statuses('/api/v1/customers', 'post')).toEqual(['201', '400', '401', '403', '409', '413', '415', '422', '429', '502', '503', '504']);
-    expect(statuses('/api/v1/customers/{customer_id}/balance', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '502', '503', '504']);
-    expect(statuses('/api/v1/audit-events', 'get')).toEqual(['200', '400', '401', '403', '429', '503']);
+    expect(statuses('/api/v1/bank-accounts', 'post')).toEqual(['201', '400', '401', '403', '404', '408', '409', '413', '414', '415', '422', '429', '431', '500', '502', '503', '504']);
+    expect(statuses('/api/v1/customers', 'post')).toEqual(['201', '400', '401', '403', '404', '408', '409', '413', '414', '415', '422', '429', '431', '500', '502', '503', '504']);
+    expect(statuses('/api/v1/customers/{customer_id}/balance', 'get')).toEqual(['200', '400', '401', '403', '404', '408', '414', '415', '429', '431', '500', '502', '503', '504']);
+    expect(statuses('/api/v1/audit-events', 'get')).toEqual(['200', '400', '401', '403', '408', '414', '415', '429', '431', '500', '503']);
   });
 
   it('when every documented error response is read, then each shows an example of its own status, in the envelope', () => {
@@ -77,15 +151,23 @@ describe('Swagger UI examples', () => {
       Object.entries(operations).flatMap(([method, operation]) =>
         Object.entries(operation.responses)
           .filter(([status]) => Number(status) >= 400)
-          .map(([status, response]) => ({ where: `${method.toUpperCase()} ${path} ${status}`, status: Number(status), example: response.content?.['application/json']?.example })),
+          .map(([status, response]) => ({
+            where: `${method.toUpperCase()} ${path} ${status}`,
+            status: Number(status),
+            example: response.content?.['application/json']?.example,
+            codes: response.content?.['application/json']?.schema?.allOf?.[1]?.properties?.error?.properties?.code?.enum,
+          })),
       ),
     );
 
     expect(documented.length).toBeGreaterThan(20);
-    for (const { where, status, example } of documented) {
+    for (const { where, status, example, codes } of documented) {
       expect({ where, status: example?.status }).toEqual({ where, status });
       expect({ where, message: typeof example?.message, id: typeof example?.error?.id }).toEqual({ where, message: 'string', id: 'string' });
+      // The 401 is the provider's envelope, with no code; every other example carries one of its response's codes.
+      if (status === 401) expect({ where, codes, code: example?.error?.code }).toEqual({ where, codes: undefined, code: undefined });
+      else expect({ where, listed: codes?.includes(example?.error?.code as string) }).toEqual({ where, listed: true });
     }
-    expect(new Set(documented.map((d) => d.status))).toEqual(new Set([400, 401, 403, 404, 409, 413, 415, 422, 429, 502, 503, 504]));
+    expect(new Set(documented.map((d) => d.status))).toEqual(new Set([400, 401, 403, 404, 408, 409, 413, 414, 415, 422, 429, 431, 500, 502, 503, 504]));
   });
 });

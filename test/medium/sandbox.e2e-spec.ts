@@ -1,4 +1,7 @@
 import { constants, createCipheriv, createHash, createPublicKey, publicEncrypt, randomBytes, randomUUID } from 'node:crypto';
+import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { generateSandboxKeys } from '../../src/sandbox/sandbox-keys';
 import { RunningSandbox, startSandbox } from '../../src/sandbox/sandbox.runner';
 import { monthsFromToday } from '../support/builders';
@@ -24,10 +27,10 @@ describe('sandbox provider', () => {
 
   const signature = (reference: string) => createHash('sha256').update(keys.publicKeyPem + reference).digest('hex');
 
-  async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
-    const response = await fetch(`${sandbox.baseUrl}${path}`, {
+  async function post(path: string, body: unknown, headers: Record<string, string> = {}, target = sandbox) {
+    const response = await fetch(`${target.baseUrl}${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${sandbox.bearerToken}`, ...headers },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${target.bearerToken}`, ...headers },
       body: JSON.stringify(body),
     });
     return { status: response.status, body: (await response.json()) as Record<string, any> };
@@ -37,9 +40,9 @@ describe('sandbox provider', () => {
     return { reference, first_name: 'Grace', last_name: 'Hopper', email: 'grace.hopper@example.com', phone_number: '+15555550123' };
   }
 
-  async function createCustomer(): Promise<string> {
+  async function createCustomer(target = sandbox): Promise<string> {
     const payload = customerPayload();
-    const response = await post('/api/v1/customer', { data: jweWithNodeCrypto(keys.publicKeyPem, payload) }, { signature: signature(payload.reference) });
+    const response = await post('/api/v1/customer', { data: jweWithNodeCrypto(keys.publicKeyPem, payload) }, { signature: signature(payload.reference) }, target);
     return response.body.data.id as string;
   }
 
@@ -195,5 +198,72 @@ describe('sandbox provider', () => {
     } finally {
       await small.close();
     }
+  });
+
+  describe('kept in a state file (DATA_DIR/sandbox/state.jsonl), as `npm start` and `npm run sandbox` keep it', () => {
+    const balanceOf = async (target: RunningSandbox, id: string) =>
+      (await fetch(`${target.baseUrl}/api/v1/customer/balance/${id}`, { headers: { authorization: `Bearer ${target.bearerToken}` } })).status;
+
+    async function openAccount(target: RunningSandbox, customerId: string, reference = randomUUID()) {
+      const payload = { ...accountPayload(customerId), reference };
+      return post('/payments/banks/account', { data: jweWithNodeCrypto(keys.publicKeyPem, payload) }, { signature: signature(reference) }, target);
+    }
+
+    function accountPayload(customerId: string) {
+      return {
+        customer_id: customerId,
+        currency: 'EUR',
+        phone_number: '+4915123456789',
+        document_type: 'passport',
+        document_number: 'C01X00T47',
+        issued_country_code: 'DE',
+        issued_by: 'Stadt Berlin',
+        issued_date: '2020-01-15',
+        expiration_date: monthsFromToday(24),
+        country: 'DE',
+        zip_code: '10115',
+        street: 'Invalidenstrasse 1',
+        date_of_birth: '1990-12-10',
+      };
+    }
+
+    it('when it is restarted on the same file, then its customers, accounts and references are still there', async () => {
+      const file = join(mkdtempSync(join(tmpdir(), 'pgw-sandbox-')), 'sandbox', 'state.jsonl');
+      const first = await startSandbox({ port: 0, keys, stateFile: file });
+      const customerId = await createCustomer(first);
+      const account = await openAccount(first, customerId);
+      await first.close();
+
+      const second = await startSandbox({ port: 0, keys, stateFile: file });
+      try {
+        expect(account.status).toBe(201);
+        expect(await balanceOf(second, customerId)).toBe(200);
+        expect((await openAccount(second, customerId)).status).toBe(201);
+        // A reference the provider saw before the restart is still one it has seen.
+        expect((await openAccount(second, customerId, account.body.data.reference as string)).status).toBe(409);
+        expect(readFileSync(file, 'utf8')).not.toMatch(/C01X00T47|Invalidenstrasse|4915123456789/);
+      } finally {
+        await second.close();
+      }
+    });
+
+    it('when the file is new, then the sandbox is fresh; when its last line was cut short by a crash, then the rest is kept', async () => {
+      const file = join(mkdtempSync(join(tmpdir(), 'pgw-sandbox-')), 'state.jsonl');
+      const first = await startSandbox({ port: 0, keys, stateFile: file });
+      const kept = await createCustomer(first);
+      await first.close();
+      appendFileSync(file, '{"customer":{"id":"5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44","refer');
+
+      const again = await startSandbox({ port: 0, keys, stateFile: file });
+      const fresh = await startSandbox({ port: 0, keys, stateFile: join(mkdtempSync(join(tmpdir(), 'pgw-sandbox-')), 'state.jsonl') });
+      try {
+        expect(await balanceOf(again, kept)).toBe(200);
+        expect(await balanceOf(again, '5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44')).toBe(404);
+        expect(await balanceOf(fresh, kept)).toBe(404);
+      } finally {
+        await again.close();
+        await fresh.close();
+      }
+    });
   });
 });

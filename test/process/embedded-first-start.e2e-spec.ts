@@ -10,6 +10,7 @@ import { cleanEnv, clusterPid, freePort, removeDataDir, runProcess, scratchDataD
 const MAIN = join(process.cwd(), 'dist', 'src', 'main.js');
 const CLIENTS = join(process.cwd(), 'dist', 'src', 'auth', 'cli', 'clients.cli.js');
 const VERIFY = join(process.cwd(), 'dist', 'src', 'audit', 'cli', 'audit-verify.cli.js');
+const SANDBOX = join(process.cwd(), 'dist', 'src', 'sandbox', 'main.js');
 
 describe('first start with embedded defaults (one new user, step by step)', () => {
   let dataDir: string;
@@ -20,6 +21,8 @@ describe('first start with embedded defaults (one new user, step by step)', () =
   let partner: string | undefined;
   let admin: string | undefined;
   let cliToken: string;
+  let demo: string;
+  let madeBeforeRestart: string;
 
   beforeAll(async () => {
     dataDir = scratchDataDir();
@@ -80,6 +83,48 @@ describe('first start with embedded defaults (one new user, step by step)', () =
     expect((await fetch(`${base}/docs`)).status).toBe(200);
   });
 
+  it('when Swagger UI is opened on the first start, then its examples name the demo customer, made for the development partner', async () => {
+    demo = JSON.parse(readFileSync(join(dataDir, 'demo-customer.json'), 'utf8')).customer_id as string;
+    const served = (await (await fetch(`${base}/docs-json`)).json()) as {
+      paths: Record<string, Record<string, { parameters?: { name: string; example?: string }[] }>>;
+      components: { schemas: Record<string, { properties: Record<string, { example?: unknown }> }> };
+    };
+
+    expect(service!.output()).toContain(`Demo customer: ${demo}`);
+    expect(served.paths['/api/v1/customers/{customer_id}/balance'].get.parameters?.find((p) => p.name === 'customer_id')?.example).toBe(demo);
+    expect(served.components.schemas.OpenBankAccountRequestDto.properties.customer_id.example).toBe(demo);
+    expect((await fetch(`${base}/api/v1/customers/${demo}/balance`, { headers: { authorization: `Bearer ${partner}` } })).status).toBe(200);
+    const made = await fetch(`${base}/api/v1/customers`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${partner}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com', phone_number: '+15555550123' }),
+    });
+    madeBeforeRestart = ((await made.json()) as { data: { customer_id: string } }).data.customer_id;
+  });
+
+  it('when `npm run sandbox` is started on the port the service’s sandbox holds, then it says so in one line and exits non-zero', async () => {
+    const result = await runProcess(SANDBOX, [], env);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(`127.0.0.1:${sandboxPort}: the port is taken`)]);
+    expect(result.stdout).toBe('');
+  });
+
+  it('when `npm run sandbox` starts on a free port, then it prints a complete live-mode start, DATABASE_URL included', async () => {
+    const sandbox = startProcess(SANDBOX, [], { ...env, SANDBOX_PORT: String(await freePort()) });
+    try {
+      await waitForOutput(sandbox, /PORT=3001 npm start/);
+      const printed = sandbox.output();
+
+      for (const variable of ['UPSTREAM_BASE_URL=http://127.0.0.1:', 'UPSTREAM_BEARER_TOKEN=sbx_', `UPSTREAM_PUBLIC_KEY=${join(dataDir, 'sandbox', 'public.pem')}`, 'DATABASE_URL=postgres://']) {
+        expect(printed).toContain(variable);
+      }
+    } finally {
+      sandbox.child.kill('SIGTERM');
+      await sandbox.exited;
+    }
+  });
+
   it('when the clients CLI runs while the service does, then it joins the same embedded server', async () => {
     const serverPid = clusterPid(dataDir);
 
@@ -122,11 +167,15 @@ describe('first start with embedded defaults (one new user, step by step)', () =
     expect(clusterPid(dataDir)).toBeUndefined();
   }, 60_000);
 
-  it('when started a second time, then it finds its clients and prints no tokens', async () => {
+  it('when started a second time, then it finds its clients and prints no tokens, and the sandbox still knows the customers made before', async () => {
     service = startProcess(MAIN, [], env);
     await waitForOutput(service, /Partner gateway listening/);
+    const balanceOf = async (id: string) => (await fetch(`${base}/api/v1/customers/${id}/balance`, { headers: { authorization: `Bearer ${partner}` } })).status;
+    const served = (await (await fetch(`${base}/docs-json`)).json()) as { components: { schemas: Record<string, { properties: Record<string, { example?: unknown }> }> } };
 
     expect(service.output()).not.toContain('DEVELOPMENT CLIENT TOKENS');
+    expect([await balanceOf(demo), await balanceOf(madeBeforeRestart)]).toEqual([200, 200]);
+    expect(served.components.schemas.OpenBankAccountRequestDto.properties.customer_id.example).toBe(demo);
     service.child.kill('SIGINT');
     expect(await service.exited).toBe(0);
   }, 120_000);

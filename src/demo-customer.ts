@@ -1,0 +1,46 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * In sandbox mode, one customer made at first start for the development partner's tenant, so that
+ * Swagger UI's examples (a bank account for it, its balance) work as served. It is made the way a
+ * partner app makes one — a request to the API with the partner's token, validated, audited and
+ * sent to the sandbox — and its id is kept under DATA_DIR beside the embedded database and the
+ * sandbox's own state: a fresh DATA_DIR is a fresh demo.
+ */
+export const DEMO_CUSTOMER_BODY = {
+  first_name: 'Ada',
+  last_name: 'Lovelace',
+  email: 'ada@example.com',
+  phone_number: '+447700900123',
+  country: 'GB',
+} as const;
+
+export function demoCustomerFile(dataDir: string): string {
+  return join(dataDir, 'demo-customer.json');
+}
+
+export function readDemoCustomer(file: string): string | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    const { customer_id: id } = JSON.parse(readFileSync(file, 'utf8')) as { customer_id?: unknown };
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Makes the demo customer through the API (the service at `baseUrl`) with the partner's token; resolves to its id. */
+export async function createDemoCustomer(baseUrl: string, partnerToken: string, file?: string): Promise<string> {
+  const answer = await fetch(`${baseUrl}/api/v1/customers`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${partnerToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(DEMO_CUSTOMER_BODY),
+  });
+  const body = (await answer.json()) as { data: { customer_id?: string } | null; error: { id: string; code?: string } | null };
+  if (answer.status !== 201 || !body.data?.customer_id) {
+    throw new Error(`The demo customer could not be made: ${answer.status} ${body.error?.code ?? ''} (error id ${body.error?.id ?? 'none'})`);
+  }
+  if (file) writeFileSync(file, JSON.stringify({ customer_id: body.data.customer_id }) + '\n');
+  return body.data.customer_id;
+}
