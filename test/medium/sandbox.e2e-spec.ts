@@ -204,7 +204,7 @@ describe('sandbox provider', () => {
     const balanceOf = async (target: RunningSandbox, id: string) =>
       (await fetch(`${target.baseUrl}/api/v1/customer/balance/${id}`, { headers: { authorization: `Bearer ${target.bearerToken}` } })).status;
 
-    async function openAccount(target: RunningSandbox, customerId: string, reference = randomUUID()) {
+    async function openAccount(target: RunningSandbox, customerId: string, reference: string = randomUUID()) {
       const payload = { ...accountPayload(customerId), reference };
       return post('/payments/banks/account', { data: jweWithNodeCrypto(keys.publicKeyPem, payload) }, { signature: signature(reference) }, target);
     }

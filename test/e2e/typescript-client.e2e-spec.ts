@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import { createGatewayClient, errorCodeOf, GatewayClient, hasCode, wasReplayed } from '../../clients/typescript/src/index';
+import { monthsFromToday } from '../support/builders';
+import { startTestApp, TestApp } from '../support/app';
+
+/**
+ * clients/typescript as a partner app uses it: every path, body and answer below is typed from the
+ * API's OpenAPI document (`npm run typecheck` compiles this file), and every call goes over HTTP to
+ * the real application and on to the sandbox.
+ */
+describe('the typed TypeScript client, used as a partner app uses it', () => {
+  let t: TestApp;
+  let api: GatewayClient;
+
+  const document = (customerId: string, currency: 'EUR' | 'GBP') => ({
+    customer_id: customerId,
+    currency,
+    phone_number: currency === 'EUR' ? '+4915123456789' : '+447700900123',
+    document_type: 'passport',
+    document_number: 'C01X00T47',
+    issued_country_code: currency === 'EUR' ? 'DE' : 'GB',
+    issued_by: currency === 'EUR' ? 'Stadt Berlin' : 'HMPO',
+    issued_date: '2020-01-15',
+    expiration_date: monthsFromToday(24),
+    country: currency === 'EUR' ? 'DE' : 'GB',
+    zip_code: currency === 'EUR' ? '10115' : 'SW1A 1AA',
+    street: currency === 'EUR' ? 'Invalidenstrasse 1' : '1 Horse Guards Road',
+    date_of_birth: '1990-12-10',
+  });
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    api = createGatewayClient({ baseUrl: t.baseUrl, token: await t.createClient('partner') });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('when a customer is created, its balance read and EUR and GBP accounts opened, then each answer is typed data', async () => {
+    const customer = await api.POST('/api/v1/customers', {
+      body: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone_number: '+447700900123' },
+    });
+    const customerId = customer.data!.data.customer_id;
+
+    const balance = await api.GET('/api/v1/customers/{customer_id}/balance', { params: { path: { customer_id: customerId } } });
+    const eur = await api.POST('/api/v1/bank-accounts', { body: document(customerId, 'EUR') });
+    const gbp = await api.POST('/api/v1/bank-accounts', { body: document(customerId, 'GBP') });
+
+    expect(customer.response.status).toBe(201);
+    expect(balance.data?.data).toMatchObject({ customer_id: customerId, available: expect.stringMatching(/^\d+\.\d{2}$/) });
+    expect(eur.data?.data).toMatchObject({ customer_id: customerId, currency: 'EUR', iban: expect.stringMatching(/^[A-Z]{2}\d{2}/) });
+    expect(gbp.data?.data).toMatchObject({ customer_id: customerId, currency: 'GBP', sort_code: expect.stringMatching(/^\d{2}-\d{2}-\d{2}$/) });
+  });
+
+  it('when a request fails, then the app branches on error.code, a type that lists what that call can answer', async () => {
+    const unknown = await api.GET('/api/v1/customers/{customer_id}/balance', { params: { path: { customer_id: randomUUID() } } });
+    const invalid = await api.POST('/api/v1/customers', { body: { first_name: 'Ada', last_name: 'Lovelace', email: 'not-an-email', phone_number: '+447700900123' } });
+
+    const said = (code: ReturnType<typeof errorCodeOf<NonNullable<typeof unknown.error>>>) => {
+      switch (code) {
+        case 'CUSTOMER.NOT_FOUND':
+          return 'ask the user to pick another customer';
+        case 'REQUEST.VALIDATION_FAILED':
+          return 'show the fields';
+        default:
+          return `something else: ${code ?? 'no code (401)'}`;
+      }
+    };
+
+    expect(said(errorCodeOf(unknown.error!))).toBe('ask the user to pick another customer');
+    const refused = invalid.error!;
+    expect(hasCode(refused) && refused.error.code).toBe('REQUEST.VALIDATION_FAILED');
+    expect(new Set(hasCode(refused) ? refused.error.fields?.map((f) => f.field) : [])).toEqual(new Set(['email']));
+  });
+
+  it('when the token is wrong, then the 401 has no code and the app knows it by its status', async () => {
+    const stranger = createGatewayClient({ baseUrl: t.baseUrl, token: 'pgw_wrong' });
+
+    const answer = await stranger.GET('/api/v1/me');
+
+    expect(answer.response.status).toBe(401);
+    expect(errorCodeOf(answer.error!)).toBeUndefined();
+  });
+
+  it('when a request is sent again with its reference, then the first answer comes back, marked as replayed', async () => {
+    const reference = randomUUID();
+    const body = { reference, first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com', phone_number: '+15555550123' };
+
+    const first = await api.POST('/api/v1/customers', { body });
+    const again = await api.POST('/api/v1/customers', { body });
+    const changed = await api.POST('/api/v1/customers', { body: { ...body, last_name: 'Murray Hopper' } });
+
+    expect([wasReplayed(first.response), wasReplayed(again.response)]).toEqual([false, true]);
+    expect(again.data?.data).toEqual(first.data?.data);
+    expect(errorCodeOf(changed.error!)).toBe('IDEMPOTENCY.REFERENCE_REUSED');
+  });
+});
