@@ -33,6 +33,20 @@ export function startProcess(script: string, args: string[], env: NodeJS.Process
   return { child, output: () => output, exited };
 }
 
+/**
+ * Runs a script with its stdout and stderr on a terminal (a pseudo-terminal made by util-linux's
+ * `script`), as a developer runs `npm start`. Writing "\x03" to `child.stdin` is a Ctrl-C.
+ */
+export function startInTerminal(script: string, env: NodeJS.ProcessEnv): Started {
+  const quoted = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+  const child = spawn('script', ['-qefc', `exec ${quoted(process.execPath)} ${quoted(script)}`, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
 /** Runs a script to completion and returns its exit code and separate streams. */
 export async function runProcess(script: string, args: string[], env: NodeJS.ProcessEnv) {
   const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,4 +1,6 @@
+import { writeSync } from 'node:fs';
 import type { LoggerService } from '@nestjs/common';
+import { prettyFactory } from 'pino-pretty';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import pino, { DestinationStream, Logger as PinoInstance } from 'pino';
 import { currentRecord, recordOf } from '../domain/request-record';
@@ -67,6 +69,12 @@ export function createRequestLogger(level: LogLevel, stream: DestinationStream):
 type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 
 /**
+ * Nest's start-up chatter (one line per module and per route, about 40 in all): debug, so that at
+ * info the start-up says what matters — the database, the mode, the tokens, the address.
+ */
+const FRAMEWORK_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
+
+/**
  * Nest's LoggerService over pino. `new Logger('context').warn({ fields }, 'message')` becomes one
  * line `{ context, ...fields, msg }`; an Error as the first argument is logged under `err`, with
  * its stack. A line written while a request is being served carries `req.id`, from the request's
@@ -82,7 +90,7 @@ export class ServiceLogger implements LoggerService {
     this.call('debug', message, optional);
   }
   log(message: unknown, ...optional: unknown[]): void {
-    this.call('info', message, optional);
+    this.call(FRAMEWORK_CONTEXTS.has(optional[optional.length - 1] as string) ? 'debug' : 'info', message, optional);
   }
   warn(message: unknown, ...optional: unknown[]): void {
     this.call('warn', message, optional);
@@ -155,15 +163,32 @@ export function installRequestLog(fastify: FastifyInstance, logger: PinoInstance
 }
 
 /**
- * Where the running service's request log goes: stdout, written off the request path (lines that
- * arrive while a write is in progress go out together with the next one). `flushSync` before the
- * process exits writes whatever is still waiting.
+ * Lines for a person at a terminal (pino-pretty): one per line, coloured, with the time, level,
+ * context and message, fields after. Written at once, so nothing waits to be flushed.
+ */
+function prettyDestination(fd: 1 | 2): DestinationStream & { flushSync(): void } {
+  const prettify = prettyFactory({ colorize: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,context', messageFormat: '{if context}[{context}] {end}{msg}' });
+  return {
+    write: (line: string) => void writeSync(fd, prettify(line)),
+    flushSync: () => undefined,
+  };
+}
+
+/** JSON lines for machines, unless a person reads this descriptor at a terminal. */
+function isTerminal(fd: 1 | 2): boolean {
+  return (fd === 1 ? process.stdout : process.stderr).isTTY === true;
+}
+
+/**
+ * Where the running service's log goes: stdout as JSON lines, written off the request path (lines
+ * that arrive while a write is in progress go out together with the next one), or, when stdout is
+ * a terminal, human-readable lines. `flushSync` before the process exits writes whatever is waiting.
  */
 export function createRequestLogDestination(): DestinationStream & { flushSync(): void } {
-  return pino.destination({ fd: 1, sync: false });
+  return isTerminal(1) ? prettyDestination(1) : pino.destination({ fd: 1, sync: false });
 }
 
 /** For what happens before Nest is up (embedded database, configuration) and for the CLIs. */
 export function createBaseLogger(level: LogLevel, destination: 1 | 2 = 1): PinoInstance {
-  return pino({ level, redact }, pino.destination({ fd: destination, sync: true }));
+  return pino({ level, redact }, isTerminal(destination) ? prettyDestination(destination) : pino.destination({ fd: destination, sync: true }));
 }

@@ -1,5 +1,6 @@
+import { Logger } from '@nestjs/common';
 import { DataSource, DataSourceOptions } from 'typeorm';
-import { createBaseLogger } from '../../common/runtime/logging';
+import { createBaseLogger, ServiceLogger } from '../../common/runtime/logging';
 import { AppConfig, loadEnvFile, validateEnvironment } from '../../config/load-config';
 import { DatabaseHandle, resolveDatabase } from '../database-handle';
 import { migrateAsOwner } from '../database-roles';
@@ -15,13 +16,16 @@ export interface OpenDatabase {
 /**
  * What every command-line tool needs: validated config, the database (the embedded one is joined
  * when the service runs, started and stopped again when it does not), and a TypeORM data source.
- * Logs go to stderr so stdout stays machine-readable. `entities`: the ones the tool uses (the
+ * Every CLI prints its results as JSON lines on stdout; its messages and logs go to stderr (JSON
+ * lines, or human-readable ones at a terminal). `entities`: the ones the tool uses (the
  * schema itself comes from the migrations).
  */
 export async function openDatabase(env: NodeJS.ProcessEnv, options: { migrate: boolean; entities?: DataSourceOptions['entities'] }): Promise<OpenDatabase> {
   loadEnvFile();
   const config = validateEnvironment(env);
   const log = createBaseLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, 2);
+  // What the domain services log (the sealer, the retention) goes the same way: stderr, one format.
+  Logger.overrideLogger(new ServiceLogger(log));
   const handle = await resolveDatabase(config, {
     info: (m) => log.info(m),
     warn: (m) => log.warn(m),

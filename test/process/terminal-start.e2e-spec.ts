@@ -1,0 +1,40 @@
+import { join } from 'node:path';
+import { cleanEnv, freePort, removeDataDir, scratchDataDir, startInTerminal, Started, waitForOutput } from '../support/processes';
+
+const MAIN = join(process.cwd(), 'dist', 'src', 'main.js');
+// Colours and the terminal's own control sequences, as a person never sees them.
+const CONTROL = /\u001b\[[0-9;?]*[A-Za-z]|\r/g;
+
+/**
+ * `npm start` at a terminal: a person reads the log, so it is human-readable, and the block with
+ * the tokens stands out instead of following forty lines of framework chatter. (Piped, the same
+ * start logs JSON lines: test/process/embedded-first-start.e2e-spec.ts reads them.)
+ */
+describe('the first start at a terminal', () => {
+  let dataDir: string;
+  let service: Started | undefined;
+
+  beforeAll(() => {
+    dataDir = scratchDataDir();
+  });
+  afterAll(async () => {
+    if (service && service.child.exitCode === null) service.child.kill('SIGKILL');
+    await removeDataDir(dataDir);
+  });
+
+  it('when stdout is a terminal, then the log is readable lines, not JSON, and the tokens come after a handful of them', async () => {
+    service = startInTerminal(MAIN, cleanEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), SANDBOX_PORT: String(await freePort()), TERM: 'xterm' }));
+    await waitForOutput(service, /Partner gateway listening/, 120_000);
+    const lines = service.output().replace(CONTROL, '').split('\n').filter((line) => line.trim() !== '');
+    const banner = lines.findIndex((line) => line.includes('DEVELOPMENT CLIENT TOKENS'));
+
+    expect(lines.filter((line) => line.trimStart().startsWith('{'))).toEqual([]);
+    expect(lines.find((line) => line.includes('SANDBOX MODE'))).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] WARN: SANDBOX MODE/);
+    expect(banner).toBeGreaterThan(0);
+    expect(banner).toBeLessThan(15);
+    expect(lines.some((line) => line.includes('Mapped {'))).toBe(false);
+
+    service.child.stdin!.write('\x03');
+    expect(await service.exited).toBe(0);
+  }, 180_000);
+});
