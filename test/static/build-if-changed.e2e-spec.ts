@@ -1,0 +1,72 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+// `npm run clients`, `npm run audit:*`, `npm start` build first only when a source changed
+// (scripts/build-if-changed.mjs). Tried on a project of two files, so that the suite's own dist/
+// is never rebuilt under the tests that run it.
+const SCRIPT = join(process.cwd(), 'scripts', 'build-if-changed.mjs');
+
+describe('scripts/build-if-changed.mjs', () => {
+  let project: string;
+
+  const run = () => spawnSync(process.execPath, [SCRIPT], { cwd: project, encoding: 'utf8' });
+  const built = () => readFileSync(join(project, 'dist', 'src', 'main.js'), 'utf8');
+
+  beforeAll(() => {
+    project = mkdtempSync(join(tmpdir(), 'pgw-build-'));
+    mkdirSync(join(project, 'src'));
+    symlinkSync(join(process.cwd(), 'node_modules'), join(project, 'node_modules'));
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'commonjs', target: 'ES2022', outDir: 'dist', rootDir: '.', types: [] } }));
+    writeFileSync(join(project, 'tsconfig.build.json'), JSON.stringify({ extends: './tsconfig.json', include: ['src'] }));
+    writeFileSync(join(project, 'src', 'main.ts'), 'export const answer: number = 1;\n');
+  });
+
+  it('when nothing was built yet, then it builds, and says so on stderr only', () => {
+    const result = run();
+
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^Built dist\/ in \d+\.\d s/);
+    expect(built()).toContain('answer = 1');
+  });
+
+  it('when nothing changed since, then it does nothing at all', () => {
+    const before = statSync(join(project, 'dist', '.built-at')).mtimeMs;
+
+    const result = run();
+
+    expect(result).toMatchObject({ status: 0, stdout: '', stderr: '' });
+    expect(statSync(join(project, 'dist', '.built-at')).mtimeMs).toBe(before);
+  });
+
+  it('when a source changes, or a new one appears, then it builds again', () => {
+    const later = new Date(Date.now() + 5_000);
+    writeFileSync(join(project, 'src', 'main.ts'), 'export const answer: number = 2;\n');
+    utimesSync(join(project, 'src', 'main.ts'), later, later);
+
+    const changed = run();
+    writeFileSync(join(project, 'src', 'other.ts'), 'export const other = 3;\n');
+    const later2 = new Date(Date.now() + 10_000);
+    utimesSync(join(project, 'src'), later2, later2);
+    const added = run();
+
+    expect(changed.stderr).toMatch(/^Built dist\//);
+    expect(built()).toContain('answer = 2');
+    expect(added.stderr).toMatch(/^Built dist\//);
+    expect(readFileSync(join(project, 'dist', 'src', 'other.js'), 'utf8')).toContain('other = 3');
+  });
+
+  it('when the build fails, then it exits non-zero and leaves no mark of a build', () => {
+    const before = statSync(join(project, 'dist', '.built-at')).mtimeMs;
+    writeFileSync(join(project, 'src', 'main.ts'), 'export const answer: number = "not a number";\n');
+    const later = new Date(Date.now() + 20_000);
+    utimesSync(join(project, 'src', 'main.ts'), later, later);
+
+    const result = run();
+
+    expect(result.status).not.toBe(0);
+    expect(statSync(join(project, 'dist', '.built-at')).mtimeMs).toBe(before);
+  });
+});
