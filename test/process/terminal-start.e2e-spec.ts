@@ -3,7 +3,7 @@ import { cleanEnv, freePort, removeDataDir, scratchDataDir, startInTerminal, Sta
 
 const MAIN = join(process.cwd(), 'dist', 'src', 'main.js');
 // Colours and the terminal's own control sequences, as a person never sees them.
-const CONTROL = /\u001b\[[0-9;?]*[A-Za-z]|\r/g;
+const CONTROL = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]|\\r`, 'g');
 
 /**
  * `npm start` at a terminal: a person reads the log, so it is human-readable, and the block with

@@ -41,8 +41,8 @@ export function startInTerminal(script: string, env: NodeJS.ProcessEnv): Started
   const quoted = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
   const child = spawn('script', ['-qefc', `exec ${quoted(process.execPath)} ${quoted(script)}`, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, output: () => output, exited };
 }
