@@ -11,6 +11,7 @@ const MAIN = join(process.cwd(), 'dist', 'src', 'main.js');
 const CLIENTS = join(process.cwd(), 'dist', 'src', 'auth', 'cli', 'clients.cli.js');
 const VERIFY = join(process.cwd(), 'dist', 'src', 'audit', 'cli', 'audit-verify.cli.js');
 const SANDBOX = join(process.cwd(), 'dist', 'src', 'sandbox', 'main.js');
+const PURGE = join(process.cwd(), 'dist', 'src', 'audit', 'cli', 'audit-purge.cli.js');
 
 describe('first start with embedded defaults (one new user, step by step)', () => {
   let dataDir: string;
@@ -147,6 +148,14 @@ describe('first start with embedded defaults (one new user, step by step)', () =
     const summary = JSON.parse(verified.stdout.trim().split('\n').pop()!) as { status: string; events: number; newest_checkpoint: { seq: number } | null };
     expect(summary).toMatchObject({ status: 'intact', newest_checkpoint: { seq: expect.any(Number) } });
     expect(summary.events).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('when audit:purge runs, then its stdout is its one JSON line, with nothing of what the sealer logs beside it', async () => {
+    const purged = await runProcess(PURGE, [], env);
+
+    expect(purged.code).toBe(0);
+    expect(purged.stdout.trim().split('\n').map((line) => JSON.parse(line) as unknown)).toEqual([{ purged: 0, retention_days: 400 }]);
+    expect(purged.stderr).toBe('');
   }, 60_000);
 
   it('when sent SIGTERM, then it stops cleanly, its PostgreSQL with it', async () => {

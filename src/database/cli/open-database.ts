@@ -2,9 +2,24 @@ import { Logger } from '@nestjs/common';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { createBaseLogger, ServiceLogger } from '../../common/runtime/logging';
 import { AppConfig, loadEnvFile, validateEnvironment } from '../../config/load-config';
+import type { LogLevel } from '../../config/env.schema';
 import { DatabaseHandle, resolveDatabase } from '../database-handle';
 import { migrateAsOwner } from '../database-roles';
 import { dataSourceOptions } from '../typeorm-options';
+
+/** A command's log is quiet: warnings and errors, unless LOG_LEVEL asks for debug or trace. */
+function commandLineLevel(level: string | undefined): LogLevel {
+  return level === 'debug' || level === 'trace' ? level : 'warn';
+}
+
+/**
+ * For a command's entry point (a process of its own): what the domain services log during the
+ * command (the sealer, the retention) goes where the command's own log goes — stderr, in the same
+ * format — and never to Nest's coloured console on stdout.
+ */
+export function useCommandLineLogging(): void {
+  Logger.overrideLogger(new ServiceLogger(createBaseLogger(commandLineLevel(process.env.LOG_LEVEL), 2)));
+}
 
 export interface OpenDatabase {
   readonly config: AppConfig;
@@ -23,9 +38,7 @@ export interface OpenDatabase {
 export async function openDatabase(env: NodeJS.ProcessEnv, options: { migrate: boolean; entities?: DataSourceOptions['entities'] }): Promise<OpenDatabase> {
   loadEnvFile();
   const config = validateEnvironment(env);
-  const log = createBaseLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, 2);
-  // What the domain services log (the sealer, the retention) goes the same way: stderr, one format.
-  Logger.overrideLogger(new ServiceLogger(log));
+  const log = createBaseLogger(commandLineLevel(config.LOG_LEVEL), 2);
   const handle = await resolveDatabase(config, {
     info: (m) => log.info(m),
     warn: (m) => log.warn(m),
