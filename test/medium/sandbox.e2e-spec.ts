@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateSandboxKeys } from '../../src/sandbox/sandbox-keys';
 import { RunningSandbox, startSandbox } from '../../src/sandbox/sandbox.runner';
-import { monthsFromToday } from '../support/builders';
+import { buildBankAccountRequest, monthsFromToday } from '../support/builders';
 import { journal } from '../support/sandbox';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -205,26 +205,8 @@ describe('sandbox provider', () => {
       (await fetch(`${target.baseUrl}/api/v1/customer/balance/${id}`, { headers: { authorization: `Bearer ${target.bearerToken}` } })).status;
 
     async function openAccount(target: RunningSandbox, customerId: string, reference: string = randomUUID()) {
-      const payload = { ...accountPayload(customerId), reference };
+      const payload = buildBankAccountRequest({ customer_id: customerId, reference });
       return post('/payments/banks/account', { data: jweWithNodeCrypto(keys.publicKeyPem, payload) }, { signature: signature(reference) }, target);
-    }
-
-    function accountPayload(customerId: string) {
-      return {
-        customer_id: customerId,
-        currency: 'EUR',
-        phone_number: '+4915123456789',
-        document_type: 'passport',
-        document_number: 'C01X00T47',
-        issued_country_code: 'DE',
-        issued_by: 'Stadt Berlin',
-        issued_date: '2020-01-15',
-        expiration_date: monthsFromToday(24),
-        country: 'DE',
-        zip_code: '10115',
-        street: 'Invalidenstrasse 1',
-        date_of_birth: '1990-12-10',
-      };
     }
 
     it('when it is restarted on the same file, then its customers, accounts and references are still there', async () => {
