@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { cleanEnv, freePort, removeDataDir, scratchDataDir, startInTerminal, Started, waitForOutput } from '../support/processes';
 
@@ -34,7 +35,10 @@ describe('the first start at a terminal', () => {
     expect(banner).toBeLessThan(15);
     expect(lines.some((line) => line.includes('Mapped {'))).toBe(false);
 
-    service.child.stdin!.write('\x03');
+    // SIGTERM to the service itself: a Ctrl-C here would also reach the embedded PostgreSQL, which
+    // shares the terminal's process group and may stop before the service's last writes.
+    const gateway = Number(execFileSync('pgrep', ['-P', String(service.child.pid)], { encoding: 'utf8' }).trim().split('\n')[0]);
+    process.kill(gateway, 'SIGTERM');
     expect(await service.exited).toBe(0);
   }, 180_000);
 });

@@ -35,7 +35,7 @@ export function startProcess(script: string, args: string[], env: NodeJS.Process
 
 /**
  * Runs a script with its stdout and stderr on a terminal (a pseudo-terminal made by util-linux's
- * `script`), as a developer runs `npm start`. Writing "\x03" to `child.stdin` is a Ctrl-C.
+ * `script`), as a developer runs `npm start`. The service is `script`'s one child process.
  */
 export function startInTerminal(script: string, env: NodeJS.ProcessEnv): Started {
   const quoted = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
