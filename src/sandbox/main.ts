@@ -1,14 +1,14 @@
 import { join } from 'node:path';
 import { readConfigOrExit } from '../config/load-config';
 import { createBaseLogger } from '../common/runtime/logging';
-import { liveModeStart, SandboxPortTaken, sandboxFilesUnder, startSandbox } from './sandbox.runner';
+import { liveModeStart, RunningSandbox, SandboxPortTaken, sandboxFilesUnder, startSandbox } from './sandbox.runner';
 
 /** `npm run sandbox`: the provider's stand-in on its own, for a gateway started in live mode. */
 async function main(): Promise<void> {
   const config = readConfigOrExit();
   const log = createBaseLogger(config.LOG_LEVEL);
   const files = sandboxFilesUnder(config.DATA_DIR);
-  let sandbox;
+  let sandbox: RunningSandbox;
   try {
     sandbox = await startSandbox({
       port: config.SANDBOX_PORT,

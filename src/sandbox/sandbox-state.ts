@@ -42,7 +42,7 @@ export class SandboxState {
     return state;
   }
 
-  /** Whether the reference is new; a new one is taken. Taking it is kept with what it made. */
+  /** Whether the provider has not seen this reference; it is taken by the customer or account made with it. */
   isNewReference(reference: string): boolean {
     return !this.references.has(reference);
   }
