@@ -107,9 +107,12 @@ export async function auditAtScale({ rows = 10_000_000 } = {}) {
     log(`${INSERTS} inserts at ${Number(count).toLocaleString('en')} events`);
     const fullInsert = await timed(INSERTS, () => repository.append(event(new Date())));
 
-    // Values that exist, sampled from the table.
-    const sample = await dataSource.query(`SELECT reference, customer_id, occurred_at FROM audit_events TABLESAMPLE SYSTEM (0.1) LIMIT ${QUERIES}`);
-    const errors = await dataSource.query(`SELECT error_id FROM audit_events TABLESAMPLE SYSTEM (1) WHERE error_id IS NOT NULL LIMIT ${QUERIES}`);
+    // Values that exist, sampled from the table: a share of its pages large enough to hold about ten
+    // times what is needed (all of them for a small table, as in CI's smoke run).
+    const share = (wanted) => Math.min(100, Math.max(0.1, (100 * 10 * wanted) / Number(count)));
+    const sample = await dataSource.query(`SELECT reference, customer_id, occurred_at FROM audit_events TABLESAMPLE SYSTEM (${share(QUERIES)}) LIMIT ${QUERIES}`);
+    const errors = await dataSource.query(`SELECT error_id FROM audit_events TABLESAMPLE SYSTEM (${share(QUERIES * 10)}) WHERE error_id IS NOT NULL LIMIT ${QUERIES}`);
+    if (sample.length === 0 || errors.length === 0) throw new Error(`the table is too small to sample (${count} events): use --rows 1000 or more`);
     const month = 30 * 24 * 3600 * 1000;
     const queries = {
       'by reference': await timed(QUERIES, (i) => repository.find({ reference: sample[i % sample.length].reference }, 50)),

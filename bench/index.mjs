@@ -5,7 +5,10 @@
 //   audit [--rows 10000000]                                     the audit log at scale
 //   seal [--rounds 3] [--events 1000000]                        sealing on and off, and verify's speed
 //   soak [--minutes 10] [--rate 150] [--connections 20]          a steady load: memory, event-loop delay, handles
+//                                                               (under a minute: one short segment, no fit)
 //   all                                                         throughput and audit (the default)
+// A request that fails or answers other than 2xx makes the run exit 1 after its report: figures
+// measured on errors are not figures. .ci/run runs each command in a smoke form (seconds, tiny sizes).
 // BENCH_DATABASE_URL=postgres://… runs against that server (in a scratch database); otherwise an
 // embedded PostgreSQL is started in a scratch directory.
 import { parseArgs } from 'node:util';
@@ -32,6 +35,8 @@ if (!['throughput', 'audit', 'seal', 'soak', 'all'].includes(command)) {
 }
 
 const started = Date.now();
+let failed = 0;
+const failuresIn = (runs) => runs.reduce((sum, run) => sum + run.failures, 0);
 if (command === 'throughput' || command === 'all') {
   const { throughput, report } = await import('./throughput.mjs');
   const result = await throughput({
@@ -43,6 +48,7 @@ if (command === 'throughput' || command === 'all') {
     calls: values.calls.split(',').map((call) => call.trim()),
   });
   process.stdout.write(`\n## Throughput\n\n${report(result)}\n`);
+  failed += failuresIn([...result.rows, ...result.paced]);
   if (values.profile) {
     const { summariseProfiles } = await import('./profile.mjs');
     process.stdout.write(`\n## Where the gateway's time goes (CPU profile)\n\n${summariseProfiles()}\n`);
@@ -56,12 +62,15 @@ if (command === 'seal') {
   const { sealing, report } = await import('./sealing.mjs');
   const result = await sealing({ connections: Number(values.connections), duration: Number(values.duration), rounds: Number(values.rounds), events: Number(values.events) });
   process.stdout.write(`\n## Sealing the audit log\n\n${report(result)}\n`);
+  failed += failuresIn(Object.values(result.load.results).flat());
 }
 if (command === 'soak') {
   const { soak, report } = await import('./soak.mjs');
   const explicit = (name, fallback) => (process.argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`)) ? Number(values[name]) : fallback);
   const result = await soak({ minutes: Number(values.minutes), rate: explicit('rate', 150), connections: explicit('connections', 20) });
   process.stdout.write(`\n## Soak\n\n${report(result)}\n`);
+  failed += failuresIn(result.rows);
 }
 process.stdout.write(`\n(${((Date.now() - started) / 1000).toFixed(0)} s in all)\n`);
-process.exit(0);
+if (failed > 0) process.stderr.write(`[bench] ${failed} requests failed or answered other than 2xx: see the tables above\n`);
+process.exit(failed > 0 ? 1 : 0);

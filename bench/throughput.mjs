@@ -7,7 +7,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'undici';
-import { benchDatabase, cpuReading, cpuSecondsBetween, dist, fixed, freePort, machineCpu, memoryOf, percentile, userAndSystemSecondsOf, postmasterOf, ROOT, scratchDir, startNode, table } from './support.mjs';
+import { answers, benchDatabase, cpuReading, cpuSecondsBetween, dist, fixed, freePort, machineCpu, memoryOf, percentile, userAndSystemSecondsOf, postmasterOf, ROOT, scratchDir, startNode, table } from './support.mjs';
 
 export const SANDBOX_TOKEN = 'sbx_bench_token_0123456789abcdef';
 
@@ -143,15 +143,19 @@ async function oneAtATime(name, { url, requests: [template] }, { duration, rate 
   }
 }
 
-/** The sandbox provider in a process of its own, its key pair kept under `dataDir`. */
+/**
+ * The sandbox provider in a process of its own, its key pair kept under `dataDir`. Ready once its
+ * public key is served (an endpoint of its documented API, not a line of its output).
+ */
 export async function startBenchSandbox(dataDir) {
   const port = await freePort();
+  const sandboxUrl = `http://127.0.0.1:${port}`;
   const sandbox = await startNode(
     ['dist/src/sandbox/main.js'],
     { DATA_DIR: dataDir, SANDBOX_PORT: String(port), SANDBOX_BEARER_TOKEN: SANDBOX_TOKEN, LOG_LEVEL: 'warn' },
-    /Point a gateway at this sandbox/,
+    answers(`${sandboxUrl}/__sandbox/public-key`),
   );
-  return { sandbox, sandboxUrl: `http://127.0.0.1:${port}` };
+  return { sandbox, sandboxUrl };
 }
 
 /** A gateway process in live mode against the bench sandbox, on `database`, with the rate limits out of the way. */
@@ -175,7 +179,8 @@ export async function startBenchGatewayProcess({ database, dataDir, sandboxUrl, 
       AUDIT_PURGE_DAILY: 'false',
       ...env,
     },
-    /Partner gateway listening/,
+    // Ready as a load balancer sees it: the readiness probe answers 200.
+    answers(`http://127.0.0.1:${port}/health/ready`),
   );
   return { process: gateway, pid: gateway.child.pid, port, url: `http://127.0.0.1:${port}` };
 }
