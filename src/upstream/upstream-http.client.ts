@@ -119,7 +119,9 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
 
     let raw: RawResponse;
     try {
-      raw = await policy.execute<RawResponse>(({ signal }) => this.transport.send(method, url, headers, body, signal));
+      // A signal of the call's own: without one, cockatiel hangs every attempt's abort listener on one
+      // module-wide signal, and eleven concurrent calls set off Node's MaxListenersExceededWarning.
+      raw = await policy.execute<RawResponse>(({ signal }) => this.transport.send(method, url, headers, body, signal), new AbortController().signal);
     } catch (error) {
       const failure = this.failure(operation, method, error, elapsed());
       if (failure instanceof UpstreamError) noteUpstreamCall(failure.upstream);
