@@ -18,7 +18,8 @@ describe('partner API: idempotency by reference', () => {
   const accountCalls = async () => (await journal(t.sandbox)).filter((e) => e.path.endsWith('/account'));
 
   beforeAll(async () => {
-    t = await startTestApp({ UPSTREAM_TIMEOUT_MS: '400', UPSTREAM_BREAKER_THRESHOLD: '1000' });
+    // The provider call's timeout leaves room for a request held in flight (1.5 s) on a slow machine.
+    t = await startTestApp({ UPSTREAM_TIMEOUT_MS: '2500', UPSTREAM_BREAKER_THRESHOLD: '1000' });
     partner = await t.createClient('partner');
     customerId = await createCustomer(t.baseUrl, partner);
   });
@@ -78,7 +79,8 @@ describe('partner API: idempotency by reference', () => {
   });
 
   it('when the first request is still in flight, then a duplicate gets 409 with Retry-After', async () => {
-    await injectFault(t.sandbox, { path: 'account', latency_ms: 300, count: 1 });
+    // Long enough that the duplicate is answered while the first waits, however slow the machine.
+    await injectFault(t.sandbox, { path: 'account', latency_ms: 1500, count: 1 });
     const body = buildBankAccountRequest({ customer_id: customerId });
 
     const first = open(body);
@@ -120,7 +122,7 @@ describe('partner API: idempotency by reference', () => {
   });
 
   it('when a provider timeout leaves the outcome unknown, then 504, the audit says unknown, and the reference may be retried', async () => {
-    await injectFault(t.sandbox, { path: 'account', latency_ms: 1000, status: 500, count: 1 });
+    await injectFault(t.sandbox, { path: 'account', latency_ms: 3000, status: 500, count: 1 });
     const body = buildBankAccountRequest({ customer_id: customerId });
     const requestId = randomUUID();
 
@@ -152,10 +154,11 @@ describe('partner API: idempotency by reference', () => {
   it('when another client sends a used reference while the first is still in flight, then it is refused as well', async () => {
     const other = await t.createClient('partner');
     const body = buildCustomerRequest();
-    await injectFault(t.sandbox, { method: 'POST', latency_ms: 250, count: 1 });
+    await injectFault(t.sandbox, { method: 'POST', latency_ms: 1500, count: 1 });
     let firstAnswered = false;
     const first = callApi(t.baseUrl, 'POST', '/api/v1/customers', { token: partner, body }).finally(() => (firstAnswered = true));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // In flight: it has reached the provider, which holds it (before reading its body) for 1.5 s.
+    await waitFor(async () => (await journal(t.sandbox)).some((e) => e.method === 'POST' && e.path.endsWith('/customer')) || undefined);
 
     const theirs = await callApi(t.baseUrl, 'POST', '/api/v1/customers', { token: other, body });
 

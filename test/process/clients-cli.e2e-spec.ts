@@ -34,14 +34,19 @@ describe('clients CLI', () => {
   });
 
   it('when a client is created, used, listed and revoked, then its token works until the revocation', async () => {
+    const clients = t.app.get(ApiClientsService);
+    const heard = clients.changesHeard;
     const created = await cli('create', '--name', 'android-app', '--role', 'partner', '--tenant', 'acme');
     expect(created.code).toBe(0);
+    // Only the revocation may make the instance forget the client below, not the creation's late announcement.
+    await waitFor(() => clients.changesHeard > heard, { timeoutMs: 5000, what: 'the creation to be announced' });
     expect(created.out).toHaveLength(1);
     const printed = JSON.parse(created.out[0]) as Record<string, string | null>;
     expect(Object.keys(printed).sort()).toEqual(['expires_at', 'id', 'name', 'role', 'tenant', 'token']);
     expect(printed).toMatchObject({ name: 'android-app', role: 'partner', tenant: 'acme', expires_at: null });
     const token = printed.token!;
     expect(await me(token)).toBe(200);
+    expect(clients.rememberedCount).toBeGreaterThan(0);
 
     const listed = await cli('list');
     expect(listed.code).toBe(0);
@@ -54,7 +59,7 @@ describe('clients CLI', () => {
     expect(revoked.code).toBe(0);
     expect(JSON.parse(revoked.out[0]).revoked_at).not.toBeNull();
     // The running service hears of it from PostgreSQL (NOTIFY on commit) and forgets the client.
-    await waitFor(() => t.app.get(ApiClientsService).rememberedCount === 0, { timeoutMs: 1000, what: 'the revocation to be announced' });
+    await waitFor(() => clients.rememberedCount === 0, { timeoutMs: 5000, what: 'the revocation to be announced' });
     expect(await me(token)).toBe(401);
   });
 

@@ -7,7 +7,9 @@ import { ApiClientRole } from '../../src/auth/domain/api-client';
 import { ApiClientsService } from '../../src/auth/domain/api-clients.service';
 import { createApp } from '../../src/bootstrap';
 import { validateEnvironment } from '../../src/config/load-config';
+import { PostgresNotifications } from '../../src/database/postgres-notifications';
 import { createTestDatabase, TestDatabase } from './database';
+import { waitFor } from './wait-for';
 import { generateSandboxKeys, SandboxKeys } from '../../src/sandbox/sandbox-keys';
 import { RunningSandbox, startSandbox } from '../../src/sandbox/sandbox.runner';
 import { liveUpstreamSettings } from '../../src/upstream/upstream.settings';
@@ -108,6 +110,7 @@ export async function startTestApp(
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const clients = app.get(ApiClientsService);
+  const notifications = app.get(PostgresNotifications);
   return {
     app,
     sandbox,
@@ -125,12 +128,16 @@ export async function startTestApp(
       }
     },
     async createClient(role, overrides = {}) {
+      const heard = clients.changesHeard;
       const { token } = await clients.create({
         name: overrides.name ?? `${role}-${++counter}-${process.pid}`,
         role,
         tenant: overrides.tenant ?? 'default',
         expiresAt: overrides.expiresAt ?? null,
       });
+      // The creation's own announcement makes the instance forget every client it remembers. Arriving
+      // after the test's next request, it would undo what that request remembered: wait for it here.
+      if (notifications.live) await waitFor(() => clients.changesHeard > heard, { timeoutMs: 5000, what: 'the new client to be announced' });
       return token;
     },
     async close() {
