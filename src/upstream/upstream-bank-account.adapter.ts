@@ -3,6 +3,11 @@ import { toWire } from '../common/domain/field-map';
 import { UpstreamHttpClient } from './upstream-http.client';
 import { UpstreamResponseMapper } from './upstream-response.mapper';
 
+/** The provider's bank-account body: exactly what is sealed and sent. */
+export function bankAccountPayload(request: OpenBankAccount): Record<string, unknown> & { reference: string } {
+  return { ...toWire(BANK_ACCOUNT_FIELDS, request), reference: request.reference };
+}
+
 /** Built by UpstreamModule's factory: the path is configuration (UPSTREAM_BANK_ACCOUNT_PATH). */
 export class UpstreamBankAccountAdapter extends BankAccountGateway {
   constructor(
@@ -13,7 +18,7 @@ export class UpstreamBankAccountAdapter extends BankAccountGateway {
   }
 
   async open(request: OpenBankAccount): Promise<BankAccount> {
-    const reply = await this.client.post('bank_account.create', this.path, { ...toWire(BANK_ACCOUNT_FIELDS, request), reference: request.reference });
+    const reply = await this.client.post('bank_account.create', this.path, bankAccountPayload(request));
     const fields = new UpstreamResponseMapper(reply, 'POST');
     const iban = fields.optionalString('iban');
     const sortCode = fields.optionalString('sort_code');

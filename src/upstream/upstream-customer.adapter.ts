@@ -4,6 +4,11 @@ import { CreatedCustomer, CUSTOMER_FIELDS, CustomerGateway, NewCustomer } from '
 import { UpstreamHttpClient } from './upstream-http.client';
 import { UpstreamResponseMapper } from './upstream-response.mapper';
 
+/** The provider's customer body: exactly what is sealed and sent. */
+export function customerPayload(customer: NewCustomer): Record<string, unknown> & { reference: string } {
+  return { ...toWire(CUSTOMER_FIELDS, customer), reference: customer.reference };
+}
+
 @Injectable()
 export class UpstreamCustomerAdapter extends CustomerGateway {
   constructor(private readonly client: UpstreamHttpClient) {
@@ -11,7 +16,7 @@ export class UpstreamCustomerAdapter extends CustomerGateway {
   }
 
   async create(customer: NewCustomer): Promise<CreatedCustomer> {
-    const reply = await this.client.post('customer.create', '/api/v1/customer', { ...toWire(CUSTOMER_FIELDS, customer), reference: customer.reference });
+    const reply = await this.client.post('customer.create', '/api/v1/customer', customerPayload(customer));
     const fields = new UpstreamResponseMapper(reply, 'POST');
     return { customerId: fields.string('id', 'customer_id'), reference: customer.reference };
   }

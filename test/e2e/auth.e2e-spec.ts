@@ -110,7 +110,6 @@ describe('client authentication on /api/v1', () => {
       t.asOwner(`BEGIN; SET LOCAL session_replication_role = replica; UPDATE api_clients SET revoked_at = now() WHERE name = '${name}'; COMMIT`);
     const status = async (token: string) => (await call(t, '/api/v1/me', { authorization: `Bearer ${token}` })).status;
     const notifications = t.app.get(PostgresNotifications);
-    const clients = t.app.get(ApiClientsService);
     // createClient waits for the creation's own announcement, which would make the instance forget.
     const remembered = await t.createClient('partner', { name: 'remembered' });
     expect(await status(remembered)).toBe(200);

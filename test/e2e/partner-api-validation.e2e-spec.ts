@@ -63,7 +63,7 @@ describe('partner API: bad input', () => {
 
       expect(answer.status).toBe(400);
       expect(answer.body.error!.id).toMatch(/^[0-9a-f-]{36}$/);
-      expect(answer.body.error!.fields!.map((f) => f.field)).toContain(field);
+      expect(answer.body.error!.fields!.filter((f) => f.field === field)).toHaveLength(1);
       expect(await journal(t.sandbox)).toEqual([]);
       const events = await auditEventsOf(t.dataSource, requestId);
       expect(events).toHaveLength(1);
@@ -129,7 +129,96 @@ describe('partner API: bad input', () => {
     });
   });
 
+  describe('one message per field', () => {
+    it('when the body is empty, then each required field is named once, as required, in the order the body declares them', async () => {
+      const answer = await post('/api/v1/customers', {});
+
+      expect(answer.status).toBe(400);
+      expect(answer.body.error!.fields).toEqual([
+        { field: 'first_name', message: 'first_name is required' },
+        { field: 'last_name', message: 'last_name is required' },
+        { field: 'email', message: 'email is required' },
+        { field: 'phone_number', message: 'phone_number is required' },
+      ]);
+    });
+
+    it.each([
+      ['missing', undefined, 'email is required'],
+      ['a number', 5, 'email must be a string'],
+      ['not an address', 'ada-at-example', 'email must be an email address'],
+      ['too long', `${'a'.repeat(250)}@example.com`, 'email must be at most 254 characters'],
+      ['a lone high surrogate', '\ud800', 'email must not contain control characters'],
+      ['a lone surrogate inside an address', 'a\ud800@example.com', 'email must not contain control characters'],
+      ['two surrogates in the wrong order', '\udc00\ud800', 'email must not contain control characters'],
+    ])('when email is %s, then 400 with one message: the first rule it fails', async (_what, email, message) => {
+      const answer = await post('/api/v1/customers', buildCustomerRequest({ email }));
+
+      expect(answer.status).toBe(400);
+      expect(answer.body.error!.fields).toEqual([{ field: 'email', message }]);
+      expect(await journal(t.sandbox)).toEqual([]);
+    });
+
+    it('when an issue date is both in the future and after the expiry, then the one message is the first rule (not in the future)', async () => {
+      const answer = await post('/api/v1/bank-accounts', buildBankAccountRequest({ customer_id: customerId, issued_date: '2099-01-01', expiration_date: '2098-01-01' }));
+
+      expect(answer.body.error!.fields!.filter((f) => f.field === 'issued_date')).toEqual([{ field: 'issued_date', message: 'issued_date must not be in the future' }]);
+    });
+  });
+
+  describe('null (docs/field-rules.md: refused, never forwarded)', () => {
+    it.each([
+      ['date_of_birth', 'date_of_birth must not be null: leave it out instead'],
+      ['country', 'country must not be null: leave it out instead'],
+      ['reference', 'reference must not be null: leave it out instead'],
+      ['first_name', 'first_name is required'],
+    ])('when a customer’s %s is null, then 400 naming it, nothing is sent, and the reference is still free', async (field, message) => {
+      const body = buildCustomerRequest();
+      const requestId = randomUUID();
+
+      const refused = await post('/api/v1/customers', { ...body, [field]: null }, requestId);
+
+      expect(refused.status).toBe(400);
+      expect(refused.body.error!.code).toBe('REQUEST.VALIDATION_FAILED');
+      expect(refused.body.error!.fields).toEqual([{ field, message }]);
+      expect(await journal(t.sandbox)).toEqual([]);
+      expect((await auditEventsOf(t.dataSource, requestId)).map((e) => e.phase)).toEqual(['rejected']);
+      expect((await post('/api/v1/customers', body)).status).toBe(201);
+    });
+
+    it('when a bank account’s optional state is null, then 400 naming it and nothing is sent', async () => {
+      const answer = await post('/api/v1/bank-accounts', buildBankAccountRequest({ customer_id: customerId, state: null }));
+
+      expect(answer.status).toBe(400);
+      expect(answer.body.error!.fields).toEqual([{ field: 'state', message: 'state must not be null: leave it out instead' }]);
+      expect(await journal(t.sandbox)).toEqual([]);
+    });
+  });
+
   describe('the request itself', () => {
+    it.each([
+      ['Latin-1 (an é as the byte 0xE9)', [0xe9]],
+      ['a UTF-16 byte-order mark', [0xff, 0xfe]],
+      ['a lone continuation byte', [0x80]],
+      ['an overlong encoding', [0xc0, 0xaf]],
+    ])('when a name is sent in %s, then 400 REQUEST.MALFORMED_JSON that says UTF-8, and nothing is sent', async (_what, bytes) => {
+      const requestId = randomUUID();
+      const [before, after] = JSON.stringify(buildCustomerRequest({ first_name: 'Jos<here>' })).split('<here>');
+      const body = Buffer.concat([Buffer.from(before), Buffer.from(bytes), Buffer.from(after)]);
+
+      const response = await fetch(`${t.baseUrl}/api/v1/customers`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${partner}`, 'content-type': 'application/json', 'x-request-id': requestId },
+        body,
+      });
+      const answer = (await response.json()) as { error: { id: string; code: string; details: string } };
+
+      expect(response.status).toBe(400);
+      expect(answer.error.code).toBe('REQUEST.MALFORMED_JSON');
+      expect(answer.error.details).toContain('UTF-8');
+      expect(await journal(t.sandbox)).toEqual([]);
+      expect(await auditEventsOf(t.dataSource, requestId)).toMatchObject([{ phase: 'rejected', http_status: 400, error_id: answer.error.id }]);
+    });
+
     it('when a balance path id is not a UUID, then 400 naming customer_id', async () => {
       const answer = await callApi(t.baseUrl, 'GET', '/api/v1/customers/not-a-uuid/balance', { token: partner });
 

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import { toDecimalInteger } from '../../common/http/field-rules';
+import { Rules, toDecimalInteger } from '../../common/http/field-rules';
 import { parseStatement } from '../domain/audit-seal';
 import { StoredCheckpoint } from '../domain/audit-seal.port';
 
@@ -11,9 +11,7 @@ export class AuditCheckpointsQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_CHECKPOINTS, default: 10, description: 'How many of the newest checkpoints.' })
   @IsOptional()
   @Transform(toDecimalInteger)
-  @IsInt({ message: 'limit must be an integer' })
-  @Min(1, { message: `limit must be between 1 and ${MAX_CHECKPOINTS}` })
-  @Max(MAX_CHECKPOINTS, { message: `limit must be between 1 and ${MAX_CHECKPOINTS}` })
+  @Rules(IsInt({ message: 'limit must be an integer' }), Min(1, { message: `limit must be between 1 and ${MAX_CHECKPOINTS}` }), Max(MAX_CHECKPOINTS, { message: `limit must be between 1 and ${MAX_CHECKPOINTS}` }))
   readonly limit?: number;
 }
 

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsUuidField, toDecimalInteger } from '../../common/http/field-rules';
+import { IsUuidField, Rules, toDecimalInteger } from '../../common/http/field-rules';
 import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { AUDIT_OPERATIONS, AUDIT_PHASES } from '../domain/audit-event';
 import type { AuditOperation, AuditPhase } from '../domain/audit-event';
@@ -50,15 +50,12 @@ export class AuditEventsQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_AUDIT_PAGE, default: 50, description: 'Events per page.' })
   @IsOptional()
   @Transform(toDecimalInteger)
-  @IsInt({ message: 'limit must be an integer' })
-  @Min(1, { message: `limit must be between 1 and ${MAX_AUDIT_PAGE}` })
-  @Max(MAX_AUDIT_PAGE, { message: `limit must be between 1 and ${MAX_AUDIT_PAGE}` })
+  @Rules(IsInt({ message: 'limit must be an integer' }), Min(1, { message: `limit must be between 1 and ${MAX_AUDIT_PAGE}` }), Max(MAX_AUDIT_PAGE, { message: `limit must be between 1 and ${MAX_AUDIT_PAGE}` }))
   readonly limit?: number;
 
   @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page.' })
   @IsOptional()
-  @IsString()
-  @MaxLength(200, { message: 'cursor is not one this service issued' })
+  @Rules(IsString(), MaxLength(200, { message: 'cursor is not one this service issued' }))
   readonly cursor?: string;
 }
 

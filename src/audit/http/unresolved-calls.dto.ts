@@ -4,7 +4,7 @@ import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class
 import { AUDIT_OPERATIONS } from '../../common/domain/audit-operations';
 import type { AuditOperation } from '../../common/domain/audit-operations';
 import { DURATION_PATTERN, DURATION_RULE } from '../../common/domain/duration';
-import { toDecimalInteger } from '../../common/http/field-rules';
+import { Rules, toDecimalInteger } from '../../common/http/field-rules';
 import { UnresolvedCall } from '../domain/unresolved-call';
 import { MAX_UNRESOLVED_PAGE, UnresolvedCallsPage } from '../domain/unresolved-calls.service';
 
@@ -23,15 +23,12 @@ export class UnresolvedCallsQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_UNRESOLVED_PAGE, default: 100, description: 'Calls per page.' })
   @IsOptional()
   @Transform(toDecimalInteger)
-  @IsInt({ message: 'limit must be an integer' })
-  @Min(1, { message: `limit must be between 1 and ${MAX_UNRESOLVED_PAGE}` })
-  @Max(MAX_UNRESOLVED_PAGE, { message: `limit must be between 1 and ${MAX_UNRESOLVED_PAGE}` })
+  @Rules(IsInt({ message: 'limit must be an integer' }), Min(1, { message: `limit must be between 1 and ${MAX_UNRESOLVED_PAGE}` }), Max(MAX_UNRESOLVED_PAGE, { message: `limit must be between 1 and ${MAX_UNRESOLVED_PAGE}` }))
   readonly limit?: number;
 
   @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page.' })
   @IsOptional()
-  @IsString()
-  @MaxLength(200, { message: 'cursor is not one this service issued' })
+  @Rules(IsString(), MaxLength(200, { message: 'cursor is not one this service issued' }))
   readonly cursor?: string;
 }
 

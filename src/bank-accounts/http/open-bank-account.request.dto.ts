@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
+import { IsIn, IsOptional } from 'class-validator';
 import { utcDate } from '../../common/domain/calendar-date';
 import { IsBeforeDateField, IsPastCalendarDate } from '../../common/http/date.validators';
-import { E164_MESSAGE, E164_PHONE, IsCountryCode, IsPrintableText, IsUuidField } from '../../common/http/field-rules';
+import { IsCountryCode, IsPhoneNumber, IsPrintableText, IsUuidField, Rules } from '../../common/http/field-rules';
 import type { SameKeys, WireName } from '../../common/domain/field-map';
 import { BANK_ACCOUNT_CURRENCIES, BANK_ACCOUNT_FIELDS } from '../domain/bank-account.gateway.port';
 import type { BankAccountCurrency } from '../domain/bank-account.gateway.port';
@@ -26,8 +26,7 @@ export class OpenBankAccountRequestDto {
   readonly currency!: BankAccountCurrency;
 
   @ApiProperty({ description: 'Digits with the country prefix (E.164), leading + optional.', example: '+4915123456789' })
-  @IsString()
-  @Matches(E164_PHONE, { message: E164_MESSAGE })
+  @IsPhoneNumber()
   readonly phone_number!: string;
 
   @ApiPropertyOptional({
@@ -56,9 +55,7 @@ export class OpenBankAccountRequestDto {
   readonly issued_by!: string;
 
   @ApiProperty({ format: 'date', description: 'YYYY-MM-DD, from 1900-01-01, not in the future, and before expiration_date.', example: '2020-01-15' })
-  @IsString()
-  @IsPastCalendarDate({ todayAllowed: true })
-  @IsBeforeDateField('expiration_date')
+  @Rules(IsPastCalendarDate({ todayAllowed: true }), IsBeforeDateField('expiration_date'))
   readonly issued_date!: string;
 
   @ApiProperty({
@@ -68,7 +65,6 @@ export class OpenBankAccountRequestDto {
       '(on 2027-01-31 the earliest is 2027-02-28). The error names the earliest accepted date.',
     example: exampleDocumentExpiry(new Date()),
   })
-  @IsString()
   @IsAcceptedDocumentExpiry()
   readonly expiration_date!: string;
 
@@ -90,9 +86,7 @@ export class OpenBankAccountRequestDto {
   readonly state?: string;
 
   @ApiProperty({ format: 'date', description: 'YYYY-MM-DD, from 1900-01-01, in the past, and before issued_date.', example: '1990-12-10' })
-  @IsString()
-  @IsPastCalendarDate()
-  @IsBeforeDateField('issued_date')
+  @Rules(IsPastCalendarDate(), IsBeforeDateField('issued_date'))
   readonly date_of_birth!: string;
 }
 

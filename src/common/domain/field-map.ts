@@ -8,11 +8,14 @@ export type FieldMap<T> = { readonly [K in keyof Required<T>]: string };
 /** The wire names a map gives (the DTO's and the provider's keys). */
 export type WireName<M extends FieldMap<object>> = M[keyof M];
 
-/** `value` in wire names; fields that are undefined are left out. */
+/**
+ * `value` in wire names; fields that are undefined or null are left out (validation refuses null,
+ * and should one slip through, the provider still never receives it).
+ */
 export function toWire<T extends object>(map: FieldMap<T>, value: T): Record<string, unknown> {
   const wire: Record<string, unknown> = {};
   for (const field of Object.keys(map) as (keyof T)[]) {
-    if (value[field] !== undefined) wire[map[field]] = value[field];
+    if (value[field] !== undefined && value[field] !== null) wire[map[field]] = value[field];
   }
   return wire;
 }

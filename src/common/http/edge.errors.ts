@@ -37,9 +37,17 @@ export class ClientClosedRequest extends DomainError {
   }
 }
 
+const MALFORMED_JSON = {
+  empty: ['The request body is empty but the content type is JSON', undefined],
+  syntax: ['The request body is not valid JSON', undefined],
+  // Bytes that are not UTF-8 are not JSON text: refused, never read as U+FFFD.
+  encoding: ['The request body is not valid JSON', 'The body is not valid UTF-8; JSON must be sent as UTF-8 (RFC 8259, section 8.1)'],
+} as const;
+
 export class MalformedJson extends DomainError {
-  constructor(empty: boolean) {
-    super('REQUEST.MALFORMED_JSON', empty ? 'The request body is empty but the content type is JSON' : 'The request body is not valid JSON');
+  constructor(reason: keyof typeof MALFORMED_JSON) {
+    const [message, details] = MALFORMED_JSON[reason];
+    super('REQUEST.MALFORMED_JSON', message, { details });
   }
 }
 

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { IsISO31661Alpha2, IsString, IsUUID, Matches, registerDecorator, ValidationArguments } from 'class-validator';
+import { IsEmail, IsISO31661Alpha2, IsString, IsUUID, Matches, MaxLength, registerDecorator, ValidationArguments } from 'class-validator';
 
 /** Shared shapes of partner-facing fields; docs/field-rules.md is their table. */
 export const E164_PHONE = /^\+?[1-9]\d{6,14}$/;
@@ -9,9 +9,39 @@ export const UUID_MESSAGE = '$property must be a UUID';
 export const COUNTRY_MESSAGE = '$property must be an upper-case ISO 3166-1 alpha-2 country code such as DE or GB';
 /** An address with one @, a dot in its domain, and no white space (what the provider checks). */
 export const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const EMAIL_MESSAGE = '$property must be an email address';
+export const MAX_EMAIL_LENGTH = 254;
+
+/**
+ * A field's rules, checked in the order given: the first that fails is the field's one message.
+ * (Decorators stacked on a property run bottom to top in class-validator; listed here, they run as
+ * they read.)
+ */
+export function Rules(...rules: PropertyDecorator[]): PropertyDecorator {
+  return applyDecorators(...rules);
+}
 
 const lowerCase = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.toLowerCase() : value);
 const trimmed = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+/** Digits with the country prefix (E.164), a leading + optional. */
+export function IsPhoneNumber(): PropertyDecorator {
+  return Rules(IsString(), Matches(E164_PHONE, { message: E164_MESSAGE }));
+}
+
+/**
+ * An email address: a string of printable characters first (a lone surrogate would make the email
+ * check itself throw), then its length, then the shape the provider checks, then a full check.
+ */
+export function IsEmailAddress(): PropertyDecorator {
+  return Rules(
+    IsString(),
+    HasNoControlCharacters(),
+    MaxLength(MAX_EMAIL_LENGTH, { message: `$property must be at most ${MAX_EMAIL_LENGTH} characters` }),
+    Matches(EMAIL_SHAPE, { message: EMAIL_MESSAGE }),
+    IsEmail({}, { message: EMAIL_MESSAGE }),
+  );
+}
 
 /** A UUID in either case, passed on in lower case: one spelling per identifier everywhere. */
 export function IsUuidField(message = UUID_MESSAGE): PropertyDecorator {
@@ -20,7 +50,7 @@ export function IsUuidField(message = UUID_MESSAGE): PropertyDecorator {
 
 /** An assigned ISO 3166-1 alpha-2 code, upper case only (the provider refuses `de`). */
 export function IsCountryCode(): PropertyDecorator {
-  return applyDecorators(IsString(), Matches(/^[A-Z]{2}$/, { message: COUNTRY_MESSAGE }), IsISO31661Alpha2({ message: COUNTRY_MESSAGE }));
+  return Rules(IsString(), Matches(/^[A-Z]{2}$/, { message: COUNTRY_MESSAGE }), IsISO31661Alpha2({ message: COUNTRY_MESSAGE }));
 }
 
 /**
@@ -29,11 +59,24 @@ export function IsCountryCode(): PropertyDecorator {
  */
 const FORBIDDEN_TEXT = /[\p{Cc}\p{Zl}\p{Zp}]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/u;
 const VISIBLE = /[\p{L}\p{N}]/u;
+const CONTROL_MESSAGE = 'must not contain control characters';
+
+/** No control character, line or paragraph separator, or lone surrogate (for a string; others pass to their own rules). */
+function HasNoControlCharacters(): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'hasNoControlCharacters',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: `$property ${CONTROL_MESSAGE}` },
+      validator: { validate: (value: unknown) => typeof value !== 'string' || !FORBIDDEN_TEXT.test(value) },
+    });
+}
 
 /** Why a text is not acceptable, or undefined. Length in UTF-16 code units, as the provider counts. */
 export function textProblem(value: unknown, max: number): string | undefined {
   if (typeof value !== 'string') return 'must be a string';
-  if (FORBIDDEN_TEXT.test(value)) return 'must not contain control characters';
+  if (FORBIDDEN_TEXT.test(value)) return CONTROL_MESSAGE;
   if (value.trim() !== value) return 'must not start or end with white space';
   if (value.length === 0 || !VISIBLE.test(value)) return 'must contain a letter or a digit';
   if (value.length > max) return `must be at most ${max} characters (UTF-16 code units; an emoji counts as two)`;

@@ -1,5 +1,5 @@
 import { DomainError } from '../domain/domain-error';
-import { jsonDepthExceeds, MAX_JSON_DEPTH, parseJsonBody } from './json-body';
+import { decodeJsonText, jsonDepthExceeds, MAX_JSON_DEPTH, parseJsonBody } from './json-body';
 
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
@@ -61,5 +61,40 @@ describe(parseJsonBody.name, () => {
     ['{a:1}', 'REQUEST.MALFORMED_JSON'],
   ])('when the body is %j, then it is malformed JSON', (text, code) => {
     expect(codeOf(() => parseJsonBody(text))).toBe(code);
+  });
+});
+
+describe(decodeJsonText.name, () => {
+  const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'utf8') : Buffer.from(part))));
+
+  it.each([
+    ['Latin-1 é in a name ("Jos\\xE9")', bytes('{"first_name":"Jos', [0xe9], '"}')],
+    ['a UTF-16 byte-order mark (\\xFF\\xFE)', bytes([0xff, 0xfe], '{}')],
+    ['a lone continuation byte (\\x80)', bytes('{"a":"', [0x80], '"}')],
+    ['an overlong slash (\\xC0\\xAF)', bytes('{"a":"', [0xc0, 0xaf], '"}')],
+    ['a surrogate encoded as UTF-8 (\\xED\\xA0\\x80)', bytes('{"a":"', [0xed, 0xa0, 0x80], '"}')],
+    ['a code point past U+10FFFF (\\xF4\\x90\\x80\\x80)', bytes('{"a":"', [0xf4, 0x90, 0x80, 0x80], '"}')],
+    ['a sequence cut short at the end', bytes('{"a":"', [0xe2, 0x82])],
+  ])('when the body holds %s, then it is refused as malformed JSON and says UTF-8', (_what, body) => {
+    let error: unknown;
+    try {
+      decodeJsonText(body);
+    } catch (caught) {
+      error = caught;
+    }
+
+    expect(error).toBeInstanceOf(DomainError);
+    expect((error as DomainError).code).toBe('REQUEST.MALFORMED_JSON');
+    expect((error as DomainError).details).toContain('UTF-8');
+  });
+
+  it('when the body is UTF-8 from every plane, then it is the same text', () => {
+    const text = '{"a":"José 王小明 😀 \u{10FFFD}"}';
+
+    expect(decodeJsonText(Buffer.from(text, 'utf8'))).toBe(text);
+  });
+
+  it('when the body starts with a UTF-8 byte-order mark, then the mark is ignored', () => {
+    expect(decodeJsonText(bytes([0xef, 0xbb, 0xbf], '{}'))).toBe('{}');
   });
 });

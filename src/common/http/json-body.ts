@@ -31,12 +31,12 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
  * `constructor.prototype`), which is refused like any field the endpoint does not accept.
  */
 export function parseJsonBody(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
-  if (text.length === 0) throw new MalformedJson(true);
+  if (text.length === 0) throw new MalformedJson('empty');
   if (jsonDepthExceeds(text, maxDepth)) throw new JsonTooDeep(maxDepth);
   try {
     return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {
-    if (!(error as Error).message.includes('forbidden prototype property')) throw new MalformedJson(false);
+    if (!(error as Error).message.includes('forbidden prototype property')) throw new MalformedJson('syntax');
     // The library says the same for both keys: the one that still fails with __proto__ allowed is constructor.
     const field = reachesPrototypeThroughConstructor(text) ? 'constructor' : '__proto__';
     throw new RequestValidationFailed([{ field, message: `${field} is not an accepted field` }]);
@@ -52,13 +52,24 @@ function reachesPrototypeThroughConstructor(text: string): boolean {
   }
 }
 
-/** Replaces Fastify's JSON parser (same library underneath) with parseJsonBody. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The body's bytes as text: UTF-8 only (RFC 8259 §8.1), a leading byte-order mark ignored. */
+export function decodeJsonText(bytes: Uint8Array): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new MalformedJson('encoding');
+  }
+}
+
+/** Replaces Fastify's JSON parser (same library underneath) with parseJsonBody, on UTF-8 only. */
 export function useJsonBodyParser(fastify: FastifyInstance): void {
   fastify.removeContentTypeParser('application/json');
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
     let value: unknown;
     try {
-      value = parseJsonBody(body as string);
+      value = parseJsonBody(decodeJsonText(body as Buffer));
     } catch (error) {
       done(error as Error, undefined);
       return;

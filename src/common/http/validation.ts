@@ -1,5 +1,5 @@
 import { ArgumentMetadata, Type, ValidationError, ValidationPipe } from '@nestjs/common';
-import { getMetadataStorage } from 'class-validator';
+import { getMetadataStorage, IS_OPTIONAL } from 'class-validator';
 import { DomainError, FieldProblem } from '../domain/domain-error';
 
 export class RequestValidationFailed extends DomainError {
@@ -23,22 +23,43 @@ function collect(errors: ValidationError[], parent = ''): FieldProblem[] {
   });
 }
 
-const declared = new WeakMap<Type, ReadonlySet<string>>();
+/** A field a DTO declares, and whether it may be left out. */
+interface DeclaredField {
+  readonly name: string;
+  readonly optional: boolean;
+}
 
-/** The fields a DTO declares, as own names (never what its prototype chain happens to answer). */
-function declaredFieldsOf(type: Type): ReadonlySet<string> {
+const declared = new WeakMap<Type, readonly DeclaredField[]>();
+
+/**
+ * The fields a DTO declares, as own names (never what its prototype chain happens to answer), in
+ * the order the class declares them; `@IsOptional()` makes one optional.
+ */
+function declaredFieldsOf(type: Type): readonly DeclaredField[] {
   let fields = declared.get(type);
   if (!fields) {
-    fields = new Set(getMetadataStorage().getTargetValidationMetadatas(type, '', true, false).map((rule) => rule.propertyName));
+    const byName = new Map<string, boolean>();
+    for (const rule of getMetadataStorage().getTargetValidationMetadatas(type, '', true, false)) {
+      byName.set(rule.propertyName, (byName.get(rule.propertyName) ?? false) || rule.name === IS_OPTIONAL);
+    }
+    fields = [...byName].map(([name, optional]) => ({ name, optional }));
     declared.set(type, fields);
   }
   return fields;
 }
 
+/** How a field is refused before its own rules run: missing, or null. */
+export const requiredMessage = (field: string) => `${field} is required`;
+export const nullMessage = (field: string) => `${field} must not be null: leave it out instead`;
+
 /**
- * class-validator's whitelist looks a key up in a plain object, so `constructor`, `toString` or
- * `__proto__` pass as known. Here every key a body or query carries must be a field its DTO
- * declares; unknown ones are named together with the other fields' problems.
+ * The strict reading of a body or a query, before the fields' own rules:
+ * - every key must be a field the DTO declares (class-validator's whitelist looks a key up in a
+ *   plain object, so `constructor`, `toString` or `__proto__` would pass as known);
+ * - a required field must be there, and no field may be null (docs/field-rules.md): an optional
+ *   field is given a value or left out, so that null never reaches the provider;
+ * - then each field's rules run in the order written, and the first that fails is its one message.
+ * Every field's problem is named at once, in the order the DTO declares its fields.
  */
 class StrictValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
@@ -47,28 +68,47 @@ class StrictValidationPipe extends ValidationPipe {
       return super.transform(value, metadata);
     }
     const fields = declaredFieldsOf(type);
-    if (fields.size === 0) return super.transform(value, metadata);
-    const unknown = Object.keys(value).filter((key) => !fields.has(key));
-    if (unknown.length === 0) return super.transform(value, metadata);
-    const problems: FieldProblem[] = unknown.map((key) => ({ field: key, message: `${key} is not an accepted field` }));
-    const known = Object.fromEntries(Object.entries(value).filter(([key]) => fields.has(key)));
+    if (fields.length === 0) return super.transform(value, metadata);
+    const carried = value as Record<string, unknown>;
+    const known = new Set(fields.map((field) => field.name));
+    const problems: FieldProblem[] = Object.keys(carried)
+      .filter((key) => !known.has(key))
+      .map((key) => ({ field: key, message: `${key} is not an accepted field` }));
+    const present: Record<string, unknown> = {};
+    for (const { name, optional } of fields) {
+      const given = Object.hasOwn(carried, name) ? carried[name] : undefined;
+      if (given === undefined) {
+        if (!optional) problems.push({ field: name, message: requiredMessage(name) });
+      } else if (given === null) {
+        problems.push({ field: name, message: optional ? nullMessage(name) : requiredMessage(name) });
+      } else {
+        present[name] = given;
+      }
+    }
+    if (problems.length === 0) return super.transform(present, metadata);
     try {
-      await super.transform(known, metadata);
+      await super.transform(present, metadata);
     } catch (error) {
       if (!(error instanceof RequestValidationFailed)) throw error;
-      problems.push(...(error.fields ?? []));
+      // A field already named (missing, null) is named once: not again by its own rules.
+      const named = new Set(problems.map((problem) => problem.field));
+      problems.push(...(error.fields ?? []).filter((problem) => !named.has(problem.field)));
     }
-    throw new RequestValidationFailed(problems);
+    const order = new Map(fields.map((field, index) => [field.name, index]));
+    throw new RequestValidationFailed(problems.sort((a, b) => (order.get(a.field) ?? -1) - (order.get(b.field) ?? -1)));
   }
 }
 
-/** The one validation pipe: unknown fields are refused, every bad field is named. */
+/**
+ * The one validation pipe: unknown fields are refused, and every bad field is named once, by the
+ * first of its rules it fails (stopAtFirstError; a field's rules run in the order `Rules` lists them).
+ */
 export function createValidationPipe(): ValidationPipe {
   return new StrictValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
-    stopAtFirstError: false,
+    stopAtFirstError: true,
     validationError: { target: false, value: false },
     exceptionFactory: (errors) => new RequestValidationFailed(collect(errors)),
   });

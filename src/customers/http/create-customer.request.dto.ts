@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsOptional } from 'class-validator';
 import { IsPastCalendarDate } from '../../common/http/date.validators';
 import type { SameKeys, WireName } from '../../common/domain/field-map';
 import { CUSTOMER_FIELDS } from '../domain/customer.gateway.port';
-import { E164_MESSAGE, E164_PHONE, EMAIL_SHAPE, IsCountryCode, IsPrintableText, IsUuidField } from '../../common/http/field-rules';
+import { IsCountryCode, IsEmailAddress, IsPhoneNumber, IsPrintableText, IsUuidField, MAX_EMAIL_LENGTH } from '../../common/http/field-rules';
 
 /**
  * The gateway's customer body. The provider does not publish its own, so this is the gateway's
@@ -27,21 +27,16 @@ export class CreateCustomerRequestDto {
   @IsPrintableText(100)
   readonly last_name!: string;
 
-  @ApiProperty({ description: 'Email address.', example: 'ada@example.com', maxLength: 254 })
-  @IsString()
-  @MaxLength(254)
-  @IsEmail({}, { message: '$property must be an email address' })
-  @Matches(EMAIL_SHAPE, { message: '$property must be an email address' })
+  @ApiProperty({ description: 'Email address.', example: 'ada@example.com', maxLength: MAX_EMAIL_LENGTH })
+  @IsEmailAddress()
   readonly email!: string;
 
   @ApiProperty({ description: 'Digits with the country prefix (E.164), leading + optional.', example: '+447700900123' })
-  @IsString()
-  @Matches(E164_PHONE, { message: E164_MESSAGE })
+  @IsPhoneNumber()
   readonly phone_number!: string;
 
   @ApiPropertyOptional({ format: 'date', description: 'YYYY-MM-DD, from 1900-01-01, in the past.', example: '1990-12-10' })
   @IsOptional()
-  @IsString()
   @IsPastCalendarDate()
   readonly date_of_birth?: string;
 
