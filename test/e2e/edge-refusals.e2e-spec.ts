@@ -70,6 +70,58 @@ describe('The edge: refusals by Node and the router are envelopes', () => {
     expect(logs.text).not.toContain(partner);
   });
 
+  it.each([
+    ['Expect: 200-ok (Node’s own bare 417 before)', `GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nX-Request-Id: RID\r\nExpect: 200-ok\r\n\r\n`, 417, 'REQUEST.EXPECTATION_FAILED', /Expect: 100-continue/],
+    ['no Host on HTTP/1.1 (Node’s own bare 400 before)', `GET /api/v1/me HTTP/1.1\r\nAuthorization: Bearer TOKEN\r\nX-Request-Id: RID\r\n\r\n`, 400, 'REQUEST.MALFORMED', /no Host header.*RFC 9112/],
+    ['two Host headers', `GET /api/v1/me HTTP/1.1\r\nHost: a\r\nHost: b\r\nAuthorization: Bearer TOKEN\r\nX-Request-Id: RID\r\n\r\n`, 400, 'REQUEST.MALFORMED', /more than one Host header/],
+    ['a Host that is not a host', `GET /api/v1/me HTTP/1.1\r\nHost: a b/c\r\nAuthorization: Bearer TOKEN\r\nX-Request-Id: RID\r\n\r\n`, 400, 'REQUEST.MALFORMED', /not a host name/],
+    ['two Authorization headers (a proxy may read the other one)', `GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nauthorization: Bearer pgw_someone_else\r\nX-Request-Id: RID\r\n\r\n`, 400, 'REQUEST.MALFORMED', /more than one authorization header/],
+    ['two Content-Type headers', `POST /api/v1/customers HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nX-Request-Id: RID\r\nContent-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}`, 400, 'REQUEST.MALFORMED', /more than one Content-Type header/],
+  ])('when a request has %s, then the envelope with its code, the request id, one log line and one audit event', async (_what, text, status, code, details) => {
+    const requestId = randomUUID();
+    const logs = sut.logs;
+
+    // Connection: close, so that the server ends the exchange as soon as it has answered.
+    const answer = await rawExchange(sut.baseUrl, text.replace('TOKEN', partner).replace('RID', requestId).replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n'));
+
+    expect(answer.status).toBe(status);
+    expect(answer.body).toMatchObject({ status, data: null, error: { id: expect.stringMatching(UUID), code } });
+    expect(answer.body?.error?.details).toMatch(details);
+    expect(answer.headers['x-request-id']).toBe(requestId);
+    expect(await terminalEventOf(sut, requestId)).toMatchObject({ phase: 'rejected', http_status: status, error_code: code, error_id: answer.body?.error?.id, client_id: null });
+    const lines = await waitFor(() => {
+      const found = logs.lines.filter((line) => line.errorId === answer.body?.error?.id);
+      return found.length > 0 ? found : undefined;
+    });
+    expect(lines).toHaveLength(1);
+  });
+
+  it.each([
+    ['HTTP/1.0 without Host (Host is HTTP/1.1’s rule)', `GET /api/v1/me HTTP/1.0\r\nAuthorization: Bearer TOKEN\r\n\r\n`],
+    ['Expect: 100-continue', `GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nExpect: 100-Continue\r\n\r\n`],
+    ['a Host with a port, and an IPv6 literal', `GET /api/v1/me HTTP/1.1\r\nHost: [::1]:3000\r\nAuthorization: Bearer TOKEN\r\n\r\n`],
+  ])('when a request has %s, then it is served', async (_what, text) => {
+    const answer = await rawExchange(sut.baseUrl, text.replace('TOKEN', partner).replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n'));
+
+    // After an interim 100 Continue, if one was asked for.
+    expect(answer.text.replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, '')).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+  });
+
+  it('when a CONNECT arrives (Node closed it without a word before), then a 404 envelope and one log line', async () => {
+    const logs = sut.logs;
+
+    const answer = await rawExchange(sut.baseUrl, 'CONNECT provider.example:443 HTTP/1.1\r\nHost: provider.example:443\r\n\r\n');
+
+    expect(answer.status).toBe(404);
+    expect(answer.body).toMatchObject({ status: 404, error: { id: expect.stringMatching(UUID), code: 'ROUTE.NOT_FOUND' } });
+    expect(answer.closedByServer).toBe(true);
+    const lines = await waitFor(() => {
+      const found = logs.lines.filter((line) => line.errorId === answer.body?.error?.id);
+      return found.length > 0 ? found : undefined;
+    });
+    expect(lines).toMatchObject([{ method: 'CONNECT', status: 404 }]);
+  });
+
   it('when the headers stall past HEADERS_TIMEOUT_MS, then a 408 envelope and the connection closed', async () => {
     const answer = await rawExchange(sut.baseUrl, `GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${partner}\r\n`, { waitMs: 5000 });
 

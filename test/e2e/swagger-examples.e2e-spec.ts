@@ -12,7 +12,10 @@ interface Operation {
   tags?: string[];
   parameters?: { name: string; in: string; required?: boolean; example?: unknown; schema?: { example?: unknown } }[];
   requestBody?: { content: Record<string, { schema: { $ref: string } }> };
-  responses: Record<string, { content?: Record<string, { schema?: ErrorSchema; example?: { status?: unknown; message?: unknown; error?: { id?: unknown; code?: unknown } } }> }>;
+  responses: Record<
+    string,
+    { content?: Record<string, { schema?: ErrorSchema & { properties?: { message?: { example?: unknown } } }; example?: { status?: unknown; message?: unknown; error?: { id?: unknown; code?: unknown } } }> }
+  >;
 }
 interface OpenApi {
   paths: Record<string, Record<string, Operation>>;
@@ -70,11 +73,14 @@ describe('Try it out, as served, in sandbox mode with the demo customer', () => 
     for (const { method, path, operation } of operations) {
       const request = tryItOut(spec, path, operation);
       const answer = await callApi(t.baseUrl, method, request.path, { token: partner, body: request.body });
-      answers.push({ call: `${method} ${path}`, status: answer.status, code: answer.body.error?.code });
+      const documented = operation.responses[String(answer.status)]?.content?.['application/json']?.schema?.properties?.message?.example;
+      answers.push({ call: `${method} ${path}`, status: answer.status, code: answer.body.error?.code, message: answer.body.message, documented });
     }
 
     expect(answers.map((a) => a.call).sort()).toEqual(['GET /api/v1/customers/{customer_id}/balance', 'GET /api/v1/me', 'POST /api/v1/bank-accounts', 'POST /api/v1/customers']);
-    for (const answer of answers) expect(answer).toEqual({ call: answer.call, status: answer.call.startsWith('POST') ? 201 : 200, code: undefined });
+    // Each answer is the status and the message its documented example shows.
+    for (const answer of answers) expect(answer).toEqual({ call: answer.call, status: answer.call.startsWith('POST') ? 201 : 200, code: undefined, message: answer.documented, documented: answer.documented });
+    expect(answers.find((a) => a.call === 'POST /api/v1/bank-accounts')?.message).toBe('Bank account created');
   });
 
   it('when the document names a customer, then it is the demo customer, which belongs to the partner’s tenant', async () => {
@@ -140,10 +146,10 @@ describe('Swagger UI examples', () => {
   it('when the partner endpoints are documented, then every error status they answer is listed', () => {
     const statuses = (path: string, method: string) => Object.keys(spec.paths[path][method].responses).sort();
 
-    expect(statuses('/api/v1/bank-accounts', 'post')).toEqual(['201', '400', '401', '403', '404', '408', '409', '413', '414', '415', '422', '429', '431', '500', '502', '503', '504']);
-    expect(statuses('/api/v1/customers', 'post')).toEqual(['201', '400', '401', '403', '404', '408', '409', '413', '414', '415', '422', '429', '431', '500', '502', '503', '504']);
-    expect(statuses('/api/v1/customers/{customer_id}/balance', 'get')).toEqual(['200', '400', '401', '403', '404', '408', '414', '415', '429', '431', '500', '502', '503', '504']);
-    expect(statuses('/api/v1/audit-events', 'get')).toEqual(['200', '400', '401', '403', '408', '414', '415', '429', '431', '500', '503']);
+    expect(statuses('/api/v1/bank-accounts', 'post')).toEqual(['201', '400', '401', '403', '404', '408', '409', '413', '414', '415', '417', '422', '429', '431', '500', '502', '503', '504']);
+    expect(statuses('/api/v1/customers', 'post')).toEqual(['201', '400', '401', '403', '404', '408', '409', '413', '414', '415', '417', '422', '429', '431', '500', '502', '503', '504']);
+    expect(statuses('/api/v1/customers/{customer_id}/balance', 'get')).toEqual(['200', '400', '401', '403', '404', '408', '414', '415', '417', '429', '431', '500', '502', '503', '504']);
+    expect(statuses('/api/v1/audit-events', 'get')).toEqual(['200', '400', '401', '403', '408', '414', '415', '417', '429', '431', '500', '503']);
   });
 
   it('when every documented error response is read, then each shows an example of its own status, in the envelope', () => {
@@ -168,6 +174,6 @@ describe('Swagger UI examples', () => {
       if (status === 401) expect({ where, codes, code: example?.error?.code }).toEqual({ where, codes: undefined, code: undefined });
       else expect({ where, listed: codes?.includes(example?.error?.code as string) }).toEqual({ where, listed: true });
     }
-    expect(new Set(documented.map((d) => d.status))).toEqual(new Set([400, 401, 403, 404, 408, 409, 413, 414, 415, 422, 429, 431, 500, 502, 503, 504]));
+    expect(new Set(documented.map((d) => d.status))).toEqual(new Set([400, 401, 403, 404, 408, 409, 413, 414, 415, 417, 422, 429, 431, 500, 502, 503, 504]));
   });
 });

@@ -31,6 +31,12 @@ describe('openapi.json', () => {
     expect(withoutDailyExamples(served)).toEqual(file);
   });
 
+  it('when the security scheme is read, then it says the tokens are opaque client tokens, not JWTs', () => {
+    const file = JSON.parse(readFileSync(CHECKED_IN, 'utf8')) as OpenAPIObject;
+
+    expect(file.components?.securitySchemes?.bearer).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque client token (pgw_…)' });
+  });
+
   it('when the export script runs, then it writes exactly the checked-in file', async () => {
     const target = join(mkdtempSync(join(tmpdir(), 'pgw-openapi-')), 'openapi.json');
 

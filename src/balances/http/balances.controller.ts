@@ -4,7 +4,6 @@ import { Audited } from '../../common/http/audited.decorator';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { CurrentClient, Roles } from '../../auth/http/auth.decorators';
 import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/http/api-envelope.decorators';
-import { ResponseMessage } from '../../common/http/envelope.interceptor';
 import { BalancesService } from '../domain/balances.service';
 import { BalanceResponseDto, CustomerIdParamDto } from './balance.response.dto';
 
@@ -17,9 +16,8 @@ export class BalancesController {
 
   @Get(':customer_id/balance')
   @Audited('balance.read')
-  @ResponseMessage('Balance retrieved')
   @ApiOperation({ summary: 'Read a customer’s balance', description: 'Only for customers of your tenant; anyone else’s is 404.' })
-  @ApiEnvelopeResponse(200, BalanceResponseDto)
+  @ApiEnvelopeResponse(200, BalanceResponseDto, { message: 'Balance retrieved' })
   @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.query, 'CUSTOMER.NOT_FOUND', ERRORS.providerRead)
   async read(@CurrentClient() client: AuthenticatedClient, @Param() params: CustomerIdParamDto): Promise<BalanceResponseDto> {
     return BalanceResponseDto.from(await this.balances.read(client, params.customer_id));

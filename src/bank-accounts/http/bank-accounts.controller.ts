@@ -5,7 +5,6 @@ import { Audited } from '../../common/http/audited.decorator';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { CurrentClient, Roles } from '../../auth/http/auth.decorators';
 import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/http/api-envelope.decorators';
-import { ResponseMessage } from '../../common/http/envelope.interceptor';
 import { markReplayed } from '../../idempotency/http/replay-header';
 import { fromWire } from '../../common/domain/field-map';
 import { BANK_ACCOUNT_FIELDS } from '../domain/bank-account.gateway.port';
@@ -23,7 +22,6 @@ export class BankAccountsController {
   @Post()
   @HttpCode(201)
   @Audited('bank_account.create')
-  @ResponseMessage('Bank account created')
   @ApiOperation({
     summary: 'Open an EUR or GBP bank account',
     description:
@@ -31,7 +29,7 @@ export class BankAccountsController {
       '(`expiration_date` at least one calendar month from today, UTC). `reference` is the idempotency key: the same body ' +
       'again returns the first result with `Idempotent-Replayed: true`; a different body with a used reference is 422.',
   })
-  @ApiEnvelopeResponse(201, BankAccountResponseDto)
+  @ApiEnvelopeResponse(201, BankAccountResponseDto, { message: 'Bank account created' })
   @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.body, 'CUSTOMER.NOT_FOUND', ERRORS.providerRead, ERRORS.providerWrite)
   async open(
     @CurrentClient() client: AuthenticatedClient,

@@ -5,6 +5,7 @@
 export type ErrorKind =
   | 'invalid_input'
   | 'request_timeout'
+  | 'expectation_failed'
   | 'uri_too_long'
   | 'headers_too_large'
   | 'client_closed'
@@ -38,6 +39,7 @@ export const ERROR_CODES = {
   'REQUEST.MALFORMED': 'invalid_input',
   'REQUEST.REFUSED': 'invalid_input',
   'REQUEST.TIMEOUT': 'request_timeout',
+  'REQUEST.EXPECTATION_FAILED': 'expectation_failed',
   'REQUEST.URI_TOO_LONG': 'uri_too_long',
   'REQUEST.HEADERS_TOO_LARGE': 'headers_too_large',
   'REQUEST.CLIENT_CLOSED': 'client_closed',

@@ -4,6 +4,8 @@ import { STATUS_CODES } from 'node:http';
 import { CODE_NOT_IN_ENVELOPE, ErrorCode } from '../domain/error-codes';
 import { ErrorEnvelope, ErrorEnvelopeSchema, UnauthenticatedEnvelopeSchema } from './envelope';
 import { statusOfCode } from './error-envelope.filter';
+import { ExpectationFailed } from './edge.errors';
+import { ResponseMessage } from './envelope.interceptor';
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Bad input: malformed JSON, unknown field, bad format or a broken rule',
@@ -11,6 +13,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'The client token lacks the role this endpoint needs',
   404: 'Not found, or not visible to this client',
   408: 'The request did not arrive whole in time',
+  417: 'The Expect header cannot be met (only 100-continue is understood)',
   409: 'The same reference is still being processed, or an earlier request with it has an unknown outcome',
   413: 'The request body is too large',
   414: 'The request path is too long',
@@ -48,6 +51,7 @@ const ERROR_EXAMPLES: Partial<Record<ErrorCode, { message: string; details: stri
   'AUDIT.UNAVAILABLE': { message: 'The service cannot record requests right now; try again shortly', details: 'Nothing was sent to the provider; retry after the Retry-After delay' },
   'UPSTREAM.TIMEOUT': { message: 'The provider did not answer in time', details: 'The outcome is unknown; retry with the same reference' },
   'SERVICE.NOT_READY': { message: 'The service is not ready', details: 'Failing checks: database' },
+  'REQUEST.EXPECTATION_FAILED': { message: new ExpectationFailed().message, details: new ExpectationFailed().details! },
 };
 
 const EXAMPLE_ERROR_ID = '0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11';
@@ -83,6 +87,7 @@ export const ERRORS = {
     'REQUEST.MALFORMED',
     'REQUEST.REFUSED',
     'REQUEST.TIMEOUT',
+    'REQUEST.EXPECTATION_FAILED',
     'REQUEST.URI_TOO_LONG',
     'REQUEST.HEADERS_TOO_LARGE',
     'REQUEST.UNSUPPORTED_ENCODING',
@@ -150,10 +155,14 @@ export function ApiErrorResponses(...codes: (ErrorCode | readonly ErrorCode[])[]
   );
 }
 
-/** Documents a success status whose `data` is `model` (or an array of it) inside the envelope. */
-export function ApiEnvelopeResponse(status: number, model: Type<unknown>, options: { isArray?: boolean; description?: string } = {}) {
+/**
+ * A success status whose `data` is `model` (or an array of it) inside the envelope. `message` is
+ * the envelope's message, declared here once: the answer carries it, and the document shows it.
+ */
+export function ApiEnvelopeResponse(status: number, model: Type<unknown>, options: { isArray?: boolean; description?: string; message?: string } = {}) {
   const data = options.isArray ? { type: 'array', items: { $ref: getSchemaPath(model) } } : { $ref: getSchemaPath(model) };
   return applyDecorators(
+    ...(options.message ? [ResponseMessage(options.message)] : []),
     ApiExtraModels(model),
     ApiResponse({
       status,
@@ -163,7 +172,7 @@ export function ApiEnvelopeResponse(status: number, model: Type<unknown>, option
         required: ['status', 'message', 'data', 'error'],
         properties: {
           status: { type: 'integer', example: status },
-          message: { type: 'string', example: status === 201 ? 'Created' : 'OK' },
+          message: { type: 'string', example: options.message ?? STATUS_CODES[status] ?? 'OK' },
           data,
           error: { type: 'object', nullable: true, example: null, description: 'Always null on success' },
         },

@@ -23,10 +23,36 @@ export class RequestHeadersTooLarge extends DomainError {
 }
 
 export class MalformedRequest extends DomainError {
+  constructor(details = 'The request line or a header could not be read (for example two Content-Length headers, or a control character in a header)') {
+    super('REQUEST.MALFORMED', 'The request is not valid HTTP/1.1', { details });
+  }
+
+  /** RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host header, with a valid value. */
+  static badHost(problem: 'missing' | 'repeated' | 'invalid'): MalformedRequest {
+    const said = { missing: 'has no Host header', repeated: 'has more than one Host header', invalid: 'has a Host header that is not a host name or address' }[problem];
+    return new MalformedRequest(`The request ${said}; HTTP/1.1 requires exactly one valid Host (RFC 9112, section 3.2)`);
+  }
+
+  /**
+   * A header that may appear once, sent twice: two parsers could each read another one (a proxy the
+   * second Authorization, this service the first), so neither is read.
+   */
+  static repeatedHeader(name: string): MalformedRequest {
+    return new MalformedRequest(`The request has more than one ${name} header; send it once`);
+  }
+}
+
+/** An Expect header this service cannot meet: only `100-continue` is understood (RFC 9110 §10.1.1). */
+export class ExpectationFailed extends DomainError {
   constructor() {
-    super('REQUEST.MALFORMED', 'The request is not valid HTTP/1.1', {
-      details: 'The request line or a header could not be read (for example two Content-Length headers, or a control character in a header)',
-    });
+    super('REQUEST.EXPECTATION_FAILED', 'The Expect header cannot be met', { details: 'Only Expect: 100-continue is understood; send the request without the header' });
+  }
+}
+
+/** A method no route answers to, refused before a route is looked for (CONNECT: this is no proxy). */
+export class MethodNotRouted extends DomainError {
+  constructor() {
+    super('ROUTE.NOT_FOUND', 'No such route', { details: 'No endpoint matches this method and path' });
   }
 }
 

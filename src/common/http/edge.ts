@@ -7,7 +7,17 @@ import { DomainError } from '../domain/domain-error';
 import { problemOf, errorEnvelope } from './error-envelope.filter';
 import { REQUEST_ID_HEADER } from './request-id';
 import { targetOf } from './canonical-target';
-import { ClientClosedRequest, MalformedRequest, RequestHeadersTooLarge, RequestTargetRefused, RequestTimedOut, UnsupportedContentEncoding } from './edge.errors';
+import type { IncomingMessage } from 'node:http';
+import {
+  ClientClosedRequest,
+  ExpectationFailed,
+  MalformedRequest,
+  MethodNotRouted,
+  RequestHeadersTooLarge,
+  RequestTargetRefused,
+  RequestTimedOut,
+  UnsupportedContentEncoding,
+} from './edge.errors';
 import { noteInterruption } from './interruption';
 import { useJsonBodyParser } from './json-body';
 
@@ -83,6 +93,8 @@ export function edgeServerOptions(timeouts: EdgeTimeouts): Partial<FastifyServer
     requestTimeout: timeouts.requestTimeoutMs,
     keepAliveTimeout: timeouts.keepAliveTimeoutMs,
     http: {
+      // A request without Host is answered here, in the envelope (headerProblem), not by Node's bare 400.
+      requireHostHeader: false,
       headersTimeout,
       requestTimeout: timeouts.requestTimeoutMs,
       // Node checks its timeouts on this period (30 s by default, which would double a 30 s limit).
@@ -99,16 +111,57 @@ export function edgeServerOptions(timeouts: EdgeTimeouts): Partial<FastifyServer
   } as Partial<FastifyServerOptions>;
 }
 
+/** Headers that may appear once: a second one is a request two parsers could read differently. */
+const SINGLE_HEADERS = new Set(['host', 'authorization', 'content-type', 'content-length']);
+/** A Host value: a registered name or an IPv4 address, or an IPv6 literal, and an optional port. */
+const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]{2,60}\]|[A-Za-z0-9._~!$&'()*+,;=%-]{0,255})(?::\d{0,5})?$/;
+
+/** Why the request's headers are refused (Host missing, repeated or invalid; a single header sent twice; an Expect not met), or undefined. */
+function headerProblem(raw: IncomingMessage): DomainError | undefined {
+  const seen = new Set<string>();
+  const lines = raw.rawHeaders;
+  for (let i = 0; i < lines.length; i += 2) {
+    const name = lines[i].toLowerCase();
+    if (!SINGLE_HEADERS.has(name)) continue;
+    if (seen.has(name)) return name === 'host' ? MalformedRequest.badHost('repeated') : MalformedRequest.repeatedHeader(lines[i]);
+    seen.add(name);
+  }
+  const host = raw.headers.host;
+  if (host === undefined) {
+    if (raw.httpVersionMajor === 1 && raw.httpVersionMinor >= 1) return MalformedRequest.badHost('missing');
+  } else if (!HOST_VALUE.test(host)) {
+    return MalformedRequest.badHost('invalid');
+  }
+  const expect = raw.headers.expect;
+  if (expect !== undefined && expect.trim().toLowerCase() !== '100-continue') return new ExpectationFailed();
+  return undefined;
+}
+
 /**
- * Hooks that run first for every request: a refused target is answered (through the error filter,
- * so that a request under /api/v1 is audited), and each connection remembers the request it serves.
+ * Hooks that run first for every request: a refused target or refused headers are answered
+ * (through the error filter, so that a request under /api/v1 is audited and logged), and each
+ * connection remembers the request it serves. Two kinds of request Node would answer or drop
+ * itself are handed to the same road: an Expect it cannot meet (Node's bare 417), and CONNECT
+ * (which Node closes without a word).
  */
 export function installEdgeHooks(fastify: FastifyInstance): void {
   useJsonBodyParser(fastify);
+  const logger = new Logger('edge');
+  // Served like any request, so that headerProblem answers it with the envelope, the request id and an audit event.
+  fastify.server.on('checkExpectation', (request: IncomingMessage, response: unknown) => fastify.server.emit('request', request, response));
+  fastify.server.on('connect', (_request: IncomingMessage, socket: Socket) => {
+    const refusal = new MethodNotRouted();
+    const errorId = randomUUID();
+    if (socket.writable) writeRawEnvelope(socket, refusal, errorId, randomUUID());
+    socket.destroy();
+    logger.log({ errorId, code: refusal.code, status: problemOf(refusal).status, method: 'CONNECT' }, refusal.message);
+  });
   fastify.addHook('onRequest', (request, reply, done) => {
     serving.set(request.raw.socket, { request, reply });
     const refusal = targetOf(request.raw).refusal;
     if (refusal) return done(new RequestTargetRefused(refusal));
+    const problem = headerProblem(request.raw);
+    if (problem) return done(problem);
     const encoding = request.headers['content-encoding'];
     if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') return done(new UnsupportedContentEncoding());
     done();

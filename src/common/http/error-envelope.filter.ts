@@ -11,6 +11,7 @@ import { RequestRecorder } from './request-recorder.port';
 const STATUS_BY_KIND: Record<ErrorKind, number> = {
   invalid_input: 400,
   request_timeout: 408,
+  expectation_failed: 417,
   uri_too_long: 414,
   headers_too_large: 431,
   // nginx's convention for a caller that hung up before its request arrived whole.

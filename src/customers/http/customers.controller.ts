@@ -5,7 +5,6 @@ import { Audited } from '../../common/http/audited.decorator';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { CurrentClient, Roles } from '../../auth/http/auth.decorators';
 import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/http/api-envelope.decorators';
-import { ResponseMessage } from '../../common/http/envelope.interceptor';
 import { markReplayed } from '../../idempotency/http/replay-header';
 import { fromWire } from '../../common/domain/field-map';
 import { CUSTOMER_FIELDS } from '../domain/customer.gateway.port';
@@ -23,14 +22,13 @@ export class CustomersController {
   @Post()
   @HttpCode(201)
   @Audited('customer.create')
-  @ResponseMessage('Customer created')
   @ApiOperation({
     summary: 'Create a customer',
     description:
       'Creates the customer at the provider; it then belongs to your tenant. `reference` is the idempotency key: ' +
       'sending the same body again returns the first result with `Idempotent-Replayed: true` and calls nothing.',
   })
-  @ApiEnvelopeResponse(201, CustomerResponseDto)
+  @ApiEnvelopeResponse(201, CustomerResponseDto, { message: 'Customer created' })
   @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.body, ERRORS.providerRead, ERRORS.providerWrite)
   async create(
     @CurrentClient() client: AuthenticatedClient,
