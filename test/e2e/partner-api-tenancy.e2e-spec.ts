@@ -93,6 +93,22 @@ describe('partner API: tenant scoping', () => {
       expect((await callApi(t.baseUrl, 'GET', `/api/v1/customers/${customerId}/balance`, { token: acme })).status).toBe(404);
     });
 
+    it('when a link is made or refused, then each is an audit event: who ran it, on which customer, for which tenant, and how it ended', async () => {
+      const elsewhere = await runWithRecord(newRecord('seed'), () => t.app.get(UpstreamCustomerAdapter).create(buildNewCustomer()));
+
+      await cli('link', '--tenant', 'globex', '--customer-id', elsewhere.customerId);
+      await cli('link', '--tenant', 'globex', '--customer-id', acmeCustomer);
+
+      const events: Record<string, unknown>[] = await t.dataSource.query(
+        `SELECT phase, customer_id, tenant, route, client_name, error_message FROM audit_events WHERE operation = 'customer.link' AND customer_id = ANY($1) ORDER BY occurred_at`,
+        [[elsewhere.customerId, acmeCustomer]],
+      );
+      expect(events).toEqual([
+        { phase: 'succeeded', customer_id: elsewhere.customerId, tenant: 'globex', route: 'cli: customers link', client_name: expect.stringMatching(/^cli:./), error_message: null },
+        { phase: 'rejected', customer_id: acmeCustomer, tenant: 'globex', route: 'cli: customers link', client_name: expect.stringMatching(/^cli:./), error_message: 'The customer belongs to another tenant' },
+      ]);
+    });
+
     it('when the customer belongs to another tenant, then the link is refused and nothing changes', async () => {
       const refused = await cli('link', '--tenant', 'globex', '--customer-id', acmeCustomer);
 

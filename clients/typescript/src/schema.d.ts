@@ -325,7 +325,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "route.unknown";
+            operation: "customer.create" | "customer.link" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "route.unknown";
             /**
              * @example succeeded
              * @enum {string}
@@ -456,7 +456,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "route.unknown";
+            operation: "customer.create" | "customer.link" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "route.unknown";
             /**
              * Format: uuid
              * @description The transaction’s reference, as the provider knows it.
@@ -872,7 +872,7 @@ export interface operations {
                 /** @description The customer the events are about. */
                 customer_id?: string;
                 /** @description What the request did. */
-                operation?: "customer.create" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "route.unknown";
+                operation?: "customer.create" | "customer.link" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "route.unknown";
                 /** @description The event’s phase. */
                 outcome?: "attempted" | "succeeded" | "rejected" | "failed" | "unknown";
                 /** @description The API client’s id. */

@@ -4,6 +4,7 @@
  */
 export const AUDIT_OPERATIONS = [
   'customer.create',
+  'customer.link',
   'balance.read',
   'bank_account.create',
   'auth.rejected',
