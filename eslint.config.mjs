@@ -3,7 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'test-output/', '.data/'] },
+  { ignores: ['**/dist/', 'node_modules/', 'coverage/', 'test-output/', '.data/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,0 +1,79 @@
+import { execFile } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startTestApp, TestApp } from '../support/app';
+
+const run = promisify(execFile);
+const CLIENT = join(process.cwd(), 'clients', 'typescript');
+const TSC = join(process.cwd(), 'node_modules', 'typescript', 'bin', 'tsc');
+
+/** A partner's app, in JavaScript: plain ESM, run by plain node. */
+const APP_JS = `
+import { createGatewayClient, errorCodeOf, wasReplayed } from '@partner-gateway/client';
+const [baseUrl, token] = process.argv.slice(2);
+const api = createGatewayClient({ baseUrl, token });
+const me = await api.GET('/api/v1/me');
+const refused = await api.POST('/api/v1/customers', { body: { first_name: 'Ada' } });
+console.log(JSON.stringify({ status: me.response.status, me: me.data.data, refused: refused.response.status, code: errorCodeOf(refused.error), replayed: wasReplayed(me.response) }));
+`;
+
+/** A partner's app, in TypeScript: the package's declarations must type it, and refuse a wrong body. */
+const APP_TS = `
+import { createGatewayClient, errorCodeOf, type ErrorCode } from '@partner-gateway/client';
+const api = createGatewayClient({ baseUrl: 'http://127.0.0.1:1', token: 't' });
+export async function open(customerId: string): Promise<string | ErrorCode | undefined> {
+  const answer = await api.POST('/api/v1/bank-accounts', {
+    body: {
+      customer_id: customerId,
+      // @ts-expect-error: USD is not a currency the API takes (were the types missing, this line would not be an error, and the directive would fail the build)
+      currency: 'USD',
+      phone_number: '+447700900123', document_type: 'passport', document_number: 'X', issued_country_code: 'GB', issued_by: 'HMPO',
+      issued_date: '2020-01-15', expiration_date: '2030-01-31', country: 'GB', zip_code: 'SW1A 1AA', street: '1 Horse Guards Road', date_of_birth: '1990-12-10',
+    },
+  });
+  // The 401 is the provider's envelope, without a code: errorCodeOf says undefined for it.
+  return answer.data ? answer.data.data.id : errorCodeOf(answer.error);
+}
+`;
+
+/**
+ * clients/typescript as a partner installs it: `npm pack` builds it to JavaScript with its
+ * declarations, a scratch project installs the tarball, and plain `node` runs an ESM app against the
+ * running service (on this suite's Node: .ci/run runs the suite on Node 20 and on the LTS).
+ */
+describe('the typed client as a package', () => {
+  let t: TestApp;
+  let scratch: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    scratch = mkdtempSync(join(tmpdir(), 'pgw-client-app-'));
+    chmodSync(scratch, 0o755);
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('when the packed tarball is installed in a new project, then plain node runs an ESM app with it and tsc types an app with its declarations', async () => {
+    await run('npm', ['pack', '--silent', '--pack-destination', scratch], { cwd: CLIENT });
+    const tarball = readdirSync(scratch).find((name) => name.endsWith('.tgz'))!;
+    const { stdout: listing } = await run('tar', ['tzf', join(scratch, tarball)]);
+    writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'partner-app', private: true, type: 'module' }));
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `./${tarball}`], { cwd: scratch });
+    writeFileSync(join(scratch, 'app.mjs'), APP_JS);
+    writeFileSync(join(scratch, 'app.ts'), APP_TS);
+
+    const { stdout } = await run(process.execPath, ['app.mjs', t.baseUrl, await t.createClient('partner', { name: 'packaged-app' })], { cwd: scratch });
+    const compiled = await run(process.execPath, [TSC, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2022,dom', 'app.ts'], { cwd: scratch }).then(
+      () => 'compiled',
+      (error: { stdout: string }) => error.stdout,
+    );
+
+    expect(listing.split('\n').filter(Boolean).sort()).toEqual(['package/README.md', 'package/dist/index.d.ts', 'package/dist/index.js', 'package/dist/schema.d.ts', 'package/dist/schema.js', 'package/package.json']);
+    expect(JSON.parse(stdout)).toEqual({ status: 200, me: expect.objectContaining({ name: 'packaged-app', role: 'partner' }), refused: 400, code: 'REQUEST.VALIDATION_FAILED', replayed: false });
+    expect(compiled).toBe('compiled');
+  });
+});
