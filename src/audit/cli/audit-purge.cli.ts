@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { readConfigOrExit } from '../../config/load-config';
-import { useCommandLineLogging } from '../../database/cli/open-database';
+import { setUpCommandLineProcess } from '../../database/cli/open-database';
 import { runAuditPurge } from './audit-purge.command';
 
 readConfigOrExit();
-useCommandLineLogging();
+setUpCommandLineProcess();
 runAuditPurge(process.env, { out: (line) => process.stdout.write(line + '\n') }).then(
   (code) => process.exit(code),
   (error: unknown) => {

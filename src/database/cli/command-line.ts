@@ -1,7 +1,7 @@
 import type { DataSourceOptions } from 'typeorm';
 import { DomainError } from '../../common/domain/domain-error';
 import { AppConfig, ConfigurationError } from '../../config/load-config';
-import { openDatabase, useCommandLineLogging } from './open-database';
+import { openDatabase, setUpCommandLineProcess } from './open-database';
 
 export interface CliIo {
   out(line: string): void;
@@ -56,7 +56,7 @@ export async function runCommandLine(
 
 /** An entry point's whole job: run the tool on this process's arguments, and exit with its code. */
 export function runAsProcess(tool: string, run: (argv: string[], env: NodeJS.ProcessEnv, io: CliIo) => Promise<number>): void {
-  useCommandLineLogging();
+  setUpCommandLineProcess();
   run(process.argv.slice(2), process.env, {
     out: (line) => process.stdout.write(line + '\n'),
     err: (line) => process.stderr.write(line + '\n'),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { migrateAsOwner } from '../database-roles';
 import { dataSourceOptions } from '../typeorm-options';
-import { openDatabase, useCommandLineLogging } from './open-database';
+import { openDatabase, setUpCommandLineProcess } from './open-database';
 
 /**
  * npm run migration:run | migration:revert | migration:generate -- Name
@@ -59,7 +59,7 @@ async function main(command: string | undefined, name: string | undefined): Prom
   }
 }
 
-useCommandLineLogging();
+setUpCommandLineProcess();
 main(process.argv[2], process.argv[3]).then(
   (code) => process.exit(code),
   (error: unknown) => {

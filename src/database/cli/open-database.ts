@@ -12,13 +12,20 @@ function commandLineLevel(level: string | undefined): LogLevel {
   return level === 'debug' || level === 'trace' ? level : 'warn';
 }
 
+const EXIT_ON = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+
 /**
- * For a command's entry point (a process of its own): what the domain services log during the
- * command (the sealer, the retention) goes where the command's own log goes — stderr, in the same
- * format — and never to Nest's coloured console on stdout.
+ * For a command's entry point (a process of its own):
+ * - what the domain services log during the command (the sealer, the retention) goes where the
+ *   command's own log goes — stderr, in the same format — and never to Nest's coloured console;
+ * - an interrupt (Ctrl-C, SIGTERM, a closed terminal) ends the command with the shell's exit code,
+ *   through process.exit, so that an embedded PostgreSQL the command started is stopped too (its
+ *   'exit' last resort): the server runs in a process group of its own, and the terminal's Ctrl-C
+ *   no longer reaches it.
  */
-export function useCommandLineLogging(): void {
+export function setUpCommandLineProcess(): void {
   Logger.overrideLogger(new ServiceLogger(createBaseLogger(commandLineLevel(process.env.LOG_LEVEL), 2)));
+  for (const [signal, code] of Object.entries(EXIT_ON)) process.once(signal, () => process.exit(code));
 }
 
 export interface OpenDatabase {
