@@ -1,6 +1,7 @@
 import { Logger, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditSealMonitor } from '../common/domain/audit-seal-status';
 import { RequestRecorder } from '../common/http/request-recorder.port';
 import { AppConfig } from '../config/load-config';
 import { AuditRetentionSchedule } from './audit-retention.schedule';
@@ -60,6 +61,7 @@ import { readAuditPublicKeys } from '../config/audit-keys';
     },
     AuditSealer,
     AuditSealSchedule,
+    { provide: AuditSealMonitor, useExisting: AuditSealSchedule },
     AuditTrail,
     AuditEventsService,
     UnresolvedCalls,
@@ -69,6 +71,6 @@ import { readAuditPublicKeys } from '../config/audit-keys';
     { provide: RequestRecorder, useExisting: RequestAuditor },
     AuditInterceptor,
   ],
-  exports: [AuditTrail, RequestRecorder, AuditInterceptor],
+  exports: [AuditTrail, RequestRecorder, AuditInterceptor, AuditSealMonitor],
 })
 export class AuditModule {}

@@ -143,6 +143,13 @@ export class EnvironmentVariables {
   @IsFlag()
   readonly AUDIT_SEALING: boolean = true;
 
+  /**
+   * How long an audit event may wait to be sealed (normally about a second). Beyond it, readiness and
+   * /metrics say the sealer lags, and npm run audit:verify reports the events as a finding.
+   */
+  @IsIntegerBetween(5, 7 * 24 * 3600)
+  readonly AUDIT_SEAL_MAX_LAG_SECONDS: number = 300;
+
   /** How long a reference's result is kept for replay. */
   @IsIntegerBetween(1, 24 * 30)
   readonly IDEMPOTENCY_TTL_HOURS: number = 24;

@@ -5,7 +5,7 @@ import { Public } from '../auth/http/auth.decorators';
 import { ApiEnvelopeResponse, ApiErrorResponses } from '../common/http/api-envelope.decorators';
 import { HealthStatusResponseDto, LivenessResponseDto } from './health-status.response.dto';
 import { Drain, ShuttingDown } from '../common/runtime/drain';
-import { AuditLogProtectionIndicator, DatabaseHealthIndicator, UpstreamCircuitIndicator } from './health.indicators';
+import { AuditLogProtectionIndicator, AuditSealerIndicator, DatabaseHealthIndicator, UpstreamCircuitIndicator } from './health.indicators';
 
 @ApiTags('health')
 @Public()
@@ -17,6 +17,7 @@ export class HealthController {
     private readonly database: DatabaseHealthIndicator,
     private readonly upstream: UpstreamCircuitIndicator,
     private readonly auditLog: AuditLogProtectionIndicator,
+    private readonly auditSealer: AuditSealerIndicator,
     private readonly drain: Drain,
   ) {}
 
@@ -34,12 +35,17 @@ export class HealthController {
   @ApiOperation({
     summary: 'Readiness: PostgreSQL answers and the instance is not shutting down',
     description:
-      'For the load balancer. 503 while PostgreSQL does not answer or while the instance drains for shutdown. Reported, not checked: the provider circuit state, and whether the audit log is protected from the service’s own database role (`auditLog.protected`). Never rate limited.',
+      'For the load balancer. 503 while PostgreSQL does not answer or while the instance drains for shutdown. Reported, not checked: the provider circuit state, whether the audit log is protected from the service’s own database role (`auditLog.protected`), and the audit sealer (`auditSealer`: its state, the newest checkpoint, how long the oldest event waiting to be sealed has waited, and `lagging` past AUDIT_SEAL_MAX_LAG_SECONDS). Never rate limited.',
   })
   @ApiErrorResponses('SERVICE.NOT_READY')
   ready(): Promise<HealthCheckResult> {
     // Shutting down: the load balancer stops sending new requests while those in flight finish.
     if (this.drain.isDraining) throw new ShuttingDown();
-    return this.health.check([() => this.database.check('database', 2000), () => this.upstream.check('upstream'), () => this.auditLog.check('auditLog')]);
+    return this.health.check([
+      () => this.database.check('database', 2000),
+      () => this.upstream.check('upstream'),
+      () => this.auditLog.check('auditLog'),
+      () => this.auditSealer.check('auditSealer'),
+    ]);
   }
 }

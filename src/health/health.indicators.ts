@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import { DataSource } from 'typeorm';
+import { AuditSealMonitor, unsealedAgeSeconds } from '../common/domain/audit-seal-status';
+import { Clock } from '../common/domain/clock.port';
 import { UpstreamCircuit } from '../common/domain/upstream';
 import { DatabaseRoles } from '../database/database-roles';
 
@@ -52,5 +54,34 @@ export class AuditLogProtectionIndicator {
   check(key: 'auditLog'): HealthIndicatorResult<'auditLog'> {
     const { separated, reason } = this.roles.protection;
     return this.indicators.check(key).up(separated ? { protected: true } : { protected: false, reason });
+  }
+}
+
+/**
+ * The audit sealer: running, failing, stopped or off; the newest checkpoint; how long the oldest
+ * event waiting to be sealed has waited, and whether that is past AUDIT_SEAL_MAX_LAG_SECONDS.
+ * Reported, never failing readiness: taking every replica out of the load balancer would stop the
+ * service without sealing anything, while the alert on these figures (and on /metrics) brings a person.
+ */
+@Injectable()
+export class AuditSealerIndicator {
+  constructor(
+    private readonly indicators: HealthIndicatorService,
+    private readonly monitor: AuditSealMonitor,
+    private readonly clock: Clock,
+  ) {}
+
+  check(key: 'auditSealer'): HealthIndicatorResult<'auditSealer'> {
+    const status = this.monitor.status();
+    const age = unsealedAgeSeconds(status, this.clock.now());
+    return this.indicators.check(key).up({
+      state: status.state,
+      ...(status.reason ? { reason: status.reason } : {}),
+      newestCheckpoint: status.newestCheckpoint && { seq: status.newestCheckpoint.seq, sealedAt: status.newestCheckpoint.sealedAt.toISOString() },
+      oldestUnsealedAgeSeconds: Math.round(age * 10) / 10,
+      maxLagSeconds: status.maxLagSeconds,
+      lagging: status.state !== 'off' && age > status.maxLagSeconds,
+      checkedAt: status.checkedAt?.toISOString() ?? null,
+    });
   }
 }

@@ -1,7 +1,9 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { SealerState, SealerStatus, unsealedAgeSeconds } from '../common/domain/audit-seal-status';
 import { Metrics } from '../common/domain/metrics.port';
 
 const CIRCUIT_STATES = ['closed', 'half-open', 'open', 'isolated'] as const;
+const SEALER_STATES: readonly SealerState[] = ['running', 'failing', 'stopped', 'off'];
 
 /**
  * Prometheus metrics, in a registry of this instance's own (so several applications in one process
@@ -14,6 +16,11 @@ export class PrometheusMetrics extends Metrics {
   private readonly circuit: Gauge<'state'>;
   private readonly auditFailures: Counter;
   private readonly replays: Counter<'operation'>;
+  private readonly sealerState: Gauge<'state'>;
+  private readonly newestCheckpointSeq: Gauge;
+  private readonly newestCheckpointTime: Gauge;
+  private readonly sealMaxLag: Gauge;
+  private sealer?: SealerStatus;
 
   constructor() {
     super();
@@ -50,6 +57,33 @@ export class PrometheusMetrics extends Metrics {
       labelNames: ['operation'],
       registers,
     });
+    this.sealerState = new Gauge({
+      name: 'audit_sealer_state',
+      help: 'The audit sealer: 1 for the state it is in (running, failing, stopped, off), 0 for the others',
+      labelNames: ['state'],
+      registers,
+    });
+    this.newestCheckpointSeq = new Gauge({ name: 'audit_seal_newest_checkpoint_seq', help: 'The number of the newest audit checkpoint (0: none yet)', registers });
+    this.newestCheckpointTime = new Gauge({
+      name: 'audit_seal_newest_checkpoint_timestamp_seconds',
+      help: 'When the newest audit checkpoint was signed, in seconds since the epoch (0: none yet)',
+      registers,
+    });
+    // Computed at each scrape from when the event occurred: right even if the sealer's rounds stall.
+    const waited = () => (this.sealer ? unsealedAgeSeconds(this.sealer, new Date()) : 0);
+    new Gauge({
+      name: 'audit_seal_oldest_unsealed_age_seconds',
+      help: 'How long the oldest audit event waiting to be sealed has waited, at the moment of the scrape (0: none waits)',
+      registers,
+      collect() {
+        this.set(waited());
+      },
+    });
+    this.sealMaxLag = new Gauge({
+      name: 'audit_seal_max_lag_seconds',
+      help: 'AUDIT_SEAL_MAX_LAG_SECONDS: an event waiting longer to be sealed means the sealer lags',
+      registers,
+    });
     this.upstreamCircuit('closed');
   }
 
@@ -71,6 +105,14 @@ export class PrometheusMetrics extends Metrics {
 
   idempotentReplay(operation: string): void {
     this.replays.inc({ operation });
+  }
+
+  auditSealer(status: SealerStatus): void {
+    this.sealer = status;
+    for (const state of SEALER_STATES) this.sealerState.set({ state }, state === status.state ? 1 : 0);
+    this.newestCheckpointSeq.set(status.newestCheckpoint?.seq ?? 0);
+    this.newestCheckpointTime.set(status.newestCheckpoint ? status.newestCheckpoint.sealedAt.getTime() / 1000 : 0);
+    this.sealMaxLag.set(status.maxLagSeconds);
   }
 
   /** The exposition text and its content type. */

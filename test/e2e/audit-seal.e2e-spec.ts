@@ -213,6 +213,44 @@ describe('sealed audit log', () => {
     });
   });
 
+  describe('checkpoints kept outside the database (--checkpoints)', () => {
+    it('when the file is the service’s log, then its checkpoints are counted as read and verified, and the log is intact', async () => {
+      await serve(2);
+      await allSealed();
+      const logFile = join(SCRATCH, 'kept.log');
+      writeFileSync(logFile, t.logs.text);
+      const kept = t.logs.lines.filter((line) => line.audit_checkpoint).length;
+
+      const verdict = await verify(['--checkpoints', logFile]);
+
+      expect(verdict.code).toBe(0);
+      expect(verdict.summary).toMatchObject({ status: 'intact', external_checkpoints: { read: kept, verified: kept, ignored: 0 } });
+    });
+
+    it('when the file holds no checkpoint (the README, say), then verify fails: nothing outside the database was compared', async () => {
+      const verdict = await verify(['--checkpoints', join(process.cwd(), 'README.md')]);
+
+      expect(verdict.code).toBe(1);
+      expect(verdict.summary).toMatchObject({ status: 'not_compared', findings: 0, external_checkpoints: { read: 0, verified: 0, ignored: 0 } });
+      expect(verdict.err.join('\n')).toMatch(/no checkpoint in it could be compared/);
+    });
+
+    it('when the file’s only checkpoint line was changed, or cut short, then it is counted as ignored and verify fails', async () => {
+      await serve(1);
+      await allSealed();
+      const line = t.logs.text.split('\n').find((text) => text.includes('"audit_checkpoint"'))!;
+      const changed = line.replace(/\\"events\\":(\d+)/, (_m, n: string) => `\\"events\\":${Number(n) + 1}`);
+      expect(changed).not.toBe(line);
+      const logFile = join(SCRATCH, 'changed.log');
+      writeFileSync(logFile, `${changed}\n${line.slice(0, line.length / 2)}\n`);
+
+      const verdict = await verify(['--checkpoints', logFile]);
+
+      expect(verdict.code).toBe(1);
+      expect(verdict.summary).toMatchObject({ status: 'not_compared', external_checkpoints: { read: 2, verified: 0, ignored: 2 } });
+    });
+  });
+
   describe('what the service’s own role may do to the seal', () => {
     it.each([
       ['UPDATE', `UPDATE audit_checkpoints SET statement = ''`],
@@ -546,6 +584,87 @@ describe('retention purge of the sealed log', () => {
       expect(verdict.lines[verdict.lines.length - 1]).toMatchObject({ status: 'intact', events: 1 });
     } finally {
       await database.drop();
+    }
+  });
+});
+
+describe('the sealer as operators see it: readiness, /metrics, and events that wait too long', () => {
+  let t: TestApp;
+  let admin: string;
+
+  const ready = async () => ((await (await fetch(`${t.baseUrl}/health/ready`)).json()) as { data: { details: { auditSealer: Record<string, unknown> } } }).data.details.auditSealer;
+  const metrics = async () => (await fetch(`${t.baseUrl}/metrics`, { headers: { authorization: `Bearer ${admin}` } })).text();
+  const gauge = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+
+  beforeAll(async () => {
+    t = await startTestApp({ AUDIT_SEAL_MAX_LAG_SECONDS: '5' });
+    admin = await t.createClient('admin');
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('when the sealer runs, then readiness and /metrics say so, with the newest checkpoint and nothing waiting long', async () => {
+    await fetch(`${t.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${admin}` } });
+    await waitFor(async () => ((await ready()).newestCheckpoint as { seq: number } | null)?.seq, { timeoutMs: 5000, what: 'a checkpoint reported' });
+
+    const sealer = await ready();
+    const text = await metrics();
+
+    expect(sealer).toMatchObject({ status: 'up', state: 'running', newestCheckpoint: { seq: expect.any(Number), sealedAt: expect.any(String) }, maxLagSeconds: 5, lagging: false });
+    expect(sealer.oldestUnsealedAgeSeconds).toBeLessThan(5);
+    expect(gauge(text, 'audit_sealer_state{state="running"}')).toBe(1);
+    expect(gauge(text, 'audit_sealer_state{state="stopped"}')).toBe(0);
+    expect(gauge(text, 'audit_seal_newest_checkpoint_seq')).toBe((sealer.newestCheckpoint as { seq: number }).seq);
+    expect(gauge(text, 'audit_seal_newest_checkpoint_timestamp_seconds')).toBeGreaterThan(Date.now() / 1000 - 60);
+    expect(gauge(text, 'audit_seal_oldest_unsealed_age_seconds')).toBeLessThan(5);
+    expect(gauge(text, 'audit_seal_max_lag_seconds')).toBe(5);
+  });
+
+  it('when every checkpoint is deleted, then the sealer stops and says why, the events left waiting make it lag, and verify reports them as a finding', async () => {
+    const client = new Client({ connectionString: t.database.ownerUrl });
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SET LOCAL session_replication_role = replica');
+      await client.query('DELETE FROM audit_manifests; DELETE FROM audit_checkpoints');
+      await client.query('COMMIT');
+      await client.query(`INSERT INTO audit_events (id, occurred_at, request_id, operation, phase) VALUES ($1, now() - interval '1 hour', 'late', 'balance.read', 'succeeded')`, [randomUUID()]);
+    } finally {
+      await client.end();
+    }
+    // Lagging once the first event waiting in seal order has waited past the 5 s bound.
+    await waitFor(async () => (await ready()).state === 'stopped' && (await ready()).lagging === true, { timeoutMs: 15_000, what: 'the sealer to stop and lag' });
+
+    const sealer = await ready();
+    const text = await metrics();
+    const out: string[] = [];
+    const code = await runAuditVerify([], { DATABASE_URL: t.database.url, AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY, AUDIT_SEAL_MAX_LAG_SECONDS: '5', LOG_LEVEL: 'warn' }, { out: (line) => out.push(line), err: (line) => out.push(line) });
+    const lines = out.map((line) => JSON.parse(line) as { finding?: { kind: string }; status?: string; unsealed?: { events: number } });
+
+    expect(sealer).toMatchObject({ status: 'up', state: 'stopped', reason: expect.stringMatching(/checkpoints were removed or replaced/), lagging: true });
+    expect(sealer.oldestUnsealedAgeSeconds).toBeGreaterThanOrEqual(5);
+    expect(gauge(text, 'audit_sealer_state{state="stopped"}')).toBe(1);
+    expect(gauge(text, 'audit_seal_oldest_unsealed_age_seconds')).toBeGreaterThan(5);
+    expect(code).toBe(1);
+    expect(lines.filter((line) => line.finding).map((line) => line.finding!.kind)).toEqual(['unsealed_too_long']);
+    expect(lines.find((line) => line.status)).toMatchObject({ status: 'tampered', unsealed: { events: expect.any(Number) } });
+    expect(lines.find((line) => line.status)!.unsealed!.events).toBeGreaterThan(1);
+  });
+});
+
+describe('sealing off', () => {
+  it('when AUDIT_SEALING is false, then readiness and /metrics say the sealer is off', async () => {
+    const t = await startTestApp({ AUDIT_SEALING: 'false' });
+    try {
+      const admin = await t.createClient('admin');
+      const body = (await (await fetch(`${t.baseUrl}/health/ready`)).json()) as { data: { details: { auditSealer: Record<string, unknown> } } };
+      const text = await (await fetch(`${t.baseUrl}/metrics`, { headers: { authorization: `Bearer ${admin}` } })).text();
+
+      expect(body.data.details.auditSealer).toMatchObject({ state: 'off', newestCheckpoint: null, lagging: false });
+      expect(text).toMatch(/^audit_sealer_state\{state="off"\} 1$/m);
+    } finally {
+      await t.close();
     }
   });
 });

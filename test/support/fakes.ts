@@ -89,6 +89,7 @@ export class CountingMetrics extends Metrics {
   idempotentReplay(operation: string): void {
     this.replays.push(operation);
   }
+  auditSealer(): void {}
 }
 
 export class InMemoryCustomerOwnership extends CustomerOwnership {

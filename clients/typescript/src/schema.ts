@@ -213,7 +213,7 @@ export interface paths {
         };
         /**
          * Readiness: PostgreSQL answers and the instance is not shutting down
-         * @description For the load balancer. 503 while PostgreSQL does not answer or while the instance drains for shutdown. Reported, not checked: the provider circuit state, and whether the audit log is protected from the service’s own database role (`auditLog.protected`). Never rate limited.
+         * @description For the load balancer. 503 while PostgreSQL does not answer or while the instance drains for shutdown. Reported, not checked: the provider circuit state, whether the audit log is protected from the service’s own database role (`auditLog.protected`), and the audit sealer (`auditSealer`: its state, the newest checkpoint, how long the oldest event waiting to be sealed has waited, and `lagging` past AUDIT_SEAL_MAX_LAG_SECONDS). Never rate limited.
          */
         get: operations["HealthController_ready"];
         put?: never;
@@ -805,6 +805,18 @@ export interface components {
              *       "auditLog": {
              *         "status": "up",
              *         "protected": true
+             *       },
+             *       "auditSealer": {
+             *         "status": "up",
+             *         "state": "running",
+             *         "newestCheckpoint": {
+             *           "seq": 1234,
+             *           "sealedAt": "2026-11-23T12:00:00.000Z"
+             *         },
+             *         "oldestUnsealedAgeSeconds": 0.4,
+             *         "maxLagSeconds": 300,
+             *         "lagging": false,
+             *         "checkedAt": "2026-11-23T12:00:00.500Z"
              *       }
              *     }
              */
@@ -841,6 +853,18 @@ export interface components {
              *       "auditLog": {
              *         "status": "up",
              *         "protected": true
+             *       },
+             *       "auditSealer": {
+             *         "status": "up",
+             *         "state": "running",
+             *         "newestCheckpoint": {
+             *           "seq": 1234,
+             *           "sealedAt": "2026-11-23T12:00:00.000Z"
+             *         },
+             *         "oldestUnsealedAgeSeconds": 0.4,
+             *         "maxLagSeconds": 300,
+             *         "lagging": false,
+             *         "checkedAt": "2026-11-23T12:00:00.500Z"
              *       }
              *     }
              */

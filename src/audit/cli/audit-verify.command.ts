@@ -19,7 +19,10 @@ Recomputes the audit log against its signed checkpoints, with DATABASE_URL like 
   --from, --to      only the checkpoints whose events fall in [from, to)
   --checkpoints     the service's log (or any file of its "audit_checkpoint" lines) kept outside
                     the database: each checkpoint in it must be in the database, unchanged, or purged
-Prints one JSON line per finding (the first 1,000), then a summary line with their number. Exit 0: intact. Exit 1: findings. Exit 2: usage.`;
+Prints one JSON line per finding (the first 1,000), then a summary line with their number and, with
+--checkpoints, how many checkpoints the file held, how many verified and were compared, and how many
+were ignored. Events waiting to be sealed longer than AUDIT_SEAL_MAX_LAG_SECONDS are a finding.
+Exit 0: intact. Exit 1: findings, or --checkpoints held no checkpoint that verified. Exit 2: usage.`;
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
@@ -30,19 +33,26 @@ function instant(name: string, value: string | undefined): Date | undefined {
   return date;
 }
 
-/** Checkpoints from log lines: any JSON line with an `audit_checkpoint` object. Other lines are passed over. */
-async function* checkpointsIn(file: string): AsyncIterable<SignedCheckpoint> {
+/**
+ * Checkpoints from log lines: any line that names `audit_checkpoint` is one, yielded as the
+ * checkpoint it holds, or as undefined when it cannot be read as one (cut short, changed): such a
+ * line is counted as ignored, never passed over in silence. Other lines are not checkpoints.
+ */
+async function* checkpointsIn(file: string): AsyncIterable<SignedCheckpoint | undefined> {
   for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
     if (!line.includes('"audit_checkpoint"')) continue;
     let parsed: { audit_checkpoint?: { seq?: unknown; statement?: unknown; head?: unknown; key_id?: unknown; ed25519_signature?: unknown } };
     try {
       parsed = JSON.parse(line) as typeof parsed;
     } catch {
+      yield undefined;
       continue;
     }
     const c = parsed.audit_checkpoint;
     if (c && typeof c.seq === 'number' && typeof c.statement === 'string' && typeof c.head === 'string' && typeof c.key_id === 'string' && typeof c.ed25519_signature === 'string') {
       yield { seq: c.seq, statement: c.statement, head: c.head, keyId: c.key_id, signature: c.ed25519_signature };
+    } else {
+      yield undefined;
     }
   }
 }
@@ -81,22 +91,32 @@ export async function runAuditVerify(argv: string[], env: NodeJS.ProcessEnv, io:
       from: options.from,
       to: options.to,
       external: options.checkpoints ? checkpointsIn(options.checkpoints) : undefined,
+      maxUnsealed: { seconds: database.config.AUDIT_SEAL_MAX_LAG_SECONDS, now: new Date() },
     });
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    // A copy asked for and none verified: nothing outside the database vouched for it.
+    const notCompared = report.external !== undefined && report.external.verified === 0;
     for (const finding of report.findings) io.out(JSON.stringify({ finding }));
     io.out(
       JSON.stringify({
-        status: report.intact ? 'intact' : 'tampered',
+        status: !report.intact ? 'tampered' : notCompared ? 'not_compared' : 'intact',
         events: report.events,
         checkpoints: report.checkpoints,
         findings: report.findingCount,
         newest_checkpoint: report.newest ?? null,
         unsealed: { events: report.unsealed.count, oldest: report.unsealed.oldest?.toISOString() ?? null },
+        ...(report.external ? { external_checkpoints: report.external } : {}),
         seconds: Math.round(seconds * 1000) / 1000,
         ...(options.from || options.to ? { window: { from: options.from?.toISOString() ?? null, to: options.to?.toISOString() ?? null } } : {}),
       }),
     );
-    return report.intact ? 0 : 1;
+    if (notCompared) {
+      io.err(
+        `--checkpoints ${options.checkpoints}: no checkpoint in it could be compared (${report.external!.read} read, ${report.external!.ignored} ignored: ` +
+          'not a checkpoint line, or not signed by a trusted key). The database was checked against itself only; keep the service log and point --checkpoints at it.',
+      );
+    }
+    return report.intact && !notCompared ? 0 : 1;
   } finally {
     await database.close();
   }

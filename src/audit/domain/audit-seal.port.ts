@@ -61,6 +61,12 @@ export abstract class AuditSealStore {
 
   /** How many events lie after `position`, and the oldest of them. */
   abstract eventsAfter(position: SealPosition): Promise<{ count: number; oldest: Date | null }>;
+
+  /**
+   * In one cheap round trip (an index range of one row): the newest checkpoint's number and time,
+   * and when the next event after it in seal order occurred (the one waiting longest to be sealed).
+   */
+  abstract progress(): Promise<{ newest: { seq: number; sealedAt: Date } | null; nextUnsealedAt: Date | null }>;
 }
 
 /** Signs checkpoints with the service's audit key. */

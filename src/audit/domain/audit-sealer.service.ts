@@ -45,6 +45,11 @@ export class AuditSealer {
     return this.haltedBy;
   }
 
+  /** How far the chain reaches, and when the event waiting longest to be sealed occurred. */
+  progress(): Promise<{ newest: { seq: number; sealedAt: Date } | null; nextUnsealedAt: Date | null }> {
+    return this.store.progress();
+  }
+
   /**
    * Seals every settled event not yet sealed, a checkpoint per SEAL_BATCH; returns how many. Zero
    * when there are none, or when another process is sealing.

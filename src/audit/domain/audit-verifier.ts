@@ -27,7 +27,8 @@ export type FindingKind =
   | 'checkpoint_missing'
   | 'chain_broken'
   | 'external_mismatch'
-  | 'truncated';
+  | 'truncated'
+  | 'unsealed_too_long';
 
 /** One thing verify found wrong. `checkpoint` and `position` say where (positions count from 1 in seal order). */
 export interface Finding {
@@ -44,22 +45,35 @@ export interface VerifyReport {
   readonly events: number;
   readonly checkpoints: number;
   readonly newest?: { seq: number; kind: string; sealed_at: string; head: string; key_id: string; end: SealPosition };
-  /** Events after the newest checkpoint: not sealed yet (the sealer covers them within seconds). */
+  /** Events after the newest checkpoint (after none, when there is none): not sealed yet (the sealer covers them within seconds). */
   readonly unsealed: { count: number; oldest: Date | null };
+  /** With `external`: the copies read, those whose signature verified and were compared, and those that could not be. */
+  readonly external?: ExternalCount;
   /** The first MAX_LISTED findings, in order of place. */
   readonly findings: readonly Finding[];
   /** How many there are in all. */
   readonly findingCount: number;
 }
 
+export interface ExternalCount {
+  readonly read: number;
+  readonly verified: number;
+  readonly ignored: number;
+}
+
 export interface VerifyOptions {
   /** Only the checkpoints whose events touch [from, to). */
   readonly from?: Date;
   readonly to?: Date;
-  /** Checkpoints kept outside the database (from the service's log), to compare with. */
-  readonly external?: AsyncIterable<SignedCheckpoint>;
+  /** Checkpoints kept outside the database (from the service's log), to compare with; undefined for a copy that could not be read. */
+  readonly external?: AsyncIterable<SignedCheckpoint | undefined>;
   /** Checkpoints' ranges recomputed at once. */
   readonly concurrency?: number;
+  /**
+   * Events may wait this long to be sealed (AUDIT_SEAL_MAX_LAG_SECONDS), as of `now`; one waiting
+   * longer is a finding: the sealer stopped or lags, or the checkpoints that covered it are gone.
+   */
+  readonly maxUnsealed?: { readonly seconds: number; readonly now: Date };
 }
 
 const PAGE = 1000;
@@ -147,10 +161,21 @@ export class AuditVerifier {
     }
     findings.push(...deleted.values(), ...inserted.values());
 
-    if (options.external) await this.compareExternal(options.external, heads, newest, purges, findings);
+    const external = options.external ? await this.compareExternal(options.external, heads, newest, purges, findings) : undefined;
 
     const newestStatement = newest ? parseStatement(newest.statement) : undefined;
-    const unsealed = newest && !windowed ? await this.store.eventsAfter(newestStatement?.end ?? newest.end) : { count: 0, oldest: null };
+    // With no checkpoint at all, every event is unsealed: all checkpoints deleted must not look like an empty chain.
+    const unsealed = windowed ? { count: 0, oldest: null } : await this.store.eventsAfter(newest ? (newestStatement?.end ?? newest.end) : ORIGIN);
+    const bound = options.maxUnsealed;
+    if (bound && unsealed.oldest && bound.now.getTime() - unsealed.oldest.getTime() > bound.seconds * 1000) {
+      findings.push({
+        kind: 'unsealed_too_long',
+        checkpoint: newest?.seq,
+        detail:
+          `${unsealed.count} events after ${newest ? `checkpoint #${newest.seq}` : 'the start (there is no checkpoint)'} are not sealed, the oldest from ${unsealed.oldest.toISOString()}, ` +
+          `longer than the ${bound.seconds} s they may wait (AUDIT_SEAL_MAX_LAG_SECONDS): the sealer stopped or lags, or the checkpoints that covered them were removed`,
+      });
+    }
     return {
       intact: findings.length === 0,
       events,
@@ -164,6 +189,7 @@ export class AuditVerifier {
         end: newest.end,
       },
       unsealed,
+      ...(external ? { external } : {}),
       findings: findings.sort(byPlace).slice(0, MAX_LISTED),
       findingCount: findings.length,
     };
@@ -240,12 +266,26 @@ export class AuditVerifier {
     return found.length - differences.altered.length - differences.inserted.length - differences.reordered.length;
   }
 
-  /** The copy kept outside the database: each of its checkpoints must be in the database, unchanged, or purged. */
-  private async compareExternal(external: AsyncIterable<SignedCheckpoint>, heads: Map<number, string>, newest: StoredCheckpoint | undefined, purges: CheckpointStatement[], findings: Finding[]): Promise<void> {
+  /**
+   * The copy kept outside the database: each of its checkpoints must be in the database, unchanged,
+   * or purged. A copy whose signature does not verify with a trusted key cannot vouch for anything:
+   * it is counted as ignored, and the caller decides what none verified means.
+   */
+  private async compareExternal(
+    external: AsyncIterable<SignedCheckpoint | undefined>,
+    heads: Map<number, string>,
+    newest: StoredCheckpoint | undefined,
+    purges: CheckpointStatement[],
+    findings: Finding[],
+  ): Promise<ExternalCount> {
     const purgedThrough = Math.max(0, ...purges.map((purge) => purge.purge?.through_seq ?? 0));
     let beyond: number | undefined;
+    let read = 0;
+    let verified = 0;
     for await (const copy of external) {
-      if (this.keys.verify(copy.keyId, copy.statement, copy.signature) !== true || headOf(copy.statement) !== copy.head) continue;
+      read++;
+      if (!copy || this.keys.verify(copy.keyId, copy.statement, copy.signature) !== true || headOf(copy.statement) !== copy.head) continue;
+      verified++;
       const head = heads.get(copy.seq);
       if (head === undefined) {
         if (newest === undefined || copy.seq > newest.seq) beyond = Math.max(beyond ?? 0, copy.seq);
@@ -257,6 +297,7 @@ export class AuditVerifier {
     if (beyond !== undefined) {
       findings.push({ kind: 'truncated', checkpoint: beyond, detail: `the copy kept outside the database goes up to checkpoint #${beyond}, the database only to ${newest ? `#${newest.seq}` : 'none'}: the newest checkpoints were removed` });
     }
+    return { read, verified, ignored: read - verified };
   }
 }
 

@@ -139,6 +139,22 @@ export class PgAuditSealStore extends AuditSealStore {
     return rows.map(toCheckpoint);
   }
 
+  async progress(): Promise<{ newest: { seq: number; sealedAt: Date } | null; nextUnsealedAt: Date | null }> {
+    const [row] = await this.sql.query<{ seq: number | null; sealed_at: Date | null; next_unsealed_at: Date | null }>(
+      `SELECT c.seq::int AS seq, c.sealed_at,
+              (SELECT e.occurred_at FROM audit_events e
+                WHERE (e.tx, e.id) > (coalesce(c.end_tx, 0), coalesce(c.end_id, '00000000-0000-0000-0000-000000000000'::uuid))
+                ORDER BY e.tx, e.id LIMIT 1) AS next_unsealed_at
+         FROM (SELECT 1) AS one
+         LEFT JOIN LATERAL (SELECT seq, sealed_at, end_tx, end_id FROM audit_checkpoints ORDER BY seq DESC LIMIT 1) c ON true`,
+      [],
+    );
+    return {
+      newest: row.seq === null || row.sealed_at === null ? null : { seq: row.seq, sealedAt: row.sealed_at },
+      nextUnsealedAt: row.next_unsealed_at,
+    };
+  }
+
   async manifest(seq: number): Promise<Buffer | undefined> {
     const [row] = await this.sql.query<{ entries: Buffer }>('SELECT entries FROM audit_manifests WHERE seq = $1', [seq]);
     return row?.entries;

@@ -1,3 +1,5 @@
+import type { SealerStatus } from './audit-seal-status';
+
 /**
  * What the service counts for its operators. Domain services and adapters report through this
  * port; the Prometheus adapter in metrics/ is the one implementation.
@@ -13,4 +15,6 @@ export abstract class Metrics {
   abstract auditWriteFailed(): void;
   /** A request was answered from the idempotency store. */
   abstract idempotentReplay(operation: string): void;
+  /** The audit sealer's state, after each of its rounds (every second). */
+  abstract auditSealer(status: SealerStatus): void;
 }
