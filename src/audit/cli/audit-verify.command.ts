@@ -112,7 +112,7 @@ export async function runAuditVerify(argv: string[], env: NodeJS.ProcessEnv, io:
     );
     if (notCompared) {
       io.err(
-        `--checkpoints ${options.checkpoints}: no checkpoint in it could be compared (${report.external!.read} read, ${report.external!.ignored} ignored: ` +
+        `--checkpoints ${options.checkpoints}: no checkpoint in it could be compared (${report.external.read} read, ${report.external.ignored} ignored: ` +
           'not a checkpoint line, or not signed by a trusted key). The database was checked against itself only; keep the service log and point --checkpoints at it.',
       );
     }
