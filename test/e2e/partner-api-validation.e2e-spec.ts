@@ -244,6 +244,20 @@ describe('partner API: bad input', () => {
       expect(await auditEventsOf(t.dataSource, requestId)).toHaveLength(1);
     });
 
+    it.each([
+      ['a string', '"just a string"'],
+      ['an array', '[{"first_name":"Ada"}]'],
+      ['null', 'null'],
+      ['a number', '42'],
+    ])('when the JSON body is %s, then 400 saying the body must be a JSON object, and no field is named', async (_what, rawBody) => {
+      const answer = await callApi(t.baseUrl, 'POST', '/api/v1/customers', { token: partner, rawBody, headers: { 'content-type': 'application/json' } });
+
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toMatchObject({ code: 'REQUEST.VALIDATION_FAILED', details: expect.stringMatching(/must be a JSON object/) });
+      expect(answer.body.error!.fields ?? []).toEqual([]);
+      expect(await journal(t.sandbox)).toEqual([]);
+    });
+
     it('when the body is larger than BODY_LIMIT_BYTES, then 413 in the envelope', async () => {
       const requestId = randomUUID();
       const huge = JSON.stringify(buildBankAccountRequest({ customer_id: customerId, street: 'x'.repeat(70_000) }));

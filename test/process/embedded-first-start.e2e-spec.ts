@@ -104,7 +104,8 @@ describe('first start with embedded defaults (one new user, step by step)', () =
   });
 
   it('when `npm run sandbox` is started on the port the service’s sandbox holds, then it says so in one line and exits non-zero', async () => {
-    const result = await runProcess(SANDBOX, [], env);
+    // Should it start after all, it is stopped after 20 s and the test fails on its exit code.
+    const result = await runProcess(SANDBOX, [], env, { timeoutMs: 20_000 });
 
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(`127.0.0.1:${sandboxPort}: the port is taken`)]);

@@ -47,14 +47,20 @@ export function startInTerminal(script: string, env: NodeJS.ProcessEnv): Started
   return { child, output: () => output, exited };
 }
 
-/** Runs a script to completion and returns its exit code and separate streams. */
-export async function runProcess(script: string, args: string[], env: NodeJS.ProcessEnv) {
+/**
+ * Runs a script to completion and returns its exit code and separate streams. A script still
+ * running after `timeoutMs` is killed (code null): a command that should have ended but did not
+ * fails its test instead of holding the whole suite open.
+ */
+export async function runProcess(script: string, args: string[], env: NodeJS.ProcessEnv, { timeoutMs = 60_000 } = {}) {
   const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  clearTimeout(timer);
   return { code, stdout, stderr };
 }
 

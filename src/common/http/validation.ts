@@ -3,12 +3,17 @@ import { getMetadataStorage, IS_OPTIONAL } from 'class-validator';
 import { DomainError, FieldProblem } from '../domain/domain-error';
 
 export class RequestValidationFailed extends DomainError {
-  constructor(fields: FieldProblem[]) {
+  constructor(fields: FieldProblem[], details?: string) {
     const summary = fields.map((f) => f.message).join('; ');
     super('REQUEST.VALIDATION_FAILED', 'The request has invalid fields', {
-      details: summary || 'The request is invalid',
+      details: details ?? (summary || 'The request is invalid'),
       fields,
     });
+  }
+
+  /** A body that is JSON but not an object (a string, an array, null): there are no fields to name. */
+  static notAnObject(): RequestValidationFailed {
+    return new RequestValidationFailed([], 'The request body must be a JSON object, such as {"reference": "…"}');
   }
 }
 
@@ -64,11 +69,10 @@ export const nullMessage = (field: string) => `${field} must not be null: leave 
 class StrictValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const type = metadata.metatype;
-    if ((metadata.type !== 'body' && metadata.type !== 'query') || !type || typeof value !== 'object' || value === null || Array.isArray(value)) {
-      return super.transform(value, metadata);
-    }
+    if ((metadata.type !== 'body' && metadata.type !== 'query') || !type) return super.transform(value, metadata);
     const fields = declaredFieldsOf(type);
     if (fields.length === 0) return super.transform(value, metadata);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw RequestValidationFailed.notAnObject();
     const carried = value as Record<string, unknown>;
     const known = new Set(fields.map((field) => field.name));
     const problems: FieldProblem[] = Object.keys(carried)
