@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../audit/audit.module';
 import { CustomersModule } from '../customers/customers.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { BankAccountsService } from './domain/bank-accounts.service';
@@ -7,7 +6,7 @@ import { BankAccountsController } from './http/bank-accounts.controller';
 import { DocumentExpiryConstraint } from './http/document-expiry.validator';
 
 @Module({
-  imports: [AuditModule, CustomersModule, IdempotencyModule],
+  imports: [CustomersModule, IdempotencyModule],
   controllers: [BankAccountsController],
   providers: [BankAccountsService, DocumentExpiryConstraint],
 })

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditModule } from '../audit/audit.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { CustomerTenancy } from './domain/customer-tenancy.service';
 import { CustomerOwnership } from './domain/customer-ownership.port';
@@ -10,7 +9,7 @@ import { CustomerTenantEntity } from './persistence/customer-tenant.entity';
 import { TypeOrmCustomerOwnershipRepository } from './persistence/typeorm-customer-ownership.repository';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([CustomerTenantEntity]), AuditModule, IdempotencyModule],
+  imports: [TypeOrmModule.forFeature([CustomerTenantEntity]), IdempotencyModule],
   controllers: [CustomersController],
   providers: [
     TypeOrmCustomerOwnershipRepository,

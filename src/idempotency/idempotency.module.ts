@@ -3,12 +3,17 @@ import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { PeriodicTask, startPeriodicTask } from '../common/runtime/periodic-task';
 import { AppConfig } from '../config/load-config';
+import { longestProviderCallMs } from '../config/provider-call';
 import { IdempotencyStore } from './domain/idempotency-store.port';
+import { AuditModule } from '../audit/audit.module';
 import { IdempotencyOptions, IdempotencyService } from './domain/idempotency.service';
+import { ProviderWrites } from './domain/provider-writes.service';
 import { IdempotencyKeyEntity } from './persistence/idempotency-key.entity';
 import { TypeOrmIdempotencyRepository } from './persistence/typeorm-idempotency.repository';
 
 const HOUR_MS = 60 * 60 * 1000;
+/** How much longer than the slowest provider call a claim lasts before another attempt may take it over. */
+export const CLAIM_MARGIN_MS = 10_000;
 
 /** Expired keys go hourly; until then an expired key is simply claimed afresh. */
 @Injectable()
@@ -27,7 +32,7 @@ export class IdempotencyPurgeSchedule implements OnApplicationBootstrap, OnAppli
 }
 
 @Module({
-  imports: [TypeOrmModule.forFeature([IdempotencyKeyEntity])],
+  imports: [TypeOrmModule.forFeature([IdempotencyKeyEntity]), AuditModule],
   providers: [
     TypeOrmIdempotencyRepository,
     { provide: IdempotencyStore, useExisting: TypeOrmIdempotencyRepository },
@@ -36,14 +41,16 @@ export class IdempotencyPurgeSchedule implements OnApplicationBootstrap, OnAppli
       inject: [ConfigService],
       useFactory: (config: ConfigService<AppConfig, true>): IdempotencyOptions => ({
         ttlMs: config.getOrThrow('IDEMPOTENCY_TTL_HOURS', { infer: true }) * HOUR_MS,
-        // Longer than the slowest provider call: every attempt timing out, plus the backoff.
+        // Longer than the slowest provider call, by a margin.
         lockMs:
-          config.getOrThrow('UPSTREAM_TIMEOUT_MS', { infer: true }) * (config.getOrThrow('UPSTREAM_RETRY_MAX', { infer: true }) + 1) + 10_000,
+          longestProviderCallMs({ UPSTREAM_TIMEOUT_MS: config.getOrThrow('UPSTREAM_TIMEOUT_MS', { infer: true }), UPSTREAM_RETRY_MAX: config.getOrThrow('UPSTREAM_RETRY_MAX', { infer: true }) }) +
+          CLAIM_MARGIN_MS,
       }),
     },
     IdempotencyService,
+    ProviderWrites,
     IdempotencyPurgeSchedule,
   ],
-  exports: [IdempotencyService],
+  exports: [IdempotencyService, ProviderWrites],
 })
 export class IdempotencyModule {}

@@ -1,3 +1,4 @@
+import { OPERATION } from '../common/domain/audit-operations';
 import { Injectable } from '@nestjs/common';
 import { Balance, BalanceGateway } from '../balances/domain/balance.gateway.port';
 import { UpstreamHttpClient } from './upstream-http.client';
@@ -10,7 +11,7 @@ export class UpstreamBalanceAdapter extends BalanceGateway {
   }
 
   async read(customerId: string): Promise<Balance> {
-    const reply = await this.client.get('balance.read', `/api/v1/customer/balance/${encodeURIComponent(customerId)}`);
+    const reply = await this.client.get(OPERATION.readBalance, `/api/v1/customer/balance/${encodeURIComponent(customerId)}`);
     const fields = new UpstreamResponseMapper(reply, 'GET');
     const available = fields.string('available', 'available_balance', 'balance');
     return {

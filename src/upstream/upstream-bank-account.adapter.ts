@@ -1,3 +1,4 @@
+import { OPERATION } from '../common/domain/audit-operations';
 import { BANK_ACCOUNT_FIELDS, BankAccount, BankAccountGateway, OpenBankAccount } from '../bank-accounts/domain/bank-account.gateway.port';
 import { toWire } from '../common/domain/field-map';
 import { UpstreamHttpClient } from './upstream-http.client';
@@ -18,7 +19,7 @@ export class UpstreamBankAccountAdapter extends BankAccountGateway {
   }
 
   async open(request: OpenBankAccount): Promise<BankAccount> {
-    const reply = await this.client.post('bank_account.create', this.path, bankAccountPayload(request));
+    const reply = await this.client.post(OPERATION.openBankAccount, this.path, bankAccountPayload(request));
     const fields = new UpstreamResponseMapper(reply, 'POST');
     const iban = fields.optionalString('iban');
     const sortCode = fields.optionalString('sort_code');

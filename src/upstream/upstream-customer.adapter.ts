@@ -1,3 +1,4 @@
+import { OPERATION } from '../common/domain/audit-operations';
 import { Injectable } from '@nestjs/common';
 import { toWire } from '../common/domain/field-map';
 import { CreatedCustomer, CUSTOMER_FIELDS, CustomerGateway, NewCustomer } from '../customers/domain/customer.gateway.port';
@@ -16,7 +17,7 @@ export class UpstreamCustomerAdapter extends CustomerGateway {
   }
 
   async create(customer: NewCustomer): Promise<CreatedCustomer> {
-    const reply = await this.client.post('customer.create', '/api/v1/customer', customerPayload(customer));
+    const reply = await this.client.post(OPERATION.createCustomer, '/api/v1/customer', customerPayload(customer));
     const fields = new UpstreamResponseMapper(reply, 'POST');
     return { customerId: fields.string('id', 'customer_id'), reference: customer.reference };
   }

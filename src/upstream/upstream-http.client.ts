@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { Logger, OnModuleDestroy } from '@nestjs/common';
 import { BrokenCircuitError, TaskCancelledError } from 'cockatiel';
 import { currentRecord, noteUpstreamCall } from '../common/domain/request-record';
+import type { ProviderOperation } from '../common/domain/audit-operations';
 import { Metrics } from '../common/domain/metrics.port';
 import { CircuitStateName, UpstreamCircuit, UpstreamError } from '../common/domain/upstream';
 import { PayloadCipher } from './payload-cipher';
@@ -12,7 +13,8 @@ import { UpstreamResilience } from './upstream-resilience';
 import { ConnectionLost, NotSent, RawResponse, UpstreamTransport } from './upstream-transport';
 import { UpstreamSettings } from './upstream.settings';
 
-export type UpstreamOperation = 'customer.create' | 'balance.read' | 'bank_account.create';
+/** The provider calls, named as the audit names them (common/domain/audit-operations). */
+export type UpstreamOperation = ProviderOperation;
 
 export interface UpstreamReply {
   readonly status: number;

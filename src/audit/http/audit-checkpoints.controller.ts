@@ -1,3 +1,4 @@
+import { OPERATION } from '../../common/domain/audit-operations';
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Roles } from '../../auth/http/auth.decorators';
@@ -16,7 +17,7 @@ export class AuditCheckpointsController {
   constructor(private readonly store: AuditSealStore) {}
 
   @Get()
-  @Audited('audit.query')
+  @Audited(OPERATION.queryAudit)
   @ApiOperation({
     summary: 'The newest signed checkpoints of the audit log (admin)',
     description:

@@ -1,3 +1,4 @@
+import { OPERATION } from '../../common/domain/audit-operations';
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/http/api-envelope.decorators';
@@ -17,7 +18,7 @@ export class AuditEventsController {
   constructor(private readonly events: AuditEventsService) {}
 
   @Get()
-  @Audited('audit.query')
+  @Audited(OPERATION.queryAudit)
   @ApiOperation({
     summary: 'Search the audit log (admin)',
     description:
@@ -45,7 +46,7 @@ export class AuditEventsController {
   }
 
   @Get(':id')
-  @Audited('audit.query')
+  @Audited(OPERATION.queryAudit)
   @ApiOperation({ summary: 'One audit event (admin)', description: 'The event with this id, as listed by the search.' })
   @ApiEnvelopeResponse(200, AuditEventResponseDto)
   @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.query, 'AUDIT.EVENT_NOT_FOUND')

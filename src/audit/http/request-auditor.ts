@@ -1,3 +1,4 @@
+import { OPERATION } from '../../common/domain/audit-operations';
 import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '../../common/domain/domain-error';
@@ -83,8 +84,8 @@ export class RequestAuditor extends RequestRecorder {
   }
 
   private operation(request: FastifyRequest, status: number): AuditOperation {
-    if (status === 401) return 'auth.rejected';
-    return auditOperationOf(request) ?? 'route.unknown';
+    if (status === 401) return OPERATION.rejectedAuthentication;
+    return auditOperationOf(request) ?? OPERATION.unknownRoute;
   }
 
   /**

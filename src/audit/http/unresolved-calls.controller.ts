@@ -1,3 +1,4 @@
+import { OPERATION } from '../../common/domain/audit-operations';
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Roles } from '../../auth/http/auth.decorators';
@@ -17,7 +18,7 @@ export class UnresolvedCallsController {
   constructor(private readonly unresolved: UnresolvedCalls) {}
 
   @Get()
-  @Audited('audit.query')
+  @Audited(OPERATION.queryAudit)
   @ApiOperation({
     summary: 'Calls whose outcome at the provider is unknown (admin)',
     description:

@@ -1,3 +1,4 @@
+import { OPERATION } from '../../common/domain/audit-operations';
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Audited } from '../../common/http/audited.decorator';
@@ -14,7 +15,7 @@ export class ClientsController {
   constructor(private readonly clients: ApiClientsService) {}
 
   @Get('me')
-  @Audited('client.read')
+  @Audited(OPERATION.readClient)
   @ApiOperation({ summary: 'The client the token belongs to', description: 'A quick way to check a token.' })
   @ApiEnvelopeResponse(200, CallerResponseDto)
   @ApiErrorResponses(ERRORS.edge, 'AUTH.INVALID_TOKEN')
@@ -23,7 +24,7 @@ export class ClientsController {
   }
 
   @Get('clients')
-  @Audited('client.list')
+  @Audited(OPERATION.listClients)
   @Roles('admin')
   @ApiOperation({ summary: 'List API clients (admin)', description: 'Never returns tokens: only their owners.' })
   @ApiEnvelopeResponse(200, ApiClientResponseDto, { isArray: true })

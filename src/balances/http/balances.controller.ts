@@ -1,3 +1,4 @@
+import { OPERATION } from '../../common/domain/audit-operations';
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Audited } from '../../common/http/audited.decorator';
@@ -15,7 +16,7 @@ export class BalancesController {
   constructor(private readonly balances: BalancesService) {}
 
   @Get(':customer_id/balance')
-  @Audited('balance.read')
+  @Audited(OPERATION.readBalance)
   @ApiOperation({ summary: 'Read a customer’s balance', description: 'Only for customers of your tenant; anyone else’s is 404.' })
   @ApiEnvelopeResponse(200, BalanceResponseDto, { message: 'Balance retrieved' })
   @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.query, 'CUSTOMER.NOT_FOUND', ERRORS.providerRead)

@@ -4,6 +4,7 @@ import { newRecord, runWithRecord } from '../../common/domain/request-record';
 import { CustomerTenancy } from '../../customers/domain/customer-tenancy.service';
 import { CustomerNotFound } from '../../customers/domain/customers.errors';
 import { IdempotencyService } from '../../idempotency/domain/idempotency.service';
+import { ProviderWrites } from '../../idempotency/domain/provider-writes.service';
 import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryCustomerOwnership, InMemoryIdempotencyStore } from '../../../test/support/fakes';
 import { buildOpenBankAccount } from '../../../test/support/builders';
 import { BankAccount, BankAccountGateway, OpenBankAccount } from './bank-account.gateway.port';
@@ -41,7 +42,7 @@ describe(BankAccountsService.name, () => {
     const clock = new FixedClock();
     const metrics = new CountingMetrics();
     const trail = new AuditTrail(log, clock, metrics);
-    sut = new BankAccountsService(gateway, new CustomerTenancy(ownership), new IdempotencyService(store, clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics), trail);
+    sut = new BankAccountsService(gateway, new CustomerTenancy(ownership), new ProviderWrites(new IdempotencyService(store, clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics), trail));
   });
 
   describe('open', () => {

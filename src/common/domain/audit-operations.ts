@@ -1,16 +1,27 @@
 /**
- * What requests are audited as: the vocabulary of `audit_events.operation`. Every feature's
- * controller names its operation (`@Audited`) without depending on the audit feature.
+ * What requests are audited as: the vocabulary of `audit_events.operation`, each name written
+ * once, here. Controllers (`@Audited`), domain services and the provider adapters refer to these
+ * constants without depending on the audit feature.
  */
-export const AUDIT_OPERATIONS = [
-  'customer.create',
-  'customer.link',
-  'balance.read',
-  'bank_account.create',
-  'auth.rejected',
-  'audit.query',
-  'client.read',
-  'client.list',
-  'route.unknown',
-] as const;
-export type AuditOperation = (typeof AUDIT_OPERATIONS)[number];
+export const OPERATION = {
+  createCustomer: 'customer.create',
+  linkCustomer: 'customer.link',
+  readBalance: 'balance.read',
+  openBankAccount: 'bank_account.create',
+  rejectedAuthentication: 'auth.rejected',
+  queryAudit: 'audit.query',
+  readClient: 'client.read',
+  listClients: 'client.list',
+  unknownRoute: 'route.unknown',
+} as const;
+
+export type AuditOperation = (typeof OPERATION)[keyof typeof OPERATION];
+
+/** Every operation, in the order above (the OpenAPI document's enum). */
+export const AUDIT_OPERATIONS: readonly AuditOperation[] = Object.values(OPERATION);
+
+/** The operations that call the provider. */
+export type ProviderOperation = typeof OPERATION.createCustomer | typeof OPERATION.readBalance | typeof OPERATION.openBankAccount;
+
+/** The provider calls that change something there: each is made once per reference, recorded before it is made. */
+export type ProviderWriteOperation = typeof OPERATION.createCustomer | typeof OPERATION.openBankAccount;

@@ -1,3 +1,4 @@
+import { OPERATION } from '../../common/domain/audit-operations';
 import { parseArgs } from 'node:util';
 import { auditCommandLineChange } from '../../audit/cli/command-line-audit';
 import { AuditEventEntity } from '../../audit/persistence/audit-event.entity';
@@ -25,7 +26,7 @@ const link: Command = async (args, { database, io }) => {
     const assigned = await new TypeOrmCustomerOwnershipRepository(manager.getRepository(CustomerTenantEntity)).assign(id, tenant, 'linked');
     const refused = assigned !== tenant;
     await auditCommandLineChange(manager, {
-      operation: 'customer.link',
+      operation: OPERATION.linkCustomer,
       command: 'customers link',
       phase: refused ? 'rejected' : 'succeeded',
       customerId: id,

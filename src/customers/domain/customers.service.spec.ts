@@ -3,6 +3,7 @@ import { AuditTrail } from '../../audit/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { newRecord, runWithRecord } from '../../common/domain/request-record';
 import { IdempotencyService } from '../../idempotency/domain/idempotency.service';
+import { ProviderWrites } from '../../idempotency/domain/provider-writes.service';
 import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryCustomerOwnership, InMemoryIdempotencyStore, RecordingLogger } from '../../../test/support/fakes';
 import { CreatedCustomer, CustomerGateway, NewCustomer } from './customer.gateway.port';
 import { CustomerRequest, CustomersService } from './customers.service';
@@ -44,7 +45,7 @@ describe(CustomersService.name, () => {
     const clock = new FixedClock();
     const metrics = new CountingMetrics();
     const trail = new AuditTrail(log, clock, metrics);
-    sut = new CustomersService(gateway, ownership, new IdempotencyService(new InMemoryIdempotencyStore(), clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics), trail);
+    sut = new CustomersService(gateway, ownership, new ProviderWrites(new IdempotencyService(new InMemoryIdempotencyStore(), clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics), trail));
   });
 
   afterAll(() => {

@@ -1,3 +1,4 @@
+import { OPERATION } from '../../common/domain/audit-operations';
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -21,7 +22,7 @@ export class CustomersController {
 
   @Post()
   @HttpCode(201)
-  @Audited('customer.create')
+  @Audited(OPERATION.createCustomer)
   @ApiOperation({
     summary: 'Create a customer',
     description:

@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import type { RequestSubject } from '../../common/domain/request-record';
+import { AuditTrail } from '../../audit/domain/audit-trail.service';
+import type { AuthenticatedClient } from '../../auth/domain/api-client';
+import type { ProviderWriteOperation } from '../../common/domain/audit-operations';
+import { fingerprintOf } from './idempotency';
+import { Idempotent, IdempotencyService } from './idempotency.service';
+
+/**
+ * A write to the provider that has begun: its reference is chosen and the request's audit record
+ * names what it is about. `once` makes it.
+ */
+export class PendingWrite {
+  constructor(
+    readonly operation: ProviderWriteOperation,
+    /** What the request is about, its reference included. */
+    readonly subject: RequestSubject & { readonly reference: string },
+    private readonly idempotency: IdempotencyService,
+    private readonly audit: AuditTrail,
+  ) {}
+
+  get reference(): string {
+    return this.subject.reference;
+  }
+
+  /**
+   * Makes `call` at most once per reference, for the client that first used it:
+   * - the same body again is answered with the stored result (`replayed`), and nothing is called;
+   * - another body is refused (ReferenceReused), another client too (ReferenceTaken), and a
+   *   duplicate while the first is in flight (ReferenceInFlight);
+   * - the `attempted` event is committed before the call (AuditUnavailable, and no call, when it
+   *   cannot be);
+   * - when the provider says it has seen the reference and an earlier attempt with it never learned
+   *   its outcome, the partner is told so (EarlierAttemptUnresolved), not that the provider refused.
+   * `body` is what the partner sent, with the reference: its fingerprint tells a replay from a reuse.
+   * `about` names what the result is about (a new customer's id), for the events still to come.
+   */
+  async once<T>(caller: AuthenticatedClient, body: object, call: () => Promise<T>, about?: (result: T) => RequestSubject): Promise<Idempotent<T>> {
+    const result = await this.idempotency.run(
+      { clientId: caller.id, reference: this.reference },
+      this.operation,
+      fingerprintOf(this.operation, { ...body }),
+      () => this.audit.attempted(this.operation, this.subject, call),
+    );
+    if (about) this.audit.about(about(result.value));
+    return result;
+  }
+}
+
+/** The one way a feature writes to the provider: recorded first, made once per reference (PendingWrite.once). */
+@Injectable()
+export class ProviderWrites {
+  constructor(
+    private readonly idempotency: IdempotencyService,
+    private readonly audit: AuditTrail,
+  ) {}
+
+  /**
+   * Begins a write for the current request: the partner's reference, or a new one, and what the
+   * request is about, noted at once so that every event it leaves (a refusal included) names them.
+   */
+  begin(operation: ProviderWriteOperation, subject: RequestSubject): PendingWrite {
+    const pending = new PendingWrite(operation, { ...subject, reference: subject.reference ?? randomUUID() }, this.idempotency, this.audit);
+    this.audit.about(pending.subject);
+    return pending;
+  }
+}
