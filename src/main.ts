@@ -5,6 +5,7 @@ import { ApiClientsService } from './auth/domain/api-clients.service';
 import { createApp, drainAndClose } from './bootstrap';
 import { createBaseLogger, createRequestLogDestination } from './common/runtime/logging';
 import { readConfigOrExit } from './config/load-config';
+import { longestProviderCallMs } from './config/provider-call';
 import { DatabaseHandle, resolveDatabase } from './database/database-handle';
 import { RunningSandbox, sandboxFilesUnder, startSandbox } from './sandbox/sandbox.runner';
 import { createDemoCustomer, demoCustomerFile, readDemoCustomer } from './demo-customer';
@@ -37,7 +38,7 @@ async function main(): Promise<void> {
     log.info({ signal, graceMs: config.SHUTDOWN_GRACE_MS }, 'Shutting down: readiness is 503, in-flight requests are finishing');
     // After the grace period, the work behind cut connections may still record its outcome: at
     // most one provider call with its retries.
-    const settleMs = config.UPSTREAM_TIMEOUT_MS * (config.UPSTREAM_RETRY_MAX + 1) + 2_000;
+    const settleMs = longestProviderCallMs(config) + 2_000;
     // Whatever happens below, the process ends: a hung close must not keep a replica half-alive.
     setTimeout(() => {
       log.error('Shutdown did not finish in time: exiting');

@@ -13,6 +13,7 @@ import {
   wrap,
 } from 'cockatiel';
 import type { CircuitStateName } from '../common/domain/upstream';
+import { MAX_RETRY_BACKOFF_MS } from '../config/provider-call';
 import { ConnectionLost, NotSent, RawResponse } from './upstream-transport';
 
 export interface ResilienceSettings {
@@ -40,7 +41,7 @@ export class UpstreamResilience {
     // An attempt reads the whole answer before it returns, so nothing is left to cancel then; not
     // aborting the finished attempt's signal spares an AbortError (a stack trace) per call.
     const attemptTimeout = timeout(settings.timeoutMs, { strategy: TimeoutStrategy.Aggressive, abortOnReturn: false });
-    const backoff = new ExponentialBackoff({ initialDelay: 100, maxDelay: 2000 });
+    const backoff = new ExponentialBackoff({ initialDelay: 100, maxDelay: MAX_RETRY_BACKOFF_MS });
     const retryReads = retry(
       handleWhen((e) => e instanceof NotSent || e instanceof ConnectionLost).orWhenResult((r) => {
         const status = (r as RawResponse).status;

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { runAuditReconcile } from '../../src/audit/cli/audit-reconcile.command';
+import { longestProviderCallMs } from '../../src/config/provider-call';
+import { CLAIM_MARGIN_MS } from '../../src/idempotency/idempotency.module';
 import { buildBankAccountRequest, buildCustomerRequest } from '../support/builders';
 import { Answer, callApi, createCustomer } from '../support/http';
 import { startReplicas, ReplicaSet } from '../support/replicas';
@@ -11,8 +13,8 @@ import { waitFor } from '../support/wait-for';
  * one PostgreSQL, one provider, and one Redis where a Redis answers (TEST_REDIS_URL).
  */
 const UPSTREAM_TIMEOUT_MS = 3000;
-/** The claim's lease the service derives (idempotency.module.ts): timeout × attempts + 10 s. */
-const LEASE_MS = UPSTREAM_TIMEOUT_MS * 1 + 10_000;
+/** The claim's lease the service derives (idempotency.module.ts): the longest provider call, and a margin. */
+const LEASE_MS = longestProviderCallMs({ UPSTREAM_TIMEOUT_MS, UPSTREAM_RETRY_MAX: 0 }) + CLAIM_MARGIN_MS;
 
 describe('three replicas serving together', () => {
   let set: ReplicaSet;

@@ -1,4 +1,5 @@
 import type { AuditOperation } from '../../common/domain/audit-operations';
+import type { RequestSubject } from '../../common/domain/request-record';
 
 export { AUDIT_OPERATIONS } from '../../common/domain/audit-operations';
 export type { AuditOperation };
@@ -9,14 +10,10 @@ export type AuditPhase = (typeof AUDIT_PHASES)[number];
 export type TerminalPhase = Exclude<AuditPhase, 'attempted'>;
 
 /**
- * What the request is about. Identifiers only: no names, documents, phone numbers, dates of birth,
- * addresses or bodies ever reach the audit log.
+ * What the request is about (the request's own subject, common/domain/request-record). Identifiers
+ * only: no names, documents, phone numbers, dates of birth, addresses or bodies ever reach the log.
  */
-export interface AuditSubject {
-  readonly reference?: string;
-  readonly customerId?: string;
-  readonly currency?: string;
-}
+export type { RequestSubject } from '../../common/domain/request-record';
 
 export interface AuditActor {
   readonly clientId?: string;
@@ -32,7 +29,7 @@ export interface UpstreamCallFacts {
 }
 
 /** One row of the audit log (PCI DSS 10.2.2: who, what, when, outcome, origin, resource). */
-export interface AuditEvent extends AuditSubject, AuditActor, UpstreamCallFacts {
+export interface AuditEvent extends RequestSubject, AuditActor, UpstreamCallFacts {
   readonly id: string;
   readonly occurredAt: Date;
   readonly requestId: string;

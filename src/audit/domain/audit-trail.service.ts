@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/domain/clock.port';
 import { currentRecord, noteAttempted, noteConcluded, noteSubject, RequestRecord } from '../../common/domain/request-record';
-import { AuditEvent, AuditOperation, AuditSubject, TerminalPhase } from './audit-event';
+import { AuditEvent, AuditOperation, RequestSubject, TerminalPhase } from './audit-event';
 import { AuditLog } from './audit-log.port';
 import { AuditUnavailable, EarlierAttemptUnresolved } from './audit.errors';
 import { REFERENCE_ALREADY_SEEN, UpstreamError } from '../../common/domain/upstream';
@@ -40,7 +40,7 @@ export class AuditTrail {
   ) {}
 
   /** Names what the current request is about; every event it leaves carries these identifiers. */
-  about(subject: AuditSubject): void {
+  about(subject: RequestSubject): void {
     noteSubject(subject);
   }
 
@@ -49,7 +49,7 @@ export class AuditTrail {
    * and make the call only once it resolves.
    * @throws AuditUnavailable when the event could not be committed: nothing may be sent then.
    */
-  async attempt(operation: AuditOperation, subject: AuditSubject): Promise<void> {
+  async attempt(operation: AuditOperation, subject: RequestSubject): Promise<void> {
     const context = currentRecord();
     if (!context) throw new Error('AuditTrail.attempt called outside a request');
     noteSubject(subject, context);
@@ -63,7 +63,7 @@ export class AuditTrail {
    * earlier attempt with it never learned its outcome, that earlier attempt is what the provider
    * saw: the partner is told so (EarlierAttemptUnresolved), rather than that the provider refused.
    */
-  async attempted<T>(operation: AuditOperation, subject: AuditSubject & { readonly reference: string }, call: () => Promise<T>): Promise<T> {
+  async attempted<T>(operation: AuditOperation, subject: RequestSubject & { readonly reference: string }, call: () => Promise<T>): Promise<T> {
     await this.attempt(operation, subject);
     try {
       return await call();

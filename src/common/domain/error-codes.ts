@@ -93,7 +93,3 @@ export const ALL_ERROR_CODES = Object.keys(ERROR_CODES) as ErrorCode[];
  */
 export const CODE_NOT_IN_ENVELOPE: ErrorCode = 'AUTH.INVALID_TOKEN';
 
-/** The codes of one kind of failure. */
-export function codesOfKind(kind: ErrorKind): ErrorCode[] {
-  return ALL_ERROR_CODES.filter((code) => ERROR_CODES[code] === kind);
-}

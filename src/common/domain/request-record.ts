@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import type { IncomingMessage } from 'node:http';
+import type { UpstreamFacts } from './upstream';
 
 /**
  * A request's audit record: what its audit events are made of, gathered while it runs. Each field
@@ -11,23 +12,20 @@ import type { IncomingMessage } from 'node:http';
  * | requestId, startedAt | recordOf | whoever sees the request first | it arrives |
  * | sourceIp | noteArrival | bootstrap's first onRequest hook | it arrives |
  * | client | noteClient | authentication (auth/http: authenticationOf) | its token is checked |
- * | reference, customerId, currency | noteSubject | domain services (AuditTrail.describe); the auditor, from a refused body's exact identifiers | it is known what the request is about |
+ * | reference, customerId, currency | noteSubject | domain services (AuditTrail.about, ProviderWrites.begin); the auditor, from a refused body's exact identifiers | it is known what the request is about |
  * | upstream | noteUpstreamCall | the upstream client | after each provider call |
  * | attempted | noteAttempted | AuditTrail.attempt | its `attempted` event is committed |
  * | replayed | noteReplayed | the edge, as it sets Idempotent-Replayed (idempotency/http: markReplayed) | the answer comes from the store |
  * | concluded | noteConcluded | AuditTrail.conclude | its terminal event is written (or failed to be) |
  */
-export interface RequestRecord {
+export interface RequestRecord extends RequestSubject {
   readonly requestId: string;
   /** performance.now() when the request arrived. */
   readonly startedAt: number;
   /** The caller's address as the service sees it (behind TRUST_PROXY, the forwarded one). */
   readonly sourceIp?: string;
   readonly client?: RecordedClient;
-  readonly reference?: string;
-  readonly customerId?: string;
-  readonly currency?: string;
-  readonly upstream?: UpstreamCallRecord;
+  readonly upstream?: UpstreamFacts;
   /** An `attempted` event was committed: a provider call may have happened. */
   readonly attempted?: boolean;
   /** The response is a replay from the idempotency store. */
@@ -44,14 +42,8 @@ export interface RecordedClient {
   readonly role: string;
 }
 
-/** What the last provider call of a request came to. */
-export interface UpstreamCallRecord {
-  readonly status?: number;
-  readonly errorId?: string;
-  readonly latencyMs?: number;
-}
-
-export interface RecordSubject {
+/** What a request is about: identifiers only, as every audit event it leaves names them. */
+export interface RequestSubject {
   readonly reference?: string;
   readonly customerId?: string;
   readonly currency?: string;
@@ -98,7 +90,7 @@ export function noteClient(raw: IncomingMessage, client: RecordedClient): void {
 }
 
 /** Names what the request is about; fields left undefined keep what the record has. */
-export function noteSubject(subject: RecordSubject, record: RequestRecord | undefined = currentRecord()): void {
+export function noteSubject(subject: RequestSubject, record: RequestRecord | undefined = currentRecord()): void {
   const target = write(record);
   if (!target) return;
   if (subject.reference !== undefined) target.reference = subject.reference;
@@ -106,7 +98,8 @@ export function noteSubject(subject: RecordSubject, record: RequestRecord | unde
   if (subject.currency !== undefined) target.currency = subject.currency;
 }
 
-export function noteUpstreamCall(call: UpstreamCallRecord): void {
+/** What the last provider call of a request came to. */
+export function noteUpstreamCall(call: UpstreamFacts): void {
   const target = write(currentRecord());
   if (target) target.upstream = { ...call };
 }
