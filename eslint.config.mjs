@@ -24,7 +24,7 @@ export default tseslint.config(
   },
   {
     // Tests assert on loosely typed JSON bodies; the type-aware "unsafe" rules add noise there.
-    files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts'],
+    files: ['**/*.spec.ts', '**/*-spec.ts', 'test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -4,12 +4,9 @@
  * while the service itself builds to CommonJS (tsconfig.build.json) and loads Nest through
  * Node's require(esm).
  *
- * Two projects: unit specs beside the code (the small tier: a service with in-memory fakes of its
- * ports, test/support/fakes.ts), and the suites in test/, by tier — e2e/ (the real application
- * over HTTP), medium/ (adapters and repositories against real PostgreSQL and the sandbox),
- * process/ (the built service and the CLIs as processes), static/ (files held to the code) — on
- * real PostgreSQL (DATABASE_URL when set, else an embedded one started once for the run by
- * test/support/global-setup.cjs). Type checking is `npm run typecheck`'s job.
+ * One project per tier (below). The suites in test/ run on real PostgreSQL (DATABASE_URL when set,
+ * else an embedded one started once for the run by test/support/global-setup.cjs). Type checking
+ * is `npm run typecheck`'s job.
  */
 /**
  * ESM-only packages that a CommonJS dependency require()s (@fastify/static → content-disposition).
@@ -32,6 +29,20 @@ const shared = {
   ),
 };
 
+/** The suites in test/ share one PostgreSQL for the run (test/support/global-setup.cjs starts it once). */
+const onDatabase = {
+  globalSetup: '<rootDir>/test/support/global-setup.cjs',
+  globalTeardown: '<rootDir>/test/support/global-teardown.cjs',
+};
+
+/**
+ * One project per tier, named by the file's suffix: `npm run test:<tier>` runs one, `npm test` all.
+ * - unit: `src/.../*.spec.ts`, beside the code (a class or function; in-memory fakes of its ports);
+ * - e2e: `test/e2e/*.e2e-spec.ts`, the real application over HTTP;
+ * - medium: `test/medium/*.medium-spec.ts`, adapters and repositories against real PostgreSQL and the sandbox;
+ * - process: `test/process/*.process-spec.ts`, the built service and the CLIs as processes;
+ * - static: `test/static/*.static-spec.ts`, files held to the code.
+ */
 /** @type {import('jest').Config} */
 module.exports = {
   // e2e suites start applications and databases; a unit spec never comes near this.
@@ -41,12 +52,20 @@ module.exports = {
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
     {
       ...shared,
+      ...onDatabase,
       displayName: 'e2e',
-      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      testMatch: ['<rootDir>/test/e2e/*.e2e-spec.ts'],
       // The shared-store suites (redis-*) need a Redis; .ci/run sets TEST_REDIS_URL where one answers.
       testPathIgnorePatterns: process.env.TEST_REDIS_URL ? [] : ['/redis-'],
-      globalSetup: '<rootDir>/test/support/global-setup.cjs',
-      globalTeardown: '<rootDir>/test/support/global-teardown.cjs',
     },
+    { ...shared, ...onDatabase, displayName: 'medium', testMatch: ['<rootDir>/test/medium/*.medium-spec.ts'] },
+    {
+      ...shared,
+      ...onDatabase,
+      displayName: 'process',
+      testMatch: ['<rootDir>/test/process/*.process-spec.ts'],
+      testPathIgnorePatterns: process.env.TEST_REDIS_URL ? [] : ['/redis-'],
+    },
+    { ...shared, ...onDatabase, displayName: 'static', testMatch: ['<rootDir>/test/static/*.static-spec.ts'] },
   ],
 };

@@ -233,7 +233,7 @@ describe('health and docs', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    // Live mode keeps the docs for admins (test/hardening.e2e-spec.ts); here they are opened.
+    // Live mode keeps the docs for admins (test/e2e/hardening.e2e-spec.ts); here they are opened.
     t = await startTestApp({ DOCS_PUBLIC: 'true' });
   });
   afterAll(async () => {

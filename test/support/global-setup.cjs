@@ -16,6 +16,8 @@ const EXTERNAL_SERVICE_ROLE = 'pgw_test_service';
  * MIGRATIONS_DATABASE_URL would); TEST_SERVICE_URL is the service's own role, as DATABASE_URL.
  */
 module.exports = async function globalSetup() {
+  // Each project on the database runs this; the first one's server serves them all.
+  if (process.env.TEST_POSTGRES_URL) return;
   if (process.env.DATABASE_URL) {
     const client = new Client({ connectionString: process.env.DATABASE_URL });
     await client.connect();

@@ -17,7 +17,7 @@ const CONTROL = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]|\\r`, 
 /**
  * `npm start` at a terminal: a person reads the log, so it is human-readable, and the block with
  * the tokens stands out instead of following forty lines of framework chatter. (Piped, the same
- * start logs JSON lines: test/process/embedded-first-start.e2e-spec.ts reads them.)
+ * start logs JSON lines: test/process/embedded-first-start.process-spec.ts reads them.)
  */
 describe('the first start at a terminal', () => {
   let dataDir: string;
