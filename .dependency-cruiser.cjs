@@ -35,6 +35,18 @@ module.exports = {
       to: { path: '^src/upstream/' },
     },
     {
+      name: 'features-meet-through-domain-or-module',
+      comment:
+        'A feature uses another through its domain/ (services, ports, types), its module, or the decorators its http/ offers ' +
+        '(@Roles, @Public, @CurrentClient), never through its other adapters. A command-line tool (cli/) wires adapters as the composition root does.',
+      severity: 'error',
+      from: { path: `^src/${FEATURES}/`, pathNot: `^src/${FEATURES}/cli/` },
+      to: {
+        path: `^src/${FEATURES}/`,
+        pathNot: ['^src/$1/', `^src/${FEATURES}/domain/`, `^src/${FEATURES}/[^/]+[.]module[.]ts$`, `^src/${FEATURES}/http/[^/]+[.]decorators[.]ts$`],
+      },
+    },
+    {
       name: 'no-circular-folders',
       comment: 'Two folders that import each other are one module in disguise; cut the cycle.',
       severity: 'error',

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiClientsService } from '../auth/domain/api-clients.service';
-import { authenticationOf } from '../auth/http/bearer-auth.guard';
+import { CallerIdentity } from '../common/http/caller-identity.port';
 import { RateLimitStore } from './rate-limit-store';
 import { RateLimited } from './rate-limited.error';
 
@@ -19,15 +18,12 @@ export interface Tracker {
 
 /**
  * Whom a request counts against: its client when the token is valid, else its source IP (so
- * guessing tokens is limited too). The token is looked up once per request (authenticationOf
- * keeps the answer), and the authentication guard reuses it.
+ * guessing tokens is limited too). The token is looked up once per request, and authentication
+ * reuses the answer (CallerIdentity).
  */
-export function trackerOf(request: FastifyRequest, clients: ApiClientsService): Promise<Tracker> {
-  return authenticationOf(request, clients).then(
-    (client): Tracker => ({ key: `client:${client.id}`, per: 'client' }),
-    // No token, a bad one, or the token store is down: authentication will say which.
-    (): Tracker => ({ key: `ip:${request.ip}`, per: 'ip' }),
-  );
+export async function trackerOf(request: FastifyRequest, identity: CallerIdentity): Promise<Tracker> {
+  const clientId = await identity.clientIdOf(request);
+  return clientId ? { key: `client:${clientId}`, per: 'client' } : { key: `ip:${request.ip}`, per: 'ip' };
 }
 
 /** Routes that are limited: the API, and whatever matches no route (scanning is limited too). */
@@ -46,12 +42,12 @@ export class RateLimiter {
   constructor(
     private readonly store: RateLimitStore,
     private readonly limits: RateLimits,
-    private readonly clients: ApiClientsService,
+    private readonly identity: CallerIdentity,
   ) {}
 
   /** @throws RateLimited over the limit. */
   async admit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const tracker = await trackerOf(request, this.clients);
+    const tracker = await trackerOf(request, this.identity);
     const limit = tracker.per === 'client' ? this.limits.perClient : this.limits.perIp;
     const count = await this.store.increment(tracker.key, this.limits.ttlMs, limit, this.limits.ttlMs);
     if (count.isBlocked) throw new RateLimited(count.timeToBlockExpire, limit, tracker.per);

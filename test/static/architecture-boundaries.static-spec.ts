@@ -71,6 +71,32 @@ describe('Architecture boundaries (npm run lint)', () => {
     expect(result.output).toMatch(/lower-layers-know-no-feature/);
   });
 
+  it.each([
+    ['http/', 'src/auth/http/x.guard.ts'],
+    ['persistence/', 'src/auth/persistence/x.repository.ts'],
+  ])('when a feature imports another feature’s %s, then lint fails', async (_what, target) => {
+    const result = await cruise({
+      'src/customers/http/probe.controller.ts': `import { x } from '../../${target.slice(4, -3)}';\nexport const y = x;\n`,
+      [target]: 'export const x = 1;\n',
+    });
+
+    expect(result.code).not.toBe(0);
+    expect(result.output).toMatch(/features-meet-through-domain-or-module: src\/customers\/http\/probe\.controller\.ts/);
+  });
+
+  it.each([
+    ['its domain/', 'src/auth/domain/x.service.ts'],
+    ['its module', 'src/auth/auth.module.ts'],
+    ['its decorators', 'src/auth/http/auth.decorators.ts'],
+  ])('when a feature imports another feature through %s, then lint passes', async (_what, target) => {
+    const result = await cruise({
+      'src/customers/http/probe.controller.ts': `import { x } from '../../${target.slice(4, -3)}';\nexport const y = x;\n`,
+      [target]: 'export const x = 1;\n',
+    });
+
+    expect(result.output).not.toMatch(/features-meet-through-domain-or-module/);
+  });
+
   it('when a feature module names an upstream adapter, then lint fails', async () => {
     const result = await cruise({
       'src/balances/balances.module.ts': `import { x } from '../upstream/x.adapter';\nexport const y = x;\n`,

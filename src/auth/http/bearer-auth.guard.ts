@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { noteClient } from '../../common/domain/request-record';
+import { CallerIdentity } from '../../common/http/caller-identity.port';
 import { ApiClientRole, AuthenticatedClient } from '../domain/api-client';
 import { ApiClientsService } from '../domain/api-clients.service';
 import { RoleNotAllowed } from '../domain/auth.errors';
@@ -30,6 +31,22 @@ export function authenticationOf(request: FastifyRequest, clients: ApiClientsSer
     return client;
   });
   return memo[AUTHENTICATION];
+}
+
+/** The caller's identity for the stages before authentication (CallerIdentity): the same lookup, shared. */
+@Injectable()
+export class BearerCallerIdentity extends CallerIdentity {
+  constructor(private readonly clients: ApiClientsService) {
+    super();
+  }
+
+  clientIdOf(request: FastifyRequest): Promise<string | undefined> {
+    return authenticationOf(request, this.clients).then(
+      (client) => client.id,
+      // No token, a bad one, or the token store is down: authentication will say which.
+      () => undefined,
+    );
+  }
 }
 
 /** Global guard: every route needs a valid client token unless marked @Public(). */

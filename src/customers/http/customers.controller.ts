@@ -6,7 +6,7 @@ import { Audited } from '../../common/http/audited.decorator';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { CurrentClient, Roles } from '../../auth/http/auth.decorators';
 import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/http/api-envelope.decorators';
-import { markReplayed } from '../../idempotency/http/replay-header';
+import { markReplayed } from '../../common/http/replay-header';
 import { fromWire } from '../../common/domain/field-map';
 import { CUSTOMER_FIELDS } from '../domain/customer.gateway.port';
 import { CustomerRequest, CustomersService } from '../domain/customers.service';

@@ -1,6 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { noteReplayed } from '../../common/domain/request-record';
-import { Idempotent } from '../domain/idempotency.service';
+import { noteReplayed } from '../domain/request-record';
 
 export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 
@@ -8,7 +7,7 @@ export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
  * Marks a response served from the idempotency store, on the wire (Idempotent-Replayed) and in the
  * request's audit record, and hands back its value.
  */
-export function markReplayed<T>(reply: FastifyReply, result: Idempotent<T>): T {
+export function markReplayed<T>(reply: FastifyReply, result: { readonly value: T; readonly replayed: boolean }): T {
   if (result.replayed) {
     void reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
     noteReplayed(reply.request.raw);
