@@ -18,7 +18,10 @@ export default tseslint.config(
       '@typescript-eslint/no-extraneous-class': 'off',
       'no-restricted-syntax': [
         'error',
-        { selector: "CallExpression[callee.object.name=/^(it|describe|test)$/][callee.property.name=/^(only|skip)$/]", message: 'No focused or skipped tests.' },
+        {
+          selector: 'CallExpression[callee.object.name=/^(it|describe|test)$/][callee.property.name=/^(only|skip)$/]',
+          message: 'No focused or skipped tests.',
+        },
       ],
     },
   },

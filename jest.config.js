@@ -24,9 +24,7 @@ const shared = {
   transform: {
     '^.+\\.ts$': tsJest,
   },
-  moduleNameMapper: Object.fromEntries(
-    ESM_REQUIRED_FROM_CJS.map((name) => [`^${name}$`, `<rootDir>/test/support/native/${name}.cjs`]),
-  ),
+  moduleNameMapper: Object.fromEntries(ESM_REQUIRED_FROM_CJS.map((name) => [`^${name}$`, `<rootDir>/test/support/native/${name}.cjs`])),
 };
 
 /** The suites in test/ share one PostgreSQL for the run (test/support/global-setup.cjs starts it once). */

@@ -102,7 +102,9 @@ export async function auditAtScale({ rows = 10_000_000 } = {}) {
     }
     await dataSource.query('VACUUM ANALYZE audit_events');
     const fillSeconds = (performance.now() - fillStart) / 1000;
-    const [{ count, size }] = await dataSource.query(`SELECT count(*)::bigint AS count, pg_size_pretty(pg_total_relation_size('audit_events')) AS size FROM audit_events`);
+    const [{ count, size }] = await dataSource.query(
+      `SELECT count(*)::bigint AS count, pg_size_pretty(pg_total_relation_size('audit_events')) AS size FROM audit_events`,
+    );
 
     log(`${INSERTS} inserts at ${Number(count).toLocaleString('en')} events`);
     const fullInsert = await timed(INSERTS, () => repository.append(event(new Date())));
@@ -110,8 +112,12 @@ export async function auditAtScale({ rows = 10_000_000 } = {}) {
     // Values that exist, sampled from the table: a share of its pages large enough to hold about ten
     // times what is needed (all of them for a small table, as in CI's smoke run).
     const share = (wanted) => Math.min(100, Math.max(0.1, (100 * 10 * wanted) / Number(count)));
-    const sample = await dataSource.query(`SELECT reference, customer_id, occurred_at FROM audit_events TABLESAMPLE SYSTEM (${share(QUERIES)}) LIMIT ${QUERIES}`);
-    const errors = await dataSource.query(`SELECT error_id FROM audit_events TABLESAMPLE SYSTEM (${share(QUERIES * 10)}) WHERE error_id IS NOT NULL LIMIT ${QUERIES}`);
+    const sample = await dataSource.query(
+      `SELECT reference, customer_id, occurred_at FROM audit_events TABLESAMPLE SYSTEM (${share(QUERIES)}) LIMIT ${QUERIES}`,
+    );
+    const errors = await dataSource.query(
+      `SELECT error_id FROM audit_events TABLESAMPLE SYSTEM (${share(QUERIES * 10)}) WHERE error_id IS NOT NULL LIMIT ${QUERIES}`,
+    );
     if (sample.length === 0 || errors.length === 0) throw new Error(`the table is too small to sample (${count} events): use --rows 1000 or more`);
     const month = 30 * 24 * 3600 * 1000;
     const queries = {

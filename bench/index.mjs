@@ -60,7 +60,12 @@ if (command === 'audit' || command === 'all') {
 }
 if (command === 'seal') {
   const { sealing, report } = await import('./sealing.mjs');
-  const result = await sealing({ connections: Number(values.connections), duration: Number(values.duration), rounds: Number(values.rounds), events: Number(values.events) });
+  const result = await sealing({
+    connections: Number(values.connections),
+    duration: Number(values.duration),
+    rounds: Number(values.rounds),
+    events: Number(values.events),
+  });
   process.stdout.write(`\n## Sealing the audit log\n\n${report(result)}\n`);
   failed += failuresIn(Object.values(result.load.results).flat());
 }

@@ -63,7 +63,23 @@ const AUDIT_SQL =
 
 function audit(client, { operation, phase, method, route, reference = null, customerId, currency = null, status = null, started, ip }) {
   const latency = status === null ? null : Date.now() - started;
-  return pool.query(AUDIT_SQL, [randomUUID(), randomUUID(), client.id, client.name, client.tenant, operation, phase, method, route, reference, customerId, currency, status, latency, ip]);
+  return pool.query(AUDIT_SQL, [
+    randomUUID(),
+    randomUUID(),
+    client.id,
+    client.name,
+    client.tenant,
+    operation,
+    phase,
+    method,
+    route,
+    reference,
+    customerId,
+    currency,
+    status,
+    latency,
+    ip,
+  ]);
 }
 
 class PartnerController {
@@ -71,14 +87,33 @@ class PartnerController {
     const started = Date.now();
     const client = naive ? await clientOf(authorization) : undefined;
     const data = await provider('GET', `/api/v1/customer/balance/${id}`);
-    if (naive) await audit(client, { operation: 'balance.read', phase: 'succeeded', method: 'GET', route: '/api/v1/customers/:customerId/balance', customerId: id, status: 200, started, ip });
+    if (naive)
+      await audit(client, {
+        operation: 'balance.read',
+        phase: 'succeeded',
+        method: 'GET',
+        route: '/api/v1/customers/:customerId/balance',
+        customerId: id,
+        status: 200,
+        started,
+        ip,
+      });
     return { status: 200, message: 'OK', data, error: null };
   }
 
   async bankAccount(body, authorization, ip, reply) {
     const started = Date.now();
     const route = '/api/v1/bank-accounts';
-    const common = { operation: 'bank_account.create', method: 'POST', route, reference: body.reference, customerId: body.customer_id, currency: body.currency, started, ip };
+    const common = {
+      operation: 'bank_account.create',
+      method: 'POST',
+      route,
+      reference: body.reference,
+      customerId: body.customer_id,
+      currency: body.currency,
+      started,
+      ip,
+    };
     const client = naive ? await clientOf(authorization) : undefined;
     if (naive) {
       const fingerprint = createHash('sha256').update(JSON.stringify(body)).digest('hex');
@@ -94,7 +129,10 @@ class PartnerController {
     const data = await provider('POST', '/payments/banks/account', await cipher.seal(body), { signature: signer.sign(body.reference) });
     const result = { status: 201, message: 'Created', data, error: null };
     if (naive) {
-      await pool.query(`UPDATE idempotency_keys SET state = 'completed', result = $2::jsonb, locked_until = NULL WHERE reference = $1`, [body.reference, JSON.stringify(result)]);
+      await pool.query(`UPDATE idempotency_keys SET state = 'completed', result = $2::jsonb, locked_until = NULL WHERE reference = $1`, [
+        body.reference,
+        JSON.stringify(result),
+      ]);
       await audit(client, { ...common, phase: 'succeeded', status: 201 });
     }
     reply.status(201);
@@ -120,4 +158,11 @@ Module({ controllers: [PartnerController] })(YardstickModule);
 const app = await NestFactory.create(YardstickModule, new FastifyAdapter({ logger: false }), { logger: ['error'] });
 await app.listen(Number(PORT ?? 0), '127.0.0.1');
 process.stdout.write(`${naive ? 'naive NestJS app' : 'NestJS pass-through'} listening on ${app.getHttpServer().address().port}\n`);
-process.once('SIGTERM', () => void app.close().then(() => pool?.end()).then(() => process.exit(0)));
+process.once(
+  'SIGTERM',
+  () =>
+    void app
+      .close()
+      .then(() => pool?.end())
+      .then(() => process.exit(0)),
+);

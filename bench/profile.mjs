@@ -17,7 +17,10 @@ function owner(url) {
 
 /** Each layer: the packages and the gateway's own files that belong to it. First match wins. */
 const LAYERS = [
-  ['validation', [/class-validator|class-transformer|secure-json-parse/, /dist\/src\/common\/http\/(validation|field-rules|date\.validators|json-body)/, /\/dto\//]],
+  [
+    'validation',
+    [/class-validator|class-transformer|secure-json-parse/, /dist\/src\/common\/http\/(validation|field-rules|date\.validators|json-body)/, /\/dto\//],
+  ],
   ['auth', [/dist\/src\/auth\//]],
   ['rate limiting', [/@nestjs\/throttler|ioredis/, /dist\/src\/rate-limit\//]],
   ['audit', [/dist\/src\/audit\//, /dist\/src\/database\/group-commit/]],
@@ -27,7 +30,10 @@ const LAYERS = [
   ['logging', [/pino|sonic-boom|thread-stream/, /dist\/src\/common\/runtime\/logging/]],
   ['metrics', [/prom-client/, /dist\/src\/metrics\//]],
   ['features (customers, balances, bank accounts)', [/dist\/src\/(customers|balances|bank-accounts)\//]],
-  ['framework (Nest, Fastify, rxjs, helmet, the edge hooks)', [/@nestjs\/|rxjs|fastify|find-my-way|avvio|light-my-request|reflect-metadata|helmet/, /dist\/src\//]],
+  [
+    'framework (Nest, Fastify, rxjs, helmet, the edge hooks)',
+    [/@nestjs\/|rxjs|fastify|find-my-way|avvio|light-my-request|reflect-metadata|helmet/, /dist\/src\//],
+  ],
 ];
 
 function layerOf(url) {
@@ -93,7 +99,10 @@ export function summariseProfiles(dir = join(ROOT, 'bench', 'profiles')) {
     'native work (a socket write, JSON.stringify, a hash) is charged to the layer that asked for it; the column',
     'sums to 100%. "Inclusive": the samples with the layer anywhere on their stack (an await starts a new stack).',
     '',
-    table(['Layer', 'charged', 'inclusive'], layers.map((layer) => [layer, share(charged.get(layer)), inclusive.has(layer) ? share(inclusive.get(layer)) : '—'])),
+    table(
+      ['Layer', 'charged', 'inclusive'],
+      layers.map((layer) => [layer, share(charged.get(layer)), inclusive.has(layer) ? share(inclusive.get(layer)) : '—']),
+    ),
     '',
     table(['By package or folder (self time)', 'self time'], top(byOwner, 15)),
     '',

@@ -63,7 +63,15 @@ async function onOff({ connections, duration, rounds, log }) {
     try {
       for (let round = 1; round <= rounds; round++) {
         for (const call of ['balance', 'bank account']) {
-          for (const [name, gateway] of round % 2 ? [['sealing off', unsealed], ['sealing on', sealed]] : [['sealing on', sealed], ['sealing off', unsealed]]) {
+          for (const [name, gateway] of round % 2
+            ? [
+                ['sealing off', unsealed],
+                ['sealing on', sealed],
+              ]
+            : [
+                ['sealing on', sealed],
+                ['sealing off', unsealed],
+              ]) {
             log(`round ${round}: ${call}, ${name}`);
             const processes = { gateway: { pid: gateway.pid }, ...(postmaster ? { PostgreSQL: { pid: postmaster, tree: true } } : {}) };
             let sampling = true;
@@ -86,7 +94,9 @@ async function onOff({ connections, duration, rounds, log }) {
       const settleStart = performance.now();
       while ((await oldestUnsealed(watcher)) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
       const settleSeconds = (performance.now() - settleStart) / 1000;
-      const [{ events, checkpoints }] = (await watcher.query('SELECT (SELECT count(*)::int FROM audit_events) AS events, (SELECT count(*)::int FROM audit_checkpoints) AS checkpoints')).rows;
+      const [{ events, checkpoints }] = (
+        await watcher.query('SELECT (SELECT count(*)::int FROM audit_events) AS events, (SELECT count(*)::int FROM audit_checkpoints) AS checkpoints')
+      ).rows;
       ages.sort((a, b) => a - b);
       return { results, ages, settleSeconds, events, checkpoints, database: database.description };
     } finally {
@@ -120,7 +130,10 @@ async function verification({ events, log }) {
     for (const { indexname } of indexes) await dataSource.query(`DROP INDEX "${indexname}"`);
     for (let from = 1; from <= events; from += FILL_CHUNK) {
       await dataSource.query(FILL, [from, Math.min(events, from + FILL_CHUNK - 1)]);
-      if ((from - 1) % 1_000_000 === 0) log(`filled ${Math.min(events, from + FILL_CHUNK - 1).toLocaleString('en')} of ${events.toLocaleString('en')} (${fixed((performance.now() - fillStart) / 1000, 0)} s)`);
+      if ((from - 1) % 1_000_000 === 0)
+        log(
+          `filled ${Math.min(events, from + FILL_CHUNK - 1).toLocaleString('en')} of ${events.toLocaleString('en')} (${fixed((performance.now() - fillStart) / 1000, 0)} s)`,
+        );
     }
     for (const { indexdef } of indexes) await dataSource.query(indexdef);
     await dataSource.query('VACUUM ANALYZE audit_events');
@@ -133,7 +146,9 @@ async function verification({ events, log }) {
     const sealedEvents = await sealer.sealPending();
     const sealSeconds = (performance.now() - sealStart) / 1000;
     await dataSource.query('VACUUM ANALYZE');
-    const [{ size }] = await dataSource.query(`SELECT pg_size_pretty(pg_total_relation_size('audit_checkpoints') + pg_total_relation_size('audit_manifests')) AS size`);
+    const [{ size }] = await dataSource.query(
+      `SELECT pg_size_pretty(pg_total_relation_size('audit_checkpoints') + pg_total_relation_size('audit_manifests')) AS size`,
+    );
     const verifier = new AuditVerifier(store, new Ed25519TrustedKeys([createPublicKey(privateKey)]));
     const runs = [];
     for (let run = 0; run < 2; run++) {
@@ -141,7 +156,8 @@ async function verification({ events, log }) {
       const start = performance.now();
       const report = await verifier.verify();
       const seconds = (performance.now() - start) / 1000;
-      if (!report.intact) throw new Error(`verify found ${report.findings.length} findings in an untouched log: ${JSON.stringify(report.findings.slice(0, 3))}`);
+      if (!report.intact)
+        throw new Error(`verify found ${report.findings.length} findings in an untouched log: ${JSON.stringify(report.findings.slice(0, 3))}`);
       runs.push({ seconds, events: report.events, checkpoints: report.checkpoints });
     }
     return { events, fillSeconds, sealedEvents, sealSeconds, size, runs, database: database.description };
@@ -182,7 +198,9 @@ export function report({ load, verify, connections, duration, rounds }) {
       String(on.concat(off).reduce((total, run) => total + run.failures, 0)),
     ]);
   }
-  lines.push(table(['Call', 'sealing off req/s', 'sealing on req/s', 'on ÷ off', 'gateway CPU ms/req off / on', 'PostgreSQL CPU ms/req off / on', 'errors'], rows));
+  lines.push(
+    table(['Call', 'sealing off req/s', 'sealing on req/s', 'on ÷ off', 'gateway CPU ms/req off / on', 'PostgreSQL CPU ms/req off / on', 'errors'], rows),
+  );
   lines.push(
     '',
     `While loaded, the oldest unsealed event's age (${load.ages.length} samples, every 250 ms): p50 ${fixed(percentile(load.ages, 50), 2)} s, p99 ${fixed(percentile(load.ages, 99), 2)} s, max ${fixed(load.ages[load.ages.length - 1], 2)} s. ` +

@@ -23,7 +23,12 @@ function readMetrics(text, names) {
 
 async function sample(gateway) {
   const text = await (await fetch(`${gateway.url}/metrics`)).text();
-  const metrics = readMetrics(text, ['nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_p99_seconds', 'nodejs_active_handles_total', 'nodejs_active_resources_total']);
+  const metrics = readMetrics(text, [
+    'nodejs_heap_size_used_bytes',
+    'nodejs_eventloop_lag_p99_seconds',
+    'nodejs_active_handles_total',
+    'nodejs_active_resources_total',
+  ]);
   return {
     at: Date.now(),
     rssMiB: memoryOf(gateway.pid).rssMiB,
@@ -71,17 +76,33 @@ export async function soak({ minutes = 10, rate = 150, connections = 20 } = {}) 
       const loadSeconds = minutes >= 1 ? 58 : Math.max(1, Math.round(minutes * 60) - 2);
       for (let minute = 1; minute <= segments; minute++) {
         const from = Date.now();
-        const row = await measure(`minute ${minute}`, gateway.targets.mixed, { connections, duration: loadSeconds, rate, processes: { gateway: { pid: gateway.pid } } });
+        const row = await measure(`minute ${minute}`, gateway.targets.mixed, {
+          connections,
+          duration: loadSeconds,
+          rate,
+          processes: { gateway: { pid: gateway.pid } },
+        });
         const these = samples.filter((s) => s.at >= from);
         rows.push({ minute, ...row, samples: these });
         const last = these[these.length - 1];
-        log(`minute ${minute}: ${fixed(row.rps, 0)} req/s, p99 ${row.p99} ms, ${row.failures} failed; RSS ${fixed(last?.rssMiB)} MiB, heap ${fixed(last?.heapMiB)} MiB, handles ${last?.handles}`);
+        log(
+          `minute ${minute}: ${fixed(row.rps, 0)} req/s, p99 ${row.p99} ms, ${row.failures} failed; RSS ${fixed(last?.rssMiB)} MiB, heap ${fixed(last?.heapMiB)} MiB, handles ${last?.handles}`,
+        );
       }
     } finally {
       sampling = false;
       await sampler;
     }
-    const result = { minutes, rate, connections, node: process.version, rows, samples, seconds: (Date.now() - startedAt) / 1000, database: database.description };
+    const result = {
+      minutes,
+      rate,
+      connections,
+      node: process.version,
+      rows,
+      samples,
+      seconds: (Date.now() - startedAt) / 1000,
+      database: database.description,
+    };
     const file = join(dataDir, 'soak.json');
     writeFileSync(file, JSON.stringify(result));
     log(`readings kept in ${file}`);
@@ -92,7 +113,11 @@ export async function soak({ minutes = 10, rate = 150, connections = 20 } = {}) 
   }
 }
 
-const median = (values) => percentile([...values].sort((a, b) => a - b), 50);
+const median = (values) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 
 export function report({ minutes, rate, connections, node, rows, samples, seconds, database }) {
   const lines = [
@@ -129,9 +154,21 @@ export function report({ minutes, rate, connections, node, rows, samples, second
   lines.push(
     '',
     `From minute 3 to the end (${settled.length} readings): RSS ${fixed(settled[0]?.rssMiB)} → ${fixed(settled[settled.length - 1]?.rssMiB)} MiB, ` +
-      `least-squares slope ${fixed(perMinute((s) => s.rssMiB), 2)} MiB/min; heap in use slope ${fixed(perMinute((s) => s.heapMiB), 2)} MiB/min; ` +
-      `event-loop delay p99 slope ${fixed(perMinute((s) => s.eldP99Ms), 3)} ms/min; handles ${Math.min(...settled.map((s) => s.handles))}–${Math.max(...settled.map((s) => s.handles))}, ` +
-      `slope ${fixed(perMinute((s) => s.handles), 2)}/min. ${total.toLocaleString('en')} requests, ${failed} failed.`,
+      `least-squares slope ${fixed(
+        perMinute((s) => s.rssMiB),
+        2,
+      )} MiB/min; heap in use slope ${fixed(
+        perMinute((s) => s.heapMiB),
+        2,
+      )} MiB/min; ` +
+      `event-loop delay p99 slope ${fixed(
+        perMinute((s) => s.eldP99Ms),
+        3,
+      )} ms/min; handles ${Math.min(...settled.map((s) => s.handles))}–${Math.max(...settled.map((s) => s.handles))}, ` +
+      `slope ${fixed(
+        perMinute((s) => s.handles),
+        2,
+      )}/min. ${total.toLocaleString('en')} requests, ${failed} failed.`,
   );
   return lines.join('\n');
 }

@@ -138,7 +138,11 @@ export function table(headers, rows) {
 export const fixed = (value, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 
 /** Resolves true once `url` answers 200. */
-export const answers = (url) => () => fetch(url).then((r) => r.ok, () => false);
+export const answers = (url) => () =>
+  fetch(url).then(
+    (r) => r.ok,
+    () => false,
+  );
 
 const TICKS_PER_SECOND = 100; // USER_HZ: what /proc reports CPU time in, on Linux
 

@@ -7,7 +7,24 @@ import os from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'undici';
-import { answers, benchDatabase, cpuReading, cpuSecondsBetween, dist, fixed, freePort, machineCpu, memoryOf, percentile, userAndSystemSecondsOf, postmasterOf, ROOT, scratchDir, startNode, table } from './support.mjs';
+import {
+  answers,
+  benchDatabase,
+  cpuReading,
+  cpuSecondsBetween,
+  dist,
+  fixed,
+  freePort,
+  machineCpu,
+  memoryOf,
+  percentile,
+  userAndSystemSecondsOf,
+  postmasterOf,
+  ROOT,
+  scratchDir,
+  startNode,
+  table,
+} from './support.mjs';
 
 export const SANDBOX_TOKEN = 'sbx_bench_token_0123456789abcdef';
 
@@ -192,19 +209,40 @@ export async function startBenchGatewayProcess({ database, dataDir, sandboxUrl, 
 export async function startBenchGateway(options) {
   const { process: gateway, port, url } = await startBenchGatewayProcess(options);
   const { database, dataDir } = options;
-  const created = await startNode(['dist/src/auth/cli/clients.cli.js', 'create', '--name', `bench-${port}`, '--role', 'partner'], { DATABASE_URL: database.url, DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, /"token"/);
-  const token = JSON.parse(created.output().trim().split('\n').find((line) => line.includes('"token"'))).token;
+  const created = await startNode(
+    ['dist/src/auth/cli/clients.cli.js', 'create', '--name', `bench-${port}`, '--role', 'partner'],
+    { DATABASE_URL: database.url, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    /"token"/,
+  );
+  const token = JSON.parse(
+    created
+      .output()
+      .trim()
+      .split('\n')
+      .find((line) => line.includes('"token"')),
+  ).token;
   const answer = await fetch(`${url}/api/v1/customers`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone_number: '+447700900123', date_of_birth: '1990-12-10', country: 'GB' }),
+    body: JSON.stringify({
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      email: 'ada@example.com',
+      phone_number: '+447700900123',
+      date_of_birth: '1990-12-10',
+      country: 'GB',
+    }),
   });
   const customerId = (await answer.json()).data.customer_id;
   const balance = { method: 'GET', path: `/api/v1/customers/${customerId}/balance`, headers: { authorization: `Bearer ${token}` } };
   const bankAccount = {
     method: 'POST',
     path: '/api/v1/bank-accounts',
-    setupRequest: (request) => ({ ...request, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(bankAccountBody(customerId)) }),
+    setupRequest: (request) => ({
+      ...request,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(bankAccountBody(customerId)),
+    }),
   };
   return {
     process: gateway,
@@ -264,12 +302,29 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
     const naiveUrl = `http://127.0.0.1:${naivePort}`;
 
     // A partner client, and one customer of its, created the way partners do.
-    const created = await startNode(['dist/src/auth/cli/clients.cli.js', 'create', '--name', 'bench', '--role', 'partner'], { DATABASE_URL: database.url, LOG_LEVEL: 'warn' }, /"token"/);
-    const token = JSON.parse(created.output().trim().split('\n').find((line) => line.includes('"token"'))).token;
+    const created = await startNode(
+      ['dist/src/auth/cli/clients.cli.js', 'create', '--name', 'bench', '--role', 'partner'],
+      { DATABASE_URL: database.url, LOG_LEVEL: 'warn' },
+      /"token"/,
+    );
+    const token = JSON.parse(
+      created
+        .output()
+        .trim()
+        .split('\n')
+        .find((line) => line.includes('"token"')),
+    ).token;
     const customerAnswer = await fetch(`${serviceUrl}/api/v1/customers`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone_number: '+447700900123', date_of_birth: '1990-12-10', country: 'GB' }),
+      body: JSON.stringify({
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        email: 'ada@example.com',
+        phone_number: '+447700900123',
+        date_of_birth: '1990-12-10',
+        country: 'GB',
+      }),
     });
     const customerId = (await customerAnswer.json()).data.customer_id;
 
@@ -329,7 +384,14 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
         'NestJS pass-through': { url: passthroughUrl, requests: [partnerBalance] },
         'naive NestJS app': { url: naiveUrl, requests: [partnerBalance] },
         gateway: { url: serviceUrl, requests: [partnerBalance] },
-        ...(second ? { '2 gateways': [{ url: serviceUrl, requests: [partnerBalance] }, { url: second.url, requests: [partnerBalance] }] } : {}),
+        ...(second
+          ? {
+              '2 gateways': [
+                { url: serviceUrl, requests: [partnerBalance] },
+                { url: second.url, requests: [partnerBalance] },
+              ],
+            }
+          : {}),
       },
       'bank account': {
         'sandbox directly': { url: sandboxUrl, requests: [sealedRequest('/payments/banks/account')] },
@@ -337,7 +399,14 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
         'NestJS pass-through': { url: passthroughUrl, requests: [partnerBankAccount] },
         'naive NestJS app': { url: naiveUrl, requests: [partnerBankAccount] },
         gateway: { url: serviceUrl, requests: [partnerBankAccount] },
-        ...(second ? { '2 gateways': [{ url: serviceUrl, requests: [partnerBankAccount] }, { url: second.url, requests: [partnerBankAccount] }] } : {}),
+        ...(second
+          ? {
+              '2 gateways': [
+                { url: serviceUrl, requests: [partnerBankAccount] },
+                { url: second.url, requests: [partnerBankAccount] },
+              ],
+            }
+          : {}),
       },
     };
     const rows = [];
@@ -368,8 +437,16 @@ const fmt = (value) => fixed(value, 2);
 /** What the gateway is held to (issue: performance), checked in the report. */
 const TARGETS = {
   balance: {
-    saturation: (ofProxy, ofNaive) => verdict([[`≥ 0.40 of proxy (${fmt(ofProxy)})`, ofProxy >= 0.4], [`≥ 1.5 × naive (${fmt(ofNaive)})`, ofNaive >= 1.5]]),
-    oneAtATime: (p50, p99) => verdict([[`added p50 ≤ 1.5 ms`, p50 <= 1.5], [`added p99 ≤ 4 ms`, p99 <= 4]]),
+    saturation: (ofProxy, ofNaive) =>
+      verdict([
+        [`≥ 0.40 of proxy (${fmt(ofProxy)})`, ofProxy >= 0.4],
+        [`≥ 1.5 × naive (${fmt(ofNaive)})`, ofNaive >= 1.5],
+      ]),
+    oneAtATime: (p50, p99) =>
+      verdict([
+        [`added p50 ≤ 1.5 ms`, p50 <= 1.5],
+        [`added p99 ≤ 4 ms`, p99 <= 4],
+      ]),
   },
   'bank account': {
     saturation: (ofProxy) => verdict([[`≥ 0.35 of proxy (${fmt(ofProxy)})`, ofProxy >= 0.35]]),
@@ -388,7 +465,15 @@ export function report({ rows, paced, rate, memory, connections, duration, datab
   lines.push(
     table(
       ['Scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors / non-2xx', 'requests', 'machine CPU busy'],
-      rows.map((row) => [row.name, fixed(row.rps, 0), fixed(row.p50, 1), fixed(row.p99, 1), String(row.failures), String(row.total), `${fixed(100 * row.machineBusy, 0)}%`]),
+      rows.map((row) => [
+        row.name,
+        fixed(row.rps, 0),
+        fixed(row.p50, 1),
+        fixed(row.p99, 1),
+        String(row.failures),
+        String(row.total),
+        `${fixed(100 * row.machineBusy, 0)}%`,
+      ]),
     ),
   );
   lines.push('');
@@ -435,7 +520,12 @@ export function report({ rows, paced, rate, memory, connections, duration, datab
   lines.push('CPU time per request, ms, by process (from /proc; machine = all of it, anything else running included):');
   lines.push('');
   const parts = Object.keys(rows[0].cpuMsPerRequest);
-  lines.push(table(['Scenario', ...parts], rows.map((row) => [row.name, ...parts.map((part) => fixed(row.cpuMsPerRequest[part], 2))])));
+  lines.push(
+    table(
+      ['Scenario', ...parts],
+      rows.map((row) => [row.name, ...parts.map((part) => fixed(row.cpuMsPerRequest[part], 2))]),
+    ),
+  );
   lines.push('');
   for (const row of rows.filter((one) => one.kernelShare !== undefined)) {
     lines.push(`- ${row.name}: ${fixed(100 * row.kernelShare, 0)}% of the gateway's CPU time is in the kernel (its sockets and log writes).`);

@@ -16,9 +16,7 @@ export class CreateApiClients1763712000000 implements MigrationInterface {
         "revoked_at" timestamptz
       )`);
     await queryRunner.query(`CREATE UNIQUE INDEX "api_clients_token_hash_key" ON "api_clients" ("token_hash")`);
-    await queryRunner.query(
-      `CREATE UNIQUE INDEX "api_clients_active_name_key" ON "api_clients" ("name") WHERE revoked_at IS NULL`,
-    );
+    await queryRunner.query(`CREATE UNIQUE INDEX "api_clients_active_name_key" ON "api_clients" ("name") WHERE revoked_at IS NULL`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

@@ -11,6 +11,11 @@ import { SealAuditEvents1764230400000 } from './1764230400000-SealAuditEvents';
  * under Jest and from the CLI. `npm run migration:generate -- Name` writes a new file: add it here.
  */
 export const MIGRATIONS = [
-  CreateApiClients1763712000000, CreateAuditEvents1763798400000, CreateIdempotencyAndTenancy1763884800000, ReferencesUniquePerGateway1763971200000,
-  NotifyApiClientChanges1764057600000, PurgeAsOwner1764144000000, SealAuditEvents1764230400000,
+  CreateApiClients1763712000000,
+  CreateAuditEvents1763798400000,
+  CreateIdempotencyAndTenancy1763884800000,
+  ReferencesUniquePerGateway1763971200000,
+  NotifyApiClientChanges1764057600000,
+  PurgeAsOwner1764144000000,
+  SealAuditEvents1764230400000,
 ];

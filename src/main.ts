@@ -40,10 +40,13 @@ async function main(): Promise<void> {
     // most one provider call with its retries.
     const settleMs = longestProviderCallMs(config) + 2_000;
     // Whatever happens below, the process ends: a hung close must not keep a replica half-alive.
-    setTimeout(() => {
-      log.error('Shutdown did not finish in time: exiting');
-      exit(1);
-    }, config.SHUTDOWN_GRACE_MS + settleMs + 10_000).unref();
+    setTimeout(
+      () => {
+        log.error('Shutdown did not finish in time: exiting');
+        exit(1);
+      },
+      config.SHUTDOWN_GRACE_MS + settleMs + 10_000,
+    ).unref();
     try {
       if (app) {
         const { cut, unsettled } = await drainAndClose(app, config.SHUTDOWN_GRACE_MS, settleMs);

@@ -19,10 +19,14 @@ async function main(): Promise<void> {
   const config = validateEnvironment({ LOG_LEVEL: 'silent' });
   const keys = generateSandboxKeys();
   const upstream = sandboxUpstreamSettings(config, { baseUrl: 'http://127.0.0.1:0', bearerToken: 'unused', publicKeyPem: keys.publicKeyPem });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, database: { url: 'postgres://unused' }, upstream }), new FastifyAdapter(), {
-    preview: true,
-    logger: false,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot({ config, database: { url: 'postgres://unused' }, upstream }),
+    new FastifyAdapter(),
+    {
+      preview: true,
+      logger: false,
+    },
+  );
   const document = withoutDailyExamples(buildOpenApiDocument(app));
   writeFileSync(target, JSON.stringify(document, null, 2) + '\n');
   await app.close();

@@ -14,7 +14,12 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
     )
     .setVersion('1')
     // The tokens are opaque random strings (pgw_…), not JWTs: the format says so (Nest's default says JWT).
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque client token (pgw_…)', description: 'A client token from `npm run clients -- create`' })
+    .addBearerAuth({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'opaque client token (pgw_…)',
+      description: 'A client token from `npm run clients -- create`',
+    })
     .addServer('/', 'This gateway')
     .addTag('customers', 'Customers at the provider, owned by the calling client’s tenant')
     .addTag('balances', 'A customer’s balance, read from the provider')

@@ -18,7 +18,11 @@ import { TypeOrmApiClientRepository } from './persistence/typeorm-api-client.rep
     ApiClientsService,
     TypeOrmApiClientRepository,
     { provide: ApiClientStore, useExisting: TypeOrmApiClientRepository },
-    { provide: ApiClientChanges, inject: [PostgresNotifications], useFactory: (notifications: PostgresNotifications) => new PostgresApiClientChanges(notifications) },
+    {
+      provide: ApiClientChanges,
+      inject: [PostgresNotifications],
+      useFactory: (notifications: PostgresNotifications) => new PostgresApiClientChanges(notifications),
+    },
     BearerAuthGuard,
     { provide: CallerIdentity, useClass: BearerCallerIdentity },
   ],

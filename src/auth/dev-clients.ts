@@ -27,7 +27,9 @@ export function devTokensBanner(tokens: DevTokens, baseUrl: string, demoCustomer
     `  admin    ${tokens.admin}`,
     '',
     `  curl -H "Authorization: Bearer ${tokens.partner}" ${baseUrl}/api/v1/me`,
-    ...(demoCustomerId ? [`  Demo customer: ${demoCustomerId}`, `  curl -H "Authorization: Bearer ${tokens.partner}" ${baseUrl}/api/v1/customers/${demoCustomerId}/balance`] : []),
+    ...(demoCustomerId
+      ? [`  Demo customer: ${demoCustomerId}`, `  curl -H "Authorization: Bearer ${tokens.partner}" ${baseUrl}/api/v1/customers/${demoCustomerId}/balance`]
+      : []),
     `  Swagger UI: ${baseUrl}/docs  (Authorize: partner token for customers and accounts, admin token for audit events)`,
     '  More tokens: npm run clients -- create --name NAME --role partner|admin',
     line,

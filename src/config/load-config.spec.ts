@@ -52,9 +52,7 @@ describe('validateEnvironment', () => {
       UPSTREAM_ENCRYPTION: 'rot13',
     });
 
-    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(
-      ['DATABASE_URL', 'LOG_LEVEL', 'MIGRATIONS_RUN', 'PORT', 'UPSTREAM_ENCRYPTION'].sort(),
-    );
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['DATABASE_URL', 'LOG_LEVEL', 'MIGRATIONS_RUN', 'PORT', 'UPSTREAM_ENCRYPTION'].sort());
   });
 
   it('when UPSTREAM_BASE_URL is set (live mode), then the credentials and an external database are required', () => {
@@ -131,7 +129,10 @@ describe('operational access and CORS', () => {
   });
 
   it('when CORS_ORIGINS lists origins, then they are parsed; anything but origins is refused', () => {
-    expect(corsOrigins(validateEnvironment({ CORS_ORIGINS: ' https://a.example.com,http://localhost:5173 ' }))).toEqual(['https://a.example.com', 'http://localhost:5173']);
+    expect(corsOrigins(validateEnvironment({ CORS_ORIGINS: ' https://a.example.com,http://localhost:5173 ' }))).toEqual([
+      'https://a.example.com',
+      'http://localhost:5173',
+    ]);
     expect(corsOrigins(validateEnvironment({}))).toEqual([]);
     expect(problemsOf({ CORS_ORIGINS: '*' })[0]).toMatch(/^CORS_ORIGINS: /);
     expect(problemsOf({ CORS_ORIGINS: 'https://a.example.com/path' })[0]).toMatch(/^CORS_ORIGINS: /);

@@ -7,10 +7,7 @@ export type AppConfig = EnvironmentVariables;
 
 export class ConfigurationError extends Error {
   constructor(readonly problems: string[]) {
-    super(
-      `Invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n` +
-        problems.map((p) => `  - ${p}`).join('\n'),
-    );
+    super(`Invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n` + problems.map((p) => `  - ${p}`).join('\n'));
     this.name = 'ConfigurationError';
   }
 }

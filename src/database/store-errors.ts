@@ -26,7 +26,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     return true; // ECONNREFUSED, ETIMEDOUT, ...: the socket, not the query
   }
   const message = error instanceof Error ? error.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|pool.*(ended|destroyed)/i.test(message);
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|pool.*(ended|destroyed)/i.test(
+    message,
+  );
 }
 
 /**

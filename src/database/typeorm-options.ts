@@ -2,7 +2,10 @@ import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations/index';
 
 /** `entities`: the application's (src/entities.ts) or, for a tool, the few it uses. */
-export function dataSourceOptions(url: string, { poolSize = 10, entities = [] }: { poolSize?: number; entities?: DataSourceOptions['entities'] } = {}): DataSourceOptions {
+export function dataSourceOptions(
+  url: string,
+  { poolSize = 10, entities = [] }: { poolSize?: number; entities?: DataSourceOptions['entities'] } = {},
+): DataSourceOptions {
   return {
     type: 'postgres',
     url,

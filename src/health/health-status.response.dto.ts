@@ -6,19 +6,19 @@ const CHECKS = {
 };
 
 const READY_EXAMPLE = {
-      database: { status: 'up' },
-      upstream: { status: 'up', circuit: 'closed' },
-      auditLog: { status: 'up', protected: true },
-      auditSealer: {
-        status: 'up',
-        state: 'running',
-        newestCheckpoint: { seq: 1234, sealedAt: '2026-11-23T12:00:00.000Z' },
-        oldestUnsealedAgeSeconds: 0.4,
-        maxLagSeconds: 300,
-        lagging: false,
-        checkedAt: '2026-11-23T12:00:00.500Z',
-      },
-    };
+  database: { status: 'up' },
+  upstream: { status: 'up', circuit: 'closed' },
+  auditLog: { status: 'up', protected: true },
+  auditSealer: {
+    status: 'up',
+    state: 'running',
+    newestCheckpoint: { seq: 1234, sealedAt: '2026-11-23T12:00:00.000Z' },
+    oldestUnsealedAgeSeconds: 0.4,
+    maxLagSeconds: 300,
+    lagging: false,
+    checkedAt: '2026-11-23T12:00:00.500Z',
+  },
+};
 
 /** What readiness reports inside the envelope's `data`: each check by name. */
 export class HealthStatusResponseDto {

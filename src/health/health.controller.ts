@@ -23,7 +23,10 @@ export class HealthController {
 
   @Get('live')
   @ApiEnvelopeResponse(200, LivenessResponseDto)
-  @ApiOperation({ summary: 'Liveness: the process answers', description: 'For the orchestrator’s liveness probe; no dependency is checked. Never rate limited.' })
+  @ApiOperation({
+    summary: 'Liveness: the process answers',
+    description: 'For the orchestrator’s liveness probe; no dependency is checked. Never rate limited.',
+  })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }

@@ -43,8 +43,10 @@ export class IdempotencyPurgeSchedule implements OnApplicationBootstrap, OnAppli
         ttlMs: config.getOrThrow('IDEMPOTENCY_TTL_HOURS', { infer: true }) * HOUR_MS,
         // Longer than the slowest provider call, by a margin.
         lockMs:
-          longestProviderCallMs({ UPSTREAM_TIMEOUT_MS: config.getOrThrow('UPSTREAM_TIMEOUT_MS', { infer: true }), UPSTREAM_RETRY_MAX: config.getOrThrow('UPSTREAM_RETRY_MAX', { infer: true }) }) +
-          CLAIM_MARGIN_MS,
+          longestProviderCallMs({
+            UPSTREAM_TIMEOUT_MS: config.getOrThrow('UPSTREAM_TIMEOUT_MS', { infer: true }),
+            UPSTREAM_RETRY_MAX: config.getOrThrow('UPSTREAM_RETRY_MAX', { infer: true }),
+          }) + CLAIM_MARGIN_MS,
       }),
     },
     IdempotencyService,

@@ -63,7 +63,11 @@ export class PrometheusMetrics extends Metrics {
       labelNames: ['state'],
       registers,
     });
-    this.newestCheckpointSeq = new Gauge({ name: 'audit_seal_newest_checkpoint_seq', help: 'The number of the newest audit checkpoint (0: none yet)', registers });
+    this.newestCheckpointSeq = new Gauge({
+      name: 'audit_seal_newest_checkpoint_seq',
+      help: 'The number of the newest audit checkpoint (0: none yet)',
+      registers,
+    });
     this.newestCheckpointTime = new Gauge({
       name: 'audit_seal_newest_checkpoint_timestamp_seconds',
       help: 'When the newest audit checkpoint was signed, in seconds since the epoch (0: none yet)',

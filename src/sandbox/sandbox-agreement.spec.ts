@@ -20,7 +20,6 @@ import { checkBankAccount, checkCustomer } from './sandbox-rules';
  */
 const NOW = new Date('2027-01-31T15:00:00Z');
 
-
 const pipe = createValidationPipe();
 
 /**
@@ -28,7 +27,12 @@ const pipe = createValidationPipe();
  * serialises it (controller, service, adapter), or undefined when validation refuses it. Anything
  * but a validation refusal (a validator that throws) fails the test.
  */
-async function wireBodyFor<T extends object>(dto: Type, body: Record<string, unknown>, fields: FieldMap<T>, payload: (value: T & { reference: string }) => Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+async function wireBodyFor<T extends object>(
+  dto: Type,
+  body: Record<string, unknown>,
+  fields: FieldMap<T>,
+  payload: (value: T & { reference: string }) => Record<string, unknown>,
+): Promise<Record<string, unknown> | undefined> {
   let validated: object;
   try {
     validated = (await pipe.transform(body, { type: 'body', metatype: dto })) as object;
@@ -43,7 +47,35 @@ async function wireBodyFor<T extends object>(dto: Type, body: Record<string, unk
 const bankAccountWire = (body: Record<string, unknown>) => wireBodyFor(OpenBankAccountRequestDto, body, BANK_ACCOUNT_FIELDS, bankAccountPayload);
 const customerWire = (body: Record<string, unknown>) => wireBodyFor(CreateCustomerRequestDto, body, CUSTOMER_FIELDS, customerPayload);
 
-const nasty = fc.constantFrom('', ' ', '  Ada  ', '\u200b', '\u200b\u200d', 'A\u0000', 'A\u0007b', 'Ada\n', 'A\u2028', 'A\u0085', '\ud800', '😀', 'de', 'DE', 'XX', 'ZZ', 'gb', '0000-01-01', '1899-12-31', '1900-01-01', '2027-01-31', '2027-02-01', '2099-02-29', '+4915123456789', 'a@b.c', '"a b"@x.com', 'a@b');
+const nasty = fc.constantFrom(
+  '',
+  ' ',
+  '  Ada  ',
+  '\u200b',
+  '\u200b\u200d',
+  'A\u0000',
+  'A\u0007b',
+  'Ada\n',
+  'A\u2028',
+  'A\u0085',
+  '\ud800',
+  '😀',
+  'de',
+  'DE',
+  'XX',
+  'ZZ',
+  'gb',
+  '0000-01-01',
+  '1899-12-31',
+  '1900-01-01',
+  '2027-01-31',
+  '2027-02-01',
+  '2099-02-29',
+  '+4915123456789',
+  'a@b.c',
+  '"a b"@x.com',
+  'a@b',
+);
 /** A value for any field: a valid one, a nasty one, arbitrary text of any Unicode, null, or none at all. */
 const anyValue = (valid: fc.Arbitrary<string>) =>
   fc.oneof(
@@ -55,7 +87,8 @@ const anyValue = (valid: fc.Arbitrary<string>) =>
   );
 /** No key the provider receives carries null: the gateway refuses it or leaves the field out. */
 const expectNoNull = (wire: Record<string, unknown>) => expect(Object.entries(wire).filter(([, value]) => value === null || value === undefined)).toEqual([]);
-const date = (min: string, max: string) => fc.date({ min: new Date(`${min}T00:00:00Z`), max: new Date(`${max}T00:00:00Z`), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+const date = (min: string, max: string) =>
+  fc.date({ min: new Date(`${min}T00:00:00Z`), max: new Date(`${max}T00:00:00Z`), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
 const name = fc.oneof(fc.constantFrom('Ada', 'Zoë', 'José-María', '王小明', 'Nguyễn Văn A'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 60 }));
 
 describe('Gateway and sandbox agree on field rules', () => {

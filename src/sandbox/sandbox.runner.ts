@@ -14,7 +14,10 @@ export interface RunningSandbox {
 /** The one start-up failure a developer meets: another sandbox (or a gateway in sandbox mode) runs. */
 export class SandboxPortTaken extends Error {
   constructor(host: string, port: number, cause: unknown) {
-    super(`The sandbox cannot listen on ${host}:${port}: the port is taken (is a gateway in sandbox mode or another sandbox running?). Set SANDBOX_PORT (0 for any free port).`, { cause });
+    super(
+      `The sandbox cannot listen on ${host}:${port}: the port is taken (is a gateway in sandbox mode or another sandbox running?). Set SANDBOX_PORT (0 for any free port).`,
+      { cause },
+    );
     this.name = 'SandboxPortTaken';
   }
 }
@@ -43,7 +46,14 @@ export async function startSandbox(options: {
   const keys = 'dir' in options.keys ? loadOrCreateSandboxKeys(options.keys.dir) : options.keys;
   const bearerToken = options.bearerToken ?? generateSandboxToken();
   const state = options.stateFile ? SandboxState.kept(options.stateFile) : SandboxState.inMemory();
-  const server = await createSandboxServer({ bearerToken, privateKey: keys.privateKey, publicKeyPem: keys.publicKeyPem, now: options.now, journalLimit: options.journalLimit, state });
+  const server = await createSandboxServer({
+    bearerToken,
+    privateKey: keys.privateKey,
+    publicKeyPem: keys.publicKeyPem,
+    now: options.now,
+    journalLimit: options.journalLimit,
+    state,
+  });
   const host = options.host ?? '127.0.0.1';
   try {
     await server.listen({ port: options.port, host });

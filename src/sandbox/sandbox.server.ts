@@ -81,7 +81,10 @@ export async function createSandboxServer(options: SandboxOptions): Promise<Fast
   const journalOf = new WeakMap<FastifyRequest, JournalEntry>();
   const answerLatencyOf = new WeakMap<FastifyRequest, number>();
 
-  const signatureOf = (reference: string) => createHash('sha256').update(options.publicKeyPem.trim() + reference, 'utf8').digest('hex');
+  const signatureOf = (reference: string) =>
+    createHash('sha256')
+      .update(options.publicKeyPem.trim() + reference, 'utf8')
+      .digest('hex');
 
   app.addHook('onRequest', async (request, reply) => {
     // The control routes are not journaled (decided on the matched route); the journal records the
@@ -199,7 +202,12 @@ export async function createSandboxServer(options: SandboxOptions): Promise<Fast
     const { id } = request.params;
     if (!/^[0-9a-f-]{36}$/i.test(id)) return reply.status(400).send(envelope(400, 'The customer id must be a UUID', 'Invalid customer id'));
     if (!state.customers.has(id)) return reply.status(404).send(envelope(404, 'No customer with this id', 'Customer not found'));
-    return { status: 200, message: 'OK', data: { customer_id: id, currency: 'EUR', available: '0.00', current: '0.00', as_of: now().toISOString() }, error: null };
+    return {
+      status: 200,
+      message: 'OK',
+      data: { customer_id: id, currency: 'EUR', available: '0.00', current: '0.00', as_of: now().toISOString() },
+      error: null,
+    };
   });
 
   const openAccount = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -216,7 +224,9 @@ export async function createSandboxServer(options: SandboxOptions): Promise<Fast
       currency: body.currency,
       reference,
       status: 'active',
-      ...(body.currency === 'EUR' ? { iban: newEuroIban() } : (({ sortCode, accountNumber }) => ({ sort_code: sortCode, account_number: accountNumber }))(newSterlingAccount())),
+      ...(body.currency === 'EUR'
+        ? { iban: newEuroIban() }
+        : (({ sortCode, accountNumber }) => ({ sort_code: sortCode, account_number: accountNumber }))(newSterlingAccount())),
     };
     state.addAccount(account);
     return reply.status(201).send(created(account));

@@ -5,10 +5,7 @@ import { JwePayloadCipher, PlainPayloadCipher } from './payload-cipher';
 function decryptWithNodeCrypto(jwe: string, privateKey: KeyObject): { header: Record<string, unknown>; payload: unknown } {
   const [protectedHeader, encryptedKey, iv, ciphertext, tag] = jwe.split('.');
   const header = JSON.parse(Buffer.from(protectedHeader, 'base64url').toString('utf8')) as Record<string, unknown>;
-  const cek = privateDecrypt(
-    { key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
-    Buffer.from(encryptedKey, 'base64url'),
-  );
+  const cek = privateDecrypt({ key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(encryptedKey, 'base64url'));
   const decipher = createDecipheriv('aes-256-gcm', cek, Buffer.from(iv, 'base64url'));
   decipher.setAAD(Buffer.from(protectedHeader, 'ascii'));
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
@@ -19,7 +16,9 @@ function decryptWithNodeCrypto(jwe: string, privateKey: KeyObject): { header: Re
 /** RFC 7638: SHA-256 of {"e","kty","n"} in that order, without whitespace. */
 function thumbprint(publicKey: KeyObject): string {
   const jwk = publicKey.export({ format: 'jwk' });
-  return createHash('sha256').update(JSON.stringify({ e: jwk.e, kty: jwk.kty, n: jwk.n })).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify({ e: jwk.e, kty: jwk.kty, n: jwk.n }))
+    .digest('base64url');
 }
 
 describe('JwePayloadCipher', () => {

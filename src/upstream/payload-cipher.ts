@@ -19,9 +19,7 @@ export class JwePayloadCipher extends PayloadCipher {
   constructor(publicKey: KeyObject) {
     super();
     const jwk = publicKey.export({ format: 'jwk' }) as JWK;
-    this.prepared = Promise.all([importJWK(jwk, JWE_ALGORITHM), calculateJwkThumbprint(jwk, 'sha256')]).then(
-      ([key, kid]) => ({ key, kid }),
-    );
+    this.prepared = Promise.all([importJWK(jwk, JWE_ALGORITHM), calculateJwkThumbprint(jwk, 'sha256')]).then(([key, kid]) => ({ key, kid }));
     this.prepared.catch(() => undefined); // surfaced on first use
   }
 

@@ -25,9 +25,16 @@ function documentedRows(): { provider: string; partner: string; code: string; ou
   const text = readFileSync(join(process.cwd(), 'docs', 'decisions.md'), 'utf8');
   const start = text.indexOf('| Provider | Partner | Code | Outcome |');
   const lines = text.slice(start).split('\n').slice(2);
-  const rows = lines.slice(0, lines.findIndex((line) => !line.trim().startsWith('|')));
+  const rows = lines.slice(
+    0,
+    lines.findIndex((line) => !line.trim().startsWith('|')),
+  );
   return rows.map((line) => {
-    const [provider, partner, code, outcome] = line.trim().slice(1, -1).split('|').map((cell) => cell.trim());
+    const [provider, partner, code, outcome] = line
+      .trim()
+      .slice(1, -1)
+      .split('|')
+      .map((cell) => cell.trim());
     return { provider, partner, code: /`([A-Z_.]+)`/.exec(code)?.[1] ?? code, outcome };
   });
 }
@@ -39,7 +46,12 @@ describe('Provider answers (src/upstream/provider-answers.ts and docs/decisions.
       const post = built[name]('POST');
       const { status } = problemOf(get);
       const outcome = get.outcome === post.outcome ? get.outcome : `${post.outcome} (POST) / ${get.outcome} (GET)`;
-      return { provider: PROVIDER_ANSWERS[name].provider, partner: get.retryAfterSeconds === undefined ? String(status) : `${status} + Retry-After`, code: get.code, outcome };
+      return {
+        provider: PROVIDER_ANSWERS[name].provider,
+        partner: get.retryAfterSeconds === undefined ? String(status) : `${status} + Retry-After`,
+        code: get.code,
+        outcome,
+      };
     });
 
     expect(documentedRows()).toEqual(fromCode);

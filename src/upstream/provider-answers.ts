@@ -19,7 +19,7 @@ export const PROVIDER_ANSWERS = {
   badResponse: {
     provider: '2xx, body not JSON',
     code: 'UPSTREAM.BAD_RESPONSE',
-   
+
     message: 'The provider answered with something that is not JSON',
     outcome: 'failed',
     whenPost: 'unknown',
@@ -27,14 +27,19 @@ export const PROVIDER_ANSWERS = {
   incompleteResponse: {
     provider: '2xx, data missing',
     code: 'UPSTREAM.BAD_RESPONSE',
-   
+
     message: 'The provider’s answer is missing data the gateway needs',
     outcome: 'failed',
     whenPost: 'unknown',
   },
   credentialsRefused: { provider: '401, 403', code: 'UPSTREAM.CREDENTIALS_REFUSED', message: 'The provider refused the request', outcome: 'rejected' },
   notFound: { provider: '404', code: 'UPSTREAM.NOT_FOUND', message: 'The provider has no such resource', outcome: 'rejected' },
-  conflict: { provider: '409', code: REFERENCE_ALREADY_SEEN, message: 'The provider refused the request: it has already seen this reference', outcome: 'rejected' },
+  conflict: {
+    provider: '409',
+    code: REFERENCE_ALREADY_SEEN,
+    message: 'The provider refused the request: it has already seen this reference',
+    outcome: 'rejected',
+  },
   rateLimited: { provider: '429', code: 'UPSTREAM.RATE_LIMITED', message: 'The provider is limiting requests; try again later', outcome: 'failed' },
   rejected: { provider: 'other 4xx', code: 'UPSTREAM.REJECTED', message: 'The provider refused the request', outcome: 'rejected' },
   serverError: { provider: '5xx', code: 'UPSTREAM.SERVER_ERROR', message: 'The provider failed to handle the request', outcome: 'failed', whenPost: 'unknown' },
@@ -43,7 +48,7 @@ export const PROVIDER_ANSWERS = {
   connectionLost: {
     provider: 'connection lost',
     code: 'UPSTREAM.CONNECTION_LOST',
-   
+
     message: 'The connection to the provider was lost',
     outcome: 'failed',
     whenPost: 'unknown',
@@ -57,7 +62,12 @@ type Method = 'GET' | 'POST';
 const RETRY_WITH_SAME_REFERENCE = 'The request may or may not have been processed; retry with the same reference to find out.';
 
 /** `method` matters only for the rows whose outcome depends on it (`whenPost`). */
-function errorFor(name: ProviderAnswerName, upstream: UpstreamFacts, extra: { details?: string; retryAfterSeconds?: number } = {}, method?: Method): UpstreamError {
+function errorFor(
+  name: ProviderAnswerName,
+  upstream: UpstreamFacts,
+  extra: { details?: string; retryAfterSeconds?: number } = {},
+  method?: Method,
+): UpstreamError {
   const answer: ProviderAnswer = PROVIDER_ANSWERS[name];
   const outcome = method === 'POST' && answer.whenPost ? answer.whenPost : answer.outcome;
   return new UpstreamError({ code: answer.code, message: answer.message, outcome, upstream, ...extra });
@@ -75,12 +85,15 @@ export const providerErrors = {
   notFound: (upstream: UpstreamFacts) => errorFor('notFound', upstream),
   conflict: (upstream: UpstreamFacts) => errorFor('conflict', upstream),
   rateLimited: (upstream: UpstreamFacts, retryAfterSeconds: number) => errorFor('rateLimited', upstream, { retryAfterSeconds }),
-  rejected: (upstream: UpstreamFacts) => errorFor('rejected', upstream, { details: `The provider answered ${upstream.status}. Quote the error id to support.` }),
-  serverError: (method: Method, upstream: UpstreamFacts) => errorFor('serverError', upstream, { details: `The provider answered ${upstream.status}. Quote the error id to support.` }, method),
+  rejected: (upstream: UpstreamFacts) =>
+    errorFor('rejected', upstream, { details: `The provider answered ${upstream.status}. Quote the error id to support.` }),
+  serverError: (method: Method, upstream: UpstreamFacts) =>
+    errorFor('serverError', upstream, { details: `The provider answered ${upstream.status}. Quote the error id to support.` }, method),
   timeout: (method: Method, upstream: UpstreamFacts, timeoutMs: number) =>
     errorFor('timeout', upstream, { details: method === 'POST' ? RETRY_WITH_SAME_REFERENCE : `No answer within ${timeoutMs} ms.` }, method),
   unreachable: (upstream: UpstreamFacts) => errorFor('unreachable', upstream),
-  connectionLost: (method: Method, upstream: UpstreamFacts) => errorFor('connectionLost', upstream, { details: method === 'POST' ? RETRY_WITH_SAME_REFERENCE : undefined }, method),
+  connectionLost: (method: Method, upstream: UpstreamFacts) =>
+    errorFor('connectionLost', upstream, { details: method === 'POST' ? RETRY_WITH_SAME_REFERENCE : undefined }, method),
   circuitOpen: (upstream: UpstreamFacts, retryAfterSeconds: number) =>
     errorFor('circuitOpen', upstream, { details: 'Recent calls to the provider failed, so the gateway is not calling it for a moment.', retryAfterSeconds }),
 };

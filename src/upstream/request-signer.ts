@@ -12,6 +12,8 @@ export class RequestSigner {
   }
 
   sign(reference: string): string {
-    return createHash('sha256').update(this.key + reference, 'utf8').digest('hex');
+    return createHash('sha256')
+      .update(this.key + reference, 'utf8')
+      .digest('hex');
   }
 }

@@ -35,7 +35,9 @@ export class UpstreamResilience {
   constructor(settings: ResilienceSettings) {
     // The provider failing (not answering, or answering 5xx) opens the circuit; a 4xx is an answer.
     this.breaker = circuitBreaker(
-      handleWhen((e) => e instanceof NotSent || e instanceof ConnectionLost || e instanceof TaskCancelledError).orWhenResult((r) => (r as RawResponse).status >= 500),
+      handleWhen((e) => e instanceof NotSent || e instanceof ConnectionLost || e instanceof TaskCancelledError).orWhenResult(
+        (r) => (r as RawResponse).status >= 500,
+      ),
       { halfOpenAfter: settings.breakerHalfOpenMs, breaker: new ConsecutiveBreaker(settings.breakerThreshold) },
     );
     // An attempt reads the whole answer before it returns, so nothing is left to cancel then; not

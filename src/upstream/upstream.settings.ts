@@ -43,10 +43,7 @@ export function liveUpstreamSettings(config: AppConfig): UpstreamSettings {
 }
 
 /** Sandbox mode: the same adapter, pointed at a sandbox with the sandbox's key and token. */
-export function sandboxUpstreamSettings(
-  config: AppConfig,
-  sandbox: { baseUrl: string; bearerToken: string; publicKeyPem: string },
-): UpstreamSettings {
+export function sandboxUpstreamSettings(config: AppConfig, sandbox: { baseUrl: string; bearerToken: string; publicKeyPem: string }): UpstreamSettings {
   return {
     ...tuning(config),
     authScheme: 'Bearer',

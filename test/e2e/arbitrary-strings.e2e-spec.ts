@@ -13,7 +13,10 @@ import { createCustomer } from '../support/http';
  * provider refused something the gateway let through.
  */
 interface OpenApi {
-  paths: Record<string, Record<string, { parameters?: { in: string; name: string }[]; requestBody?: { content: Record<string, { schema: { $ref: string } }> } }>>;
+  paths: Record<
+    string,
+    Record<string, { parameters?: { in: string; name: string }[]; requestBody?: { content: Record<string, { schema: { $ref: string } }> } }>
+  >;
   components: { schemas: Record<string, { properties: Record<string, unknown> }> };
 }
 const openapi = JSON.parse(readFileSync(join(process.cwd(), 'openapi.json'), 'utf8')) as OpenApi;
@@ -31,7 +34,11 @@ const anyText = fc.string({ unit, maxLength: 40 });
 /** Stands for the field's accepted value, put in at send time (each run has a fresh reference). */
 const VALID = '\u27e8valid\u27e9';
 /** Arbitrary text alone, or around the accepted value (so that later rules are reached too). */
-const aroundValid = fc.oneof(anyText, anyText.map((text) => `${VALID}${text}`), anyText.map((text) => `${text}${VALID}`));
+const aroundValid = fc.oneof(
+  anyText,
+  anyText.map((text) => `${VALID}${text}`),
+  anyText.map((text) => `${text}${VALID}`),
+);
 /** One to three of `fields`, each with arbitrary text. */
 const changesOf = (fields: string[]) =>
   fc
@@ -60,7 +67,11 @@ const ACCEPTED_QUERY: Record<string, string> = {
 };
 const queryValueOf = (name: string) => {
   const accepted = Buffer.from(ACCEPTED_QUERY[name] ?? '', 'utf8');
-  return fc.oneof(anyBytes, fc.constant(accepted), anyBytes.map((bytes) => Buffer.concat([accepted, bytes])));
+  return fc.oneof(
+    anyBytes,
+    fc.constant(accepted),
+    anyBytes.map((bytes) => Buffer.concat([accepted, bytes])),
+  );
 };
 const percentEncoded = (bytes: Buffer) => [...bytes].map((byte) => `%${byte.toString(16).padStart(2, '0').toUpperCase()}`).join('');
 
@@ -103,7 +114,9 @@ describe('arbitrary strings in every field of every body, query and path', () =>
     'GET /api/v1/customers/{customer_id}/balance': { token: () => partner },
   };
 
-  const operations = Object.entries(openapi.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, method, path, op })));
+  const operations = Object.entries(openapi.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, method, path, op })),
+  );
 
   beforeAll(async () => {
     t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PER_IP_PER_MINUTE: '1000000' });
@@ -146,7 +159,9 @@ describe('arbitrary strings in every field of every body, query and path', () =>
       const names = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
       await fc.assert(
         fc.asyncProperty(
-          fc.uniqueArray(fc.constantFrom(...names), { minLength: 1, maxLength: 3 }).chain((chosen) => fc.tuple(...chosen.map((name) => queryValueOf(name).map((value) => `${name}=${percentEncoded(value)}`)))),
+          fc
+            .uniqueArray(fc.constantFrom(...names), { minLength: 1, maxLength: 3 })
+            .chain((chosen) => fc.tuple(...chosen.map((name) => queryValueOf(name).map((value) => `${name}=${percentEncoded(value)}`)))),
           async (pairs) => {
             await send(key, 'GET', `${path}?${pairs.join('&')}`, token());
           },

@@ -38,7 +38,11 @@ describe('sealed audit log', () => {
   async function verify(args: string[] = [], env: Record<string, string> = {}, url = t.database.url): Promise<Verdict> {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runAuditVerify(args, { DATABASE_URL: url, AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY, LOG_LEVEL: 'warn', ...env }, { out: (line) => out.push(line), err: (line) => err.push(line) });
+    const code = await runAuditVerify(
+      args,
+      { DATABASE_URL: url, AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY, LOG_LEVEL: 'warn', ...env },
+      { out: (line) => out.push(line), err: (line) => err.push(line) },
+    );
     const lines = out.map((line) => JSON.parse(line) as Record<string, unknown>);
     return {
       code,
@@ -82,7 +86,9 @@ describe('sealed audit log', () => {
 
   async function serve(count: number): Promise<void> {
     await Promise.all(
-      Array.from({ length: count }, () => fetch(`${t.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${admin}` } }).then((response) => response.arrayBuffer())),
+      Array.from({ length: count }, () =>
+        fetch(`${t.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${admin}` } }).then((response) => response.arrayBuffer()),
+      ),
     );
   }
 
@@ -132,7 +138,9 @@ describe('sealed audit log', () => {
       await allSealed();
       const verdict = await verify();
 
-      const [{ events, newest }]: { events: number; newest: string }[] = await t.asOwner('SELECT (SELECT count(*)::int FROM audit_events) AS events, (SELECT max(seq)::text FROM audit_checkpoints) AS newest');
+      const [{ events, newest }]: { events: number; newest: string }[] = await t.asOwner(
+        'SELECT (SELECT count(*)::int FROM audit_events) AS events, (SELECT max(seq)::text FROM audit_checkpoints) AS newest',
+      );
       expect(verdict.findings).toEqual([]);
       expect(verdict.code).toBe(0);
       expect(verdict.summary).toMatchObject({ status: 'intact', events, findings: 0, newest_checkpoint: { seq: Number(newest) }, unsealed: { events: 0 } });
@@ -143,7 +151,9 @@ describe('sealed audit log', () => {
       await serve(3);
       await allSealed();
 
-      const logged = t.logs.lines.filter((line) => line.audit_checkpoint).map((line) => line.audit_checkpoint as { seq: number; statement: string; key_id: string; ed25519_signature: string });
+      const logged = t.logs.lines
+        .filter((line) => line.audit_checkpoint)
+        .map((line) => line.audit_checkpoint as { seq: number; statement: string; key_id: string; ed25519_signature: string });
       const publicKey = createPublicKey(TEST_AUDIT_SIGNING_KEY);
       expect(logged.length).toBeGreaterThan(0);
       for (const checkpoint of logged) {
@@ -185,7 +195,9 @@ describe('sealed audit log', () => {
         const secondAdmin = await second.createClient('admin', { name: 'second-desk' });
         await Promise.all([
           serve(40),
-          ...Array.from({ length: 40 }, () => fetch(`${second.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${secondAdmin}` } }).then((response) => response.arrayBuffer())),
+          ...Array.from({ length: 40 }, () =>
+            fetch(`${second.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${secondAdmin}` } }).then((response) => response.arrayBuffer()),
+          ),
         ]);
         await allSealed();
       } finally {
@@ -207,7 +219,9 @@ describe('sealed audit log', () => {
     });
 
     it('when a column is added to audit_events, then the seal must cover it: the sealed columns are the table’s, but for its place in seal order', async () => {
-      const columns: { column_name: string }[] = await t.asOwner(`SELECT column_name FROM information_schema.columns WHERE table_name = 'audit_events' ORDER BY column_name`);
+      const columns: { column_name: string }[] = await t.asOwner(
+        `SELECT column_name FROM information_schema.columns WHERE table_name = 'audit_events' ORDER BY column_name`,
+      );
 
       expect([...SEALED_COLUMNS, 'tx'].sort()).toEqual(columns.map((column) => column.column_name).sort());
     });
@@ -262,10 +276,14 @@ describe('sealed audit log', () => {
     ])('when it runs %s on the checkpoints, then the database refuses it', async (_, sql) => {
       await serve(1);
       await allSealed();
-      const [before]: { c: string }[] = await t.asOwner(`SELECT (SELECT string_agg(statement, '|' ORDER BY seq) FROM audit_checkpoints) || (SELECT count(*) FROM audit_manifests)::text AS c`);
+      const [before]: { c: string }[] = await t.asOwner(
+        `SELECT (SELECT string_agg(statement, '|' ORDER BY seq) FROM audit_checkpoints) || (SELECT count(*) FROM audit_manifests)::text AS c`,
+      );
 
       await expect(t.dataSource.query(sql)).rejects.toThrow(/permission denied|must be owner/);
-      const [after]: { c: string }[] = await t.asOwner(`SELECT (SELECT string_agg(statement, '|' ORDER BY seq) FROM audit_checkpoints) || (SELECT count(*) FROM audit_manifests)::text AS c`);
+      const [after]: { c: string }[] = await t.asOwner(
+        `SELECT (SELECT string_agg(statement, '|' ORDER BY seq) FROM audit_checkpoints) || (SELECT count(*) FROM audit_manifests)::text AS c`,
+      );
       expect(after.c).toBe(before.c);
     });
 
@@ -278,7 +296,9 @@ describe('sealed audit log', () => {
     it('when an event is altered, then verify names it and exits non-zero; restored, the log verifies again', async () => {
       await serve(5);
       await allSealed();
-      const [victim]: { id: string; http_status: number }[] = await t.asOwner(`SELECT id, http_status FROM audit_events WHERE operation = 'client.read' ORDER BY occurred_at DESC LIMIT 1`);
+      const [victim]: { id: string; http_status: number }[] = await t.asOwner(
+        `SELECT id, http_status FROM audit_events WHERE operation = 'client.read' ORDER BY occurred_at DESC LIMIT 1`,
+      );
 
       await tamper('UPDATE audit_events SET http_status = 500 WHERE id = $1', [victim.id]);
       const tampered = await verify();
@@ -287,7 +307,9 @@ describe('sealed audit log', () => {
 
       expect(tampered.code).toBe(1);
       expect(tampered.summary.status).toBe('tampered');
-      expect(tampered.findings).toEqual([expect.objectContaining({ kind: 'altered', event_id: victim.id, checkpoint: expect.any(Number), position: expect.any(Number) })]);
+      expect(tampered.findings).toEqual([
+        expect.objectContaining({ kind: 'altered', event_id: victim.id, checkpoint: expect.any(Number), position: expect.any(Number) }),
+      ]);
       expect(restored.findings).toEqual([]);
       expect(restored.code).toBe(0);
     });
@@ -295,7 +317,9 @@ describe('sealed audit log', () => {
     it('when an event is deleted, then verify names it and where it was sealed; put back, the log verifies again', async () => {
       await serve(3);
       await allSealed();
-      const [row]: { id: string; record: Record<string, unknown> }[] = await t.asOwner(`SELECT id, row_to_json(e) AS record FROM audit_events e ORDER BY occurred_at DESC LIMIT 1`);
+      const [row]: { id: string; record: Record<string, unknown> }[] = await t.asOwner(
+        `SELECT id, row_to_json(e) AS record FROM audit_events e ORDER BY occurred_at DESC LIMIT 1`,
+      );
 
       await tamper('DELETE FROM audit_events WHERE id = $1', [row.id]);
       const tampered = await verify();
@@ -303,7 +327,9 @@ describe('sealed audit log', () => {
       const restored = await verify();
 
       expect(tampered.code).toBe(1);
-      expect(tampered.findings).toEqual([expect.objectContaining({ kind: 'deleted', event_id: row.id, checkpoint: expect.any(Number), position: expect.any(Number) })]);
+      expect(tampered.findings).toEqual([
+        expect.objectContaining({ kind: 'deleted', event_id: row.id, checkpoint: expect.any(Number), position: expect.any(Number) }),
+      ]);
       expect(restored.findings).toEqual([]);
       expect(restored.code).toBe(0);
     });
@@ -312,7 +338,10 @@ describe('sealed audit log', () => {
       const sealed = await eventsInOneCheckpoint(3);
       const forged = randomUUID();
 
-      await tamper(`INSERT INTO audit_events (id, request_id, operation, phase, tx) VALUES ($1, 'forged', 'balance.read', 'succeeded', $2)`, [forged, sealed[1].tx]);
+      await tamper(`INSERT INTO audit_events (id, request_id, operation, phase, tx) VALUES ($1, 'forged', 'balance.read', 'succeeded', $2)`, [
+        forged,
+        sealed[1].tx,
+      ]);
       const tampered = await verify();
       await tamper('DELETE FROM audit_events WHERE id = $1', [forged]);
       const restored = await verify();
@@ -439,8 +468,12 @@ describe('sealed audit log', () => {
       await allSealed();
       const requestId = randomUUID();
 
-      const response = await fetch(`${t.baseUrl}/api/v1/audit-checkpoints?limit=3`, { headers: { authorization: `Bearer ${admin}`, 'x-request-id': requestId } });
-      const body = (await response.json()) as { data: { checkpoints: { seq: number; kind: string; statement: string; signature: string; head: string; prev_head: string }[] } };
+      const response = await fetch(`${t.baseUrl}/api/v1/audit-checkpoints?limit=3`, {
+        headers: { authorization: `Bearer ${admin}`, 'x-request-id': requestId },
+      });
+      const body = (await response.json()) as {
+        data: { checkpoints: { seq: number; kind: string; statement: string; signature: string; head: string; prev_head: string }[] };
+      };
 
       expect(response.status).toBe(200);
       const seqs = body.data.checkpoints.map((checkpoint) => checkpoint.seq);
@@ -448,17 +481,19 @@ describe('sealed audit log', () => {
       expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
       expect(body.data.checkpoints[0].prev_head).toBe(body.data.checkpoints[1].head);
       const publicKey = createPublicKey(TEST_AUDIT_SIGNING_KEY);
-      expect(verifySignature(null, Buffer.from(body.data.checkpoints[0].statement), publicKey, Buffer.from(body.data.checkpoints[0].signature, 'base64'))).toBe(true);
+      expect(verifySignature(null, Buffer.from(body.data.checkpoints[0].statement), publicKey, Buffer.from(body.data.checkpoints[0].signature, 'base64'))).toBe(
+        true,
+      );
       const events: { operation: string; route: string }[] = await waitFor(async () => {
-        const rows: { operation: string; route: string }[] = await t.dataSource.query(`SELECT operation, route FROM audit_events WHERE request_id = $1`, [requestId]);
+        const rows: { operation: string; route: string }[] = await t.dataSource.query(`SELECT operation, route FROM audit_events WHERE request_id = $1`, [
+          requestId,
+        ]);
         return rows.length > 0 ? rows : undefined;
       });
       expect(events).toEqual([{ operation: 'audit.query', route: '/api/v1/audit-checkpoints' }]);
     });
 
-    it.each([
-      ['a partner', 'partner'],
-    ] as const)('when %s asks, then 403', async (_, role) => {
+    it.each([['a partner', 'partner']] as const)('when %s asks, then 403', async (_, role) => {
       const token = await t.createClient(role);
 
       const response = await fetch(`${t.baseUrl}/api/v1/audit-checkpoints`, { headers: { authorization: `Bearer ${token}` } });
@@ -510,7 +545,10 @@ describe('a forged newest checkpoint', () => {
     const t = await startTestApp();
     try {
       await fetch(`${t.baseUrl}/api/v1/me`);
-      await waitFor(async () => (await t.asOwner<{ n: number }>('SELECT count(*)::int AS n FROM audit_checkpoints'))[0].n > 0, { timeoutMs: 5000, what: 'a first checkpoint' });
+      await waitFor(async () => (await t.asOwner<{ n: number }>('SELECT count(*)::int AS n FROM audit_checkpoints'))[0].n > 0, {
+        timeoutMs: 5000,
+        what: 'a first checkpoint',
+      });
       const [newest]: { seq: string; statement: string; end_tx: string; end_id: string }[] = await t.asOwner(
         'SELECT c.seq::text AS seq, c.statement, c.end_tx::text AS end_tx, c.end_id::text AS end_id FROM audit_checkpoints c ORDER BY c.seq DESC LIMIT 1',
       );
@@ -526,12 +564,19 @@ describe('a forged newest checkpoint', () => {
       await fetch(`${t.baseUrl}/api/v1/me`);
       await waitFor(() => t.logs.text.includes('is not signed by a trusted key'), { timeoutMs: 5000, what: 'the sealer to stop' });
       const out: string[] = [];
-      const code = await runAuditVerify([], { DATABASE_URL: t.database.url, AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY, LOG_LEVEL: 'warn' }, { out: (line) => out.push(line), err: (line) => out.push(line) });
+      const code = await runAuditVerify(
+        [],
+        { DATABASE_URL: t.database.url, AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY, LOG_LEVEL: 'warn' },
+        { out: (line) => out.push(line), err: (line) => out.push(line) },
+      );
 
       expect(code).toBe(1);
-      expect(out.map((line) => JSON.parse(line) as { finding?: { kind: string; checkpoint: number } }).filter((line) => line.finding).map((line) => line.finding)).toEqual([
-        expect.objectContaining({ kind: 'checkpoint_unknown_key', checkpoint: Number(newest.seq) + 1 }),
-      ]);
+      expect(
+        out
+          .map((line) => JSON.parse(line) as { finding?: { kind: string; checkpoint: number } })
+          .filter((line) => line.finding)
+          .map((line) => line.finding),
+      ).toEqual([expect.objectContaining({ kind: 'checkpoint_unknown_key', checkpoint: Number(newest.seq) + 1 })]);
       const [{ n }]: { n: number }[] = await t.asOwner('SELECT count(*)::int AS n FROM audit_checkpoints WHERE seq > $1', [Number(newest.seq) + 1]);
       expect(n).toBe(0);
     } finally {
@@ -550,7 +595,10 @@ describe('retention purge of the sealed log', () => {
       const client = new Client({ connectionString: database.url });
       await client.connect();
       const id = randomUUID();
-      await client.query(`INSERT INTO audit_events (id, occurred_at, request_id, operation, phase) VALUES ($1, now() - make_interval(days => $2), 'purge-test', 'balance.read', 'succeeded')`, [id, daysAgo]);
+      await client.query(
+        `INSERT INTO audit_events (id, occurred_at, request_id, operation, phase) VALUES ($1, now() - make_interval(days => $2), 'purge-test', 'balance.read', 'succeeded')`,
+        [id, daysAgo],
+      );
       await client.end();
       return id;
     };
@@ -592,7 +640,8 @@ describe('the sealer as operators see it: readiness, /metrics, and events that w
   let t: TestApp;
   let admin: string;
 
-  const ready = async () => ((await (await fetch(`${t.baseUrl}/health/ready`)).json()) as { data: { details: { auditSealer: Record<string, unknown> } } }).data.details.auditSealer;
+  const ready = async () =>
+    ((await (await fetch(`${t.baseUrl}/health/ready`)).json()) as { data: { details: { auditSealer: Record<string, unknown> } } }).data.details.auditSealer;
   const metrics = async () => (await fetch(`${t.baseUrl}/metrics`, { headers: { authorization: `Bearer ${admin}` } })).text();
   const gauge = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
 
@@ -611,7 +660,13 @@ describe('the sealer as operators see it: readiness, /metrics, and events that w
     const sealer = await ready();
     const text = await metrics();
 
-    expect(sealer).toMatchObject({ status: 'up', state: 'running', newestCheckpoint: { seq: expect.any(Number), sealedAt: expect.any(String) }, maxLagSeconds: 5, lagging: false });
+    expect(sealer).toMatchObject({
+      status: 'up',
+      state: 'running',
+      newestCheckpoint: { seq: expect.any(Number), sealedAt: expect.any(String) },
+      maxLagSeconds: 5,
+      lagging: false,
+    });
     expect(sealer.oldestUnsealedAgeSeconds).toBeLessThan(5);
     expect(gauge(text, 'audit_sealer_state{state="running"}')).toBe(1);
     expect(gauge(text, 'audit_sealer_state{state="stopped"}')).toBe(0);
@@ -629,17 +684,27 @@ describe('the sealer as operators see it: readiness, /metrics, and events that w
       await client.query('SET LOCAL session_replication_role = replica');
       await client.query('DELETE FROM audit_manifests; DELETE FROM audit_checkpoints');
       await client.query('COMMIT');
-      await client.query(`INSERT INTO audit_events (id, occurred_at, request_id, operation, phase) VALUES ($1, now() - interval '1 hour', 'late', 'balance.read', 'succeeded')`, [randomUUID()]);
+      await client.query(
+        `INSERT INTO audit_events (id, occurred_at, request_id, operation, phase) VALUES ($1, now() - interval '1 hour', 'late', 'balance.read', 'succeeded')`,
+        [randomUUID()],
+      );
     } finally {
       await client.end();
     }
     // Lagging once the first event waiting in seal order has waited past the 5 s bound.
-    await waitFor(async () => (await ready()).state === 'stopped' && (await ready()).lagging === true, { timeoutMs: 15_000, what: 'the sealer to stop and lag' });
+    await waitFor(async () => (await ready()).state === 'stopped' && (await ready()).lagging === true, {
+      timeoutMs: 15_000,
+      what: 'the sealer to stop and lag',
+    });
 
     const sealer = await ready();
     const text = await metrics();
     const out: string[] = [];
-    const code = await runAuditVerify([], { DATABASE_URL: t.database.url, AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY, AUDIT_SEAL_MAX_LAG_SECONDS: '5', LOG_LEVEL: 'warn' }, { out: (line) => out.push(line), err: (line) => out.push(line) });
+    const code = await runAuditVerify(
+      [],
+      { DATABASE_URL: t.database.url, AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY, AUDIT_SEAL_MAX_LAG_SECONDS: '5', LOG_LEVEL: 'warn' },
+      { out: (line) => out.push(line), err: (line) => out.push(line) },
+    );
     const lines = out.map((line) => JSON.parse(line) as { finding?: { kind: string }; status?: string; unsealed?: { events: number } });
 
     expect(sealer).toMatchObject({ status: 'up', state: 'stopped', reason: expect.stringMatching(/checkpoints were removed or replaced/), lagging: true });

@@ -59,7 +59,14 @@ describe('audit log', () => {
       expect(status).toBe(401);
       const events = await auditEventsOf(t.dataSource, requestId);
       expect(events).toHaveLength(1);
-      expect(events[0]).toMatchObject({ operation: 'auth.rejected', phase: 'rejected', http_status: 401, error_id: body.error!.id, source_ip: '127.0.0.1', client_id: null });
+      expect(events[0]).toMatchObject({
+        operation: 'auth.rejected',
+        phase: 'rejected',
+        http_status: 401,
+        error_id: body.error!.id,
+        source_ip: '127.0.0.1',
+        client_id: null,
+      });
       if (token) expect(await wholeAuditLog(t.dataSource)).not.toContain(token);
     });
 
@@ -86,7 +93,13 @@ describe('audit log', () => {
       expect(status).toBe(400);
       const events = await auditEventsOf(t.dataSource, requestId);
       expect(events).toHaveLength(1);
-      expect(events[0]).toMatchObject({ operation: 'audit.query', phase: 'rejected', http_status: 400, error_id: body.error!.id, error_code: 'REQUEST.VALIDATION_FAILED' });
+      expect(events[0]).toMatchObject({
+        operation: 'audit.query',
+        phase: 'rejected',
+        http_status: 400,
+        error_id: body.error!.id,
+        error_code: 'REQUEST.VALIDATION_FAILED',
+      });
     });
 
     it('when the route does not exist, then one route.unknown event', async () => {
@@ -118,7 +131,10 @@ describe('audit log', () => {
       ['ALTER TABLE … RENAME', 'ALTER TABLE audit_events RENAME TO audit_events_old'],
       ['DROP TABLE', 'DROP TABLE audit_events'],
       ['SET session_replication_role = replica (triggers off)', 'SET session_replication_role = replica'],
-      ['ALTER FUNCTION on the append-only trigger', 'CREATE OR REPLACE FUNCTION audit_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN OLD; END $$'],
+      [
+        'ALTER FUNCTION on the append-only trigger',
+        'CREATE OR REPLACE FUNCTION audit_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN OLD; END $$',
+      ],
     ])('when the service’s own role runs %s, then the database refuses it and the log is unchanged', async (_, sql) => {
       await call('/api/v1/me', partner);
       const before = await wholeAuditLog(t.dataSource);

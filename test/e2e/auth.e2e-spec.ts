@@ -116,7 +116,9 @@ describe('client authentication on /api/v1', () => {
     await revokeSilently('remembered');
     const fromMemory = await status(remembered);
 
-    await t.dataSource.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'partner-gateway:listen' AND datname = current_database()`);
+    await t.dataSource.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'partner-gateway:listen' AND datname = current_database()`,
+    );
     await waitFor(() => !notifications.live, { timeoutMs: 5000, what: 'the instance to notice the channel is down' });
     const forgotten = await status(remembered);
     const unremembered = await t.createClient('partner', { name: 'while-down' });
@@ -198,8 +200,7 @@ describe('X-Request-Id', () => {
     await call(t, '/api/v1/me', { 'x-request-id': 'req-for-the-log' });
 
     expect(response.headers.get('x-request-id')).toBe('app-7f3c.42:retry-1');
-    const completed = () =>
-      t.logs.lines.filter((line) => (line.req as { id?: string } | undefined)?.id === 'req-for-the-log' && line.res);
+    const completed = () => t.logs.lines.filter((line) => (line.req as { id?: string } | undefined)?.id === 'req-for-the-log' && line.res);
     await waitFor(() => completed().length > 0);
     expect(completed()).toHaveLength(1);
   });

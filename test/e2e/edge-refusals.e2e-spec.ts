@@ -45,50 +45,113 @@ describe('The edge: refusals by Node and the router are envelopes', () => {
     expect(answer.body.error?.id).toMatch(UUID);
     expect(answer.body.error?.code).toBe('REQUEST.URI_TOO_LONG');
     expect(JSON.stringify(answer.body)).not.toContain('aaaaaaaaaa');
-    expect(await terminalEventOf(sut, requestId)).toMatchObject({ operation: 'balance.read', route: '/api/v1/customers/:customer_id/balance', http_status: 414, error_code: 'REQUEST.URI_TOO_LONG' });
+    expect(await terminalEventOf(sut, requestId)).toMatchObject({
+      operation: 'balance.read',
+      route: '/api/v1/customers/:customer_id/balance',
+      http_status: 414,
+      error_code: 'REQUEST.URI_TOO_LONG',
+    });
   });
 
   it.each([
-    ['two Content-Length headers', `POST /api/v1/customers HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, 400, 'REQUEST.MALFORMED'],
+    [
+      'two Content-Length headers',
+      `POST /api/v1/customers HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`,
+      400,
+      'REQUEST.MALFORMED',
+    ],
     ['a NUL in a header', `GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nX-Note: a\u0000b\r\n\r\n`, 400, 'REQUEST.MALFORMED'],
     ['a request line that is not HTTP', `GET /api/v1/me HTTP/9.9 extra\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\n\r\n`, 400, 'REQUEST.MALFORMED'],
-    ['headers over 16 KiB', `GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'REQUEST.HEADERS_TOO_LARGE'],
-  ])('when a request has %s, then Node’s refusal is the envelope with an error id and its code, logged once without what was sent', async (_what, text, status, code) => {
-    const logs = sut.logs;
+    [
+      'headers over 16 KiB',
+      `GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      431,
+      'REQUEST.HEADERS_TOO_LARGE',
+    ],
+  ])(
+    'when a request has %s, then Node’s refusal is the envelope with an error id and its code, logged once without what was sent',
+    async (_what, text, status, code) => {
+      const logs = sut.logs;
 
-    const answer = await rawExchange(sut.baseUrl, text.replace('TOKEN', partner));
+      const answer = await rawExchange(sut.baseUrl, text.replace('TOKEN', partner));
 
-    expect(answer.status).toBe(status);
-    expect(answer.body).toMatchObject({ status, data: null, error: { id: expect.stringMatching(UUID), code } });
-    expect(answer.headers['x-request-id']).toMatch(UUID);
-    expect(answer.closedByServer).toBe(true);
-    const lines = await waitFor(() => {
-      const found = logs.lines.filter((line) => line.errorId === answer.body?.error?.id);
-      return found.length > 0 ? found : undefined;
-    });
-    expect(lines).toHaveLength(1);
-    expect(logs.text).not.toContain(partner);
-  });
+      expect(answer.status).toBe(status);
+      expect(answer.body).toMatchObject({ status, data: null, error: { id: expect.stringMatching(UUID), code } });
+      expect(answer.headers['x-request-id']).toMatch(UUID);
+      expect(answer.closedByServer).toBe(true);
+      const lines = await waitFor(() => {
+        const found = logs.lines.filter((line) => line.errorId === answer.body?.error?.id);
+        return found.length > 0 ? found : undefined;
+      });
+      expect(lines).toHaveLength(1);
+      expect(logs.text).not.toContain(partner);
+    },
+  );
 
   it.each([
-    ['Expect: 200-ok (Node’s own bare 417 before)', `GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nX-Request-Id: RID\r\nExpect: 200-ok\r\n\r\n`, 417, 'REQUEST.EXPECTATION_FAILED', /Expect: 100-continue/],
-    ['no Host on HTTP/1.1 (Node’s own bare 400 before)', `GET /api/v1/me HTTP/1.1\r\nAuthorization: Bearer TOKEN\r\nX-Request-Id: RID\r\n\r\n`, 400, 'REQUEST.MALFORMED', /no Host header.*RFC 9112/],
-    ['two Host headers', `GET /api/v1/me HTTP/1.1\r\nHost: a\r\nHost: b\r\nAuthorization: Bearer TOKEN\r\nX-Request-Id: RID\r\n\r\n`, 400, 'REQUEST.MALFORMED', /more than one Host header/],
-    ['a Host that is not a host', `GET /api/v1/me HTTP/1.1\r\nHost: a b/c\r\nAuthorization: Bearer TOKEN\r\nX-Request-Id: RID\r\n\r\n`, 400, 'REQUEST.MALFORMED', /not a host name/],
-    ['two Authorization headers (a proxy may read the other one)', `GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nauthorization: Bearer pgw_someone_else\r\nX-Request-Id: RID\r\n\r\n`, 400, 'REQUEST.MALFORMED', /more than one authorization header/],
-    ['two Content-Type headers', `POST /api/v1/customers HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nX-Request-Id: RID\r\nContent-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}`, 400, 'REQUEST.MALFORMED', /more than one Content-Type header/],
+    [
+      'Expect: 200-ok (Node’s own bare 417 before)',
+      `GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nX-Request-Id: RID\r\nExpect: 200-ok\r\n\r\n`,
+      417,
+      'REQUEST.EXPECTATION_FAILED',
+      /Expect: 100-continue/,
+    ],
+    [
+      'no Host on HTTP/1.1 (Node’s own bare 400 before)',
+      `GET /api/v1/me HTTP/1.1\r\nAuthorization: Bearer TOKEN\r\nX-Request-Id: RID\r\n\r\n`,
+      400,
+      'REQUEST.MALFORMED',
+      /no Host header.*RFC 9112/,
+    ],
+    [
+      'two Host headers',
+      `GET /api/v1/me HTTP/1.1\r\nHost: a\r\nHost: b\r\nAuthorization: Bearer TOKEN\r\nX-Request-Id: RID\r\n\r\n`,
+      400,
+      'REQUEST.MALFORMED',
+      /more than one Host header/,
+    ],
+    [
+      'a Host that is not a host',
+      `GET /api/v1/me HTTP/1.1\r\nHost: a b/c\r\nAuthorization: Bearer TOKEN\r\nX-Request-Id: RID\r\n\r\n`,
+      400,
+      'REQUEST.MALFORMED',
+      /not a host name/,
+    ],
+    [
+      'two Authorization headers (a proxy may read the other one)',
+      `GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nauthorization: Bearer pgw_someone_else\r\nX-Request-Id: RID\r\n\r\n`,
+      400,
+      'REQUEST.MALFORMED',
+      /more than one authorization header/,
+    ],
+    [
+      'two Content-Type headers',
+      `POST /api/v1/customers HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nX-Request-Id: RID\r\nContent-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}`,
+      400,
+      'REQUEST.MALFORMED',
+      /more than one Content-Type header/,
+    ],
   ])('when a request has %s, then the envelope with its code, the request id, one log line and one audit event', async (_what, text, status, code, details) => {
     const requestId = randomUUID();
     const logs = sut.logs;
 
     // Connection: close, so that the server ends the exchange as soon as it has answered.
-    const answer = await rawExchange(sut.baseUrl, text.replace('TOKEN', partner).replace('RID', requestId).replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n'));
+    const answer = await rawExchange(
+      sut.baseUrl,
+      text.replace('TOKEN', partner).replace('RID', requestId).replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n'),
+    );
 
     expect(answer.status).toBe(status);
     expect(answer.body).toMatchObject({ status, data: null, error: { id: expect.stringMatching(UUID), code } });
     expect(answer.body?.error?.details).toMatch(details);
     expect(answer.headers['x-request-id']).toBe(requestId);
-    expect(await terminalEventOf(sut, requestId)).toMatchObject({ phase: 'rejected', http_status: status, error_code: code, error_id: answer.body?.error?.id, client_id: null });
+    expect(await terminalEventOf(sut, requestId)).toMatchObject({
+      phase: 'rejected',
+      http_status: status,
+      error_code: code,
+      error_id: answer.body?.error?.id,
+      client_id: null,
+    });
     const lines = await waitFor(() => {
       const found = logs.lines.filter((line) => line.errorId === answer.body?.error?.id);
       return found.length > 0 ? found : undefined;
@@ -126,7 +189,10 @@ describe('The edge: refusals by Node and the router are envelopes', () => {
     const answer = await rawExchange(sut.baseUrl, `GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${partner}\r\n`, { waitMs: 5000 });
 
     expect(answer.status).toBe(408);
-    expect(answer.body).toMatchObject({ status: 408, error: { id: expect.stringMatching(UUID), code: 'REQUEST.TIMEOUT', message: 'The request did not arrive whole in time' } });
+    expect(answer.body).toMatchObject({
+      status: 408,
+      error: { id: expect.stringMatching(UUID), code: 'REQUEST.TIMEOUT', message: 'The request did not arrive whole in time' },
+    });
     expect(answer.closedByServer).toBe(true);
   });
 
@@ -139,7 +205,12 @@ describe('The edge: refusals by Node and the router are envelopes', () => {
     expect(answer.status).toBe(408);
     expect(answer.closedByServer).toBe(true);
     expect(answer.headers['x-request-id']).toBe(requestId);
-    expect(await terminalEventOf(sut, requestId)).toMatchObject({ phase: 'rejected', http_status: 408, error_code: 'REQUEST.TIMEOUT', error_id: answer.body?.error?.id });
+    expect(await terminalEventOf(sut, requestId)).toMatchObject({
+      phase: 'rejected',
+      http_status: 408,
+      error_code: 'REQUEST.TIMEOUT',
+      error_id: answer.body?.error?.id,
+    });
   });
 
   it('when the caller hangs up in the middle of its body, then the event says 499 (not 500) and nothing is logged as an error', async () => {
@@ -177,7 +248,11 @@ describe('The edge: JSON and identifiers', () => {
   });
 
   it('when a body says it is compressed, then 415: it is not read as something the caller did not mean', async () => {
-    const answer = await callApi(sut.baseUrl, 'POST', '/api/v1/customers', { token: partner, body: buildCustomerRequest(), headers: { 'content-encoding': 'gzip' } });
+    const answer = await callApi(sut.baseUrl, 'POST', '/api/v1/customers', {
+      token: partner,
+      body: buildCustomerRequest(),
+      headers: { 'content-encoding': 'gzip' },
+    });
 
     expect(answer.status).toBe(415);
     expect(answer.body.error?.message).toBe('The content encoding is not supported; send the body uncompressed');
@@ -187,28 +262,40 @@ describe('The edge: JSON and identifiers', () => {
     const requestId = randomUUID();
     const rawBody = `{"first_name":${'['.repeat(1300)}${']'.repeat(1300)}}`;
 
-    const answer = await callApi(sut.baseUrl, 'POST', '/api/v1/customers', { token: partner, requestId, rawBody, headers: { 'content-type': 'application/json' } });
+    const answer = await callApi(sut.baseUrl, 'POST', '/api/v1/customers', {
+      token: partner,
+      requestId,
+      rawBody,
+      headers: { 'content-type': 'application/json' },
+    });
 
     expect(answer.status).toBe(400);
     expect(answer.body.error?.message).toBe('The JSON body is nested deeper than 32 levels');
     expect(await terminalEventOf(sut, requestId)).toMatchObject({ http_status: 400, error_code: 'REQUEST.JSON_TOO_DEEP' });
   });
 
-  it.each(['constructor', 'valueOf', 'toString', 'hasOwnProperty', 'prototype', '__proto__', 'isPrototypeOf'])('when a body carries the key %s, then it is refused like any unknown field', async (key) => {
-    const body = `{${JSON.stringify(key)}:{"x":1},${JSON.stringify(buildCustomerRequest()).slice(1)}`;
+  it.each(['constructor', 'valueOf', 'toString', 'hasOwnProperty', 'prototype', '__proto__', 'isPrototypeOf'])(
+    'when a body carries the key %s, then it is refused like any unknown field',
+    async (key) => {
+      const body = `{${JSON.stringify(key)}:{"x":1},${JSON.stringify(buildCustomerRequest()).slice(1)}`;
 
-    const customers = await callApi(sut.baseUrl, 'POST', '/api/v1/customers', { token: partner, rawBody: body, headers: { 'content-type': 'application/json' } });
-    const accounts = await callApi(sut.baseUrl, 'POST', '/api/v1/bank-accounts', {
-      token: partner,
-      rawBody: `{${JSON.stringify(key)}:"x",${JSON.stringify(buildBankAccountRequest({ customer_id: customerId })).slice(1)}`,
-      headers: { 'content-type': 'application/json' },
-    });
+      const customers = await callApi(sut.baseUrl, 'POST', '/api/v1/customers', {
+        token: partner,
+        rawBody: body,
+        headers: { 'content-type': 'application/json' },
+      });
+      const accounts = await callApi(sut.baseUrl, 'POST', '/api/v1/bank-accounts', {
+        token: partner,
+        rawBody: `{${JSON.stringify(key)}:"x",${JSON.stringify(buildBankAccountRequest({ customer_id: customerId })).slice(1)}`,
+        headers: { 'content-type': 'application/json' },
+      });
 
-    for (const answer of [customers, accounts]) {
-      expect(answer.status).toBe(400);
-      expect(answer.body.error?.fields).toContainEqual({ field: key, message: `${key} is not an accepted field` });
-    }
-  });
+      for (const answer of [customers, accounts]) {
+        expect(answer.status).toBe(400);
+        expect(answer.body.error?.fields).toContainEqual({ field: key, message: `${key} is not an accepted field` });
+      }
+    },
+  );
 
   it('when the audit search carries a prototype-ish parameter, then it is refused like any unknown one', async () => {
     const answer = await callApi(sut.baseUrl, 'GET', '/api/v1/audit-events?constructor=1&toString=2', { token: admin });

@@ -108,7 +108,12 @@ describe('The edge: every spelling of every route', () => {
 
     const answer = await rawExchange(
       sut.baseUrl,
-      requestText('POST', '/%61pi/v1/bank-accounts', { Authorization: `Bearer ${partner}`, 'X-Request-Id': requestId, 'Content-Type': 'application/json' }, body),
+      requestText(
+        'POST',
+        '/%61pi/v1/bank-accounts',
+        { Authorization: `Bearer ${partner}`, 'X-Request-Id': requestId, 'Content-Type': 'application/json' },
+        body,
+      ),
     );
 
     expect(answer.status).toBe(201);
@@ -124,7 +129,10 @@ describe('The edge: every spelling of every route', () => {
 
     const answer = await rawExchange(
       sut.baseUrl,
-      requestText('GET', '/api/v1/nope?phone=%2B4915123456789&dob=1990-12-10&token=pgw_leakedtoken', { Authorization: `Bearer ${partner}`, 'X-Request-Id': requestId }),
+      requestText('GET', '/api/v1/nope?phone=%2B4915123456789&dob=1990-12-10&token=pgw_leakedtoken', {
+        Authorization: `Bearer ${partner}`,
+        'X-Request-Id': requestId,
+      }),
     );
 
     expect(answer.status).toBe(404);
@@ -185,10 +193,13 @@ describe('The edge: admin-only routes in live mode, however spelled', () => {
     expect(answer.status).toBe(200);
   });
 
-  it.each(ADMIN_ROUTES.flatMap((path) => [`/${path}`, path.replace('/', '/./'), `${path}%ZZ`, path.toUpperCase(), `${path}/..`]))('when %s is asked for without a token, then it is refused or not found, never served', async (target) => {
-    const answer = await rawExchange(sut.baseUrl, requestText('GET', target));
+  it.each(ADMIN_ROUTES.flatMap((path) => [`/${path}`, path.replace('/', '/./'), `${path}%ZZ`, path.toUpperCase(), `${path}/..`]))(
+    'when %s is asked for without a token, then it is refused or not found, never served',
+    async (target) => {
+      const answer = await rawExchange(sut.baseUrl, requestText('GET', target));
 
-    expect([400, 401, 404]).toContain(answer.status);
-    expect(answer.body?.error?.id).toMatch(/^[0-9a-f-]{36}$/);
-  });
+      expect([400, 401, 404]).toContain(answer.status);
+      expect(answer.body?.error?.id).toMatch(/^[0-9a-f-]{36}$/);
+    },
+  );
 });

@@ -81,15 +81,18 @@ describe('Docs and metrics in live mode', () => {
     await sut.close();
   });
 
-  it.each(['/docs', '/docs-json', '/docs-yaml', '/metrics'])('when %s is asked for without a token, then 401 in the envelope with a challenge', async (path) => {
-    const response = await fetch(`${sut.baseUrl}${path}`);
-    const body = (await response.json()) as { status: number; error: { id: string } };
+  it.each(['/docs', '/docs-json', '/docs-yaml', '/metrics'])(
+    'when %s is asked for without a token, then 401 in the envelope with a challenge',
+    async (path) => {
+      const response = await fetch(`${sut.baseUrl}${path}`);
+      const body = (await response.json()) as { status: number; error: { id: string } };
 
-    expect(response.status).toBe(401);
-    expect(body.status).toBe(401);
-    expect(body.error.id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(response.headers.get('www-authenticate')).toMatch(path === '/metrics' ? /^Bearer / : /^Basic /);
-  });
+      expect(response.status).toBe(401);
+      expect(body.status).toBe(401);
+      expect(body.error.id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(response.headers.get('www-authenticate')).toMatch(path === '/metrics' ? /^Bearer / : /^Basic /);
+    },
+  );
 
   it('when a partner token asks for them, then 403', async () => {
     for (const path of ['/docs-json', '/metrics']) {
@@ -187,7 +190,8 @@ describe('Metrics', () => {
     await sut.asOwner('ALTER TABLE audit_events RENAME TO audit_events_away');
     let status: number;
     try {
-      status = (await callApi(sut.baseUrl, 'POST', '/api/v1/bank-accounts', { token: partner, body: buildBankAccountRequest({ customer_id: customerId }) })).status;
+      status = (await callApi(sut.baseUrl, 'POST', '/api/v1/bank-accounts', { token: partner, body: buildBankAccountRequest({ customer_id: customerId }) }))
+        .status;
     } finally {
       await sut.asOwner('ALTER TABLE audit_events_away RENAME TO audit_events');
     }

@@ -49,7 +49,11 @@ describe('partner API: tenant scoping', () => {
   it('when another tenant opens an account for it, then 404 and nothing is sent upstream, no attempted event', async () => {
     const requestId = randomUUID();
 
-    const answer = await callApi(t.baseUrl, 'POST', '/api/v1/bank-accounts', { token: globex, body: buildBankAccountRequest({ customer_id: acmeCustomer }), requestId });
+    const answer = await callApi(t.baseUrl, 'POST', '/api/v1/bank-accounts', {
+      token: globex,
+      body: buildBankAccountRequest({ customer_id: acmeCustomer }),
+      requestId,
+    });
 
     expect(answer.status).toBe(404);
     expect(await journal(t.sandbox)).toEqual([]);
@@ -104,8 +108,22 @@ describe('partner API: tenant scoping', () => {
         [[elsewhere.customerId, acmeCustomer]],
       );
       expect(events).toEqual([
-        { phase: 'succeeded', customer_id: elsewhere.customerId, tenant: 'globex', route: 'cli: customers link', client_name: expect.stringMatching(/^cli:./), error_message: null },
-        { phase: 'rejected', customer_id: acmeCustomer, tenant: 'globex', route: 'cli: customers link', client_name: expect.stringMatching(/^cli:./), error_message: 'The customer belongs to another tenant' },
+        {
+          phase: 'succeeded',
+          customer_id: elsewhere.customerId,
+          tenant: 'globex',
+          route: 'cli: customers link',
+          client_name: expect.stringMatching(/^cli:./),
+          error_message: null,
+        },
+        {
+          phase: 'rejected',
+          customer_id: acmeCustomer,
+          tenant: 'globex',
+          route: 'cli: customers link',
+          client_name: expect.stringMatching(/^cli:./),
+          error_message: 'The customer belongs to another tenant',
+        },
       ]);
     });
 

@@ -167,7 +167,9 @@ describe('partner API: the provider failing, and the audit log failing', () => {
       zip_code: '10997',
       issued_by: 'Bezirksamt Kreuzberg Nord',
     });
-    const signature = createHash('sha256').update(t.sandbox.publicKeyPem.trim() + (body.reference as string), 'utf8').digest('hex');
+    const signature = createHash('sha256')
+      .update(t.sandbox.publicKeyPem.trim() + (body.reference as string), 'utf8')
+      .digest('hex');
     const publicKeyLine = t.sandbox.publicKeyPem.split('\n')[2];
     const logsBefore = t.logs.text.length;
     const requestId = randomUUID();

@@ -99,7 +99,10 @@ describe('partner API: bad input', () => {
     });
 
     it('when the expiry is exactly the earliest accepted date, then the account is opened', async () => {
-      const answer = await post('/api/v1/bank-accounts', buildBankAccountRequest({ customer_id: customerId, expiration_date: earliestAcceptedExpiry(new Date()) }));
+      const answer = await post(
+        '/api/v1/bank-accounts',
+        buildBankAccountRequest({ customer_id: customerId, expiration_date: earliestAcceptedExpiry(new Date()) }),
+      );
 
       expect(answer.status).toBe(201);
     });
@@ -159,9 +162,14 @@ describe('partner API: bad input', () => {
     });
 
     it('when an issue date is both in the future and after the expiry, then the one message is the first rule (not in the future)', async () => {
-      const answer = await post('/api/v1/bank-accounts', buildBankAccountRequest({ customer_id: customerId, issued_date: '2099-01-01', expiration_date: '2098-01-01' }));
+      const answer = await post(
+        '/api/v1/bank-accounts',
+        buildBankAccountRequest({ customer_id: customerId, issued_date: '2099-01-01', expiration_date: '2098-01-01' }),
+      );
 
-      expect(answer.body.error!.fields!.filter((f) => f.field === 'issued_date')).toEqual([{ field: 'issued_date', message: 'issued_date must not be in the future' }]);
+      expect(answer.body.error!.fields!.filter((f) => f.field === 'issued_date')).toEqual([
+        { field: 'issued_date', message: 'issued_date must not be in the future' },
+      ]);
     });
   });
 
@@ -236,7 +244,12 @@ describe('partner API: bad input', () => {
       ['XML', '<account/>', 'application/xml', 415],
     ])('when the body is %s, then %i in the envelope, never a 500', async (_, rawBody, contentType, status) => {
       const requestId = randomUUID();
-      const answer = await callApi(t.baseUrl, 'POST', '/api/v1/bank-accounts', { token: partner, rawBody, headers: { 'content-type': contentType }, requestId });
+      const answer = await callApi(t.baseUrl, 'POST', '/api/v1/bank-accounts', {
+        token: partner,
+        rawBody,
+        headers: { 'content-type': contentType },
+        requestId,
+      });
 
       expect(answer.status).toBe(status);
       expect(answer.body.error!.id).toMatch(/^[0-9a-f-]{36}$/);
@@ -262,7 +275,12 @@ describe('partner API: bad input', () => {
       const requestId = randomUUID();
       const huge = JSON.stringify(buildBankAccountRequest({ customer_id: customerId, street: 'x'.repeat(70_000) }));
 
-      const answer = await callApi(t.baseUrl, 'POST', '/api/v1/bank-accounts', { token: partner, rawBody: huge, headers: { 'content-type': 'application/json' }, requestId });
+      const answer = await callApi(t.baseUrl, 'POST', '/api/v1/bank-accounts', {
+        token: partner,
+        rawBody: huge,
+        headers: { 'content-type': 'application/json' },
+        requestId,
+      });
 
       expect(answer.status).toBe(413);
       expect(answer.body.error!.message).toMatch(/larger than the service accepts/);

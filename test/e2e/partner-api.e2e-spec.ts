@@ -12,7 +12,6 @@ describe('partner API: the happy paths', () => {
   const post = (path: string, body: unknown, requestId?: string) => callApi(t.baseUrl, 'POST', path, { token: partner, body, requestId });
   const get = (path: string, requestId?: string) => callApi(t.baseUrl, 'GET', path, { token: partner, requestId });
 
-
   beforeAll(async () => {
     t = await startTestApp();
     partner = await t.createClient('partner', { tenant: 'acme' });
@@ -35,7 +34,14 @@ describe('partner API: the happy paths', () => {
     expect(created.body.data).toEqual({ customer_id: expect.stringMatching(/^[0-9a-f-]{36}$/), reference: body.reference });
     const seen = await journal(t.sandbox);
     expect(seen).toHaveLength(1);
-    expect(seen[0]).toMatchObject({ method: 'POST', path: '/api/v1/customer', request_id: requestId, reference: body.reference, signature: 'valid', encrypted: true });
+    expect(seen[0]).toMatchObject({
+      method: 'POST',
+      path: '/api/v1/customer',
+      request_id: requestId,
+      reference: body.reference,
+      signature: 'valid',
+      encrypted: true,
+    });
     const events = await auditEventsOf(t.dataSource, requestId);
     expect(events.map((e) => e.phase)).toEqual(['attempted', 'succeeded']);
     expect(events[1]).toMatchObject({

@@ -33,7 +33,9 @@ describe('Rate limits (per client token, per IP without one)', () => {
     expect(unaffected.status).toBe(200);
 
     const events = await auditEventsOf(sut.dataSource, refused.headers.get('x-request-id')!);
-    expect(events).toEqual([expect.objectContaining({ http_status: 429, error_id: refused.body.error!.id, error_code: 'RATE_LIMIT.EXCEEDED', client_id: expect.any(String) })]);
+    expect(events).toEqual([
+      expect.objectContaining({ http_status: 429, error_id: refused.body.error!.id, error_code: 'RATE_LIMIT.EXCEEDED', client_id: expect.any(String) }),
+    ]);
   });
 
   it('when a client calls routes that do not exist, then they count against the same limit as any other call, and the one over it is a 429', async () => {

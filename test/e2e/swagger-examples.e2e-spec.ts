@@ -14,7 +14,15 @@ interface Operation {
   requestBody?: { content: Record<string, { schema: { $ref: string } }> };
   responses: Record<
     string,
-    { content?: Record<string, { schema?: ErrorSchema & { properties?: { message?: { example?: unknown } } }; example?: { status?: unknown; message?: unknown; error?: { id?: unknown; code?: unknown } } }> }
+    {
+      content?: Record<
+        string,
+        {
+          schema?: ErrorSchema & { properties?: { message?: { example?: unknown } } };
+          example?: { status?: unknown; message?: unknown; error?: { id?: unknown; code?: unknown } };
+        }
+      >;
+    }
   >;
 }
 interface OpenApi {
@@ -77,9 +85,21 @@ describe('Try it out, as served, in sandbox mode with the demo customer', () => 
       answers.push({ call: `${method} ${path}`, status: answer.status, code: answer.body.error?.code, message: answer.body.message, documented });
     }
 
-    expect(answers.map((a) => a.call).sort()).toEqual(['GET /api/v1/customers/{customer_id}/balance', 'GET /api/v1/me', 'POST /api/v1/bank-accounts', 'POST /api/v1/customers']);
+    expect(answers.map((a) => a.call).sort()).toEqual([
+      'GET /api/v1/customers/{customer_id}/balance',
+      'GET /api/v1/me',
+      'POST /api/v1/bank-accounts',
+      'POST /api/v1/customers',
+    ]);
     // Each answer is the status and the message its documented example shows.
-    for (const answer of answers) expect(answer).toEqual({ call: answer.call, status: answer.call.startsWith('POST') ? 201 : 200, code: undefined, message: answer.documented, documented: answer.documented });
+    for (const answer of answers)
+      expect(answer).toEqual({
+        call: answer.call,
+        status: answer.call.startsWith('POST') ? 201 : 200,
+        code: undefined,
+        message: answer.documented,
+        documented: answer.documented,
+      });
     expect(answers.find((a) => a.call === 'POST /api/v1/bank-accounts')?.message).toBe('Bank account created');
   });
 
@@ -89,7 +109,9 @@ describe('Try it out, as served, in sandbox mode with the demo customer', () => 
 
     expect(spec.components.schemas.OpenBankAccountRequestDto.properties.customer_id.example).toBe(demo);
     expect(balance.example).toBe(demo);
-    expect((await callApi(t.baseUrl, 'GET', `/api/v1/customers/${demo}/balance`, { token: await t.createClient('partner', { tenant: 'another' }) })).status).toBe(404);
+    expect(
+      (await callApi(t.baseUrl, 'GET', `/api/v1/customers/${demo}/balance`, { token: await t.createClient('partner', { tenant: 'another' }) })).status,
+    ).toBe(404);
   });
 });
 
@@ -146,9 +168,63 @@ describe('Swagger UI examples', () => {
   it('when the partner endpoints are documented, then every error status they answer is listed', () => {
     const statuses = (path: string, method: string) => Object.keys(spec.paths[path][method].responses).sort();
 
-    expect(statuses('/api/v1/bank-accounts', 'post')).toEqual(['201', '400', '401', '403', '404', '408', '409', '413', '414', '415', '417', '422', '429', '431', '500', '502', '503', '504']);
-    expect(statuses('/api/v1/customers', 'post')).toEqual(['201', '400', '401', '403', '404', '408', '409', '413', '414', '415', '417', '422', '429', '431', '500', '502', '503', '504']);
-    expect(statuses('/api/v1/customers/{customer_id}/balance', 'get')).toEqual(['200', '400', '401', '403', '404', '408', '414', '415', '417', '429', '431', '500', '502', '503', '504']);
+    expect(statuses('/api/v1/bank-accounts', 'post')).toEqual([
+      '201',
+      '400',
+      '401',
+      '403',
+      '404',
+      '408',
+      '409',
+      '413',
+      '414',
+      '415',
+      '417',
+      '422',
+      '429',
+      '431',
+      '500',
+      '502',
+      '503',
+      '504',
+    ]);
+    expect(statuses('/api/v1/customers', 'post')).toEqual([
+      '201',
+      '400',
+      '401',
+      '403',
+      '404',
+      '408',
+      '409',
+      '413',
+      '414',
+      '415',
+      '417',
+      '422',
+      '429',
+      '431',
+      '500',
+      '502',
+      '503',
+      '504',
+    ]);
+    expect(statuses('/api/v1/customers/{customer_id}/balance', 'get')).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '408',
+      '414',
+      '415',
+      '417',
+      '429',
+      '431',
+      '500',
+      '502',
+      '503',
+      '504',
+    ]);
     expect(statuses('/api/v1/audit-events', 'get')).toEqual(['200', '400', '401', '403', '408', '414', '415', '417', '429', '431', '500', '503']);
   });
 

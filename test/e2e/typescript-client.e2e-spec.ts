@@ -54,7 +54,9 @@ describe('the typed TypeScript client, used as a partner app uses it', () => {
 
   it('when a request fails, then the app branches on error.code, a type that lists what that call can answer', async () => {
     const unknown = await api.GET('/api/v1/customers/{customer_id}/balance', { params: { path: { customer_id: randomUUID() } } });
-    const invalid = await api.POST('/api/v1/customers', { body: { first_name: 'Ada', last_name: 'Lovelace', email: 'not-an-email', phone_number: '+447700900123' } });
+    const invalid = await api.POST('/api/v1/customers', {
+      body: { first_name: 'Ada', last_name: 'Lovelace', email: 'not-an-email', phone_number: '+447700900123' },
+    });
 
     const said = (code: ReturnType<typeof errorCodeOf<NonNullable<typeof unknown.error>>>) => {
       switch (code) {

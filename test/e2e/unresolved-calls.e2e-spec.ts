@@ -29,7 +29,10 @@ describe('calls whose outcome is unknown: reconciliation, and the retry after on
   const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
 
   /** The events a request leaves, written through the service's own audit log as it writes them. */
-  async function call(phases: readonly AuditEvent['phase'][], options: { at: Date; reference?: string; operation?: AuditEvent['operation'] } = { at: minutesAgo(5) }) {
+  async function call(
+    phases: readonly AuditEvent['phase'][],
+    options: { at: Date; reference?: string; operation?: AuditEvent['operation'] } = { at: minutesAgo(5) },
+  ) {
     const requestId = randomUUID();
     const reference = options.reference ?? randomUUID();
     let at = options.at.getTime();
@@ -58,7 +61,11 @@ describe('calls whose outcome is unknown: reconciliation, and the retry after on
   async function reconcile(args: string[] = []) {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runAuditReconcile(args, { DATABASE_URL: t.database.url, LOG_LEVEL: 'warn' }, { out: (line) => out.push(line), err: (line) => err.push(line) });
+    const code = await runAuditReconcile(
+      args,
+      { DATABASE_URL: t.database.url, LOG_LEVEL: 'warn' },
+      { out: (line) => out.push(line), err: (line) => err.push(line) },
+    );
     return { code, lines: out.map((line) => JSON.parse(line) as ListedCall), out, err };
   }
 

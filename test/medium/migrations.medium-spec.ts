@@ -85,10 +85,12 @@ describe('migrations', () => {
     const dataSource = await connect();
     await runMigrations(dataSource);
     const insert = (id: string, name: string, hash: string, revoked: string | null = null) =>
-      dataSource.query(
-        `INSERT INTO api_clients (id, name, role, tenant, token_hash, revoked_at) VALUES ($1, $2, 'partner', 'default', $3, $4)`,
-        [id, name, hash, revoked],
-      );
+      dataSource.query(`INSERT INTO api_clients (id, name, role, tenant, token_hash, revoked_at) VALUES ($1, $2, 'partner', 'default', $3, $4)`, [
+        id,
+        name,
+        hash,
+        revoked,
+      ]);
     await insert('00000000-0000-4000-8000-000000000001', 'a', 'a'.repeat(64), new Date().toISOString());
     await insert('00000000-0000-4000-8000-000000000002', 'a', 'b'.repeat(64));
 
@@ -109,12 +111,19 @@ describe('migrations', () => {
     );
     const granted: Record<string, string> = {};
     for (const table of new Set(grants.map((g) => g.table_name))) {
-      granted[table] = grants.filter((g) => g.table_name === table).map((g) => g.privilege_type).sort().join(', ');
+      granted[table] = grants
+        .filter((g) => g.table_name === table)
+        .map((g) => g.privilege_type)
+        .sort()
+        .join(', ');
     }
     const expected = Object.fromEntries(Object.entries(SERVICE_PRIVILEGES).map(([table, privileges]) => [table, privileges.split(', ').sort().join(', ')]));
     expect(granted).toEqual(expected);
     expect((await tables(owner)).sort()).toEqual(Object.keys(SERVICE_PRIVILEGES).sort());
-    const [{ may }]: { may: boolean }[] = await owner.query(`SELECT has_function_privilege($1, 'purge_sealed_audit_events(timestamptz, integer)', 'EXECUTE') AS may`, [role]);
+    const [{ may }]: { may: boolean }[] = await owner.query(
+      `SELECT has_function_privilege($1, 'purge_sealed_audit_events(timestamptz, integer)', 'EXECUTE') AS may`,
+      [role],
+    );
     expect(may).toBe(true);
   });
 
@@ -123,7 +132,9 @@ describe('migrations', () => {
 
     await Promise.all(replicas.map((service) => migrateAsOwner(service, database.ownerUrl)));
 
-    const [{ may }]: { may: boolean }[] = await replicas[0].query(`SELECT has_table_privilege('audit_events', 'INSERT') AND NOT has_table_privilege('audit_events', 'UPDATE') AS may`);
+    const [{ may }]: { may: boolean }[] = await replicas[0].query(
+      `SELECT has_table_privilege('audit_events', 'INSERT') AND NOT has_table_privilege('audit_events', 'UPDATE') AS may`,
+    );
     expect(may).toBe(true);
   });
 

@@ -25,7 +25,10 @@ describe('sandbox provider', () => {
   const keys = generateSandboxKeys();
   let sandbox: RunningSandbox;
 
-  const signature = (reference: string) => createHash('sha256').update(keys.publicKeyPem + reference).digest('hex');
+  const signature = (reference: string) =>
+    createHash('sha256')
+      .update(keys.publicKeyPem + reference)
+      .digest('hex');
 
   async function post(path: string, body: unknown, headers: Record<string, string> = {}, target = sandbox) {
     const response = await fetch(`${target.baseUrl}${path}`, {
@@ -42,7 +45,12 @@ describe('sandbox provider', () => {
 
   async function createCustomer(target = sandbox): Promise<string> {
     const payload = customerPayload();
-    const response = await post('/api/v1/customer', { data: jweWithNodeCrypto(keys.publicKeyPem, payload) }, { signature: signature(payload.reference) }, target);
+    const response = await post(
+      '/api/v1/customer',
+      { data: jweWithNodeCrypto(keys.publicKeyPem, payload) },
+      { signature: signature(payload.reference) },
+      target,
+    );
     return response.body.data.id as string;
   }
 
@@ -180,7 +188,8 @@ describe('sandbox provider', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ path: '/balance/', status: 503, count: 2 }),
     });
-    const read = async () => (await fetch(`${sandbox.baseUrl}/api/v1/customer/balance/${randomUUID()}`, { headers: { authorization: `Bearer ${sandbox.bearerToken}` } })).status;
+    const read = async () =>
+      (await fetch(`${sandbox.baseUrl}/api/v1/customer/balance/${randomUUID()}`, { headers: { authorization: `Bearer ${sandbox.bearerToken}` } })).status;
 
     expect([await read(), await read(), await read()]).toEqual([503, 503, 404]);
   });

@@ -14,10 +14,14 @@ describe('clients CLI', () => {
 
   async function cli(...argv: string[]): Promise<Run> {
     const run: Run = { code: -1, out: [], err: [] };
-    run.code = await runClientsCli(argv, { DATABASE_URL: t.database.url, LOG_LEVEL: 'warn' }, {
-      out: (line) => run.out.push(line),
-      err: (line) => run.err.push(line),
-    });
+    run.code = await runClientsCli(
+      argv,
+      { DATABASE_URL: t.database.url, LOG_LEVEL: 'warn' },
+      {
+        out: (line) => run.out.push(line),
+        err: (line) => run.err.push(line),
+      },
+    );
     return run;
   }
 

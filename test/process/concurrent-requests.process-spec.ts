@@ -23,12 +23,19 @@ describe('many requests at once, on the built service', () => {
 
     const answers = await Promise.all([
       ...Array.from({ length: 300 }, () => callApi(gateway.base, 'GET', `/api/v1/customers/${customerId}/balance`, { token: partner })),
-      ...Array.from({ length: 100 }, () => callApi(gateway.base, 'POST', '/api/v1/bank-accounts', { token: partner, body: buildBankAccountRequest({ customer_id: customerId }) })),
+      ...Array.from({ length: 100 }, () =>
+        callApi(gateway.base, 'POST', '/api/v1/bank-accounts', { token: partner, body: buildBankAccountRequest({ customer_id: customerId }) }),
+      ),
     ]);
     // One more request after the burst: whatever the burst made Node print is in the output by then.
     await callApi(gateway.base, 'GET', `/api/v1/customers/${customerId}/balance`, { token: partner });
 
     expect(answers.filter((a) => a.status >= 300).map((a) => a.body.error?.code)).toEqual([]);
-    expect(gateway.process.output().split('\n').filter((line) => /Warning/.test(line))).toEqual([]);
+    expect(
+      gateway.process
+        .output()
+        .split('\n')
+        .filter((line) => /Warning/.test(line)),
+    ).toEqual([]);
   });
 });

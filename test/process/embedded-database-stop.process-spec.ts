@@ -28,7 +28,19 @@ describe('audit log fail-closed with the database server stopped', () => {
     port = await freePort();
     server = await start();
     const unsupported = () => Promise.reject(new Error('not on a dedicated server'));
-    t = await startTestApp({}, { database: { url: server.url, ownerUrl: server.ownerUrl!, name: 'partner_gateway', drop: () => Promise.resolve(), goDown: unsupported, comeBack: unsupported } });
+    t = await startTestApp(
+      {},
+      {
+        database: {
+          url: server.url,
+          ownerUrl: server.ownerUrl!,
+          name: 'partner_gateway',
+          drop: () => Promise.resolve(),
+          goDown: unsupported,
+          comeBack: unsupported,
+        },
+      },
+    );
     partner = await t.createClient('partner');
     customerId = await createCustomer(t.baseUrl, partner);
   });
@@ -54,7 +66,11 @@ describe('audit log fail-closed with the database server stopped', () => {
     expect(whileDown).toEqual([503, 503, 503]);
     expect(await journal(t.sandbox)).toEqual([]);
     const requestId = randomUUID();
-    const back = await callApi(t.baseUrl, 'POST', '/api/v1/bank-accounts', { token: partner, body: buildBankAccountRequest({ customer_id: customerId }), requestId });
+    const back = await callApi(t.baseUrl, 'POST', '/api/v1/bank-accounts', {
+      token: partner,
+      body: buildBankAccountRequest({ customer_id: customerId }),
+      requestId,
+    });
     expect(back.status).toBe(201);
     expect((await auditEventsOf(t.dataSource, requestId)).map((e) => e.phase)).toEqual(['attempted', 'succeeded']);
   });

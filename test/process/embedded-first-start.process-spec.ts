@@ -118,7 +118,12 @@ describe('first start with embedded defaults (one new user, step by step)', () =
       await waitForOutput(sandbox, /PORT=3001 npm start/);
       const printed = sandbox.output();
 
-      for (const variable of ['UPSTREAM_BASE_URL=http://127.0.0.1:', 'UPSTREAM_BEARER_TOKEN=sbx_', `UPSTREAM_PUBLIC_KEY=${join(dataDir, 'sandbox', 'public.pem')}`, 'DATABASE_URL=postgres://']) {
+      for (const variable of [
+        'UPSTREAM_BASE_URL=http://127.0.0.1:',
+        'UPSTREAM_BEARER_TOKEN=sbx_',
+        `UPSTREAM_PUBLIC_KEY=${join(dataDir, 'sandbox', 'public.pem')}`,
+        'DATABASE_URL=postgres://',
+      ]) {
         expect(printed).toContain(variable);
       }
     } finally {
@@ -155,7 +160,12 @@ describe('first start with embedded defaults (one new user, step by step)', () =
     const purged = await runProcess(PURGE, [], env);
 
     expect(purged.code).toBe(0);
-    expect(purged.stdout.trim().split('\n').map((line) => JSON.parse(line) as unknown)).toEqual([{ purged: 0, retention_days: 400 }]);
+    expect(
+      purged.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown),
+    ).toEqual([{ purged: 0, retention_days: 400 }]);
     expect(purged.stderr).toBe('');
   }, 60_000);
 
@@ -171,7 +181,10 @@ describe('first start with embedded defaults (one new user, step by step)', () =
     const listed = await runProcess(CLIENTS, ['list'], env);
 
     expect(listed.code).toBe(0);
-    const names = listed.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { name: string }).name);
+    const names = listed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { name: string }).name);
     expect(names.sort()).toEqual(['dev-admin', 'dev-partner', 'from-cli']);
     expect(listed.stdout).not.toContain(cliToken);
     expect(clusterPid(dataDir)).toBeUndefined();
@@ -181,7 +194,9 @@ describe('first start with embedded defaults (one new user, step by step)', () =
     service = startProcess(MAIN, [], env);
     await waitForOutput(service, /Partner gateway listening/);
     const balanceOf = async (id: string) => (await fetch(`${base}/api/v1/customers/${id}/balance`, { headers: { authorization: `Bearer ${partner}` } })).status;
-    const served = (await (await fetch(`${base}/docs-json`)).json()) as { components: { schemas: Record<string, { properties: Record<string, { example?: unknown }> }> } };
+    const served = (await (await fetch(`${base}/docs-json`)).json()) as {
+      components: { schemas: Record<string, { properties: Record<string, { example?: unknown }> }> };
+    };
 
     expect(service.output()).not.toContain('DEVELOPMENT CLIENT TOKENS');
     expect([await balanceOf(demo), await balanceOf(madeBeforeRestart)]).toEqual([200, 200]);

@@ -20,7 +20,13 @@ describe('npm run psql', () => {
     await database.drop();
   });
 
-  const env = () => ({ PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: database.url, MIGRATIONS_DATABASE_URL: database.ownerUrl, DATA_DIR: '/nonexistent' });
+  const env = () => ({
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    DATABASE_URL: database.url,
+    MIGRATIONS_DATABASE_URL: database.ownerUrl,
+    DATA_DIR: '/nonexistent',
+  });
 
   it('when run with psql arguments, then psql runs them as the service’s role, which cannot rewrite the audit log', async () => {
     const result = await runProcess(PSQL_CLI, ['-tAc', "select current_user = session_user, has_table_privilege('audit_events', 'UPDATE')"], env());

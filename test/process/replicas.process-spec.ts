@@ -49,7 +49,9 @@ describe('three replicas serving together', () => {
     expect(statuses.every((status) => status === 201 || status === 409)).toBe(true);
     const made = answers.filter((answer) => answer.status === 201 && answer.headers.get('idempotent-replayed') === null);
     expect(made).toHaveLength(1);
-    expect(new Set(answers.filter((answer) => answer.status === 201).map((answer) => answer.body.data!.customer_id))).toEqual(new Set([made[0].body.data!.customer_id]));
+    expect(new Set(answers.filter((answer) => answer.status === 201).map((answer) => answer.body.data!.customer_id))).toEqual(
+      new Set([made[0].body.data!.customer_id]),
+    );
   });
 
   describe('one replica killed (SIGKILL) with calls in flight', () => {
@@ -136,7 +138,9 @@ describe('three replicas serving together', () => {
       const released = polls[polls.length - 1];
       // In flight (409 with Retry-After) while the dead replica's claim lasts, with some of the lease left after the kill...
       expect(held.length).toBeGreaterThan(0);
-      expect(held.every(({ answer }) => answer.status === 409 && answer.body.error!.message === 'A request with this reference is still being processed')).toBe(true);
+      expect(held.every(({ answer }) => answer.status === 409 && answer.body.error!.message === 'A request with this reference is still being processed')).toBe(
+        true,
+      );
       expect(held[held.length - 1].at).toBeGreaterThan(heldUntil - 2_000);
       // ...and taken over once it lapses: the provider has the reference, so the outcome is unknown.
       expect(released.at).toBeLessThan(heldUntil + 2_000);

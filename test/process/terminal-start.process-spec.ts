@@ -34,7 +34,11 @@ describe('the first start at a terminal', () => {
   it('when stdout is a terminal, then the log is readable lines, not JSON, and the tokens come after a handful of them', async () => {
     service = startInTerminal(MAIN, cleanEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), SANDBOX_PORT: String(await freePort()), TERM: 'xterm' }));
     await waitForOutput(service, /Partner gateway listening/, 120_000);
-    const lines = service.output().replace(CONTROL, '').split('\n').filter((line) => line.trim() !== '');
+    const lines = service
+      .output()
+      .replace(CONTROL, '')
+      .split('\n')
+      .filter((line) => line.trim() !== '');
     const banner = lines.findIndex((line) => line.includes('DEVELOPMENT CLIENT TOKENS'));
 
     expect(lines.filter((line) => line.trimStart().startsWith('{'))).toEqual([]);
@@ -42,7 +46,6 @@ describe('the first start at a terminal', () => {
     expect(banner).toBeGreaterThan(0);
     expect(banner).toBeLessThan(15);
     expect(lines.some((line) => line.includes('Mapped {'))).toBe(false);
-
   }, 180_000);
 
   it('when Ctrl-C is pressed (SIGINT to the whole foreground process group), then the service seals, stops its PostgreSQL and exits 0, quietly', async () => {

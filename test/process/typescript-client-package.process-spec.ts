@@ -67,13 +67,30 @@ describe('the typed client as a package', () => {
     writeFileSync(join(scratch, 'app.ts'), APP_TS);
 
     const { stdout } = await run(process.execPath, ['app.mjs', t.baseUrl, await t.createClient('partner', { name: 'packaged-app' })], { cwd: scratch });
-    const compiled = await run(process.execPath, [TSC, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2022,dom', 'app.ts'], { cwd: scratch }).then(
+    const compiled = await run(
+      process.execPath,
+      [TSC, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2022,dom', 'app.ts'],
+      { cwd: scratch },
+    ).then(
       () => 'compiled',
       (error: { stdout: string }) => error.stdout,
     );
 
-    expect(listing.split('\n').filter(Boolean).sort()).toEqual(['package/README.md', 'package/dist/index.d.ts', 'package/dist/index.js', 'package/dist/schema.d.ts', 'package/dist/schema.js', 'package/package.json']);
-    expect(JSON.parse(stdout)).toEqual({ status: 200, me: expect.objectContaining({ name: 'packaged-app', role: 'partner' }), refused: 400, code: 'REQUEST.VALIDATION_FAILED', replayed: false });
+    expect(listing.split('\n').filter(Boolean).sort()).toEqual([
+      'package/README.md',
+      'package/dist/index.d.ts',
+      'package/dist/index.js',
+      'package/dist/schema.d.ts',
+      'package/dist/schema.js',
+      'package/package.json',
+    ]);
+    expect(JSON.parse(stdout)).toEqual({
+      status: 200,
+      me: expect.objectContaining({ name: 'packaged-app', role: 'partner' }),
+      refused: 400,
+      code: 'REQUEST.VALIDATION_FAILED',
+      replayed: false,
+    });
     expect(compiled).toBe('compiled');
   });
 });

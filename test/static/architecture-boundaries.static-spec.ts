@@ -23,7 +23,11 @@ async function cruise(files: Record<string, string>): Promise<{ code: number; ou
       writeFileSync(join(dir, path), text);
     }
     try {
-      const { stdout } = await run(process.execPath, [join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), 'src', '--config', '.dependency-cruiser.cjs'], { cwd: dir });
+      const { stdout } = await run(
+        process.execPath,
+        [join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), 'src', '--config', '.dependency-cruiser.cjs'],
+        { cwd: dir },
+      );
       return { code: 0, output: stdout };
     } catch (error) {
       const failed = error as { code: number; stdout: string };
@@ -36,7 +40,11 @@ async function cruise(files: Record<string, string>): Promise<{ code: number; ou
 
 describe('Architecture boundaries (npm run lint)', () => {
   it('when the real tree is cruised, then it keeps every rule', async () => {
-    const { stdout } = await run(process.execPath, [join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), 'src', '--config', '.dependency-cruiser.cjs'], { cwd: ROOT });
+    const { stdout } = await run(
+      process.execPath,
+      [join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), 'src', '--config', '.dependency-cruiser.cjs'],
+      { cwd: ROOT },
+    );
 
     expect(stdout).toMatch(/no dependency violations found/);
   });

@@ -18,7 +18,10 @@ describe('scripts/build-if-changed.mjs', () => {
     project = mkdtempSync(join(tmpdir(), 'pgw-build-'));
     mkdirSync(join(project, 'src'));
     symlinkSync(join(process.cwd(), 'node_modules'), join(project, 'node_modules'));
-    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'commonjs', target: 'ES2022', outDir: 'dist', rootDir: '.', types: [] } }));
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { module: 'commonjs', target: 'ES2022', outDir: 'dist', rootDir: '.', types: [] } }),
+    );
     writeFileSync(join(project, 'tsconfig.build.json'), JSON.stringify({ extends: './tsconfig.json', include: ['src'] }));
     writeFileSync(join(project, 'src', 'main.ts'), 'export const answer: number = 1;\n');
   });

@@ -88,7 +88,9 @@ describe('docker-compose.yml', () => {
     const upstream = new URL(gateway.UPSTREAM_BASE_URL);
     // The service's own role comes from the init script the postgres service mounts.
     const [initDir, initMount] = compose.services.postgres.volumes!.find((v) => v.endsWith(':/docker-entrypoint-initdb.d:ro'))!.split(':');
-    const initSql = readdirSync(join(process.cwd(), initDir)).map((file) => readFileSync(join(process.cwd(), initDir, file), 'utf8')).join('\n');
+    const initSql = readdirSync(join(process.cwd(), initDir))
+      .map((file) => readFileSync(join(process.cwd(), initDir, file), 'utf8'))
+      .join('\n');
     const [, serviceRole, servicePassword] = initSql.match(/CREATE ROLE (\w+) LOGIN PASSWORD '([^']+)'/)!;
 
     expect(initMount).toBe('/docker-entrypoint-initdb.d');
@@ -147,7 +149,9 @@ describe('Dockerfile', () => {
 });
 
 describe('docs/operations.md', () => {
-  const rows = [...readFileSync(join(process.cwd(), 'docs', 'operations.md'), 'utf8').matchAll(/^\| `([A-Z][A-Z0-9_]+)` \| ([^|]+) \|/gm)].map(([, name, cell]) => ({ name, cell: cell.trim() }));
+  const rows = [...readFileSync(join(process.cwd(), 'docs', 'operations.md'), 'utf8').matchAll(/^\| `([A-Z][A-Z0-9_]+)` \| ([^|]+) \|/gm)].map(
+    ([, name, cell]) => ({ name, cell: cell.trim() }),
+  );
 
   it('when its configuration table is read, then it lists exactly the variables the service reads', () => {
     expect(rows.map((row) => row.name).sort()).toEqual([...knownVariables()].sort());

@@ -17,13 +17,19 @@ function documentedCodes(): Row[] {
     .split('\n')
     .filter((line) => /^\| `[A-Z_.]+` \|/.test(line))
     .map((line) => {
-      const [code, status, meaning, action] = line.split('|').slice(1, -1).map((cell) => cell.trim());
+      const [code, status, meaning, action] = line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim());
       return { code: code.replace(/`/g, ''), status, meaning, action };
     });
 }
 
 interface Operation {
-  responses: Record<string, { content?: Record<string, { schema?: { allOf?: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } }[] } }> }>;
+  responses: Record<
+    string,
+    { content?: Record<string, { schema?: { allOf?: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } }[] } }> }
+  >;
 }
 
 describe('docs/errors.md and the service’s error codes', () => {
@@ -39,7 +45,11 @@ describe('docs/errors.md and the service’s error codes', () => {
 
   it('when each row is read, then it says what the code means and whether to retry', () => {
     for (const row of rows) {
-      expect({ code: row.code, meaning: row.meaning.length > 20, action: /^(Yes|No|Not for partners)\b/.test(row.action) }).toEqual({ code: row.code, meaning: true, action: true });
+      expect({ code: row.code, meaning: row.meaning.length > 20, action: /^(Yes|No|Not for partners)\b/.test(row.action) }).toEqual({
+        code: row.code,
+        meaning: true,
+        action: true,
+      });
     }
   });
 
@@ -48,7 +58,10 @@ describe('docs/errors.md and the service’s error codes', () => {
     const listed = Object.values(document.paths).flatMap((operations) =>
       Object.values(operations).flatMap((operation) =>
         Object.entries(operation.responses).flatMap(([status, response]) =>
-          (response.content?.['application/json']?.schema?.allOf?.[1]?.properties?.error?.properties?.code?.enum ?? []).map((code) => ({ status: Number(status), code })),
+          (response.content?.['application/json']?.schema?.allOf?.[1]?.properties?.error?.properties?.code?.enum ?? []).map((code) => ({
+            status: Number(status),
+            code,
+          })),
         ),
       ),
     );

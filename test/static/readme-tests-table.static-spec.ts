@@ -12,11 +12,18 @@ function matches(pattern: string): string[] {
   const parts = pattern.replace(/\/$/, '').split('/');
   let found = [''];
   for (const part of parts) {
-    const regex = new RegExp(`^${part.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*\*/g, '.*').replace(/\*/g, '[^/]*')}$`);
+    const regex = new RegExp(
+      `^${part
+        .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*\*/g, '.*')
+        .replace(/\*/g, '[^/]*')}$`,
+    );
     found = found.flatMap((dir) => {
       if (part === '**') return [dir];
       try {
-        return readdirSync(join(process.cwd(), dir)).filter((name) => regex.test(name)).map((name) => (dir ? `${dir}/${name}` : name));
+        return readdirSync(join(process.cwd(), dir))
+          .filter((name) => regex.test(name))
+          .map((name) => (dir ? `${dir}/${name}` : name));
       } catch {
         return [];
       }

@@ -100,7 +100,10 @@ export async function startTestApp(
   const logs = capture.since();
   let app: NestFastifyApplication;
   try {
-    app = await createApp(config, { url: config.DATABASE_URL!, ownerUrl: config.MIGRATIONS_DATABASE_URL }, liveUpstreamSettings(config), { logStream: capture, demoCustomerId: options.demoCustomerId });
+    app = await createApp(config, { url: config.DATABASE_URL!, ownerUrl: config.MIGRATIONS_DATABASE_URL }, liveUpstreamSettings(config), {
+      logStream: capture,
+      demoCustomerId: options.demoCustomerId,
+    });
     await app.listen({ port: 0, host: '127.0.0.1' });
   } catch (error) {
     await sandbox.close();

@@ -38,7 +38,9 @@ export class InMemoryAuditLog extends AuditLog {
   }
 
   find(filter: AuditEventFilter, limit: number): Promise<AuditPage> {
-    const matching = this.events.filter((event) => (filter.reference === undefined || event.reference === filter.reference) && (filter.phase === undefined || event.phase === filter.phase));
+    const matching = this.events.filter(
+      (event) => (filter.reference === undefined || event.reference === filter.reference) && (filter.phase === undefined || event.phase === filter.phase),
+    );
     return Promise.resolve({ events: matching.slice(0, limit) });
   }
 

@@ -24,9 +24,11 @@ module.exports = async function globalSetup() {
     try {
       const found = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [EXTERNAL_SERVICE_ROLE]);
       if (found.rowCount === 0) {
-        await client.query(`CREATE ROLE ${EXTERNAL_SERVICE_ROLE} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${EXTERNAL_SERVICE_ROLE}'`).catch((error) => {
-          if (error.code !== '42710') throw error; // another run created it meanwhile
-        });
+        await client
+          .query(`CREATE ROLE ${EXTERNAL_SERVICE_ROLE} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${EXTERNAL_SERVICE_ROLE}'`)
+          .catch((error) => {
+            if (error.code !== '42710') throw error; // another run created it meanwhile
+          });
       }
     } finally {
       await client.end();

@@ -6,7 +6,12 @@ export interface RawAnswer {
   readonly headers: Record<string, string>;
   readonly text: string;
   /** The body parsed as JSON, when it is JSON. */
-  readonly body?: { status: number; data: unknown; message: string; error: { id: string; details: string; message: string; fields?: { field: string; message: string }[] } | null };
+  readonly body?: {
+    status: number;
+    data: unknown;
+    message: string;
+    error: { id: string; details: string; message: string; fields?: { field: string; message: string }[] } | null;
+  };
   readonly closedByServer: boolean;
 }
 
@@ -72,7 +77,12 @@ function dechunk(payload: string): string {
 
 /** One HTTP/1.1 request as text, closing the connection after it. */
 export function requestText(method: string, target: string, headers: Record<string, string> = {}, body?: string): string {
-  const lines = [`${method} ${target} HTTP/1.1`, 'Host: gateway.test', 'Connection: close', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+  const lines = [
+    `${method} ${target} HTTP/1.1`,
+    'Host: gateway.test',
+    'Connection: close',
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
   if (body !== undefined) lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
   return `${lines.join('\r\n')}\r\n\r\n${body ?? ''}`;
 }

@@ -32,7 +32,11 @@ function duration(name: string, value: string | undefined, fallback: number): nu
 export async function runAuditReconcile(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
   let window: { olderThanMs: number; sinceMs: number };
   try {
-    const { values } = parseArgs({ args: argv, options: { 'older-than': { type: 'string' }, since: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true });
+    const { values } = parseArgs({
+      args: argv,
+      options: { 'older-than': { type: 'string' }, since: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+    });
     if (values.help) {
       io.out(RECONCILE_USAGE);
       return 0;
@@ -51,7 +55,9 @@ export async function runAuditReconcile(argv: string[], env: NodeJS.ProcessEnv, 
       io.out(JSON.stringify(UnresolvedCallDto.from(call)));
       count++;
     }
-    io.err(`${count} call${count === 1 ? '' : 's'} with an unknown outcome, attempted between ${formatDuration(window.sinceMs)} and ${formatDuration(window.olderThanMs)} ago`);
+    io.err(
+      `${count} call${count === 1 ? '' : 's'} with an unknown outcome, attempted between ${formatDuration(window.sinceMs)} and ${formatDuration(window.olderThanMs)} ago`,
+    );
     return 0;
   } finally {
     await database.close();

@@ -29,7 +29,8 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{
 function instant(name: string, value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;
   const date = new Date(value);
-  if (!ISO_8601.test(value) || Number.isNaN(date.getTime())) throw new TypeError(`--${name} must be an ISO 8601 date or date-time, such as 2026-11-01T00:00:00Z`);
+  if (!ISO_8601.test(value) || Number.isNaN(date.getTime()))
+    throw new TypeError(`--${name} must be an ISO 8601 date or date-time, such as 2026-11-01T00:00:00Z`);
   return date;
 }
 
@@ -49,7 +50,14 @@ async function* checkpointsIn(file: string): AsyncIterable<SignedCheckpoint | un
       continue;
     }
     const c = parsed.audit_checkpoint;
-    if (c && typeof c.seq === 'number' && typeof c.statement === 'string' && typeof c.head === 'string' && typeof c.key_id === 'string' && typeof c.ed25519_signature === 'string') {
+    if (
+      c &&
+      typeof c.seq === 'number' &&
+      typeof c.statement === 'string' &&
+      typeof c.head === 'string' &&
+      typeof c.key_id === 'string' &&
+      typeof c.ed25519_signature === 'string'
+    ) {
       yield { seq: c.seq, statement: c.statement, head: c.head, keyId: c.key_id, signature: c.ed25519_signature };
     } else {
       yield undefined;
@@ -61,7 +69,11 @@ async function* checkpointsIn(file: string): AsyncIterable<SignedCheckpoint | un
 export async function runAuditVerify(argv: string[], env: NodeJS.ProcessEnv, io: VerifyIo): Promise<number> {
   let options: { from?: Date; to?: Date; checkpoints?: string };
   try {
-    const { values } = parseArgs({ args: argv, options: { from: { type: 'string' }, to: { type: 'string' }, checkpoints: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true });
+    const { values } = parseArgs({
+      args: argv,
+      options: { from: { type: 'string' }, to: { type: 'string' }, checkpoints: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+    });
     if (values.help) {
       io.out(VERIFY_USAGE);
       return 0;

@@ -23,7 +23,7 @@ export class AuditRetention {
   async purge(retentionDays: number): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - retentionDays * DAY_MS);
     let total = 0;
-    for (let purged = -1; purged !== 0; ) {
+    for (let purged = -1; purged !== 0;) {
       purged = await this.sealer.purgeOnce(cutoff, BATCH);
       total += purged;
     }

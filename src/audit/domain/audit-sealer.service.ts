@@ -1,16 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/domain/clock.port';
-import {
-  CheckpointStatement,
-  encodeManifest,
-  EVENT_DIGEST_VERSION,
-  headOf,
-  ORIGIN,
-  sha256,
-  SignedCheckpoint,
-  statementText,
-  ZERO_HEAD,
-} from './audit-seal';
+import { CheckpointStatement, encodeManifest, EVENT_DIGEST_VERSION, headOf, ORIGIN, sha256, SignedCheckpoint, statementText, ZERO_HEAD } from './audit-seal';
 import { AuditSealStore, CheckpointSigner, SealScope, StoredCheckpoint, TrustedKeys } from './audit-seal.port';
 
 /** Events per checkpoint at most: a checkpoint is one transaction and its manifest 48 bytes per event. */
@@ -172,7 +162,15 @@ export class AuditSealer {
   private committed(checkpoint: SignedCheckpoint): void {
     this.newestSeen = { seq: checkpoint.seq, head: checkpoint.head };
     this.logger.log(
-      { audit_checkpoint: { seq: checkpoint.seq, statement: checkpoint.statement, head: checkpoint.head, key_id: checkpoint.keyId, ed25519_signature: checkpoint.signature } },
+      {
+        audit_checkpoint: {
+          seq: checkpoint.seq,
+          statement: checkpoint.statement,
+          head: checkpoint.head,
+          key_id: checkpoint.keyId,
+          ed25519_signature: checkpoint.signature,
+        },
+      },
       'Audit checkpoint',
     );
   }

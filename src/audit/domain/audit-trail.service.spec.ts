@@ -57,7 +57,9 @@ describe('AuditTrail', () => {
     });
 
     it('when the call succeeds, then its value comes back after the attempted event', async () => {
-      const value = await runWithRecord(newRecord('req-ok'), () => sut.attempted('customer.create', { reference: 'ref-4' }, () => Promise.resolve(log.events.length)));
+      const value = await runWithRecord(newRecord('req-ok'), () =>
+        sut.attempted('customer.create', { reference: 'ref-4' }, () => Promise.resolve(log.events.length)),
+      );
 
       expect(value).toBe(1);
     });

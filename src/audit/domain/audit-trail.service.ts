@@ -96,10 +96,7 @@ export class AuditTrail {
     );
   }
 
-  private event(
-    context: RequestRecord,
-    fields: Pick<AuditEvent, 'operation' | 'phase'> & Partial<AuditEvent>,
-  ): AuditEvent {
+  private event(context: RequestRecord, fields: Pick<AuditEvent, 'operation' | 'phase'> & Partial<AuditEvent>): AuditEvent {
     return {
       id: randomUUID(),
       occurredAt: this.clock.now(),

@@ -115,7 +115,7 @@ export class AuditVerifier {
       events += result;
     };
 
-    for (let afterSeq = 0; ; ) {
+    for (let afterSeq = 0; ;) {
       const page = await this.store.checkpointsAfter(afterSeq, PAGE, { from: options.from, to: options.to });
       for (const row of page) {
         count++;
@@ -127,10 +127,19 @@ export class AuditVerifier {
         } else if (previous === undefined) {
           // The one before could not be trusted (reported): this one's link to it cannot be checked.
         } else if (row.seq !== previous.row.seq + 1) {
-          if (!windowed) findings.push({ kind: 'checkpoint_missing', checkpoint: row.seq, detail: `checkpoints ${previous.row.seq + 1}–${row.seq - 1} are missing between #${previous.row.seq} and #${row.seq}` });
+          if (!windowed)
+            findings.push({
+              kind: 'checkpoint_missing',
+              checkpoint: row.seq,
+              detail: `checkpoints ${previous.row.seq + 1}–${row.seq - 1} are missing between #${previous.row.seq} and #${row.seq}`,
+            });
         } else if (checked) {
           if (checked.statement.prev_head !== previous.row.head) {
-            findings.push({ kind: 'chain_broken', checkpoint: row.seq, detail: `checkpoint #${row.seq} does not name #${previous.row.seq}'s head as its previous` });
+            findings.push({
+              kind: 'chain_broken',
+              checkpoint: row.seq,
+              detail: `checkpoint #${row.seq} does not name #${previous.row.seq}'s head as its previous`,
+            });
           }
           if (comparePositions(checked.statement.after, previous.statement.end) !== 0) {
             findings.push({ kind: 'chain_broken', checkpoint: row.seq, detail: `checkpoint #${row.seq} does not start where #${previous.row.seq} ends` });
@@ -157,7 +166,13 @@ export class AuditVerifier {
       if (!arrived) continue;
       inserted.delete(id);
       deleted.delete(id);
-      findings.push({ kind: 'moved', event_id: id, checkpoint: gone.checkpoint, position: gone.position, detail: `event ${id}, sealed by #${gone.checkpoint} at position ${gone.position}, ${arrived.detail.replace(/^event \S+ /, 'is now ')}` });
+      findings.push({
+        kind: 'moved',
+        event_id: id,
+        checkpoint: gone.checkpoint,
+        position: gone.position,
+        detail: `event ${id}, sealed by #${gone.checkpoint} at position ${gone.position}, ${arrived.detail.replace(/^event \S+ /, 'is now ')}`,
+      });
     }
     findings.push(...deleted.values(), ...inserted.values());
 
@@ -205,17 +220,28 @@ export class AuditVerifier {
     if (!statement) return invalid('its statement is not one the sealer writes');
     const valid = this.keys.verify(row.keyId, row.statement, row.signature);
     if (valid === undefined) {
-      findings.push({ kind: 'checkpoint_unknown_key', checkpoint: row.seq, detail: `checkpoint #${row.seq} is signed by key ${row.keyId}, which is not trusted (AUDIT_SIGNING_KEY, AUDIT_PUBLIC_KEYS)` });
+      findings.push({
+        kind: 'checkpoint_unknown_key',
+        checkpoint: row.seq,
+        detail: `checkpoint #${row.seq} is signed by key ${row.keyId}, which is not trusted (AUDIT_SIGNING_KEY, AUDIT_PUBLIC_KEYS)`,
+      });
       return undefined;
     }
     if (!valid) return invalid('its signature does not verify: the statement was changed after signing');
-    if (statement.seq !== row.seq || statement.kind !== row.kind || comparePositions(statement.end, row.end) !== 0) return invalid('its columns differ from its signed statement');
+    if (statement.seq !== row.seq || statement.kind !== row.kind || comparePositions(statement.end, row.end) !== 0)
+      return invalid('its columns differ from its signed statement');
     if (headOf(row.statement) !== row.head) return invalid('its stored head is not the hash of its statement');
     return { row, statement };
   }
 
   /** The oldest checkpoint: the genesis, or one whose predecessors a signed purge removed. */
-  private async checkStart(row: StoredCheckpoint, statement: CheckpointStatement | undefined, purges: CheckpointStatement[], findings: Finding[], inserted: Map<string, Finding>): Promise<void> {
+  private async checkStart(
+    row: StoredCheckpoint,
+    statement: CheckpointStatement | undefined,
+    purges: CheckpointStatement[],
+    findings: Finding[],
+    inserted: Map<string, Finding>,
+  ): Promise<void> {
     if (!statement) return;
     if (row.seq === 1) {
       if (statement.prev_head !== ZERO_HEAD || comparePositions(statement.after, ORIGIN) !== 0) {
@@ -225,7 +251,12 @@ export class AuditVerifier {
       findings.push({ kind: 'checkpoint_missing', checkpoint: row.seq, detail: `checkpoints 1–${row.seq - 1} are missing, and no signed purge removed them` });
     }
     for (const event of await this.store.eventsUpTo(statement.after, MAX_LISTED)) {
-      inserted.set(event.id, { kind: 'inserted', event_id: event.id, checkpoint: row.seq, detail: `event ${event.id} is in the range purged before checkpoint #${row.seq}, where nothing may be` });
+      inserted.set(event.id, {
+        kind: 'inserted',
+        event_id: event.id,
+        checkpoint: row.seq,
+        detail: `event ${event.id} is in the range purged before checkpoint #${row.seq}, where nothing may be`,
+      });
     }
   }
 
@@ -234,7 +265,11 @@ export class AuditVerifier {
     const now = await this.store.rangeDigest(row.seq, statement.after, statement.end);
     if (now.count === statement.events && now.digest === statement.manifest_sha256) {
       if (now.manifestDigest !== statement.manifest_sha256) {
-        findings.push({ kind: 'manifest_altered', checkpoint: row.seq, detail: `the manifest of checkpoint #${row.seq} was changed or removed (its events are intact)` });
+        findings.push({
+          kind: 'manifest_altered',
+          checkpoint: row.seq,
+          detail: `the manifest of checkpoint #${row.seq} was changed or removed (its events are intact)`,
+        });
       }
       return now.count;
     }
@@ -246,22 +281,50 @@ export class AuditVerifier {
     const stored = await this.store.manifest(row.seq);
     const sealed = stored && sha256(stored).toString('hex') === statement.manifest_sha256 ? decodeManifest(stored) : undefined;
     if (!sealed) {
-      findings.push({ kind: 'range_altered', checkpoint: row.seq, detail: `the events of checkpoint #${row.seq} differ from what it sealed, and its manifest was changed too, so they cannot be named` });
+      findings.push({
+        kind: 'range_altered',
+        checkpoint: row.seq,
+        detail: `the events of checkpoint #${row.seq} differ from what it sealed, and its manifest was changed too, so they cannot be named`,
+      });
       findings.push({ kind: 'manifest_altered', checkpoint: row.seq, detail: `the manifest of checkpoint #${row.seq} was changed or removed` });
       return 0;
     }
     const differences = compareRange(sealed, found);
     for (const event of differences.altered) {
-      findings.push({ kind: 'altered', event_id: event.id, checkpoint: row.seq, position: event.position, detail: `event ${event.id} (checkpoint #${row.seq}, position ${event.position}) was changed after it was sealed` });
+      findings.push({
+        kind: 'altered',
+        event_id: event.id,
+        checkpoint: row.seq,
+        position: event.position,
+        detail: `event ${event.id} (checkpoint #${row.seq}, position ${event.position}) was changed after it was sealed`,
+      });
     }
     for (const event of differences.reordered) {
-      findings.push({ kind: 'reordered', event_id: event.id, checkpoint: row.seq, position: event.sealedPosition, detail: `event ${event.id} was sealed at position ${event.sealedPosition} of checkpoint #${row.seq} and is now at position ${event.foundPosition}` });
+      findings.push({
+        kind: 'reordered',
+        event_id: event.id,
+        checkpoint: row.seq,
+        position: event.sealedPosition,
+        detail: `event ${event.id} was sealed at position ${event.sealedPosition} of checkpoint #${row.seq} and is now at position ${event.foundPosition}`,
+      });
     }
     for (const event of differences.deleted) {
-      deleted.set(event.id, { kind: 'deleted', event_id: event.id, checkpoint: row.seq, position: event.position, detail: `event ${event.id} (checkpoint #${row.seq}, position ${event.position}) is gone` });
+      deleted.set(event.id, {
+        kind: 'deleted',
+        event_id: event.id,
+        checkpoint: row.seq,
+        position: event.position,
+        detail: `event ${event.id} (checkpoint #${row.seq}, position ${event.position}) is gone`,
+      });
     }
     for (const event of differences.inserted) {
-      inserted.set(event.id, { kind: 'inserted', event_id: event.id, checkpoint: row.seq, position: event.position, detail: `event ${event.id} is in the range of checkpoint #${row.seq} (position ${event.position}), which never sealed it` });
+      inserted.set(event.id, {
+        kind: 'inserted',
+        event_id: event.id,
+        checkpoint: row.seq,
+        position: event.position,
+        detail: `event ${event.id} is in the range of checkpoint #${row.seq} (position ${event.position}), which never sealed it`,
+      });
     }
     return found.length - differences.altered.length - differences.inserted.length - differences.reordered.length;
   }
@@ -289,13 +352,22 @@ export class AuditVerifier {
       const head = heads.get(copy.seq);
       if (head === undefined) {
         if (newest === undefined || copy.seq > newest.seq) beyond = Math.max(beyond ?? 0, copy.seq);
-        else if (copy.seq > purgedThrough) findings.push({ kind: 'checkpoint_missing', checkpoint: copy.seq, detail: `checkpoint #${copy.seq}, kept outside the database, is not in it` });
+        else if (copy.seq > purgedThrough)
+          findings.push({ kind: 'checkpoint_missing', checkpoint: copy.seq, detail: `checkpoint #${copy.seq}, kept outside the database, is not in it` });
       } else if (head !== copy.head) {
-        findings.push({ kind: 'external_mismatch', checkpoint: copy.seq, detail: `checkpoint #${copy.seq} in the database differs from the copy kept outside it: it was replaced` });
+        findings.push({
+          kind: 'external_mismatch',
+          checkpoint: copy.seq,
+          detail: `checkpoint #${copy.seq} in the database differs from the copy kept outside it: it was replaced`,
+        });
       }
     }
     if (beyond !== undefined) {
-      findings.push({ kind: 'truncated', checkpoint: beyond, detail: `the copy kept outside the database goes up to checkpoint #${beyond}, the database only to ${newest ? `#${newest.seq}` : 'none'}: the newest checkpoints were removed` });
+      findings.push({
+        kind: 'truncated',
+        checkpoint: beyond,
+        detail: `the copy kept outside the database goes up to checkpoint #${beyond}, the database only to ${newest ? `#${newest.seq}` : 'none'}: the newest checkpoints were removed`,
+      });
     }
     return { read, verified, ignored: read - verified };
   }

@@ -25,7 +25,12 @@ describe('compareRange', () => {
     const stranger = { id: randomUUID(), hash: sha256('stranger') };
     const found = [sealed[0], stranger, sealed[2], sealed[3]];
 
-    expect(compareRange(sealed, found)).toEqual({ altered: [], deleted: [{ id: sealed[1].id, position: 2 }], inserted: [{ id: stranger.id, position: 2 }], reordered: [] });
+    expect(compareRange(sealed, found)).toEqual({
+      altered: [],
+      deleted: [{ id: sealed[1].id, position: 2 }],
+      inserted: [{ id: stranger.id, position: 2 }],
+      reordered: [],
+    });
   });
 
   it('when one event moved ten places, then that one event is reported, not the ten it passed', () => {

@@ -37,7 +37,10 @@ export class AuditEventsQueryDto {
   @IsUuidField('client must be an API client id (UUID)')
   readonly client?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Events at or after this instant (ISO 8601, such as 2026-11-01T00:00:00Z; a date means its midnight UTC).' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'Events at or after this instant (ISO 8601, such as 2026-11-01T00:00:00Z; a date means its midnight UTC).',
+  })
   @IsOptional()
   @IsISO8601({ strict: true, strictSeparator: true }, { message: 'from must be an ISO 8601 date or date-time' })
   readonly from?: string;
@@ -50,7 +53,11 @@ export class AuditEventsQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_AUDIT_PAGE, default: 50, description: 'Events per page.' })
   @IsOptional()
   @Transform(toDecimalInteger)
-  @Rules(IsInt({ message: 'limit must be an integer' }), Min(1, { message: `limit must be between 1 and ${MAX_AUDIT_PAGE}` }), Max(MAX_AUDIT_PAGE, { message: `limit must be between 1 and ${MAX_AUDIT_PAGE}` }))
+  @Rules(
+    IsInt({ message: 'limit must be an integer' }),
+    Min(1, { message: `limit must be between 1 and ${MAX_AUDIT_PAGE}` }),
+    Max(MAX_AUDIT_PAGE, { message: `limit must be between 1 and ${MAX_AUDIT_PAGE}` }),
+  )
   readonly limit?: number;
 
   @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page.' })

@@ -67,7 +67,10 @@ export class RequestAuditor extends RequestRecorder {
     const refused = new Set(exception instanceof DomainError ? (exception.fields ?? []).map((problem) => problem.field) : []);
     const found = identifiersOf(request, refused);
     // What the handler named stands; the refused body only fills in what it did not.
-    noteSubject({ reference: context.reference ?? found.reference, customerId: context.customerId ?? found.customerId, currency: context.currency ?? found.currency }, context);
+    noteSubject(
+      { reference: context.reference ?? found.reference, customerId: context.customerId ?? found.customerId, currency: context.currency ?? found.currency },
+      context,
+    );
     await this.trail.conclude(context, {
       ...this.where(request),
       operation: this.operation(request, problem.status),

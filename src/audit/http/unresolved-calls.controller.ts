@@ -30,7 +30,10 @@ export class UnresolvedCallsController {
   @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.query, 'AUDIT.INVALID_CURSOR', 'AUDIT.INVALID_RANGE')
   async list(@Query() query: UnresolvedCallsQueryDto): Promise<UnresolvedCallsResponseDto> {
     const page = await this.unresolved.page(
-      { olderThanMs: query.older_than === undefined ? undefined : parseDuration(query.older_than), sinceMs: query.since === undefined ? undefined : parseDuration(query.since) },
+      {
+        olderThanMs: query.older_than === undefined ? undefined : parseDuration(query.older_than),
+        sinceMs: query.since === undefined ? undefined : parseDuration(query.since),
+      },
       query.limit ?? DEFAULT_PAGE,
       query.cursor,
     );

@@ -8,9 +8,12 @@ import { Rules, toDecimalInteger } from '../../common/http/field-rules';
 import { UnresolvedCall } from '../domain/unresolved-call';
 import { MAX_UNRESOLVED_PAGE, UnresolvedCallsPage } from '../domain/unresolved-calls.service';
 
-
 export class UnresolvedCallsQueryDto {
-  @ApiPropertyOptional({ default: '60s', description: `Only calls attempted at least this long ago (younger ones may still be running): ${DURATION_RULE}.`, example: '60s' })
+  @ApiPropertyOptional({
+    default: '60s',
+    description: `Only calls attempted at least this long ago (younger ones may still be running): ${DURATION_RULE}.`,
+    example: '60s',
+  })
   @IsOptional()
   @Matches(DURATION_PATTERN, { message: `older_than must be ${DURATION_RULE}` })
   readonly older_than?: string;
@@ -23,7 +26,11 @@ export class UnresolvedCallsQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_UNRESOLVED_PAGE, default: 100, description: 'Calls per page.' })
   @IsOptional()
   @Transform(toDecimalInteger)
-  @Rules(IsInt({ message: 'limit must be an integer' }), Min(1, { message: `limit must be between 1 and ${MAX_UNRESOLVED_PAGE}` }), Max(MAX_UNRESOLVED_PAGE, { message: `limit must be between 1 and ${MAX_UNRESOLVED_PAGE}` }))
+  @Rules(
+    IsInt({ message: 'limit must be an integer' }),
+    Min(1, { message: `limit must be between 1 and ${MAX_UNRESOLVED_PAGE}` }),
+    Max(MAX_UNRESOLVED_PAGE, { message: `limit must be between 1 and ${MAX_UNRESOLVED_PAGE}` }),
+  )
   readonly limit?: number;
 
   @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page.' })
@@ -40,7 +47,13 @@ export class UnresolvedCallDto {
   @ApiProperty({ format: 'uuid', description: 'The transaction’s reference, as the provider knows it.', example: '7d0f1f3e-5b9a-4f0e-9a52-2b8c6f1d4e21' })
   readonly reference!: string;
 
-  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'The customer; null for a customer creation (its id is what was lost).', example: '3c9e7a52-1f4b-4d8e-b0a6-95e2d7c41f08' })
+  @ApiProperty({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    description: 'The customer; null for a customer creation (its id is what was lost).',
+    example: '3c9e7a52-1f4b-4d8e-b0a6-95e2d7c41f08',
+  })
   readonly customer_id!: string | null;
 
   @ApiProperty({ nullable: true, type: String, description: 'The API client’s name.', example: 'acme-ios' })

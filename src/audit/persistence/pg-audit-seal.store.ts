@@ -12,6 +12,7 @@ export const SEAL_LOCK_KEY = 7_204_118_554;
  * but `tx` (its place in seal order, which the manifest holds): a test keeps this list and the
  * table in step, so a column added later cannot stay outside the seal unnoticed.
  */
+// prettier-ignore
 export const SEALED_COLUMNS = [
   'id', 'occurred_at', 'request_id', 'client_id', 'client_name', 'tenant', 'operation', 'phase', 'http_method', 'route',
   'reference', 'customer_id', 'currency', 'http_status', 'upstream_status', 'error_id', 'error_code', 'upstream_error_id',
@@ -82,6 +83,7 @@ class PgSealScope implements SealScope {
     await this.query(
       `INSERT INTO audit_checkpoints (seq, kind, sealed_at, end_tx, end_id, events, first_occurred_at, last_occurred_at, statement, head, key_id, signature)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      // prettier-ignore
       [
         s.seq, s.kind, s.sealed_at, s.end.tx, s.end.id, s.events, s.first_occurred_at, s.last_occurred_at,
         checkpoint.statement, Buffer.from(checkpoint.head, 'hex'), checkpoint.keyId, Buffer.from(checkpoint.signature, 'base64'),
@@ -118,7 +120,9 @@ export class PgAuditSealStore extends AuditSealStore {
   }
 
   async newestCheckpoints(limit: number): Promise<StoredCheckpoint[]> {
-    const rows = await unavailableOnOutage(() => this.sql.query<CheckpointRow>(`SELECT ${CHECKPOINT_COLUMNS} FROM audit_checkpoints c ORDER BY c.seq DESC LIMIT $1`, [limit]));
+    const rows = await unavailableOnOutage(() =>
+      this.sql.query<CheckpointRow>(`SELECT ${CHECKPOINT_COLUMNS} FROM audit_checkpoints c ORDER BY c.seq DESC LIMIT $1`, [limit]),
+    );
     return rows.map(toCheckpoint);
   }
 

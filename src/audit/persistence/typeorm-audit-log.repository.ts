@@ -116,7 +116,10 @@ export class TypeOrmAuditLogRepository extends AuditLog {
     if (after) {
       query.andWhere('(e.occurred_at, e.id) < (CAST(:afterAt AS timestamptz), CAST(:afterId AS uuid))', { afterAt: after.occurredAt, afterId: after.id });
     }
-    query.orderBy('e.occurred_at', 'DESC').addOrderBy('e.id', 'DESC').limit(limit + 1);
+    query
+      .orderBy('e.occurred_at', 'DESC')
+      .addOrderBy('e.id', 'DESC')
+      .limit(limit + 1);
 
     const { entities, raw } = await unavailableOnOutage(() => query.getRawAndEntities<{ position: string }>());
     const events = entities.slice(0, limit).map((row) => AuditEventMapper.toDomain(row));
@@ -143,20 +146,18 @@ export class TypeOrmAuditLogRepository extends AuditLog {
         query.limit + 1,
       ]),
     );
-    const calls = rows.slice(0, query.limit).map(
-      (row): UnresolvedCall => ({
-        operation: row.operation,
-        reference: row.reference,
-        customerId: row.customer_id ?? undefined,
-        clientId: row.client_id ?? undefined,
-        clientName: row.client_name ?? undefined,
-        attemptedAt: row.occurred_at,
-        requestId: row.request_id,
-        state: row.ended_unknown ? 'unknown' : 'no_outcome',
-        errorId: row.unknown_error_id ?? undefined,
-        position: { occurredAt: row.position, id: row.id },
-      }),
-    );
+    const calls = rows.slice(0, query.limit).map((row): UnresolvedCall => ({
+      operation: row.operation,
+      reference: row.reference,
+      customerId: row.customer_id ?? undefined,
+      clientId: row.client_id ?? undefined,
+      clientName: row.client_name ?? undefined,
+      attemptedAt: row.occurred_at,
+      requestId: row.request_id,
+      state: row.ended_unknown ? 'unknown' : 'no_outcome',
+      errorId: row.unknown_error_id ?? undefined,
+      position: { occurredAt: row.position, id: row.id },
+    }));
     return rows.length > query.limit ? { calls, next: calls[calls.length - 1].position } : { calls };
   }
 }

@@ -12,7 +12,10 @@ export function defaultSigningKeyFile(dataDir: string): string {
 /** A key's id: the first 16 hex digits of SHA-256 over its public half (SPKI DER). */
 export function keyIdOf(key: KeyObject): string {
   const publicKey = key.type === 'private' ? createPublicKey(key) : key;
-  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 export interface AuditKeySettings {

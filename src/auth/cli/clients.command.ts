@@ -50,7 +50,9 @@ const create: Command = async (args, { database, config, io }) => {
     tenant: values.tenant ?? config.DEFAULT_TENANT,
     expiresAt: parseExpiry(values['expires-at']),
   });
-  io.out(JSON.stringify({ id: client.id, name: client.name, role: client.role, tenant: client.tenant, token, expires_at: client.expiresAt?.toISOString() ?? null }));
+  io.out(
+    JSON.stringify({ id: client.id, name: client.name, role: client.role, tenant: client.tenant, token, expires_at: client.expiresAt?.toISOString() ?? null }),
+  );
   return 0;
 };
 

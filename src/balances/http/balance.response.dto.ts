@@ -15,7 +15,13 @@ export class BalanceResponseDto {
   @ApiProperty({ description: 'Ledger balance as a decimal string.', example: '1300.00' })
   readonly current!: string;
 
-  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'When the provider computed it, when it says.', example: '2026-11-21T09:00:00Z' })
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description: 'When the provider computed it, when it says.',
+    example: '2026-11-21T09:00:00Z',
+  })
   readonly as_of!: string | null;
 
   static from(balance: Balance): BalanceResponseDto {
@@ -24,7 +30,11 @@ export class BalanceResponseDto {
 }
 
 export class CustomerIdParamDto {
-  @ApiProperty({ format: 'uuid', description: 'A customer created through this service (or linked to your tenant).', example: '5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44' })
+  @ApiProperty({
+    format: 'uuid',
+    description: 'A customer created through this service (or linked to your tenant).',
+    example: '5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44',
+  })
   @IsUuidField()
   readonly customer_id!: string;
 }

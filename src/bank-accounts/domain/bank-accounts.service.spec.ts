@@ -18,7 +18,14 @@ class RecordingBankAccountGateway extends BankAccountGateway {
 
   open(request: OpenBankAccount): Promise<BankAccount> {
     this.opened.push({ request, phasesBefore: this.log.events.map((event) => event.phase) });
-    return Promise.resolve({ id: 'acc-1', customerId: request.customerId, currency: request.currency, reference: request.reference, status: 'active', iban: 'DE89370400440532013000' });
+    return Promise.resolve({
+      id: 'acc-1',
+      customerId: request.customerId,
+      currency: request.currency,
+      reference: request.reference,
+      status: 'active',
+      iban: 'DE89370400440532013000',
+    });
   }
 }
 
@@ -42,7 +49,11 @@ describe(BankAccountsService.name, () => {
     const clock = new FixedClock();
     const metrics = new CountingMetrics();
     const trail = new AuditTrail(log, clock, metrics);
-    sut = new BankAccountsService(gateway, new CustomerTenancy(ownership), new ProviderWrites(new IdempotencyService(store, clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics), trail));
+    sut = new BankAccountsService(
+      gateway,
+      new CustomerTenancy(ownership),
+      new ProviderWrites(new IdempotencyService(store, clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics), trail),
+    );
   });
 
   describe('open', () => {
@@ -53,7 +64,13 @@ describe(BankAccountsService.name, () => {
 
       expect(gateway.opened).toHaveLength(1);
       expect(gateway.opened[0].phasesBefore).toEqual(['attempted']);
-      expect(log.events[0]).toMatchObject({ operation: 'bank_account.create', phase: 'attempted', customerId: ACME_CUSTOMER, currency: 'GBP', reference: opened.value.reference });
+      expect(log.events[0]).toMatchObject({
+        operation: 'bank_account.create',
+        phase: 'attempted',
+        customerId: ACME_CUSTOMER,
+        currency: 'GBP',
+        reference: opened.value.reference,
+      });
       expect(gateway.opened[0].request.reference).toBe(opened.value.reference);
     });
 

@@ -11,7 +11,11 @@ export class BankAccountResponseDto {
   @ApiProperty({ enum: BANK_ACCOUNT_CURRENCIES, example: 'EUR' })
   readonly currency!: string;
 
-  @ApiProperty({ format: 'uuid', description: 'The transaction reference (yours, or the one generated for you).', example: '7d0c1f6e-5a43-4c1e-9b2a-2f6d8e0b9c11' })
+  @ApiProperty({
+    format: 'uuid',
+    description: 'The transaction reference (yours, or the one generated for you).',
+    example: '7d0c1f6e-5a43-4c1e-9b2a-2f6d8e0b9c11',
+  })
   readonly reference!: string;
 
   @ApiProperty({ description: 'As the provider reports it.', example: 'active' })

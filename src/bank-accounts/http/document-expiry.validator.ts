@@ -15,9 +15,7 @@ export class DocumentExpiryConstraint implements ValidatorConstraintInterface {
   }
 
   defaultMessage(args?: ValidationArguments): string {
-    return parseCalendarDate(args?.value) === undefined
-      ? 'expiration_date must be a real date in YYYY-MM-DD form'
-      : expiryRuleMessage(this.clock.now());
+    return parseCalendarDate(args?.value) === undefined ? 'expiration_date must be a real date in YYYY-MM-DD form' : expiryRuleMessage(this.clock.now());
   }
 }
 

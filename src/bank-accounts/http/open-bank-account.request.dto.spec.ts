@@ -6,7 +6,6 @@ import { OpenBankAccountRequestDto } from './open-bank-account.request.dto';
 
 const NOW = new Date('2027-01-31T15:00:00Z');
 
-
 const valid = {
   customer_id: '5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44',
   currency: 'GBP',
@@ -79,9 +78,12 @@ describe('OpenBankAccountRequestDto', () => {
 
   it('refuses any currency but EUR and GBP', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 5 }).filter((c) => c !== 'EUR' && c !== 'GBP'), (currency) => {
-        expect(refused({ ...valid, currency })).toEqual(['currency']);
-      }),
+      fc.property(
+        fc.string({ maxLength: 5 }).filter((c) => c !== 'EUR' && c !== 'GBP'),
+        (currency) => {
+          expect(refused({ ...valid, currency })).toEqual(['currency']);
+        },
+      ),
     );
   });
 
@@ -104,9 +106,13 @@ describe('OpenBankAccountRequestDto', () => {
 
   it('refuses a value of any type but string in a text field', () => {
     fc.assert(
-      fc.property(fc.constantFrom('document_number', 'street', 'zip_code', 'issued_by'), fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string())), (field, value) => {
-        expect(refused({ ...valid, [field]: value })).toContain(field);
-      }),
+      fc.property(
+        fc.constantFrom('document_number', 'street', 'zip_code', 'issued_by'),
+        fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string())),
+        (field, value) => {
+          expect(refused({ ...valid, [field]: value })).toContain(field);
+        },
+      ),
     );
   });
 });

@@ -17,7 +17,11 @@ export function exampleDocumentExpiry(now: Date): string {
 
 /** The provider's bank-account payload (its field table), in its own field names. */
 export class OpenBankAccountRequestDto {
-  @ApiProperty({ format: 'uuid', description: 'A customer created through this service (or linked to your tenant).', example: '5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44' })
+  @ApiProperty({
+    format: 'uuid',
+    description: 'A customer created through this service (or linked to your tenant).',
+    example: '5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44',
+  })
   @IsUuidField()
   readonly customer_id!: string;
 

@@ -92,4 +92,3 @@ export const ALL_ERROR_CODES = Object.keys(ERROR_CODES) as ErrorCode[];
  * no code): the partner recognises it by the status, and the audit log still records the code.
  */
 export const CODE_NOT_IN_ENVELOPE: ErrorCode = 'AUTH.INVALID_TOKEN';
-

@@ -29,7 +29,9 @@ export class MalformedRequest extends DomainError {
 
   /** RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host header, with a valid value. */
   static badHost(problem: 'missing' | 'repeated' | 'invalid'): MalformedRequest {
-    const said = { missing: 'has no Host header', repeated: 'has more than one Host header', invalid: 'has a Host header that is not a host name or address' }[problem];
+    const said = { missing: 'has no Host header', repeated: 'has more than one Host header', invalid: 'has a Host header that is not a host name or address' }[
+      problem
+    ];
     return new MalformedRequest(`The request ${said}; HTTP/1.1 requires exactly one valid Host (RFC 9112, section 3.2)`);
   }
 
@@ -45,7 +47,9 @@ export class MalformedRequest extends DomainError {
 /** An Expect header this service cannot meet: only `100-continue` is understood (RFC 9110 §10.1.1). */
 export class ExpectationFailed extends DomainError {
   constructor() {
-    super('REQUEST.EXPECTATION_FAILED', 'The Expect header cannot be met', { details: 'Only Expect: 100-continue is understood; send the request without the header' });
+    super('REQUEST.EXPECTATION_FAILED', 'The Expect header cannot be met', {
+      details: 'Only Expect: 100-continue is understood; send the request without the header',
+    });
   }
 }
 

@@ -71,7 +71,8 @@ function onClientError(timeouts: EdgeTimeouts, logger: Logger) {
     const headersSent = inFlight?.reply.raw.headersSent === true;
     if (inFlight && !headersSent) noteInterruption(inFlight.request.raw, { error: refusal, errorId });
     // A caller that hung up is not answered: there is nobody to read it.
-    if (socket.writable && !headersSent && !(refusal instanceof ClientClosedRequest)) writeRawEnvelope(socket, refusal, errorId, inFlight?.request.id ?? randomUUID());
+    if (socket.writable && !headersSent && !(refusal instanceof ClientClosedRequest))
+      writeRawEnvelope(socket, refusal, errorId, inFlight?.request.id ?? randomUUID());
     socket.destroy();
     if (!inFlight) logger.log({ errorId, code: refusal.code, status: problemOf(refusal).status, reason: error.code }, refusal.message);
   };
@@ -106,7 +107,10 @@ export function edgeServerOptions(timeouts: EdgeTimeouts): Partial<FastifyServer
       const errorId = randomUUID();
       const refusal = new RequestTargetRefused({ status: 400, code: 'REQUEST.BAD_PATH', message: 'The request path could not be routed' });
       logger.log({ errorId, code: refusal.code, reason: (error as { code?: string }).code }, refusal.message);
-      void reply.status(400).header('content-type', 'application/json; charset=utf-8').send(errorEnvelope(problemOf(refusal), errorId));
+      void reply
+        .status(400)
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(errorEnvelope(problemOf(refusal), errorId));
     },
   } as Partial<FastifyServerOptions>;
 }

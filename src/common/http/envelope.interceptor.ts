@@ -17,10 +17,7 @@ export class EnvelopeInterceptor implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<SuccessEnvelope<unknown>> {
     const reply = context.switchToHttp().getResponse<FastifyReply>();
-    const message = this.reflector.getAllAndOverride<string | undefined>(RESPONSE_MESSAGE, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
+    const message = this.reflector.getAllAndOverride<string | undefined>(RESPONSE_MESSAGE, [context.getHandler(), context.getClass()]);
     return next.handle().pipe(
       map((data: unknown) => ({
         status: reply.statusCode,

@@ -66,9 +66,7 @@ describe('problemOf', () => {
   });
 
   it('when a health check fails, then 503 names the failing checks only', () => {
-    const problem = problemOf(
-      new ServiceUnavailableException({ status: 'error', error: { database: { status: 'down', message: 'ECONNREFUSED 10.0.0.1' } } }),
-    );
+    const problem = problemOf(new ServiceUnavailableException({ status: 'error', error: { database: { status: 'down', message: 'ECONNREFUSED 10.0.0.1' } } }));
 
     expect(problem).toMatchObject({ status: 503, code: 'SERVICE.NOT_READY', details: 'Failing checks: database' });
     expect(JSON.stringify(problem)).not.toContain('10.0.0.1');

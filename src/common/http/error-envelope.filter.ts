@@ -79,10 +79,7 @@ function fromHttpException(exception: HttpException): Problem {
   }
   if (status >= 500) {
     // Terminus puts its per-check result here; name the failing checks, nothing else.
-    const failing =
-      typeof body === 'object' && body !== null && 'error' in body && typeof body.error === 'object' && body.error
-        ? Object.keys(body.error)
-        : [];
+    const failing = typeof body === 'object' && body !== null && 'error' in body && typeof body.error === 'object' && body.error ? Object.keys(body.error) : [];
     // Only the readiness probe fails this way (terminus).
     return {
       status: 503,
@@ -173,7 +170,11 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     let problem = problemOf(interrupted?.error ?? exception);
     this.log(problem, errorId, request.id);
     try {
-      await this.recorder?.recordFailure(request, { errorId, code: problem.code, status: problem.status, message: problem.message }, interrupted?.error ?? exception);
+      await this.recorder?.recordFailure(
+        request,
+        { errorId, code: problem.code, status: problem.status, message: problem.message },
+        interrupted?.error ?? exception,
+      );
     } catch (recordingFailure) {
       // The request could not be recorded: it fails closed, under the same error id.
       problem = problemOf(recordingFailure);

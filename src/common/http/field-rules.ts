@@ -88,19 +88,17 @@ export function textProblem(value: unknown, max: number): string | undefined {
  * digit, and at most `max` UTF-16 code units.
  */
 export function IsPrintableText(max: number): PropertyDecorator {
-  return applyDecorators(
-    Transform(trimmed),
-    (target: object, propertyName: string | symbol) =>
-      registerDecorator({
-        name: 'isPrintableText',
-        target: target.constructor,
-        propertyName: propertyName as string,
-        constraints: [max],
-        validator: {
-          validate: (value: unknown) => textProblem(value, max) === undefined,
-          defaultMessage: (args?: ValidationArguments) => `${args?.property} ${textProblem(args?.value, max) ?? 'is invalid'}`,
-        },
-      }),
+  return applyDecorators(Transform(trimmed), (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isPrintableText',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      constraints: [max],
+      validator: {
+        validate: (value: unknown) => textProblem(value, max) === undefined,
+        defaultMessage: (args?: ValidationArguments) => `${args?.property} ${textProblem(args?.value, max) ?? 'is invalid'}`,
+      },
+    }),
   );
 }
 

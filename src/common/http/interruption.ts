@@ -32,4 +32,3 @@ export function interruptionOf(request: FastifyRequest, exception: unknown): Int
   }
   return undefined;
 }
-

@@ -65,7 +65,8 @@ describe(parseJsonBody.name, () => {
 });
 
 describe(decodeJsonText.name, () => {
-  const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'utf8') : Buffer.from(part))));
+  const bytes = (...parts: (string | number[])[]) =>
+    Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'utf8') : Buffer.from(part))));
 
   it.each([
     ['Latin-1 é in a name ("Jos\\xE9")', bytes('{"first_name":"Jos', [0xe9], '"}')],

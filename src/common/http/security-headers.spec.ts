@@ -21,7 +21,9 @@ async function helmetOnARealResponse(): Promise<IncomingHttpHeaders> {
 describe('securityHeaders', () => {
   it('when worked out once, then they are exactly the headers helmet sets on a live response', async () => {
     const live = await helmetOnARealResponse();
-    const fromHelmet = Object.fromEntries(Object.entries(live).filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name)));
+    const fromHelmet = Object.fromEntries(
+      Object.entries(live).filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name)),
+    );
 
     expect(securityHeaders(OPTIONS)).toEqual(fromHelmet);
     expect(securityHeaders(OPTIONS)['content-security-policy']).not.toContain('upgrade-insecure-requests');

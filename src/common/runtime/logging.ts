@@ -167,7 +167,13 @@ export function installRequestLog(fastify: FastifyInstance, logger: PinoInstance
  * context and message, fields after. Written at once, so nothing waits to be flushed.
  */
 function prettyDestination(fd: 1 | 2): DestinationStream & { flushSync(): void } {
-  const prettify = prettyFactory({ colorize: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,context', messageFormat: '{if context}[{context}] {end}{msg}' });
+  const prettify = prettyFactory({
+    colorize: true,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,context',
+    messageFormat: '{if context}[{context}] {end}{msg}',
+  });
   return {
     write: (line: string) => void writeSync(fd, prettify(line)),
     flushSync: () => undefined,

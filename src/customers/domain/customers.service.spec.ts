@@ -4,7 +4,14 @@ import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { newRecord, runWithRecord } from '../../common/domain/request-record';
 import { IdempotencyService } from '../../idempotency/domain/idempotency.service';
 import { ProviderWrites } from '../../idempotency/domain/provider-writes.service';
-import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryCustomerOwnership, InMemoryIdempotencyStore, RecordingLogger } from '../../../test/support/fakes';
+import {
+  CountingMetrics,
+  FixedClock,
+  InMemoryAuditLog,
+  InMemoryCustomerOwnership,
+  InMemoryIdempotencyStore,
+  RecordingLogger,
+} from '../../../test/support/fakes';
 import { CreatedCustomer, CustomerGateway, NewCustomer } from './customer.gateway.port';
 import { CustomerRequest, CustomersService } from './customers.service';
 
@@ -45,7 +52,11 @@ describe(CustomersService.name, () => {
     const clock = new FixedClock();
     const metrics = new CountingMetrics();
     const trail = new AuditTrail(log, clock, metrics);
-    sut = new CustomersService(gateway, ownership, new ProviderWrites(new IdempotencyService(new InMemoryIdempotencyStore(), clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics), trail));
+    sut = new CustomersService(
+      gateway,
+      ownership,
+      new ProviderWrites(new IdempotencyService(new InMemoryIdempotencyStore(), clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics), trail),
+    );
   });
 
   afterAll(() => {
@@ -76,7 +87,9 @@ describe(CustomersService.name, () => {
 
       expect(created.value.customerId).toBe(CUSTOMER_ID);
       expect(await ownership.tenantOf(CUSTOMER_ID)).toBe('globex');
-      expect(logger.lines.filter((line) => line.level === 'error').map((line) => line.context[0])).toEqual(['The provider returned a customer id that belongs to another tenant']);
+      expect(logger.lines.filter((line) => line.level === 'error').map((line) => line.context[0])).toEqual([
+        'The provider returned a customer id that belongs to another tenant',
+      ]);
     });
 
     it('when the audit log cannot take the attempted event, then nothing is sent to the provider', async () => {

@@ -11,7 +11,10 @@ export interface CliIo {
 /** A mistake in how the command was called: printed with the usage, exit 2. */
 export class UsageError extends Error {}
 
-export type Command = (args: string[], context: { readonly database: Awaited<ReturnType<typeof openDatabase>>; readonly config: AppConfig; readonly io: CliIo }) => Promise<number>;
+export type Command = (
+  args: string[],
+  context: { readonly database: Awaited<ReturnType<typeof openDatabase>>; readonly config: AppConfig; readonly io: CliIo },
+) => Promise<number>;
 
 /**
  * One command-line tool over the database: help, the database opened (migrated) and closed, usage

@@ -28,7 +28,9 @@ async function main(command: string | undefined, name: string | undefined): Prom
       process.stderr.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'No pending migrations.\n');
     }
     if (command === 'revert') {
-      const owner = database.handle.ownerUrl ? await new DataSource(dataSourceOptions(database.handle.ownerUrl, { poolSize: 2 })).initialize() : database.dataSource;
+      const owner = database.handle.ownerUrl
+        ? await new DataSource(dataSourceOptions(database.handle.ownerUrl, { poolSize: 2 })).initialize()
+        : database.dataSource;
       try {
         await owner.undoLastMigration({ transaction: 'each' });
       } finally {

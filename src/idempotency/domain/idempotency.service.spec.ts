@@ -65,7 +65,10 @@ describe(IdempotencyService.name, () => {
     it('when the work fails, then the reference is released and the same body may be retried', async () => {
       await expect(inRequest(() => sut.run(mine, 'customer.create', 'f1', () => Promise.reject(new Error('provider down'))))).rejects.toThrow('provider down');
 
-      await expect(inRequest(() => sut.run(mine, 'customer.create', 'f1', async () => 'second try'))).resolves.toEqual({ value: 'second try', replayed: false });
+      await expect(inRequest(() => sut.run(mine, 'customer.create', 'f1', async () => 'second try'))).resolves.toEqual({
+        value: 'second try',
+        replayed: false,
+      });
     });
 
     it('when the work fails and releasing the reference fails too, then the work’s error is what the caller gets, and the release failure is logged', async () => {

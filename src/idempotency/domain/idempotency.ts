@@ -33,5 +33,7 @@ function canonical(value: unknown): unknown {
  */
 export function fingerprintOf(operation: string, body: Record<string, unknown>): string {
   const { reference: _reference, ...rest } = body;
-  return createHash('sha256').update(JSON.stringify([operation, canonical(rest)])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([operation, canonical(rest)]))
+    .digest('hex');
 }

@@ -25,7 +25,10 @@ describe(ProviderWrites.name, () => {
     log = new InMemoryAuditLog();
     clock = new FixedClock(new Date('2026-11-23T10:00:00Z'));
     const metrics = new CountingMetrics();
-    sut = new ProviderWrites(new IdempotencyService(new InMemoryIdempotencyStore(), clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics), new AuditTrail(log, clock, metrics));
+    sut = new ProviderWrites(
+      new IdempotencyService(new InMemoryIdempotencyStore(), clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics),
+      new AuditTrail(log, clock, metrics),
+    );
   });
 
   describe('begin', () => {
@@ -62,7 +65,8 @@ describe(ProviderWrites.name, () => {
 
     it('when the same body comes again with the reference, then the first result is replayed and nothing is called or attempted again', async () => {
       let calls = 0;
-      const write = () => sut.begin(OPERATION.createCustomer, { reference: 'ref-2' }).once(acme, { name: 'Ada', reference: 'ref-2' }, () => Promise.resolve(++calls));
+      const write = () =>
+        sut.begin(OPERATION.createCustomer, { reference: 'ref-2' }).once(acme, { name: 'Ada', reference: 'ref-2' }, () => Promise.resolve(++calls));
 
       await inRequest(write);
       const again = await inRequest(write);
@@ -89,19 +93,25 @@ describe(ProviderWrites.name, () => {
       log.failing = true;
       let calls = 0;
 
-      const write = inRequest(() => sut.begin(OPERATION.createCustomer, { reference: 'ref-4' }).once(acme, { reference: 'ref-4' }, () => Promise.resolve(++calls)));
+      const write = inRequest(() =>
+        sut.begin(OPERATION.createCustomer, { reference: 'ref-4' }).once(acme, { reference: 'ref-4' }, () => Promise.resolve(++calls)),
+      );
 
       await expect(write).rejects.toBeInstanceOf(AuditUnavailable);
       expect(calls).toBe(0);
     });
 
     it('when the provider has seen the reference and an earlier attempt never learned its outcome, then EarlierAttemptUnresolved, and the retry may come again', async () => {
-      const crashed = inRequest(() => sut.begin(OPERATION.createCustomer, { reference: 'ref-5' }).once(acme, { reference: 'ref-5' }, () => Promise.reject(new Error('connection lost'))));
+      const crashed = inRequest(() =>
+        sut.begin(OPERATION.createCustomer, { reference: 'ref-5' }).once(acme, { reference: 'ref-5' }, () => Promise.reject(new Error('connection lost'))),
+      );
       await expect(crashed).rejects.toThrow('connection lost');
       // The attempt wrote its `attempted` and never its terminal event: its outcome is unknown.
       clock.current = new Date(clock.current.getTime() + 60_000);
 
-      const retry = inRequest(() => sut.begin(OPERATION.createCustomer, { reference: 'ref-5' }).once(acme, { reference: 'ref-5' }, () => Promise.reject(alreadySeen())));
+      const retry = inRequest(() =>
+        sut.begin(OPERATION.createCustomer, { reference: 'ref-5' }).once(acme, { reference: 'ref-5' }, () => Promise.reject(alreadySeen())),
+      );
 
       await expect(retry).rejects.toBeInstanceOf(EarlierAttemptUnresolved);
     });
@@ -109,7 +119,12 @@ describe(ProviderWrites.name, () => {
     it('when the result names what it is about, then the record names it after the write, on a replay too', async () => {
       const write = () =>
         inRequest(async () => {
-          await sut.begin(OPERATION.createCustomer, { reference: 'ref-6' }).once(acme, { reference: 'ref-6' }, () => Promise.resolve({ id: 'cust-9' }), (made) => ({ customerId: made.id }));
+          await sut.begin(OPERATION.createCustomer, { reference: 'ref-6' }).once(
+            acme,
+            { reference: 'ref-6' },
+            () => Promise.resolve({ id: 'cust-9' }),
+            (made) => ({ customerId: made.id }),
+          );
           return currentRecord();
         });
 
