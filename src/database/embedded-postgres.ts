@@ -7,6 +7,9 @@ import { chooseClusterDir, clusterOwner, executableBy, isRoot } from './embedded
 import { ensureNativeSymlinks, loadEmbeddedPostgres, relocatedRuntime, runtimeFrom } from './embedded/package-runtime';
 import { Postmaster, runningServer, startPostmaster } from './embedded/postmaster';
 
+/** How a process ends on these signals by default (128 + the signal's number). */
+const EXIT_CODE_ON = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+
 /** Loopback only, and no Unix socket that could clash with a system PostgreSQL. */
 const POSTGRES_FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
 
@@ -125,6 +128,16 @@ export async function acquireEmbeddedDatabase(options: {
     }
   };
   process.once('exit', lastResort);
+  // The server is in a process group of its own: a signal that would end this process by default
+  // (Ctrl-C on a test run, a kill) no longer reaches it. When nothing else in this process handles
+  // the signal, end as the default would, but through process.exit, so the last resort runs. A
+  // process that handles it (the service's shutdown, psql's Ctrl-C) stops the server in its own time.
+  const onSignal = (signal: keyof typeof EXIT_CODE_ON) => () => {
+    if (process.listenerCount(signal) > 1) return;
+    process.exit(EXIT_CODE_ON[signal]);
+  };
+  const handlers = (Object.keys(EXIT_CODE_ON) as (keyof typeof EXIT_CODE_ON)[]).map((signal) => [signal, onSignal(signal)] as const);
+  for (const [signal, handler] of handlers) process.on(signal, handler);
   await ensureDatabase(credentials, port);
   return {
     url: urlFor(credentials, port, credentials.database, 'service'),
@@ -132,6 +145,7 @@ export async function acquireEmbeddedDatabase(options: {
     description: `embedded PostgreSQL started on 127.0.0.1:${port}, data in ${clusterDir}`,
     stop: () => {
       process.removeListener('exit', lastResort);
+      for (const [signal, handler] of handlers) process.removeListener(signal, handler);
       return postmaster.stop();
     },
   };
