@@ -2,6 +2,8 @@
  * The boundaries of docs/architecture.md, checked by `npm run lint` (dependency-cruiser, because it
  * sees the whole import graph: folder rules and cycles, which per-file lint rules cannot).
  */
+/** Where the service's processes start: everything else in src/ must be reachable from one of them. */
+const ENTRY_POINTS = '^src/(main|sandbox/main|openapi[.]cli|data-source)[.]ts$|[.]cli[.]ts$';
 const FEATURES = '(audit|auth|balances|bank-accounts|customers|health|idempotency|metrics|rate-limit|sandbox|upstream)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -45,6 +47,14 @@ module.exports = {
         path: `^src/${FEATURES}/`,
         pathNot: ['^src/$1/', `^src/${FEATURES}/domain/`, `^src/${FEATURES}/[^/]+[.]module[.]ts$`, `^src/${FEATURES}/http/[^/]+[.]decorators[.]ts$`],
       },
+    },
+    {
+      name: 'no-unused-files',
+      comment:
+        'A file no entry point reaches is dead: the entry points are the service, the sandbox, the command-line tools, the OpenAPI export and the TypeORM data source.',
+      severity: 'error',
+      from: { path: ENTRY_POINTS },
+      to: { path: '^src/', pathNot: [ENTRY_POINTS, '[.]d[.]ts$'], reachable: false },
     },
     {
       name: 'no-circular-folders',

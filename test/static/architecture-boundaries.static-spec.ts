@@ -105,6 +105,20 @@ describe('Architecture boundaries (npm run lint)', () => {
     expect(result.output).not.toMatch(/features-meet-through-domain-or-module/);
   });
 
+  it('when a file is reached from no entry point, then lint fails naming it; reached, it passes', async () => {
+    const tree = {
+      'src/main.ts': `import { x } from './customers/domain/used';\nexport const y = x;\n`,
+      'src/customers/domain/used.ts': 'export const x = 1;\n',
+    };
+
+    const dead = await cruise({ ...tree, 'src/customers/domain/dead.ts': 'export const z = 1;\n' });
+    const alive = await cruise(tree);
+
+    expect(dead.code).not.toBe(0);
+    expect(dead.output).toMatch(/no-unused-files: src\/customers\/domain\/dead\.ts/);
+    expect(alive.output).not.toMatch(/no-unused-files/);
+  });
+
   it('when a feature module names an upstream adapter, then lint fails', async () => {
     const result = await cruise({
       'src/balances/balances.module.ts': `import { x } from '../upstream/x.adapter';\nexport const y = x;\n`,
