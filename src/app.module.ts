@@ -2,7 +2,6 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AuditModule } from './audit/audit.module';
-import { AuditInterceptor } from './audit/http/audit.interceptor';
 import { AuthModule } from './auth/auth.module';
 import { BearerAuthGuard } from './auth/http/bearer-auth.guard';
 import { BalancesModule } from './balances/balances.module';
@@ -50,11 +49,10 @@ export class AppModule {
         HealthModule,
       ],
       providers: [
-        // Rate limits come before this, in an onRequest hook (bootstrap.ts).
+        // Rate limits come before this, as a stage of the edge (edge.pipeline.ts).
         { provide: APP_GUARD, useExisting: BearerAuthGuard },
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
         // The terminal audit event of a success is written before the envelope is made.
-        { provide: APP_INTERCEPTOR, useExisting: AuditInterceptor },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],

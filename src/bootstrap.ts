@@ -1,24 +1,19 @@
-import type { Type } from '@nestjs/common';
-import { ModuleRef, NestFactory } from '@nestjs/core';
+import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { useContainer } from 'class-validator';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
-import { requireAdminFor, AdminPath } from './auth/http/admin-paths';
-import { ApiClientsService } from './auth/domain/api-clients.service';
-import { Drain, ShuttingDown } from './common/runtime/drain';
-import { isUnder, targetOf } from './common/http/canonical-target';
-import { edgeServerOptions, installEdgeHooks } from './common/http/edge';
-import { createRequestLogDestination, createRequestLogger, createServiceLogger, installRequestLog, ServiceLogger } from './common/runtime/logging';
-import { installSecurityHeaders } from './common/http/security-headers';
-import { noteArrival, recordOf, runWithRecord } from './common/domain/request-record';
-import { REQUEST_ID_HEADER, requestIdFor } from './common/http/request-id';
-import { corsOrigins, operationalAccess } from './config/env.schema';
+import { Drain } from './common/runtime/drain';
+import { edgeServerOptions, installEdgeServer } from './common/http/edge';
+import { installPipeline } from './common/http/pipeline';
+import { createRequestLogDestination, createServiceLogger, ServiceLogger } from './common/runtime/logging';
+import { requestIdOf } from './common/http/request-context';
+import { resolveConstraintsFrom } from './common/http/validation';
+import { corsOrigins } from './config/env.schema';
 import { AppConfig } from './config/load-config';
 import { PrometheusMetrics } from './metrics/prometheus.metrics';
-import { isLimited, RateLimiter } from './rate-limit/rate-limiter';
 import { serveMetrics } from './metrics/metrics.routes';
 import { DatabaseUrls } from './database/database-roles';
+import { edgeStages } from './edge.pipeline';
 import { setupSwagger } from './swagger';
 import { UpstreamSettings } from './upstream/upstream.settings';
 
@@ -38,7 +33,7 @@ export async function createApp(
       headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
       keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS,
     }),
-    genReqId: requestIdFor,
+    genReqId: requestIdOf,
     requestIdHeader: false,
     trustProxy: config.TRUST_PROXY,
     // While draining, new requests get our own 503 envelope (see Drain), not Fastify's.
@@ -56,68 +51,16 @@ export async function createApp(
   const logStream = options.logStream ?? createRequestLogDestination();
   const logger = createServiceLogger(config.LOG_LEVEL, logStream);
   app.useLogger(new ServiceLogger(logger));
-  // Constraints that need the Clock (the expiry rule, past dates) come from Nest's container;
-  // class-validator's own come from its default container. Not `app` itself: the application
-  // logs every failed lookup at error level, and most lookups are class-validator's own classes.
-  // Answers are kept: a failed lookup throws, and validation asks for every constraint every time.
-  const moduleRef = app.get(ModuleRef);
-  const known = new Map<Type, unknown>();
-  useContainer(
-    {
-      get: (type: Type) => {
-        if (!known.has(type)) {
-          try {
-            known.set(type, moduleRef.get<unknown, unknown>(type, { strict: false }));
-          } catch {
-            known.set(type, undefined);
-          }
-        }
-        return known.get(type);
-      },
-    },
-    { fallback: true },
-  );
+  resolveConstraintsFrom(app);
   const fastify = app.getHttpAdapter().getInstance();
   // JSON only: without this Fastify would parse text/plain, and such a body must be a 415.
   fastify.removeContentTypeParser('text/plain');
-  // The request's record is visible to code far from the controller (the provider client forwards
-  // the request id and notes what the provider said; the audit reads both): every later hook, the
-  // body parser and the handler run inside it.
-  fastify.addHook('onRequest', (request, reply, done) => {
-    noteArrival(request.raw, request.ip);
-    void reply.header(REQUEST_ID_HEADER, request.id);
-    runWithRecord(recordOf(request.raw), done);
-  });
-  // First, so that every answer carries them, the edge's refusals included.
-  installSecurityHeaders(fastify, {
-    // Swagger UI's stylesheet sets inline styles; nothing is loaded from other origins, and no
-    // upgrade-insecure-requests, so the UI also works over plain HTTP on a developer's machine.
-    contentSecurityPolicy: {
-      useDefaults: true,
-      directives: { 'upgrade-insecure-requests': null, 'style-src': ["'self'", "'unsafe-inline'"] },
-    },
-  });
-  installEdgeHooks(fastify);
-  installRequestLog(fastify, createRequestLogger(config.LOG_LEVEL, logStream));
-
-  const drain = app.get(Drain);
-  const leaveDrain = new WeakMap<object, () => void>();
-  fastify.addHook('onRequest', async (request, reply) => {
-    if (drain.isDraining && !isUnder('/health', targetOf(request.raw).path)) {
-      void reply.header('connection', 'close');
-      throw new ShuttingDown();
-    }
-    leaveDrain.set(request, drain.enter());
-  });
-  // A request is done when its answer is ready, even if its caller has gone: the work behind a
-  // closed connection (a provider call, its audit event) still finishes before the pool closes.
-  fastify.addHook('onSend', (request, _reply, payload, done) => {
-    leaveDrain.get(request)?.();
-    done(null, payload);
-  });
+  installEdgeServer(fastify);
+  installPipeline(fastify, edgeStages(app, config, logStream));
 
   const origins = corsOrigins(config);
   if (origins.length > 0) {
+    // @fastify/cors, registered by Nest: its hook runs after the edge's stages.
     app.enableCors({
       origin: origins,
       methods: ['GET', 'POST'],
@@ -126,18 +69,6 @@ export async function createApp(
       maxAge: 600,
     });
   }
-
-  const access = operationalAccess(config);
-  const adminPaths: AdminPath[] = [];
-  if (config.DOCS_ENABLED && access.docs === 'admin') adminPaths.push({ prefix: '/docs', challenge: 'basic' });
-  if (config.METRICS_ENABLED && access.metrics === 'admin') adminPaths.push({ prefix: '/metrics', challenge: 'bearer' });
-  requireAdminFor(fastify, adminPaths, app.get(ApiClientsService));
-  // Every API request, and every request that matches no route, counts against the limits before
-  // anything else is done for it; health probes, the docs and the metrics are not counted.
-  const limiter = app.get(RateLimiter);
-  fastify.addHook('onRequest', async (request, reply) => {
-    if (isLimited(request.routeOptions.url)) await limiter.admit(request, reply);
-  });
   if (config.METRICS_ENABLED) serveMetrics(fastify, app.get(PrometheusMetrics));
   if (config.DOCS_ENABLED) setupSwagger(app, options.demoCustomerId);
   await app.init();

@@ -1,7 +1,6 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { PeriodicTask, startPeriodicTask } from '../common/runtime/periodic-task';
-import { AppConfig } from '../config/load-config';
+import { AuditSettings } from './audit.settings';
 import { AuditRetention } from './domain/audit-retention.service';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -13,12 +12,12 @@ export class AuditRetentionSchedule implements OnApplicationBootstrap, OnApplica
 
   constructor(
     private readonly retention: AuditRetention,
-    private readonly config: ConfigService<AppConfig, true>,
+    private readonly settings: AuditSettings,
   ) {}
 
   onApplicationBootstrap(): void {
-    if (!this.config.getOrThrow('AUDIT_PURGE_DAILY', { infer: true })) return;
-    const days = this.config.getOrThrow('AUDIT_RETENTION_DAYS', { infer: true });
+    if (!this.settings.purgeDaily) return;
+    const days = this.settings.retentionDays;
     this.task = startPeriodicTask('AuditRetention', 60_000, DAY_MS, () => this.retention.purge(days));
   }
 

@@ -1,9 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { AuditSealMonitor, SealerState, SealerStatus } from '../common/domain/audit-seal-status';
 import { Clock } from '../common/domain/clock.port';
 import { Metrics } from '../common/domain/metrics.port';
-import { AppConfig } from '../config/load-config';
+import { AuditSettings } from './audit.settings';
 import { AuditChainRewound, AuditSealer } from './domain/audit-sealer.service';
 
 /** Every second: an event is sealed within about a second of the moment no earlier transaction can still commit. */
@@ -31,12 +30,12 @@ export class AuditSealSchedule extends AuditSealMonitor implements OnApplication
 
   constructor(
     private readonly sealer: AuditSealer,
-    private readonly config: ConfigService<AppConfig, true>,
+    private readonly settings: AuditSettings,
     private readonly metrics: Metrics,
     private readonly clock: Clock,
   ) {
     super();
-    this.maxLagSeconds = config.getOrThrow('AUDIT_SEAL_MAX_LAG_SECONDS', { infer: true });
+    this.maxLagSeconds = settings.sealMaxLagSeconds;
   }
 
   status(): SealerStatus {
@@ -51,7 +50,7 @@ export class AuditSealSchedule extends AuditSealMonitor implements OnApplication
   }
 
   onApplicationBootstrap(): void {
-    if (!this.config.getOrThrow('AUDIT_SEALING', { infer: true })) {
+    if (!this.settings.sealing) {
       this.logger.warn('AUDIT_SEALING is off: new audit events are not sealed, and npm run audit:verify cannot vouch for them');
       this.state = 'off';
       this.metrics.auditSealer(this.status());

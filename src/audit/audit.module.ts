@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditSealMonitor } from '../common/domain/audit-seal-status';
 import { RequestRecorder } from '../common/http/request-recorder.port';
-import { AppConfig } from '../config/load-config';
+import { auditSettingsOf, AuditSettings } from './audit.settings';
 import { AuditRetentionSchedule } from './audit-retention.schedule';
 import { AuditSealSchedule } from './audit-seal.schedule';
 import { AuditLog } from './domain/audit-log.port';
@@ -16,7 +16,6 @@ import { AuditCheckpointsController } from './http/audit-checkpoints.controller'
 import { AuditEventsController } from './http/audit-events.controller';
 import { UnresolvedCallsController } from './http/unresolved-calls.controller';
 import { UnresolvedCalls } from './domain/unresolved-calls.service';
-import { AuditInterceptor } from './http/audit.interceptor';
 import { RequestAuditor } from './http/request-auditor';
 import { AuditEventEntity } from './persistence/audit-event.entity';
 import { PgAuditSealStore } from './persistence/pg-audit-seal.store';
@@ -31,17 +30,15 @@ import { readAuditPublicKeys } from '../config/audit-keys';
     TypeOrmAuditLogRepository,
     { provide: AuditLog, useExisting: TypeOrmAuditLogRepository },
     { provide: AuditSealStore, useClass: PgAuditSealStore },
+    { provide: AuditSettings, inject: [ConfigService], useFactory: auditSettingsOf },
     {
       provide: CheckpointSigner,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<AppConfig, true>) => {
-        const { key, generated } = loadSigningKey({
-          AUDIT_SIGNING_KEY: config.get('AUDIT_SIGNING_KEY', { infer: true }),
-          DATA_DIR: config.getOrThrow('DATA_DIR', { infer: true }),
-        });
+      inject: [AuditSettings],
+      useFactory: (settings: AuditSettings) => {
+        const { key, generated } = loadSigningKey({ AUDIT_SIGNING_KEY: settings.signingKey, DATA_DIR: settings.dataDir });
         const signer = new Ed25519CheckpointSigner(key);
         if (generated) new Logger('AuditSealer').log({ key_id: signer.keyId, file: generated }, 'Made the key that signs audit checkpoints');
-        if (!config.get('AUDIT_SIGNING_KEY', { infer: true }) && config.get('DATABASE_URL', { infer: true })) {
+        if (!settings.signingKey && settings.sharedDatabase) {
           new Logger('AuditSealer').warn(
             { key_id: signer.keyId },
             'AUDIT_SIGNING_KEY is not set: audit checkpoints are signed with the key under DATA_DIR; replicas sharing this database need one key between them (docs/operations.md)',
@@ -53,11 +50,9 @@ import { readAuditPublicKeys } from '../config/audit-keys';
     {
       // What the sealer accepts as the chain it extends: its own key, and the retired ones.
       provide: TrustedKeys,
-      inject: [CheckpointSigner, ConfigService],
-      useFactory: (signer: Ed25519CheckpointSigner, config: ConfigService<AppConfig, true>) => {
-        const retired = config.get('AUDIT_PUBLIC_KEYS', { infer: true });
-        return new Ed25519TrustedKeys([signer.publicKey, ...(retired ? readAuditPublicKeys(retired) : [])]);
-      },
+      inject: [CheckpointSigner, AuditSettings],
+      useFactory: (signer: Ed25519CheckpointSigner, settings: AuditSettings) =>
+        new Ed25519TrustedKeys([signer.publicKey, ...(settings.retiredPublicKeys ? readAuditPublicKeys(settings.retiredPublicKeys) : [])]),
     },
     AuditSealer,
     AuditSealSchedule,
@@ -69,8 +64,7 @@ import { readAuditPublicKeys } from '../config/audit-keys';
     AuditRetentionSchedule,
     RequestAuditor,
     { provide: RequestRecorder, useExisting: RequestAuditor },
-    AuditInterceptor,
   ],
-  exports: [AuditTrail, RequestRecorder, AuditInterceptor, AuditSealMonitor],
+  exports: [AuditTrail, RequestRecorder, AuditSealMonitor],
 })
 export class AuditModule {}

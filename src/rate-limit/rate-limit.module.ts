@@ -17,8 +17,8 @@ function rateLimitsOf(config: ConfigService<AppConfig, true>): RateLimits {
 
 /**
  * Rate limits per client token and per source IP. Counters live in memory, or in Redis when
- * RATE_LIMIT_REDIS_URL is set so that replicas share them. The limiter runs as an onRequest hook
- * (bootstrap.ts), ahead of authentication.
+ * RATE_LIMIT_REDIS_URL is set so that replicas share them. The limiter runs as a stage of the edge
+ * (edge.pipeline.ts), ahead of authentication.
  */
 @Module({
   imports: [AuthModule],

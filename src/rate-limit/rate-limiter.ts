@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CallerIdentity } from '../common/http/caller-identity.port';
+import type { EdgeStage } from '../common/http/edge-stage';
 import { RateLimitStore } from './rate-limit-store';
 import { RateLimited } from './rate-limited.error';
 
@@ -35,7 +36,7 @@ export function isLimited(route: string | undefined): boolean {
  * Counts every request to the API, per client or per IP, across every route, in one window per
  * minute; answers over the limit with the envelope's 429 and Retry-After, and every counted
  * request with X-RateLimit-Limit, -Remaining and -Reset. Runs as an onRequest hook (see
- * bootstrap.ts), before the body is read: a caller over its limit costs no more than that.
+ * the edge's rate-limit stage), before the body is read: a caller over its limit costs no more than that.
  */
 @Injectable()
 export class RateLimiter {
@@ -57,4 +58,15 @@ export class RateLimiter {
       'x-ratelimit-reset': count.timeToExpire,
     });
   }
+}
+
+/**
+ * The rate-limit stage: every API request, and every request that matches no route, counts against
+ * the limits before anything else is done for it; health probes, the docs and the metrics are not counted.
+ */
+export function rateLimitStage(limiter: RateLimiter): EdgeStage {
+  return {
+    name: 'rate-limit',
+    onRequest: (request, reply) => (isLimited(request.routeOptions.url) ? limiter.admit(request, reply) : undefined),
+  };
 }

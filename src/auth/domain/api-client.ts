@@ -1,5 +1,7 @@
-export const API_CLIENT_ROLES = ['partner', 'admin'] as const;
-export type ApiClientRole = (typeof API_CLIENT_ROLES)[number];
+import { CLIENT_ROLES, ClientRole, RecordedClient } from '../../common/domain/request-record';
+
+export const API_CLIENT_ROLES = CLIENT_ROLES;
+export type ApiClientRole = ClientRole;
 
 export interface ApiClient {
   readonly id: string;
@@ -11,13 +13,8 @@ export interface ApiClient {
   readonly revokedAt: Date | null;
 }
 
-/** The caller of a request, once its token has been accepted. */
-export interface AuthenticatedClient {
-  readonly id: string;
-  readonly name: string;
-  readonly role: ApiClientRole;
-  readonly tenant: string;
-}
+/** The caller of a request, once its token has been accepted: the record's client (one shape, no cast between them). */
+export type AuthenticatedClient = RecordedClient;
 
 export interface NewApiClient {
   readonly name: string;

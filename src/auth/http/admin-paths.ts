@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EdgeStage } from '../../common/http/edge-stage';
 import { ApiClientsService } from '../domain/api-clients.service';
 import { RoleNotAllowed } from '../domain/auth.errors';
-import { targetOf } from '../../common/http/canonical-target';
+import { targetOf } from '../../common/http/request-context';
 import { bearerToken } from './bearer-auth.guard';
 
 /** The admin token from `Bearer <token>`, or the password of `Basic` (what a browser prompts for). */
@@ -32,20 +33,26 @@ function covers(prefix: string, path: string | undefined): boolean {
  * Routes served outside the controllers (Swagger UI, the OpenAPI document, metrics) that need an
  * admin client. Refusals are the usual envelope (401 or 403) through the one error filter.
  */
-export function requireAdminFor(fastify: FastifyInstance, paths: readonly AdminPath[], clients: ApiClientsService): void {
-  if (paths.length === 0) return;
-  fastify.addHook('onRequest', async (request: FastifyRequest, reply) => {
-    // The route the router matched, and the canonical path: never the request line as spelled.
-    const path = targetOf(request.raw).path;
-    const guarded = paths.find((candidate) => covers(candidate.prefix, request.routeOptions.url) || covers(candidate.prefix, path));
-    if (!guarded) return;
-    try {
-      const client = await clients.authenticate(adminCredential(request.headers.authorization));
-      if (client.role !== 'admin') throw new RoleNotAllowed(['admin']);
-    } catch (error) {
-      if (guarded.challenge === 'basic') void reply.header('www-authenticate', 'Basic realm="Partner gateway admin", charset="UTF-8"');
-      else void reply.header('www-authenticate', 'Bearer realm="Partner gateway admin"');
-      throw error;
-    }
-  });
+export function adminPathsStage(paths: readonly AdminPath[], clients: ApiClientsService): EdgeStage {
+  if (paths.length === 0) return { name: 'admin-paths' };
+  return {
+    name: 'admin-paths',
+    onRequest: (request, reply) => {
+      // The route the router matched, and the canonical path: never the request line as spelled.
+      const path = targetOf(request.raw).path;
+      const guarded = paths.find((candidate) => covers(candidate.prefix, request.routeOptions.url) || covers(candidate.prefix, path));
+      return guarded ? requireAdmin(guarded, clients, request, reply) : undefined;
+    },
+  };
+}
+
+async function requireAdmin(guarded: AdminPath, clients: ApiClientsService, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  try {
+    const client = await clients.authenticate(adminCredential(request.headers.authorization));
+    if (client.role !== 'admin') throw new RoleNotAllowed(['admin']);
+  } catch (error) {
+    if (guarded.challenge === 'basic') void reply.header('www-authenticate', 'Basic realm="Partner gateway admin", charset="UTF-8"');
+    else void reply.header('www-authenticate', 'Bearer realm="Partner gateway admin"');
+    throw error;
+  }
 }

@@ -1,6 +1,6 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { recordOf } from '../../common/domain/request-record';
+import { recordOf } from '../../common/http/request-context';
 import { ApiClientRole, AuthenticatedClient } from '../domain/api-client';
 
 export const IS_PUBLIC = 'auth:public';
@@ -16,5 +16,5 @@ export const Roles = (...roles: ApiClientRole[]) => SetMetadata(REQUIRED_ROLES, 
 export const CurrentClient = createParamDecorator((_: unknown, context: ExecutionContext): AuthenticatedClient => {
   const client = recordOf(context.switchToHttp().getRequest<FastifyRequest>().raw).client;
   if (!client) throw new Error('CurrentClient used on a route without authentication');
-  return client as AuthenticatedClient;
+  return client;
 });

@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { noteClient } from '../../common/domain/request-record';
+import { contextOf } from '../../common/http/request-context';
 import { CallerIdentity } from '../../common/http/caller-identity.port';
 import { ApiClientRole, AuthenticatedClient } from '../domain/api-client';
 import { ApiClientsService } from '../domain/api-clients.service';
@@ -15,22 +16,20 @@ export function bearerToken(header: string | string[] | undefined): string | und
   return match?.[1];
 }
 
-const AUTHENTICATION = Symbol('authentication');
-type Memo = FastifyRequest & { [AUTHENTICATION]?: Promise<AuthenticatedClient> };
-
 /**
  * The client the request's bearer token belongs to, looked up once per request: the rate limiter
- * asks first, this guard asks again and gets the same answer (the pending lookup is kept here; the
- * client itself is kept in the request's record, where CurrentClient and the audit read it).
+ * asks first, this guard asks again and gets the same answer (the pending lookup is the request
+ * context's `caller`; the client itself is kept in the request's record, where CurrentClient and
+ * the audit read it).
  * @throws InvalidClientToken (through the promise) when there is no valid token.
  */
 export function authenticationOf(request: FastifyRequest, clients: ApiClientsService): Promise<AuthenticatedClient> {
-  const memo = request as Memo;
-  memo[AUTHENTICATION] ??= clients.authenticate(bearerToken(request.headers.authorization)).then((client) => {
-    noteClient(request.raw, client);
+  const context = contextOf(request.raw);
+  context.caller ??= clients.authenticate(bearerToken(request.headers.authorization)).then((client) => {
+    noteClient(context.record, client);
     return client;
   });
-  return memo[AUTHENTICATION];
+  return context.caller;
 }
 
 /** The caller's identity for the stages before authentication (CallerIdentity): the same lookup, shared. */

@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
-import type { IncomingMessage } from 'node:http';
 import type { UpstreamFacts } from './upstream';
 
 /**
@@ -9,8 +8,8 @@ import type { UpstreamFacts } from './upstream';
  *
  * | Field | Writer | Called by | When |
  * |---|---|---|---|
- * | requestId, startedAt | recordOf | whoever sees the request first | it arrives |
- * | sourceIp | noteArrival | bootstrap's first onRequest hook | it arrives |
+ * | requestId, startedAt | newRecord | the request's context (common/http/request-context.ts), when the request is first seen | it arrives |
+ * | sourceIp | noteArrival | the edge's request-context stage (edge.pipeline.ts) | it arrives |
  * | client | noteClient | authentication (auth/http: authenticationOf) | its token is checked |
  * | reference, customerId, currency | noteSubject | domain services (AuditTrail.about, ProviderWrites.begin); the auditor, from a refused body's exact identifiers | it is known what the request is about |
  * | upstream | noteUpstreamCall | the upstream client | after each provider call |
@@ -34,12 +33,16 @@ export interface RequestRecord extends RequestSubject {
   readonly concluded?: boolean;
 }
 
-/** Who called: the authenticated client, as the audit log names it. */
+/** What an API client may do: call the partner API, or administer the service too. */
+export const CLIENT_ROLES = ['partner', 'admin'] as const;
+export type ClientRole = (typeof CLIENT_ROLES)[number];
+
+/** Who called: the authenticated client, as authentication accepted it and the audit log names it. */
 export interface RecordedClient {
   readonly id: string;
   readonly name: string;
   readonly tenant: string;
-  readonly role: string;
+  readonly role: ClientRole;
 }
 
 /** What a request is about: identifiers only, as every audit event it leaves names them. */
@@ -52,8 +55,6 @@ export interface RequestSubject {
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 const storage = new AsyncLocalStorage<RequestRecord>();
-const RECORD = Symbol('request-record');
-type WithRecord = IncomingMessage & { [RECORD]?: RequestRecord };
 
 export function newRecord(requestId: string): RequestRecord {
   return { requestId, startedAt: performance.now() };
@@ -69,24 +70,16 @@ export function currentRecord(): RequestRecord | undefined {
   return storage.getStore();
 }
 
-/** The record of this (raw) request, created by whichever sees the request first. */
-export function recordOf(raw: IncomingMessage): RequestRecord {
-  const carrier = raw as WithRecord;
-  const id = (raw as { id?: unknown }).id;
-  carrier[RECORD] ??= newRecord(typeof id === 'string' ? id : 'unknown');
-  return carrier[RECORD];
-}
-
 function write(record: RequestRecord | undefined): Writable<RequestRecord> | undefined {
   return record;
 }
 
-export function noteArrival(raw: IncomingMessage, sourceIp: string): void {
-  write(recordOf(raw))!.sourceIp = sourceIp;
+export function noteArrival(record: RequestRecord, sourceIp: string): void {
+  write(record)!.sourceIp = sourceIp;
 }
 
-export function noteClient(raw: IncomingMessage, client: RecordedClient): void {
-  write(recordOf(raw))!.client = { id: client.id, name: client.name, tenant: client.tenant, role: client.role };
+export function noteClient(record: RequestRecord, client: RecordedClient): void {
+  write(record)!.client = { id: client.id, name: client.name, tenant: client.tenant, role: client.role };
 }
 
 /** Names what the request is about; fields left undefined keep what the record has. */
@@ -108,8 +101,8 @@ export function noteAttempted(record: RequestRecord): void {
   write(record)!.attempted = true;
 }
 
-export function noteReplayed(raw: IncomingMessage): void {
-  write(recordOf(raw))!.replayed = true;
+export function noteReplayed(record: RequestRecord): void {
+  write(record)!.replayed = true;
 }
 
 /** Marks the record concluded; false when it already was (the terminal event is written once). */

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import type { ErrorCode } from '../domain/error-codes';
 
 /**
@@ -119,17 +118,4 @@ export function canonicalTarget(raw: string): CanonicalTarget {
 export function isUnder(prefix: string, path: string): boolean {
   const lower = path.toLowerCase();
   return lower === prefix || lower.startsWith(`${prefix}/`);
-}
-
-const TARGET = Symbol('canonical-target');
-type WithTarget = IncomingMessage & { [TARGET]?: CanonicalTarget };
-
-/**
- * The canonical reading of this request's target, made once before routing (the edge's rewriteUrl)
- * and read by every decision after it.
- */
-export function targetOf(raw: IncomingMessage): CanonicalTarget {
-  const carrier = raw as WithTarget;
-  carrier[TARGET] ??= canonicalTarget(raw.url ?? '/');
-  return carrier[TARGET];
 }

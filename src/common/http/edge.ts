@@ -6,7 +6,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOption
 import { DomainError } from '../domain/domain-error';
 import { problemOf, errorEnvelope } from './error-envelope.filter';
 import { REQUEST_ID_HEADER } from './request-id';
-import { targetOf } from './canonical-target';
 import type { IncomingMessage } from 'node:http';
 import {
   ClientClosedRequest,
@@ -19,6 +18,8 @@ import {
   UnsupportedContentEncoding,
 } from './edge.errors';
 import { noteInterruption } from './interruption';
+import type { EdgeStage } from './edge-stage';
+import { contextOf, noteServed, noteServing, servedOn } from './request-context';
 import { useJsonBodyParser } from './json-body';
 
 export interface EdgeTimeouts {
@@ -29,9 +30,6 @@ export interface EdgeTimeouts {
   /** An idle keep-alive connection is closed after this. */
   readonly keepAliveTimeoutMs: number;
 }
-
-/** The request each connection is serving, so that a timeout can be told to it. */
-const serving = new WeakMap<Socket, { readonly request: FastifyRequest; readonly reply: FastifyReply }>();
 
 function errorForClient(error: NodeJS.ErrnoException, timeouts: EdgeTimeouts): DomainError {
   // The connection ended in the middle of a request: the caller hung up.
@@ -67,7 +65,7 @@ function onClientError(timeouts: EdgeTimeouts, logger: Logger) {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const refusal = errorForClient(error, timeouts);
     const errorId = randomUUID();
-    const inFlight = serving.get(socket);
+    const inFlight = servedOn(socket);
     const headersSent = inFlight?.reply.raw.headersSent === true;
     if (inFlight && !headersSent) noteInterruption(inFlight.request.raw, { error: refusal, errorId });
     // A caller that hung up is not answered: there is nobody to read it.
@@ -88,7 +86,7 @@ export function edgeServerOptions(timeouts: EdgeTimeouts): Partial<FastifyServer
   const logger = new Logger('edge');
   const headersTimeout = Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs);
   return {
-    rewriteUrl: (raw) => targetOf(raw).url,
+    rewriteUrl: (raw) => contextOf(raw).target.url,
     // Node's header size limit (16 KiB) bounds a path; the edge refuses long ones itself (414).
     routerOptions: { maxParamLength: 65_536 },
     requestTimeout: timeouts.requestTimeoutMs,
@@ -142,13 +140,11 @@ function headerProblem(raw: IncomingMessage): DomainError | undefined {
 }
 
 /**
- * Hooks that run first for every request: a refused target or refused headers are answered
- * (through the error filter, so that a request under /api/v1 is audited and logged), and each
- * connection remembers the request it serves. Two kinds of request Node would answer or drop
- * itself are handed to the same road: an Expect it cannot meet (Node's bare 417), and CONNECT
- * (which Node closes without a word).
+ * The server's side of the edge: the JSON body parser, and two kinds of request Node would answer
+ * or drop itself handed to the pipeline's road: an Expect it cannot meet (Node's bare 417, answered
+ * by the target stage), and CONNECT (which Node closes without a word).
  */
-export function installEdgeHooks(fastify: FastifyInstance): void {
+export function installEdgeServer(fastify: FastifyInstance): void {
   useJsonBodyParser(fastify);
   const logger = new Logger('edge');
   // Served like any request, so that headerProblem answers it with the envelope, the request id and an audit event.
@@ -160,18 +156,25 @@ export function installEdgeHooks(fastify: FastifyInstance): void {
     socket.destroy();
     logger.log({ errorId, code: refusal.code, status: problemOf(refusal).status, method: 'CONNECT' }, refusal.message);
   });
-  fastify.addHook('onRequest', (request, reply, done) => {
-    serving.set(request.raw.socket, { request, reply });
-    const refusal = targetOf(request.raw).refusal;
-    if (refusal) return done(new RequestTargetRefused(refusal));
-    const problem = headerProblem(request.raw);
-    if (problem) return done(problem);
-    const encoding = request.headers['content-encoding'];
-    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') return done(new UnsupportedContentEncoding());
-    done();
-  });
-  fastify.addHook('onResponse', (request, _reply, done) => {
-    if (serving.get(request.raw.socket)?.request === request) serving.delete(request.raw.socket);
-    done();
-  });
+}
+
+/**
+ * The target stage: its connection remembers the request it serves, and a refused target or
+ * refused headers are answered (through the error filter, so that a request under /api/v1 is
+ * audited and logged).
+ */
+export function targetStage(): EdgeStage {
+  return {
+    name: 'target',
+    onRequest: (request, reply) => {
+      noteServing(request, reply);
+      const refusal = contextOf(request.raw).target.refusal;
+      if (refusal) throw new RequestTargetRefused(refusal);
+      const problem = headerProblem(request.raw);
+      if (problem) throw problem;
+      const encoding = request.headers['content-encoding'];
+      if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') throw new UnsupportedContentEncoding();
+    },
+    onResponse: (request) => noteServed(request),
+  };
 }

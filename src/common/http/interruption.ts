@@ -3,18 +3,11 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/domain-error';
 import { ClientClosedRequest } from './edge.errors';
-
-/** How a request ended early at the edge: the error it was answered with, under this id. */
-export interface Interruption {
-  readonly error: DomainError;
-  readonly errorId: string;
-}
-
-const interruptions = new WeakMap<IncomingMessage, Interruption>();
+import { contextOf, Interruption } from './request-context';
 
 /** The request was answered at the edge with this error (a timeout): its failure is to say the same. */
 export function noteInterruption(raw: IncomingMessage, interruption: Interruption): void {
-  interruptions.set(raw, interruption);
+  contextOf(raw).interruption = interruption;
 }
 
 /**
@@ -23,7 +16,7 @@ export function noteInterruption(raw: IncomingMessage, interruption: Interruptio
  * (499). Undefined for every other failure.
  */
 export function interruptionOf(request: FastifyRequest, exception: unknown): Interruption | undefined {
-  const noted = interruptions.get(request.raw);
+  const noted = contextOf(request.raw).interruption;
   if (noted) return noted;
   if (exception instanceof DomainError) return undefined;
   const code = (exception as { code?: unknown } | null)?.code ?? (exception as { cause?: { code?: unknown } } | null)?.cause?.code;

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { noteReplayed } from '../domain/request-record';
+import { recordOf } from './request-context';
 
 export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 
@@ -10,7 +11,7 @@ export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 export function markReplayed<T>(reply: FastifyReply, result: { readonly value: T; readonly replayed: boolean }): T {
   if (result.replayed) {
     void reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
-    noteReplayed(reply.request.raw);
+    noteReplayed(recordOf(reply.request.raw));
   }
   return result.value;
 }

@@ -8,9 +8,11 @@ export interface RecordedProblem {
 }
 
 /**
- * Records how a failed request ended, before the error response is sent. The error filter calls it;
- * when it throws, the filter answers with what it threw instead (the audit log fails closed).
+ * Records how a request ended, before its answer is sent: the one way an answer reaches the audit
+ * log. The answer interceptor records a success, the error filter a failure; when recording
+ * throws, the request is answered with what it threw instead (the audit log fails closed).
  */
 export abstract class RequestRecorder {
+  abstract recordSuccess(request: FastifyRequest, status: number): Promise<void>;
   abstract recordFailure(request: FastifyRequest, problem: RecordedProblem, exception: unknown): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { EdgeStage } from './edge-stage';
 import helmet, { HelmetOptions } from 'helmet';
 
 /**
@@ -22,11 +22,11 @@ export function securityHeaders(options: Readonly<HelmetOptions>): Readonly<Reco
   return Object.freeze(headers);
 }
 
-/** Every response — answers, errors, 404s, refusals by hooks — carries the headers. */
-export function installSecurityHeaders(fastify: FastifyInstance, options: Readonly<HelmetOptions>): void {
+/** Every response — answers, errors, 404s, the edge's refusals — carries the headers. */
+export function securityHeadersStage(options: Readonly<HelmetOptions>): EdgeStage {
   const headers = securityHeaders(options);
-  fastify.addHook('onRequest', (_request, reply, done) => {
-    void reply.headers(headers);
-    done();
-  });
+  return {
+    name: 'security-headers',
+    onRequest: (_request, reply) => void reply.headers(headers),
+  };
 }

@@ -1,5 +1,6 @@
-import { ArgumentMetadata, Type, ValidationError, ValidationPipe } from '@nestjs/common';
-import { getMetadataStorage, IS_OPTIONAL } from 'class-validator';
+import { ArgumentMetadata, INestApplicationContext, Type, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { getMetadataStorage, IS_OPTIONAL, useContainer } from 'class-validator';
 import { DomainError, FieldProblem } from '../domain/domain-error';
 
 export class RequestValidationFailed extends DomainError {
@@ -116,4 +117,30 @@ export function createValidationPipe(): ValidationPipe {
     validationError: { target: false, value: false },
     exceptionFactory: (errors) => new RequestValidationFailed(collect(errors)),
   });
+}
+
+/**
+ * Constraints that need the Clock (the expiry rule, past dates) come from Nest's container;
+ * class-validator's own come from its default container. Not `app` itself: the application logs
+ * every failed lookup at error level, and most lookups are class-validator's own classes. Answers
+ * are kept: a failed lookup throws, and validation asks for every constraint every time.
+ */
+export function resolveConstraintsFrom(app: INestApplicationContext): void {
+  const moduleRef = app.get(ModuleRef);
+  const known = new Map<Type, unknown>();
+  useContainer(
+    {
+      get: (type: Type) => {
+        if (!known.has(type)) {
+          try {
+            known.set(type, moduleRef.get<unknown, unknown>(type, { strict: false }));
+          } catch {
+            known.set(type, undefined);
+          }
+        }
+        return known.get(type);
+      },
+    },
+    { fallback: true },
+  );
 }

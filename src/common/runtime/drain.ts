@@ -1,4 +1,7 @@
 import { DomainError } from '../domain/domain-error';
+import { isUnder } from '../http/canonical-target';
+import type { EdgeStage } from '../http/edge-stage';
+import { contextOf } from '../http/request-context';
 
 export class ShuttingDown extends DomainError {
   constructor() {
@@ -58,4 +61,25 @@ export class Drain {
       this.waiters.add(wake);
     });
   }
+}
+
+/**
+ * The drain stage: while draining, a new request is refused (ShuttingDown, with Connection: close)
+ * except the health probes; an admitted request counts as in flight until its answer is ready. A
+ * request is done then even if its caller has gone: the work behind a closed connection (a provider
+ * call, its audit event) still finishes before the pool closes.
+ */
+export function drainStage(drain: Drain): EdgeStage {
+  return {
+    name: 'drain',
+    onRequest: (request, reply) => {
+      const context = contextOf(request.raw);
+      if (drain.isDraining && !isUnder('/health', context.target.path)) {
+        void reply.header('connection', 'close');
+        throw new ShuttingDown();
+      }
+      context.leaveDrain = drain.enter();
+    },
+    onSend: (request) => contextOf(request.raw).leaveDrain?.(),
+  };
 }

@@ -1,11 +1,13 @@
 import { writeSync } from 'node:fs';
 import type { LoggerService } from '@nestjs/common';
 import { prettyFactory } from 'pino-pretty';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import pino, { DestinationStream, Logger as PinoInstance } from 'pino';
-import { currentRecord, recordOf } from '../domain/request-record';
+import { currentRecord } from '../domain/request-record';
+import type { EdgeStage } from '../http/edge-stage';
+import { contextOf } from '../http/request-context';
 import type { LogLevel } from '../../config/env.schema';
-import { CanonicalTarget, isUnder, MAX_PATH_LENGTH, targetOf } from '../http/canonical-target';
+import { CanonicalTarget, isUnder, MAX_PATH_LENGTH } from '../http/canonical-target';
 
 /**
  * Belt and braces: the serializers below keep only a few request fields, and these paths are
@@ -50,7 +52,7 @@ export function loggedUrl(target: Pick<CanonicalTarget, 'path' | 'query'>): stri
 
 /**
  * The service's logger once Nest is up: the application's own lines (through ServiceLogger) and
- * one line per request (installRequestLog), with the redaction above. `stream` is where it writes:
+ * one line per request (requestLogStage), with the redaction above. `stream` is where it writes:
  * createRequestLogDestination() in production, a capture in tests.
  */
 export function createServiceLogger(level: LogLevel, stream: DestinationStream): PinoInstance {
@@ -58,7 +60,7 @@ export function createServiceLogger(level: LogLevel, stream: DestinationStream):
 }
 
 /**
- * The request lines' logger, on the same stream: without redaction, because installRequestLog
+ * The request lines' logger, on the same stream: without redaction, because requestLogStage
  * builds each line from named fields only (no header, no body, the query's values redacted by
  * loggedUrl), and walking the redaction paths for every request cost 2–3% of the gateway's CPU.
  */
@@ -133,15 +135,15 @@ const CLIENT_CLOSED = 499;
 /**
  * One line per request, written when its answer has gone (or its caller has): method, the logged
  * URL (see loggedUrl), status and time taken, at info (2xx, 3xx, a caller that hung up), warn (4xx)
- * or error (5xx). Health probes are not logged. Fastify hooks: no middleware, no child logger per
+ * or error (5xx). Health probes are not logged. An edge stage: no middleware, no child logger per
  * request.
  */
-export function installRequestLog(fastify: FastifyInstance, logger: PinoInstance): void {
-  const logged = new WeakSet<object>();
+export function requestLogStage(logger: PinoInstance): EdgeStage {
   const write = (request: FastifyRequest, status: number, elapsedMs: number): void => {
-    if (logged.has(request)) return;
-    logged.add(request);
-    const target = targetOf(request.raw);
+    const context = contextOf(request.raw);
+    if (context.logged) return;
+    context.logged = true;
+    const target = context.target;
     if (isUnder('/health', target.path)) return;
     const level = status >= 500 ? 'error' : status >= 400 && status !== CLIENT_CLOSED ? 'warn' : 'info';
     if (!logger.isLevelEnabled(level)) return;
@@ -152,14 +154,11 @@ export function installRequestLog(fastify: FastifyInstance, logger: PinoInstance
     };
     logger[level](line, status === CLIENT_CLOSED ? 'request aborted by the client' : status >= 500 ? 'request errored' : 'request completed');
   };
-  fastify.addHook('onResponse', (request, reply, done) => {
-    write(request, reply.statusCode, reply.elapsedTime);
-    done();
-  });
-  fastify.addHook('onRequestAbort', (request, done) => {
-    write(request, CLIENT_CLOSED, performance.now() - recordOf(request.raw).startedAt);
-    done();
-  });
+  return {
+    name: 'request-log',
+    onResponse: (request, reply) => write(request, reply.statusCode, reply.elapsedTime),
+    onAbort: (request) => write(request, CLIENT_CLOSED, performance.now() - contextOf(request.raw).record.startedAt),
+  };
 }
 
 /**

@@ -1,0 +1,84 @@
+import Fastify, { FastifyInstance } from 'fastify';
+import { currentRecord } from '../domain/request-record';
+import type { EdgeStage } from './edge-stage';
+import { installPipeline } from './pipeline';
+import { contextOf } from './request-context';
+
+/** A stage that notes when it runs; `wait` makes its onRequest asynchronous. */
+function noting(name: string, seen: string[], options: { wait?: boolean; refuse?: boolean } = {}): EdgeStage {
+  return {
+    name,
+    onRequest: (request) => {
+      seen.push(`${name}:request:${currentRecord() === contextOf(request.raw).record ? 'in-record' : 'outside'}`);
+      if (options.refuse) {
+        const refusal = Object.assign(new Error(`${name} refuses`), { statusCode: 418 });
+        if (options.wait) return Promise.reject(refusal);
+        throw refusal;
+      }
+      return options.wait ? new Promise<void>((resolve) => setTimeout(resolve, 5)) : undefined;
+    },
+    onSend: () => void seen.push(`${name}:send`),
+    onResponse: () => void seen.push(`${name}:response`),
+  };
+}
+
+describe('installPipeline', () => {
+  let app: FastifyInstance;
+  let seen: string[];
+
+  async function serve(stages: EdgeStage[]): Promise<{ status: number; names: readonly string[] }> {
+    app = Fastify();
+    const names = installPipeline(app, stages);
+    app.get('/', async (request) => {
+      seen.push(`handler:${currentRecord() === contextOf(request.raw).record ? 'in-record' : 'outside'}`);
+      return 'ok';
+    });
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const answer = await fetch(address);
+    await answer.text();
+    // onResponse runs once the answer has gone: closing waits for it.
+    await app.close();
+    return { status: answer.status, names };
+  }
+
+  beforeEach(() => (seen = []));
+  afterEach(() => app.close());
+
+  it('when stages are sync and async, then each runs in the listed order, and the handler after them, all inside the request record', async () => {
+    const { status, names } = await serve([noting('first', seen), noting('second', seen, { wait: true }), noting('third', seen)]);
+
+    expect(status).toBe(200);
+    expect(names).toEqual(['first', 'second', 'third']);
+    expect(seen).toEqual([
+      'first:request:in-record',
+      'second:request:in-record',
+      'third:request:in-record',
+      'handler:in-record',
+      'first:send',
+      'second:send',
+      'third:send',
+      'first:response',
+      'second:response',
+      'third:response',
+    ]);
+  });
+
+  it.each([
+    ['throws', false],
+    ['rejects', true],
+  ])('when a stage %s, then the stages after it and the handler do not run, and the request is answered with its error', async (_how, wait) => {
+    const { status } = await serve([noting('first', seen), noting('refusing', seen, { refuse: true, wait }), noting('never', seen)]);
+
+    expect(status).toBe(418);
+    expect(seen.filter((step) => step.endsWith(':request:in-record') || step.startsWith('handler'))).toEqual([
+      'first:request:in-record',
+      'refusing:request:in-record',
+    ]);
+    expect(seen).toContain('never:response');
+  });
+
+  it('when two stages share a name, then installing refuses', () => {
+    app = Fastify();
+    expect(() => installPipeline(app, [{ name: 'same' }, { name: 'same' }])).toThrow('distinct names');
+  });
+});

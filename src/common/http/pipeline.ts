@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify';
+import { runWithRecord } from '../domain/request-record';
+import type { EdgeStage } from './edge-stage';
+import { contextOf } from './request-context';
+
+type RequestStep = NonNullable<EdgeStage['onRequest']>;
+
+/**
+ * Installs the stages as one Fastify hook per point of the request's life, running them in the
+ * order given: the order is this list's, never the order of calls elsewhere. Everything after
+ * the first stage (the later stages, the body parser, the handler) runs inside the request's
+ * record (common/domain/request-record.ts), so code far from the edge can read it.
+ * @returns the names of the stages, in the order they run.
+ */
+export function installPipeline(fastify: FastifyInstance, stages: readonly EdgeStage[]): readonly string[] {
+  const names = stages.map((stage) => stage.name);
+  if (new Set(names).size !== names.length) throw new Error(`Edge stages must have distinct names: ${names.join(', ')}`);
+  const onRequest = stages.flatMap((stage) => (stage.onRequest ? [stage.onRequest] : []));
+  const onSend = stages.flatMap((stage) => (stage.onSend ? [stage.onSend] : []));
+  const onResponse = stages.flatMap((stage) => (stage.onResponse ? [stage.onResponse] : []));
+  const onAbort = stages.flatMap((stage) => (stage.onAbort ? [stage.onAbort] : []));
+
+  fastify.addHook('onRequest', (request, reply, done) => {
+    // Synchronous stages run one after the other; the first promise waits, and the rest follow it.
+    const run = (from: number): void => {
+      for (let index = from; index < onRequest.length; index++) {
+        let pending: ReturnType<RequestStep>;
+        try {
+          pending = onRequest[index](request, reply);
+        } catch (refusal) {
+          return done(refusal as Error);
+        }
+        if (pending !== undefined) {
+          pending.then(() => run(index + 1), done);
+          return;
+        }
+      }
+      done();
+    };
+    runWithRecord(contextOf(request.raw).record, () => run(0));
+  });
+  if (onSend.length > 0) {
+    fastify.addHook('onSend', (request, reply, payload, done) => {
+      for (const step of onSend) step(request, reply);
+      done(null, payload);
+    });
+  }
+  if (onResponse.length > 0) {
+    fastify.addHook('onResponse', (request, reply, done) => {
+      for (const step of onResponse) step(request, reply);
+      done();
+    });
+  }
+  if (onAbort.length > 0) {
+    fastify.addHook('onRequestAbort', (request, done) => {
+      for (const step of onAbort) step(request);
+      done();
+    });
+  }
+  return names;
+}

@@ -1,0 +1,100 @@
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { newRecord, noteArrival, RecordedClient, RequestRecord } from '../domain/request-record';
+import { CanonicalTarget, canonicalTarget } from './canonical-target';
+import type { EdgeStage } from './edge-stage';
+import { REQUEST_ID_HEADER, requestIdFor } from './request-id';
+import type { DomainError } from '../domain/domain-error';
+
+/** How a request ended early at the edge: the error it was answered with, under this id. */
+export interface Interruption {
+  readonly error: DomainError;
+  readonly errorId: string;
+}
+
+/**
+ * Everything the edge knows about one request, in one object: made when the request is first seen
+ * (its target is read before routing) and dropped with it. Each field has one writer; nothing else
+ * assigns to it.
+ *
+ * | Field | Writer | When |
+ * |---|---|---|
+ * | target | contextOf (the canonical reading of the request line) | before routing |
+ * | record | contextOf (with the request id: the caller's X-Request-Id when sane, else a new one); then the record's own writers (common/domain/request-record.ts) | before routing |
+ * | caller | the authentication stage (auth/http: authenticationOf) | the first stage that needs the caller asks |
+ * | interruption | the edge's client-error handler (common/http/edge.ts) | the connection timed out or broke mid-request |
+ * | leaveDrain | the drain stage (edge.pipeline.ts) | the request is admitted |
+ * | logged | the request log (common/runtime/logging.ts) | its one line is written |
+ */
+export class RequestContext {
+  readonly target: CanonicalTarget;
+  readonly record: RequestRecord;
+  /** The pending lookup of the caller's credentials: one per request, however many stages ask. */
+  caller?: Promise<RecordedClient>;
+  /** How the edge already answered the request (a timeout, a broken connection). */
+  interruption?: Interruption;
+  /** Leaves the drain's count of requests in flight; called once, when the answer is ready. */
+  leaveDrain?: () => void;
+  /** The request's log line has been written. */
+  logged = false;
+
+  constructor(raw: IncomingMessage) {
+    this.target = canonicalTarget(raw.url ?? '/');
+    this.record = newRecord(requestIdFor(raw));
+  }
+}
+
+const CONTEXT = Symbol('request-context');
+type WithContext = IncomingMessage & { [CONTEXT]?: RequestContext };
+
+/** The context of this (raw) request, made by whichever sees the request first (the router's rewriteUrl). */
+export function contextOf(raw: IncomingMessage): RequestContext {
+  const carrier = raw as WithContext;
+  return (carrier[CONTEXT] ??= new RequestContext(raw));
+}
+
+/** The canonical reading of this request's target (see canonical-target.ts). */
+export function targetOf(raw: IncomingMessage): CanonicalTarget {
+  return contextOf(raw).target;
+}
+
+/** The request's id, as Fastify assigns it (genReqId): the one its context was made with. */
+export function requestIdOf(raw: IncomingMessage): string {
+  return contextOf(raw).record.requestId;
+}
+
+/** The request's audit record. */
+export function recordOf(raw: IncomingMessage): RequestRecord {
+  return contextOf(raw).record;
+}
+
+/**
+ * The request each connection is serving, so that Node's refusal of a connection (a timeout, a
+ * broken request) can be told to it. Written by the edge's first stage and cleared when the
+ * answer has gone.
+ */
+const serving = new WeakMap<Socket, { readonly request: FastifyRequest; readonly reply: FastifyReply }>();
+
+export function noteServing(request: FastifyRequest, reply: FastifyReply): void {
+  serving.set(request.raw.socket, { request, reply });
+}
+
+export function servedOn(socket: Socket): { readonly request: FastifyRequest; readonly reply: FastifyReply } | undefined {
+  return serving.get(socket);
+}
+
+export function noteServed(request: FastifyRequest): void {
+  if (serving.get(request.raw.socket)?.request === request) serving.delete(request.raw.socket);
+}
+
+/** The first stage: the record learns where the request came from, and the answer carries its id. */
+export function requestContextStage(): EdgeStage {
+  return {
+    name: 'request-context',
+    onRequest: (request, reply) => {
+      noteArrival(contextOf(request.raw).record, request.ip);
+      void reply.header(REQUEST_ID_HEADER, request.id);
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { DestinationStream } from 'pino';
+import { adminPathsStage, AdminPath } from './auth/http/admin-paths';
+import { ApiClientsService } from './auth/domain/api-clients.service';
+import { targetStage } from './common/http/edge';
+import type { EdgeStage } from './common/http/edge-stage';
+import { requestContextStage } from './common/http/request-context';
+import { securityHeadersStage } from './common/http/security-headers';
+import { Drain, drainStage } from './common/runtime/drain';
+import { createRequestLogger, requestLogStage } from './common/runtime/logging';
+import { operationalAccess } from './config/env.schema';
+import { AppConfig } from './config/load-config';
+import { metricsStage } from './metrics/metrics.routes';
+import { PrometheusMetrics } from './metrics/prometheus.metrics';
+import { RateLimiter, rateLimitStage } from './rate-limit/rate-limiter';
+
+/**
+ * The edge, in the order its stages run for every request (docs/architecture.md, "The edge"):
+ *
+ * 1. request-context — the request's record learns the caller's address; the answer carries the request id.
+ * 2. security-headers — on every answer, the edge's refusals included.
+ * 3. target — the canonical target and the headers: a refused one is answered here.
+ * 4. request-log — one line per request when its answer has gone (or its caller has).
+ * 5. drain — while shutting down, new requests are refused; the others are counted in flight.
+ * 6. admin-paths — Swagger UI, the OpenAPI document and the metrics need an admin (when so configured).
+ * 7. rate-limit — API requests and unmatched ones count against the limits, per client or per address.
+ * 8. metrics — the request-duration histogram (when metrics are on).
+ *
+ * Then Nest: the authentication guard (it reads the route's @Public and @Roles; the token was
+ * already looked up once, by the rate limit), the validation pipe, the handler, the answer
+ * interceptor (audit, then envelope) and, for a failure at any point, the error filter.
+ */
+export const EDGE_STAGE_ORDER = ['request-context', 'security-headers', 'target', 'request-log', 'drain', 'admin-paths', 'rate-limit', 'metrics'] as const;
+
+export function edgeStages(app: NestFastifyApplication, config: AppConfig, logStream: DestinationStream): EdgeStage[] {
+  const access = operationalAccess(config);
+  const adminPaths: AdminPath[] = [];
+  if (config.DOCS_ENABLED && access.docs === 'admin') adminPaths.push({ prefix: '/docs', challenge: 'basic' });
+  if (config.METRICS_ENABLED && access.metrics === 'admin') adminPaths.push({ prefix: '/metrics', challenge: 'bearer' });
+  const stages: EdgeStage[] = [
+    requestContextStage(),
+    securityHeadersStage({
+      // Swagger UI's stylesheet sets inline styles; nothing is loaded from other origins, and no
+      // upgrade-insecure-requests, so the UI also works over plain HTTP on a developer's machine.
+      contentSecurityPolicy: {
+        useDefaults: true,
+        directives: { 'upgrade-insecure-requests': null, 'style-src': ["'self'", "'unsafe-inline'"] },
+      },
+    }),
+    targetStage(),
+    requestLogStage(createRequestLogger(config.LOG_LEVEL, logStream)),
+    drainStage(app.get(Drain)),
+    adminPathsStage(adminPaths, app.get(ApiClientsService)),
+    rateLimitStage(app.get(RateLimiter)),
+    config.METRICS_ENABLED ? metricsStage(app.get(PrometheusMetrics)) : { name: 'metrics' },
+  ];
+  const names = stages.map((stage) => stage.name);
+  if (names.join() !== EDGE_STAGE_ORDER.join()) throw new Error(`The edge's stages are out of order: ${names.join(', ')}`);
+  return stages;
+}
