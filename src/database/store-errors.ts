@@ -4,7 +4,7 @@ import { DomainError } from '../common/domain/domain-error';
 /** The database cannot be reached or is not accepting work: a 503 for the caller, not a 500. */
 export class DatabaseUnavailable extends DomainError {
   constructor(cause: unknown) {
-    super('DATABASE.UNAVAILABLE', 'The service’s database is unavailable; try again shortly', {
+    super('DATABASE.UNAVAILABLE', {
       retryAfterSeconds: 5,
       cause,
     });

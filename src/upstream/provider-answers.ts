@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../common/domain/error-codes';
+import { ERROR_MESSAGES } from '../common/domain/error-messages';
 import { REFERENCE_ALREADY_SEEN, UpstreamError, UpstreamFacts, UpstreamOutcome } from '../common/domain/upstream';
 
 /**
@@ -32,28 +33,33 @@ export const PROVIDER_ANSWERS = {
     outcome: 'failed',
     whenPost: 'unknown',
   },
-  credentialsRefused: { provider: '401, 403', code: 'UPSTREAM.CREDENTIALS_REFUSED', message: 'The provider refused the request', outcome: 'rejected' },
-  notFound: { provider: '404', code: 'UPSTREAM.NOT_FOUND', message: 'The provider has no such resource', outcome: 'rejected' },
+  credentialsRefused: {
+    provider: '401, 403',
+    code: 'UPSTREAM.CREDENTIALS_REFUSED',
+    message: ERROR_MESSAGES['UPSTREAM.CREDENTIALS_REFUSED'],
+    outcome: 'rejected',
+  },
+  notFound: { provider: '404', code: 'UPSTREAM.NOT_FOUND', message: ERROR_MESSAGES['UPSTREAM.NOT_FOUND'], outcome: 'rejected' },
   conflict: {
     provider: '409',
     code: REFERENCE_ALREADY_SEEN,
     message: 'The provider refused the request: it has already seen this reference',
     outcome: 'rejected',
   },
-  rateLimited: { provider: '429', code: 'UPSTREAM.RATE_LIMITED', message: 'The provider is limiting requests; try again later', outcome: 'failed' },
-  rejected: { provider: 'other 4xx', code: 'UPSTREAM.REJECTED', message: 'The provider refused the request', outcome: 'rejected' },
-  serverError: { provider: '5xx', code: 'UPSTREAM.SERVER_ERROR', message: 'The provider failed to handle the request', outcome: 'failed', whenPost: 'unknown' },
-  timeout: { provider: 'timeout', code: 'UPSTREAM.TIMEOUT', message: 'The provider did not answer in time', outcome: 'failed', whenPost: 'unknown' },
-  unreachable: { provider: 'connection refused, DNS', code: 'UPSTREAM.UNREACHABLE', message: 'The provider could not be reached', outcome: 'failed' },
+  rateLimited: { provider: '429', code: 'UPSTREAM.RATE_LIMITED', message: ERROR_MESSAGES['UPSTREAM.RATE_LIMITED'], outcome: 'failed' },
+  rejected: { provider: 'other 4xx', code: 'UPSTREAM.REJECTED', message: ERROR_MESSAGES['UPSTREAM.REJECTED'], outcome: 'rejected' },
+  serverError: { provider: '5xx', code: 'UPSTREAM.SERVER_ERROR', message: ERROR_MESSAGES['UPSTREAM.SERVER_ERROR'], outcome: 'failed', whenPost: 'unknown' },
+  timeout: { provider: 'timeout', code: 'UPSTREAM.TIMEOUT', message: ERROR_MESSAGES['UPSTREAM.TIMEOUT'], outcome: 'failed', whenPost: 'unknown' },
+  unreachable: { provider: 'connection refused, DNS', code: 'UPSTREAM.UNREACHABLE', message: ERROR_MESSAGES['UPSTREAM.UNREACHABLE'], outcome: 'failed' },
   connectionLost: {
     provider: 'connection lost',
     code: 'UPSTREAM.CONNECTION_LOST',
 
-    message: 'The connection to the provider was lost',
+    message: ERROR_MESSAGES['UPSTREAM.CONNECTION_LOST'],
     outcome: 'failed',
     whenPost: 'unknown',
   },
-  circuitOpen: { provider: 'circuit open', code: 'UPSTREAM.CIRCUIT_OPEN', message: 'The provider is unavailable; try again later', outcome: 'failed' },
+  circuitOpen: { provider: 'circuit open', code: 'UPSTREAM.CIRCUIT_OPEN', message: ERROR_MESSAGES['UPSTREAM.CIRCUIT_OPEN'], outcome: 'failed' },
 } as const satisfies Record<string, ProviderAnswer>;
 
 export type ProviderAnswerName = keyof typeof PROVIDER_ANSWERS;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ALL_ERROR_CODES, CODE_NOT_IN_ENVELOPE } from '../../src/common/domain/error-codes';
+import { ALL_ERROR_CODES, CODE_NOT_IN_ENVELOPE, ErrorCode } from '../../src/common/domain/error-codes';
+import { ERROR_MESSAGES, isCatalogued } from '../../src/common/domain/error-messages';
 import { statusOfCode } from '../../src/common/http/error-envelope.filter';
 
 interface Row {
@@ -71,5 +72,26 @@ describe('docs/errors.md and the service’s error codes', () => {
       expect({ code, status }).toEqual({ code, status: statusOfCode(code as never) });
     }
     expect(listed.map(({ code }) => code)).not.toContain(CODE_NOT_IN_ENVELOPE);
+  });
+
+  it('when the checked-in OpenAPI document shows an error example, then its message is the one the service says for that code (the catalogue)', () => {
+    const document = JSON.parse(readFileSync(join(process.cwd(), 'openapi.json'), 'utf8')) as {
+      paths: Record<
+        string,
+        Record<string, { responses: Record<string, { content?: Record<string, { example?: { error?: { code?: string; message?: string } } }> }> }>
+      >;
+    };
+    const shown: string[] = [];
+    for (const operations of Object.values(document.paths))
+      for (const operation of Object.values(operations))
+        for (const response of Object.values(operation.responses))
+          for (const media of Object.values(response.content ?? {})) {
+            const error = media.example?.error;
+            const code = (error?.code ?? (error ? CODE_NOT_IN_ENVELOPE : undefined)) as ErrorCode | undefined;
+            if (code && isCatalogued(code)) shown.push(`${code}: ${error?.message}`);
+          }
+
+    expect(shown.length).toBeGreaterThan(50);
+    expect(shown.filter((line) => !Object.entries(ERROR_MESSAGES).some(([code, message]) => line === `${code}: ${message}`))).toEqual([]);
   });
 });

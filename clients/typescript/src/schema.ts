@@ -1003,8 +1003,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
-                     *         "details": "This endpoint needs the role: admin",
-                     *         "message": "This client may not use this endpoint"
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint"
                      *       }
                      *     }
                      */
@@ -1030,8 +1030,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
-                     *         "details": "Request Timeout",
-                     *         "message": "Request Timeout"
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
                      *       }
                      *     }
                      */
@@ -1084,8 +1084,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
-                     *         "details": "Unsupported Media Type",
-                     *         "message": "Unsupported Media Type"
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
                      *       }
                      *     }
                      */
@@ -1165,8 +1165,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
-                     *         "details": "Request Header Fields Too Large",
-                     *         "message": "Request Header Fields Too Large"
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
                      *       }
                      *     }
                      */
@@ -1219,7 +1219,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Nothing was sent to the provider; retry after the Retry-After delay",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -1333,8 +1333,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
-                     *         "details": "This endpoint needs the role: admin",
-                     *         "message": "This client may not use this endpoint"
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint"
                      *       }
                      *     }
                      */
@@ -1387,8 +1387,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
-                     *         "details": "Request Timeout",
-                     *         "message": "Request Timeout"
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
                      *       }
                      *     }
                      */
@@ -1441,8 +1441,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
-                     *         "details": "Unsupported Media Type",
-                     *         "message": "Unsupported Media Type"
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
                      *       }
                      *     }
                      */
@@ -1522,8 +1522,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
-                     *         "details": "Request Header Fields Too Large",
-                     *         "message": "Request Header Fields Too Large"
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
                      *       }
                      *     }
                      */
@@ -1576,7 +1576,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Nothing was sent to the provider; retry after the Retry-After delay",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -1690,8 +1690,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
-                     *         "details": "This endpoint needs the role: admin",
-                     *         "message": "This client may not use this endpoint"
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint"
                      *       }
                      *     }
                      */
@@ -1717,8 +1717,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
-                     *         "details": "Request Timeout",
-                     *         "message": "Request Timeout"
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
                      *       }
                      *     }
                      */
@@ -1771,8 +1771,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
-                     *         "details": "Unsupported Media Type",
-                     *         "message": "Unsupported Media Type"
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
                      *       }
                      *     }
                      */
@@ -1852,8 +1852,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
-                     *         "details": "Request Header Fields Too Large",
-                     *         "message": "Request Header Fields Too Large"
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
                      *       }
                      *     }
                      */
@@ -1906,7 +1906,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Nothing was sent to the provider; retry after the Retry-After delay",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -2026,8 +2026,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
-                     *         "details": "This endpoint needs the role: admin",
-                     *         "message": "This client may not use this endpoint"
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint"
                      *       }
                      *     }
                      */
@@ -2053,8 +2053,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
-                     *         "details": "Request Timeout",
-                     *         "message": "Request Timeout"
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
                      *       }
                      *     }
                      */
@@ -2107,8 +2107,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
-                     *         "details": "Unsupported Media Type",
-                     *         "message": "Unsupported Media Type"
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
                      *       }
                      *     }
                      */
@@ -2188,8 +2188,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
-                     *         "details": "Request Header Fields Too Large",
-                     *         "message": "Request Header Fields Too Large"
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
                      *       }
                      *     }
                      */
@@ -2242,7 +2242,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Nothing was sent to the provider; retry after the Retry-After delay",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -2347,8 +2347,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
-                     *         "details": "Request Timeout",
-                     *         "message": "Request Timeout"
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
                      *       }
                      *     }
                      */
@@ -2401,8 +2401,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
-                     *         "details": "Unsupported Media Type",
-                     *         "message": "Unsupported Media Type"
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
                      *       }
                      *     }
                      */
@@ -2482,8 +2482,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
-                     *         "details": "Request Header Fields Too Large",
-                     *         "message": "Request Header Fields Too Large"
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
                      *       }
                      *     }
                      */
@@ -2536,7 +2536,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Nothing was sent to the provider; retry after the Retry-After delay",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -2641,8 +2641,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
-                     *         "details": "This endpoint needs the role: admin",
-                     *         "message": "This client may not use this endpoint"
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint"
                      *       }
                      *     }
                      */
@@ -2668,8 +2668,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
-                     *         "details": "Request Timeout",
-                     *         "message": "Request Timeout"
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
                      *       }
                      *     }
                      */
@@ -2722,8 +2722,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
-                     *         "details": "Unsupported Media Type",
-                     *         "message": "Unsupported Media Type"
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
                      *       }
                      *     }
                      */
@@ -2803,8 +2803,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
-                     *         "details": "Request Header Fields Too Large",
-                     *         "message": "Request Header Fields Too Large"
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
                      *       }
                      *     }
                      */
@@ -2857,7 +2857,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Nothing was sent to the provider; retry after the Retry-After delay",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -2972,8 +2972,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
-                     *         "details": "This endpoint needs the role: admin",
-                     *         "message": "This client may not use this endpoint"
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint"
                      *       }
                      *     }
                      */
@@ -2999,8 +2999,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "UPSTREAM.NOT_FOUND",
-                     *         "details": "Not Found",
-                     *         "message": "Not Found"
+                     *         "details": "The provider has no such resource",
+                     *         "message": "The provider has no such resource"
                      *       }
                      *     }
                      */
@@ -3026,8 +3026,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
-                     *         "details": "Request Timeout",
-                     *         "message": "Request Timeout"
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
                      *       }
                      *     }
                      */
@@ -3133,9 +3133,9 @@ export interface operations {
                      *       "message": "Unsupported Media Type",
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.UNSUPPORTED_MEDIA_TYPE",
-                     *         "details": "The content type is not supported; send application/json",
-                     *         "message": "The content type is not supported; send application/json"
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
                      *       }
                      *     }
                      */
@@ -3248,8 +3248,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
-                     *         "details": "Request Header Fields Too Large",
-                     *         "message": "Request Header Fields Too Large"
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
                      *       }
                      *     }
                      */
@@ -3302,7 +3302,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "UPSTREAM.REJECTED",
-                     *         "details": "The provider answered 400; quote the error id to support",
+                     *         "details": "The provider answered 400. Quote the error id to support.",
                      *         "message": "The provider refused the request"
                      *       }
                      *     }
@@ -3329,7 +3329,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Nothing was sent to the provider; retry after the Retry-After delay",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -3356,7 +3356,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "UPSTREAM.TIMEOUT",
-                     *         "details": "The outcome is unknown; retry with the same reference",
+                     *         "details": "The request may or may not have been processed; retry with the same reference to find out.",
                      *         "message": "The provider did not answer in time"
                      *       }
                      *     }
@@ -3470,8 +3470,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
-                     *         "details": "This endpoint needs the role: admin",
-                     *         "message": "This client may not use this endpoint"
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint"
                      *       }
                      *     }
                      */
@@ -3524,8 +3524,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
-                     *         "details": "Request Timeout",
-                     *         "message": "Request Timeout"
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
                      *       }
                      *     }
                      */
@@ -3578,8 +3578,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
-                     *         "details": "Unsupported Media Type",
-                     *         "message": "Unsupported Media Type"
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
                      *       }
                      *     }
                      */
@@ -3659,8 +3659,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
-                     *         "details": "Request Header Fields Too Large",
-                     *         "message": "Request Header Fields Too Large"
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
                      *       }
                      *     }
                      */
@@ -3713,7 +3713,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "UPSTREAM.REJECTED",
-                     *         "details": "The provider answered 400; quote the error id to support",
+                     *         "details": "The provider answered 400. Quote the error id to support.",
                      *         "message": "The provider refused the request"
                      *       }
                      *     }
@@ -3740,7 +3740,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Nothing was sent to the provider; retry after the Retry-After delay",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -3767,7 +3767,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "UPSTREAM.TIMEOUT",
-                     *         "details": "The outcome is unknown; retry with the same reference",
+                     *         "details": "The request may or may not have been processed; retry with the same reference to find out.",
                      *         "message": "The provider did not answer in time"
                      *       }
                      *     }
@@ -3882,8 +3882,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
-                     *         "details": "This endpoint needs the role: admin",
-                     *         "message": "This client may not use this endpoint"
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint"
                      *       }
                      *     }
                      */
@@ -3936,8 +3936,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
-                     *         "details": "Request Timeout",
-                     *         "message": "Request Timeout"
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
                      *       }
                      *     }
                      */
@@ -4043,9 +4043,9 @@ export interface operations {
                      *       "message": "Unsupported Media Type",
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.UNSUPPORTED_MEDIA_TYPE",
-                     *         "details": "The content type is not supported; send application/json",
-                     *         "message": "The content type is not supported; send application/json"
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
                      *       }
                      *     }
                      */
@@ -4158,8 +4158,8 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
-                     *         "details": "Request Header Fields Too Large",
-                     *         "message": "Request Header Fields Too Large"
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
                      *       }
                      *     }
                      */
@@ -4212,7 +4212,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "UPSTREAM.REJECTED",
-                     *         "details": "The provider answered 400; quote the error id to support",
+                     *         "details": "The provider answered 400. Quote the error id to support.",
                      *         "message": "The provider refused the request"
                      *       }
                      *     }
@@ -4239,7 +4239,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Nothing was sent to the provider; retry after the Retry-After delay",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -4266,7 +4266,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "UPSTREAM.TIMEOUT",
-                     *         "details": "The outcome is unknown; retry with the same reference",
+                     *         "details": "The request may or may not have been processed; retry with the same reference to find out.",
                      *         "message": "The provider did not answer in time"
                      *       }
                      *     }

@@ -85,6 +85,67 @@ interface Checked {
   readonly statement: CheckpointStatement;
 }
 
+/** What walking the chain of checkpoints came to. */
+interface Walked {
+  /** Events recomputed and found as sealed. */
+  readonly events: number;
+  readonly checkpoints: number;
+  readonly newest?: StoredCheckpoint;
+  /** Each checkpoint's head, by seq (for the comparison with the copy kept outside the database). */
+  readonly heads: ReadonlyMap<number, string>;
+}
+
+/**
+ * What verify finds, gathered as it goes. An event found gone from one place and present in
+ * another is one finding, `moved`: deletions and insertions are held apart until the walk is over.
+ */
+export class Findings {
+  private readonly found: Finding[] = [];
+  private readonly gone = new Map<string, Finding>();
+  private readonly arrived = new Map<string, Finding>();
+
+  add(finding: Finding): void {
+    this.found.push(finding);
+  }
+
+  deleted(finding: Finding & { readonly event_id: string }): void {
+    this.gone.set(finding.event_id, finding);
+  }
+
+  inserted(finding: Finding & { readonly event_id: string }): void {
+    this.arrived.set(finding.event_id, finding);
+  }
+
+  /** Pairs each deleted event with its insertion elsewhere, as a move; the rest stay what they are. */
+  settle(): void {
+    for (const [id, gone] of this.gone) {
+      const arrived = this.arrived.get(id);
+      if (!arrived) continue;
+      this.arrived.delete(id);
+      this.gone.delete(id);
+      this.found.push({
+        kind: 'moved',
+        event_id: id,
+        checkpoint: gone.checkpoint,
+        position: gone.position,
+        detail: `event ${id}, sealed by #${gone.checkpoint} at position ${gone.position}, ${arrived.detail.replace(/^event \S+ is /, 'is now ')}`,
+      });
+    }
+    this.found.push(...this.gone.values(), ...this.arrived.values());
+    this.gone.clear();
+    this.arrived.clear();
+  }
+
+  get count(): number {
+    return this.found.length + this.gone.size + this.arrived.size;
+  }
+
+  /** The first `max`, in order of place. */
+  listed(max: number): Finding[] {
+    return [...this.found].sort(byPlace).slice(0, max);
+  }
+}
+
 /**
  * `npm run audit:verify`: recomputes every event's hash and every checkpoint's chain link and
  * signature, and names what differs. Trusts only the public keys it is given: the database is
@@ -97,104 +158,21 @@ export class AuditVerifier {
   ) {}
 
   async verify(options: VerifyOptions = {}): Promise<VerifyReport> {
-    const findings: Finding[] = [];
+    const findings = new Findings();
     const windowed = options.from !== undefined || options.to !== undefined;
     const purges = (await this.store.purgeCheckpoints()).map((row) => parseStatement(row.statement)).filter((s): s is CheckpointStatement => s !== undefined);
-    const heads = new Map<number, string>();
-    const deleted = new Map<string, Finding>();
-    const inserted = new Map<string, Finding>();
-    let events = 0;
-    let count = 0;
-    let previous: Checked | undefined;
-    let newest: StoredCheckpoint | undefined;
-    const running = new Set<Promise<void>>();
-    const concurrency = Math.max(1, options.concurrency ?? 4);
-
-    const checkRange = async (checked: Checked): Promise<void> => {
-      const result = await this.checkRange(checked, findings, deleted, inserted);
-      events += result;
-    };
-
-    for (let afterSeq = 0; ;) {
-      const page = await this.store.checkpointsAfter(afterSeq, PAGE, { from: options.from, to: options.to });
-      for (const row of page) {
-        count++;
-        newest = row;
-        if (options.external) heads.set(row.seq, row.head);
-        const checked = this.checkCheckpoint(row, findings);
-        if (count === 1) {
-          if (!windowed) await this.checkStart(row, checked?.statement, purges, findings, inserted);
-        } else if (previous === undefined) {
-          // The one before could not be trusted (reported): this one's link to it cannot be checked.
-        } else if (row.seq !== previous.row.seq + 1) {
-          if (!windowed)
-            findings.push({
-              kind: 'checkpoint_missing',
-              checkpoint: row.seq,
-              detail: `checkpoints ${previous.row.seq + 1}–${row.seq - 1} are missing between #${previous.row.seq} and #${row.seq}`,
-            });
-        } else if (checked) {
-          if (checked.statement.prev_head !== previous.row.head) {
-            findings.push({
-              kind: 'chain_broken',
-              checkpoint: row.seq,
-              detail: `checkpoint #${row.seq} does not name #${previous.row.seq}'s head as its previous`,
-            });
-          }
-          if (comparePositions(checked.statement.after, previous.statement.end) !== 0) {
-            findings.push({ kind: 'chain_broken', checkpoint: row.seq, detail: `checkpoint #${row.seq} does not start where #${previous.row.seq} ends` });
-          }
-        }
-        if (checked) {
-          previous = checked;
-          if (checked.statement.kind === 'seal') {
-            const task = checkRange(checked).finally(() => running.delete(task));
-            running.add(task);
-            if (running.size >= concurrency) await Promise.race(running);
-          }
-        } else {
-          previous = undefined;
-        }
-      }
-      if (page.length < PAGE) break;
-      afterSeq = page[page.length - 1].seq;
-    }
-    await Promise.all(running);
-
-    for (const [id, gone] of deleted) {
-      const arrived = inserted.get(id);
-      if (!arrived) continue;
-      inserted.delete(id);
-      deleted.delete(id);
-      findings.push({
-        kind: 'moved',
-        event_id: id,
-        checkpoint: gone.checkpoint,
-        position: gone.position,
-        detail: `event ${id}, sealed by #${gone.checkpoint} at position ${gone.position}, ${arrived.detail.replace(/^event \S+ /, 'is now ')}`,
-      });
-    }
-    findings.push(...deleted.values(), ...inserted.values());
-
-    const external = options.external ? await this.compareExternal(options.external, heads, newest, purges, findings) : undefined;
-
+    const walked = await this.walkChain(options, windowed, purges, findings);
+    findings.settle();
+    const external = options.external ? await this.compareExternal(options.external, walked.heads, walked.newest, purges, findings) : undefined;
+    const newest = walked.newest;
     const newestStatement = newest ? parseStatement(newest.statement) : undefined;
     // With no checkpoint at all, every event is unsealed: all checkpoints deleted must not look like an empty chain.
     const unsealed = windowed ? { count: 0, oldest: null } : await this.store.eventsAfter(newest ? (newestStatement?.end ?? newest.end) : ORIGIN);
-    const bound = options.maxUnsealed;
-    if (bound && unsealed.oldest && bound.now.getTime() - unsealed.oldest.getTime() > bound.seconds * 1000) {
-      findings.push({
-        kind: 'unsealed_too_long',
-        checkpoint: newest?.seq,
-        detail:
-          `${unsealed.count} events after ${newest ? `checkpoint #${newest.seq}` : 'the start (there is no checkpoint)'} are not sealed, the oldest from ${unsealed.oldest.toISOString()}, ` +
-          `longer than the ${bound.seconds} s they may wait (AUDIT_SEAL_MAX_LAG_SECONDS): the sealer stopped or lags, or the checkpoints that covered them were removed`,
-      });
-    }
+    this.checkUnsealed(unsealed, newest, options.maxUnsealed, findings);
     return {
-      intact: findings.length === 0,
-      events,
-      checkpoints: count,
+      intact: findings.count === 0,
+      events: walked.events,
+      checkpoints: walked.checkpoints,
       newest: newest && {
         seq: newest.seq,
         kind: newest.kind,
@@ -205,22 +183,104 @@ export class AuditVerifier {
       },
       unsealed,
       ...(external ? { external } : {}),
-      findings: findings.sort(byPlace).slice(0, MAX_LISTED),
-      findingCount: findings.length,
+      findings: findings.listed(MAX_LISTED),
+      findingCount: findings.count,
     };
   }
 
+  /**
+   * Every checkpoint in seq order: its own signature and columns, its link to the one before, and
+   * (for a seal) its range of events, recomputed `concurrency` at a time.
+   */
+  private async walkChain(options: VerifyOptions, windowed: boolean, purges: CheckpointStatement[], findings: Findings): Promise<Walked> {
+    const heads = new Map<number, string>();
+    const running = new Set<Promise<void>>();
+    const concurrency = Math.max(1, options.concurrency ?? 4);
+    let events = 0;
+    let checkpoints = 0;
+    let previous: Checked | undefined;
+    let newest: StoredCheckpoint | undefined;
+    for (let afterSeq = 0; ;) {
+      const page = await this.store.checkpointsAfter(afterSeq, PAGE, { from: options.from, to: options.to });
+      for (const row of page) {
+        checkpoints++;
+        newest = row;
+        if (options.external) heads.set(row.seq, row.head);
+        const checked = this.checkCheckpoint(row, findings);
+        if (checkpoints === 1) {
+          if (!windowed) await this.checkStart(row, checked?.statement, purges, findings);
+        } else {
+          // When the one before could not be trusted (reported), this one's link to it cannot be checked.
+          if (previous) this.checkLink(previous, row, checked, windowed, findings);
+        }
+        previous = checked;
+        if (checked?.statement.kind === 'seal') {
+          const task = this.checkRange(checked, findings)
+            .then((sealed) => void (events += sealed))
+            .finally(() => running.delete(task));
+          running.add(task);
+          if (running.size >= concurrency) await Promise.race(running);
+        }
+      }
+      if (page.length < PAGE) break;
+      afterSeq = page[page.length - 1].seq;
+    }
+    await Promise.all(running);
+    return { events, checkpoints, newest, heads };
+  }
+
+  /** A checkpoint follows the one before it: the next seq (unless a window skips), its head named, its range continued. */
+  private checkLink(previous: Checked, row: StoredCheckpoint, checked: Checked | undefined, windowed: boolean, findings: Findings): void {
+    if (row.seq !== previous.row.seq + 1) {
+      if (!windowed)
+        findings.add({
+          kind: 'checkpoint_missing',
+          checkpoint: row.seq,
+          detail: `checkpoints ${previous.row.seq + 1}–${row.seq - 1} are missing between #${previous.row.seq} and #${row.seq}`,
+        });
+      return;
+    }
+    if (!checked) return;
+    if (checked.statement.prev_head !== previous.row.head) {
+      findings.add({
+        kind: 'chain_broken',
+        checkpoint: row.seq,
+        detail: `checkpoint #${row.seq} does not name #${previous.row.seq}'s head as its previous`,
+      });
+    }
+    if (comparePositions(checked.statement.after, previous.statement.end) !== 0) {
+      findings.add({ kind: 'chain_broken', checkpoint: row.seq, detail: `checkpoint #${row.seq} does not start where #${previous.row.seq} ends` });
+    }
+  }
+
+  /** Events may wait `bound.seconds` for their seal; the oldest unsealed one waiting longer is a finding. */
+  private checkUnsealed(
+    unsealed: { count: number; oldest: Date | null },
+    newest: StoredCheckpoint | undefined,
+    bound: VerifyOptions['maxUnsealed'],
+    findings: Findings,
+  ): void {
+    if (!bound || !unsealed.oldest || bound.now.getTime() - unsealed.oldest.getTime() <= bound.seconds * 1000) return;
+    findings.add({
+      kind: 'unsealed_too_long',
+      checkpoint: newest?.seq,
+      detail:
+        `${unsealed.count} events after ${newest ? `checkpoint #${newest.seq}` : 'the start (there is no checkpoint)'} are not sealed, the oldest from ${unsealed.oldest.toISOString()}, ` +
+        `longer than the ${bound.seconds} s they may wait (AUDIT_SEAL_MAX_LAG_SECONDS): the sealer stopped or lags, or the checkpoints that covered them were removed`,
+    });
+  }
+
   /** The statement, its head, its signature and its columns; undefined when it cannot be trusted. */
-  private checkCheckpoint(row: StoredCheckpoint, findings: Finding[]): Checked | undefined {
+  private checkCheckpoint(row: StoredCheckpoint, findings: Findings): Checked | undefined {
     const statement = parseStatement(row.statement);
     const invalid = (detail: string): undefined => {
-      findings.push({ kind: 'checkpoint_invalid', checkpoint: row.seq, detail: `checkpoint #${row.seq}: ${detail}` });
+      findings.add({ kind: 'checkpoint_invalid', checkpoint: row.seq, detail: `checkpoint #${row.seq}: ${detail}` });
       return undefined;
     };
     if (!statement) return invalid('its statement is not one the sealer writes');
     const valid = this.keys.verify(row.keyId, row.statement, row.signature);
     if (valid === undefined) {
-      findings.push({
+      findings.add({
         kind: 'checkpoint_unknown_key',
         checkpoint: row.seq,
         detail: `checkpoint #${row.seq} is signed by key ${row.keyId}, which is not trusted (AUDIT_SIGNING_KEY, AUDIT_PUBLIC_KEYS)`,
@@ -239,19 +299,18 @@ export class AuditVerifier {
     row: StoredCheckpoint,
     statement: CheckpointStatement | undefined,
     purges: CheckpointStatement[],
-    findings: Finding[],
-    inserted: Map<string, Finding>,
+    findings: Findings,
   ): Promise<void> {
     if (!statement) return;
     if (row.seq === 1) {
       if (statement.prev_head !== ZERO_HEAD || comparePositions(statement.after, ORIGIN) !== 0) {
-        findings.push({ kind: 'chain_broken', checkpoint: 1, detail: 'checkpoint #1 does not start the chain' });
+        findings.add({ kind: 'chain_broken', checkpoint: 1, detail: 'checkpoint #1 does not start the chain' });
       }
     } else if (!purges.some((purge) => purge.purge?.through_seq === row.seq - 1 && purge.purge.through_head === statement.prev_head)) {
-      findings.push({ kind: 'checkpoint_missing', checkpoint: row.seq, detail: `checkpoints 1–${row.seq - 1} are missing, and no signed purge removed them` });
+      findings.add({ kind: 'checkpoint_missing', checkpoint: row.seq, detail: `checkpoints 1–${row.seq - 1} are missing, and no signed purge removed them` });
     }
     for (const event of await this.store.eventsUpTo(statement.after, MAX_LISTED)) {
-      inserted.set(event.id, {
+      findings.inserted({
         kind: 'inserted',
         event_id: event.id,
         checkpoint: row.seq,
@@ -261,11 +320,11 @@ export class AuditVerifier {
   }
 
   /** Recomputes one checkpoint's range; returns the events found as sealed. */
-  private async checkRange({ row, statement }: Checked, findings: Finding[], deleted: Map<string, Finding>, inserted: Map<string, Finding>): Promise<number> {
+  private async checkRange({ row, statement }: Checked, findings: Findings): Promise<number> {
     const now = await this.store.rangeDigest(row.seq, statement.after, statement.end);
     if (now.count === statement.events && now.digest === statement.manifest_sha256) {
       if (now.manifestDigest !== statement.manifest_sha256) {
-        findings.push({
+        findings.add({
           kind: 'manifest_altered',
           checkpoint: row.seq,
           detail: `the manifest of checkpoint #${row.seq} was changed or removed (its events are intact)`,
@@ -281,17 +340,17 @@ export class AuditVerifier {
     const stored = await this.store.manifest(row.seq);
     const sealed = stored && sha256(stored).toString('hex') === statement.manifest_sha256 ? decodeManifest(stored) : undefined;
     if (!sealed) {
-      findings.push({
+      findings.add({
         kind: 'range_altered',
         checkpoint: row.seq,
         detail: `the events of checkpoint #${row.seq} differ from what it sealed, and its manifest was changed too, so they cannot be named`,
       });
-      findings.push({ kind: 'manifest_altered', checkpoint: row.seq, detail: `the manifest of checkpoint #${row.seq} was changed or removed` });
+      findings.add({ kind: 'manifest_altered', checkpoint: row.seq, detail: `the manifest of checkpoint #${row.seq} was changed or removed` });
       return 0;
     }
     const differences = compareRange(sealed, found);
     for (const event of differences.altered) {
-      findings.push({
+      findings.add({
         kind: 'altered',
         event_id: event.id,
         checkpoint: row.seq,
@@ -300,7 +359,7 @@ export class AuditVerifier {
       });
     }
     for (const event of differences.reordered) {
-      findings.push({
+      findings.add({
         kind: 'reordered',
         event_id: event.id,
         checkpoint: row.seq,
@@ -309,7 +368,7 @@ export class AuditVerifier {
       });
     }
     for (const event of differences.deleted) {
-      deleted.set(event.id, {
+      findings.deleted({
         kind: 'deleted',
         event_id: event.id,
         checkpoint: row.seq,
@@ -318,7 +377,7 @@ export class AuditVerifier {
       });
     }
     for (const event of differences.inserted) {
-      inserted.set(event.id, {
+      findings.inserted({
         kind: 'inserted',
         event_id: event.id,
         checkpoint: row.seq,
@@ -336,10 +395,10 @@ export class AuditVerifier {
    */
   private async compareExternal(
     external: AsyncIterable<SignedCheckpoint | undefined>,
-    heads: Map<number, string>,
+    heads: ReadonlyMap<number, string>,
     newest: StoredCheckpoint | undefined,
     purges: CheckpointStatement[],
-    findings: Finding[],
+    findings: Findings,
   ): Promise<ExternalCount> {
     const purgedThrough = Math.max(0, ...purges.map((purge) => purge.purge?.through_seq ?? 0));
     let beyond: number | undefined;
@@ -353,9 +412,9 @@ export class AuditVerifier {
       if (head === undefined) {
         if (newest === undefined || copy.seq > newest.seq) beyond = Math.max(beyond ?? 0, copy.seq);
         else if (copy.seq > purgedThrough)
-          findings.push({ kind: 'checkpoint_missing', checkpoint: copy.seq, detail: `checkpoint #${copy.seq}, kept outside the database, is not in it` });
+          findings.add({ kind: 'checkpoint_missing', checkpoint: copy.seq, detail: `checkpoint #${copy.seq}, kept outside the database, is not in it` });
       } else if (head !== copy.head) {
-        findings.push({
+        findings.add({
           kind: 'external_mismatch',
           checkpoint: copy.seq,
           detail: `checkpoint #${copy.seq} in the database differs from the copy kept outside it: it was replaced`,
@@ -363,7 +422,7 @@ export class AuditVerifier {
       }
     }
     if (beyond !== undefined) {
-      findings.push({
+      findings.add({
         kind: 'truncated',
         checkpoint: beyond,
         detail: `the copy kept outside the database goes up to checkpoint #${beyond}, the database only to ${newest ? `#${newest.seq}` : 'none'}: the newest checkpoints were removed`,

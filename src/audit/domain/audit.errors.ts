@@ -3,7 +3,7 @@ import { DomainError } from '../../common/domain/domain-error';
 /** The audit log cannot be written: the request is refused rather than left unrecorded. */
 export class AuditUnavailable extends DomainError {
   constructor(cause?: unknown) {
-    super('AUDIT.UNAVAILABLE', 'The service cannot record requests right now; try again shortly', {
+    super('AUDIT.UNAVAILABLE', {
       details: 'Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.',
       retryAfterSeconds: 5,
       cause,
@@ -13,13 +13,13 @@ export class AuditUnavailable extends DomainError {
 
 export class AuditEventNotFound extends DomainError {
   constructor() {
-    super('AUDIT.EVENT_NOT_FOUND', 'There is no audit event with this id');
+    super('AUDIT.EVENT_NOT_FOUND');
   }
 }
 
 export class InvalidAuditCursor extends DomainError {
   constructor() {
-    super('AUDIT.INVALID_CURSOR', 'The cursor is not one this service issued', {
+    super('AUDIT.INVALID_CURSOR', {
       fields: [{ field: 'cursor', message: 'cursor must be a value returned as next_cursor' }],
     });
   }
@@ -42,7 +42,7 @@ export class InvalidAuditRange extends DomainError {
  */
 export class EarlierAttemptUnresolved extends DomainError {
   constructor(cause: unknown) {
-    super('IDEMPOTENCY.OUTCOME_UNKNOWN', 'An earlier request with this reference reached the provider, and its outcome is not known', {
+    super('IDEMPOTENCY.OUTCOME_UNKNOWN', {
       details:
         'The gateway never received the provider’s answer to that request, so it cannot replay it, and the provider will not take the reference again. ' +
         'Do not retry, and do not resend with a new reference (that could do the work twice): ask support to settle it, quoting this error id.',

@@ -2,17 +2,16 @@ import { DomainError } from '../../common/domain/domain-error';
 
 /** The provider's own 401 wording, reused so partners see one vocabulary. */
 export const INVALID_TOKEN_DETAILS = 'The token is invalid or expired';
-export const INVALID_TOKEN_MESSAGE = 'The supplied token is invalid or expired';
 
 export class InvalidClientToken extends DomainError {
   constructor() {
-    super('AUTH.INVALID_TOKEN', INVALID_TOKEN_MESSAGE, { details: INVALID_TOKEN_DETAILS });
+    super('AUTH.INVALID_TOKEN', { details: INVALID_TOKEN_DETAILS });
   }
 }
 
 export class RoleNotAllowed extends DomainError {
   constructor(required: readonly string[]) {
-    super('AUTH.FORBIDDEN', 'This client is not allowed to call this endpoint', {
+    super('AUTH.FORBIDDEN', {
       details: `Requires the ${required.join(' or ')} role`,
     });
   }

@@ -1,4 +1,5 @@
 import { ERROR_CODES, ErrorCode, ErrorKind } from './error-codes';
+import { CataloguedCode, ERROR_MESSAGES, isCatalogued, UncataloguedCode } from './error-messages';
 
 export type { ErrorKind } from './error-codes';
 
@@ -22,13 +23,17 @@ export class DomainError extends Error {
   readonly fields?: readonly FieldProblem[];
   readonly retryAfterSeconds?: number;
 
-  constructor(
-    /** Stable, machine-readable: `AUTH.INVALID_TOKEN`, `UPSTREAM.TIMEOUT` (see ERROR_CODES). */
-    readonly code: ErrorCode,
-    message: string,
-    options: DomainErrorOptions = {},
-  ) {
+  /** Stable, machine-readable: `AUTH.INVALID_TOKEN`, `UPSTREAM.TIMEOUT` (see ERROR_CODES). */
+  readonly code: ErrorCode;
+
+  /** A catalogued code says the catalogue's message (ERROR_MESSAGES); any other code says its own. */
+  constructor(code: CataloguedCode, options?: DomainErrorOptions);
+  constructor(code: UncataloguedCode, message: string, options?: DomainErrorOptions);
+  constructor(code: ErrorCode, messageOrOptions?: string | DomainErrorOptions, maybeOptions?: DomainErrorOptions) {
+    const message = typeof messageOrOptions === 'string' ? messageOrOptions : isCatalogued(code) ? ERROR_MESSAGES[code] : code;
+    const options = (typeof messageOrOptions === 'string' ? maybeOptions : messageOrOptions) ?? {};
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
     this.name = new.target.name;
     this.kind = ERROR_CODES[code];
     this.details = options.details;

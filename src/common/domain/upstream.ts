@@ -1,4 +1,5 @@
 import { DomainError } from './domain-error';
+import { isCatalogued } from './error-messages';
 import type { ErrorCode } from './error-codes';
 
 /**
@@ -40,7 +41,10 @@ export class UpstreamError extends DomainError {
   readonly upstream: UpstreamFacts;
 
   constructor(spec: UpstreamErrorSpec) {
-    super(spec.code, spec.message, { details: spec.details, retryAfterSeconds: spec.retryAfterSeconds, cause: spec.cause });
+    const options = { details: spec.details, retryAfterSeconds: spec.retryAfterSeconds, cause: spec.cause };
+    // A catalogued code says the catalogue's words (the table of provider answers reads them too).
+    if (isCatalogued(spec.code)) super(spec.code, options);
+    else super(spec.code, spec.message, options);
     this.outcome = spec.outcome;
     this.upstream = spec.upstream ?? {};
   }

@@ -2,6 +2,7 @@ import { applyDecorators, Type } from '@nestjs/common';
 import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { STATUS_CODES } from 'node:http';
 import { CODE_NOT_IN_ENVELOPE, ErrorCode } from '../domain/error-codes';
+import { ERROR_MESSAGES, isCatalogued } from '../domain/error-messages';
 import { ErrorEnvelope, ErrorEnvelopeSchema, UnauthenticatedEnvelopeSchema } from './envelope';
 import { statusOfCode } from './error-envelope.filter';
 import { ExpectationFailed } from './edge.errors';
@@ -27,43 +28,28 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   504: 'The provider did not answer in time',
 };
 
-/** What an example of each code says (`error.message`, `error.details`, and fields for a 400). */
-const ERROR_EXAMPLES: Partial<Record<ErrorCode, { message: string; details: string; fields?: { field: string; message: string }[] }>> = {
+/**
+ * What an example of each code says beyond its message, which is the catalogue's (ERROR_MESSAGES,
+ * the words the errors themselves say): `error.details`, and fields for a 400.
+ */
+const ERROR_EXAMPLES: Partial<Record<ErrorCode, { details: string; fields?: { field: string; message: string }[] }>> = {
   'REQUEST.VALIDATION_FAILED': {
-    message: 'The request has invalid fields',
     details: 'currency must be EUR or GBP',
     fields: [{ field: 'currency', message: 'currency must be EUR or GBP' }],
   },
-  'AUTH.INVALID_TOKEN': { message: 'The supplied token is invalid or expired', details: 'The token is invalid or expired' },
-  'AUTH.FORBIDDEN': { message: 'This client may not use this endpoint', details: 'This endpoint needs the role: admin' },
-  'CUSTOMER.NOT_FOUND': { message: 'There is no customer with this id', details: 'There is no customer with this id' },
-  'AUDIT.EVENT_NOT_FOUND': { message: 'There is no audit event with this id', details: 'There is no audit event with this id' },
-  'IDEMPOTENCY.IN_FLIGHT': {
-    message: 'A request with this reference is still being processed',
-    details: 'Retry after the Retry-After delay with the same body to get its result.',
-  },
-  'REQUEST.BODY_TOO_LARGE': { message: 'The request body is larger than the service accepts', details: 'The request body is larger than the service accepts' },
-  'REQUEST.UNSUPPORTED_MEDIA_TYPE': {
-    message: 'The content type is not supported; send application/json',
-    details: 'The content type is not supported; send application/json',
-  },
+  'AUTH.INVALID_TOKEN': { details: 'The token is invalid or expired' },
+  'AUTH.FORBIDDEN': { details: 'Requires the admin role' },
+  'IDEMPOTENCY.IN_FLIGHT': { details: 'Retry after the Retry-After delay with the same body to get its result.' },
   'IDEMPOTENCY.REFERENCE_REUSED': {
-    message: 'This reference was already used with a different request',
     details: 'A reference identifies one transaction: send a new reference for a different request.',
     fields: [{ field: 'reference', message: 'reference was already used with a different body' }],
   },
-  'RATE_LIMIT.EXCEEDED': {
-    message: 'Too many requests; retry after the number of seconds in Retry-After',
-    details: 'At most 600 requests per minute per client token',
-  },
-  'UPSTREAM.REJECTED': { message: 'The provider refused the request', details: 'The provider answered 400; quote the error id to support' },
-  'AUDIT.UNAVAILABLE': {
-    message: 'The service cannot record requests right now; try again shortly',
-    details: 'Nothing was sent to the provider; retry after the Retry-After delay',
-  },
-  'UPSTREAM.TIMEOUT': { message: 'The provider did not answer in time', details: 'The outcome is unknown; retry with the same reference' },
-  'SERVICE.NOT_READY': { message: 'The service is not ready', details: 'Failing checks: database' },
-  'REQUEST.EXPECTATION_FAILED': { message: new ExpectationFailed().message, details: new ExpectationFailed().details! },
+  'RATE_LIMIT.EXCEEDED': { details: 'At most 600 requests per minute per client token' },
+  'UPSTREAM.REJECTED': { details: 'The provider answered 400. Quote the error id to support.' },
+  'AUDIT.UNAVAILABLE': { details: 'Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.' },
+  'UPSTREAM.TIMEOUT': { details: 'The request may or may not have been processed; retry with the same reference to find out.' },
+  'SERVICE.NOT_READY': { details: 'Failing checks: database' },
+  'REQUEST.EXPECTATION_FAILED': { details: new ExpectationFailed().details! },
 };
 
 const EXAMPLE_ERROR_ID = '0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11';
@@ -72,7 +58,8 @@ const EXAMPLE_ERROR_ID = '0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11';
 export function errorExample(code: ErrorCode): ErrorEnvelope {
   const status = statusOfCode(code);
   const text = STATUS_CODES[status] ?? 'Error';
-  const example = ERROR_EXAMPLES[code] ?? { message: text, details: text };
+  const message = isCatalogued(code) ? ERROR_MESSAGES[code] : text;
+  const example = ERROR_EXAMPLES[code] ?? { details: message };
   return {
     status,
     data: null,
@@ -81,7 +68,7 @@ export function errorExample(code: ErrorCode): ErrorEnvelope {
       id: EXAMPLE_ERROR_ID,
       ...(code === CODE_NOT_IN_ENVELOPE ? {} : { code }),
       details: example.details,
-      message: example.message,
+      message,
       ...(example.fields ? { fields: example.fields } : {}),
     },
   };

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../domain/error-codes';
+import type { UncataloguedCode } from '../domain/error-messages';
 
 /**
  * The one reading of a request line's target that every decision at the edge is made on: the
@@ -9,7 +9,7 @@ import type { ErrorCode } from '../domain/error-codes';
  */
 export interface EdgeRefusal {
   readonly status: 400 | 414;
-  readonly code: ErrorCode;
+  readonly code: UncataloguedCode;
   readonly message: string;
 }
 
@@ -36,7 +36,7 @@ const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
 const FORBIDDEN_DECODED = /[\p{Cc}/\\]/u;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-const refusal = (status: EdgeRefusal['status'], code: ErrorCode, message: string): EdgeRefusal => ({ status, code, message });
+const refusal = (status: EdgeRefusal['status'], code: UncataloguedCode, message: string): EdgeRefusal => ({ status, code, message });
 
 const BAD_PATH = refusal(400, 'REQUEST.BAD_PATH', 'The request path is not a valid, percent-encoded path');
 const NON_CANONICAL = refusal(400, 'REQUEST.NON_CANONICAL_PATH', 'The request path has empty or dot segments; send the path as the API documents it');

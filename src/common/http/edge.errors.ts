@@ -10,7 +10,7 @@ export class RequestTargetRefused extends DomainError {
 
 export class RequestTimedOut extends DomainError {
   constructor(timeoutMs: number) {
-    super('REQUEST.TIMEOUT', 'The request did not arrive whole in time', {
+    super('REQUEST.TIMEOUT', {
       details: `Headers and body must arrive within ${timeoutMs} ms; the connection is closed`,
     });
   }
@@ -18,13 +18,13 @@ export class RequestTimedOut extends DomainError {
 
 export class RequestHeadersTooLarge extends DomainError {
   constructor() {
-    super('REQUEST.HEADERS_TOO_LARGE', 'The request headers are larger than the service accepts');
+    super('REQUEST.HEADERS_TOO_LARGE');
   }
 }
 
 export class MalformedRequest extends DomainError {
   constructor(details = 'The request line or a header could not be read (for example two Content-Length headers, or a control character in a header)') {
-    super('REQUEST.MALFORMED', 'The request is not valid HTTP/1.1', { details });
+    super('REQUEST.MALFORMED', { details });
   }
 
   /** RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host header, with a valid value. */
@@ -47,7 +47,7 @@ export class MalformedRequest extends DomainError {
 /** An Expect header this service cannot meet: only `100-continue` is understood (RFC 9110 §10.1.1). */
 export class ExpectationFailed extends DomainError {
   constructor() {
-    super('REQUEST.EXPECTATION_FAILED', 'The Expect header cannot be met', {
+    super('REQUEST.EXPECTATION_FAILED', {
       details: 'Only Expect: 100-continue is understood; send the request without the header',
     });
   }
@@ -56,14 +56,14 @@ export class ExpectationFailed extends DomainError {
 /** A method no route answers to, refused before a route is looked for (CONNECT: this is no proxy). */
 export class MethodNotRouted extends DomainError {
   constructor() {
-    super('ROUTE.NOT_FOUND', 'No such route', { details: 'No endpoint matches this method and path' });
+    super('ROUTE.NOT_FOUND', { details: 'No endpoint matches this method and path' });
   }
 }
 
 /** The caller hung up before its request arrived whole: nothing was done for it. */
 export class ClientClosedRequest extends DomainError {
   constructor() {
-    super('REQUEST.CLIENT_CLOSED', 'The client closed the connection before the request arrived whole');
+    super('REQUEST.CLIENT_CLOSED');
   }
 }
 
@@ -92,6 +92,6 @@ export class JsonTooDeep extends DomainError {
 /** Bodies are read as sent: a compressed one would be parsed as something the caller did not mean. */
 export class UnsupportedContentEncoding extends DomainError {
   constructor() {
-    super('REQUEST.UNSUPPORTED_ENCODING', 'The content encoding is not supported; send the body uncompressed');
+    super('REQUEST.UNSUPPORTED_ENCODING');
   }
 }

@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, Optional } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ErrorKind, FieldProblem } from '../domain/domain-error';
+import { ERROR_MESSAGES } from '../domain/error-messages';
 import { CODE_NOT_IN_ENVELOPE, ERROR_CODES, ErrorCode } from '../domain/error-codes';
 import { ErrorEnvelope } from './envelope';
 import { interruptionOf } from './interruption';
@@ -39,9 +40,9 @@ export function statusOfCode(code: ErrorCode): number {
 const FASTIFY_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'REQUEST.MALFORMED_JSON', message: 'The request body is not valid JSON' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'REQUEST.MALFORMED_JSON', message: 'The request body is empty but the content type is JSON' },
-  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'REQUEST.BODY_TOO_LARGE', message: 'The request body is larger than the service accepts' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'REQUEST.UNSUPPORTED_MEDIA_TYPE', message: 'The content type is not supported; send application/json' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'REQUEST.BAD_CONTENT_LENGTH', message: 'The Content-Length header does not match the body' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'REQUEST.BODY_TOO_LARGE', message: ERROR_MESSAGES['REQUEST.BODY_TOO_LARGE'] },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'REQUEST.UNSUPPORTED_MEDIA_TYPE', message: ERROR_MESSAGES['REQUEST.UNSUPPORTED_MEDIA_TYPE'] },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'REQUEST.BAD_CONTENT_LENGTH', message: ERROR_MESSAGES['REQUEST.BAD_CONTENT_LENGTH'] },
 };
 
 /** What a 401 from the API asks for (RFC 6750). */
@@ -84,7 +85,7 @@ function fromHttpException(exception: HttpException): Problem {
     return {
       status: 503,
       code: 'SERVICE.NOT_READY',
-      message: 'The service is not ready',
+      message: ERROR_MESSAGES['SERVICE.NOT_READY'],
       details: failing.length > 0 ? `Failing checks: ${failing.join(', ')}` : text,
     };
   }

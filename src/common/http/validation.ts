@@ -6,7 +6,7 @@ import { DomainError, FieldProblem } from '../domain/domain-error';
 export class RequestValidationFailed extends DomainError {
   constructor(fields: FieldProblem[], details?: string) {
     const summary = fields.map((f) => f.message).join('; ');
-    super('REQUEST.VALIDATION_FAILED', 'The request has invalid fields', {
+    super('REQUEST.VALIDATION_FAILED', {
       details: details ?? (summary || 'The request is invalid'),
       fields,
     });

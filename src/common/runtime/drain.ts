@@ -5,7 +5,7 @@ import { contextOf } from '../http/request-context';
 
 export class ShuttingDown extends DomainError {
   constructor() {
-    super('SERVICE.SHUTTING_DOWN', 'This instance is shutting down; retry the request', {
+    super('SERVICE.SHUTTING_DOWN', {
       details: 'Another instance answers the retry; a POST retried with the same reference is not duplicated',
       retryAfterSeconds: 1,
     });

@@ -2,7 +2,7 @@ import { DomainError } from '../../common/domain/domain-error';
 
 export class ReferenceInFlight extends DomainError {
   constructor() {
-    super('IDEMPOTENCY.IN_FLIGHT', 'A request with this reference is still being processed', {
+    super('IDEMPOTENCY.IN_FLIGHT', {
       details: 'Retry after the Retry-After delay with the same body to get its result.',
       retryAfterSeconds: 1,
     });
@@ -11,7 +11,7 @@ export class ReferenceInFlight extends DomainError {
 
 export class ReferenceReused extends DomainError {
   constructor() {
-    super('IDEMPOTENCY.REFERENCE_REUSED', 'This reference was already used with a different request', {
+    super('IDEMPOTENCY.REFERENCE_REUSED', {
       details: 'A reference identifies one transaction: send a new reference for a different request.',
       fields: [{ field: 'reference', message: 'reference was already used with a different body' }],
     });
@@ -24,7 +24,7 @@ export class ReferenceReused extends DomainError {
  */
 export class ReferenceTaken extends DomainError {
   constructor() {
-    super('IDEMPOTENCY.REFERENCE_TAKEN', 'This reference was already used by another API client', {
+    super('IDEMPOTENCY.REFERENCE_TAKEN', {
       details: 'References are unique across the gateway (the provider has one namespace for all clients): send a new reference.',
       fields: [{ field: 'reference', message: 'reference was already used by another client' }],
     });
