@@ -13,11 +13,12 @@ module.exports = {
       name: 'domain-is-pure',
       comment: 'Domain code depends on ports, never on a framework’s I/O or on an adapter.',
       severity: 'error',
-      from: { path: '^src/[^/]+/domain/' },
+      from: { path: ['^src/[^/]+/domain/', '^src/[^/]+/[^/]+/domain/'] },
       to: {
         path: [
           '^node_modules/(typeorm|@nestjs/typeorm|pg|pg-[^/]+|undici|fastify|@fastify/[^/]+|@nestjs/swagger|@nestjs/platform-fastify|ioredis|prom-client)/',
           '^src/[^/]+/(http|persistence|cli)/',
+          '^src/[^/]+/[^/]+/(http|persistence|cli)/',
           '^src/upstream/',
         ],
       },
@@ -45,7 +46,14 @@ module.exports = {
       from: { path: `^src/${FEATURES}/`, pathNot: `^src/${FEATURES}/cli/` },
       to: {
         path: `^src/${FEATURES}/`,
-        pathNot: ['^src/$1/', `^src/${FEATURES}/domain/`, `^src/${FEATURES}/[^/]+[.]module[.]ts$`, `^src/${FEATURES}/http/[^/]+[.]decorators[.]ts$`],
+        pathNot: [
+          '^src/$1/',
+          `^src/${FEATURES}/domain/`,
+          `^src/${FEATURES}/[^/]+/domain/`,
+          `^src/${FEATURES}/[^/]+[.]module[.]ts$`,
+          `^src/${FEATURES}/[^/]+/[^/]+[.]module[.]ts$`,
+          `^src/${FEATURES}/http/[^/]+[.]decorators[.]ts$`,
+        ],
       },
     },
     {

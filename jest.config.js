@@ -35,9 +35,11 @@ const onDatabase = {
 
 /**
  * One project per tier, named by the file's suffix: `npm run test:<tier>` runs one, `npm test` all.
- * - unit: `src/.../*.spec.ts`, beside the code (a class or function; in-memory fakes of its ports);
+ * - unit: `src/.../*.spec.ts`, beside the code (a class or function; in-memory fakes of its ports), and
+ *   `test/contracts/*.spec.ts`, the fakes held to their ports' contracts (test/contracts/*.contract.ts);
  * - e2e: `test/e2e/*.e2e-spec.ts`, the real application over HTTP;
- * - medium: `test/medium/*.medium-spec.ts`, adapters and repositories against real PostgreSQL and the sandbox;
+ * - medium: `test/medium/*.medium-spec.ts`, adapters and repositories against real PostgreSQL and the sandbox
+ *   (port-contracts.medium-spec.ts runs the same contracts as the fakes);
  * - process: `test/process/*.process-spec.ts`, the built service and the CLIs as processes;
  * - static: `test/static/*.static-spec.ts`, files held to the code.
  */
@@ -47,7 +49,7 @@ module.exports = {
   testTimeout: 60_000,
   reporters: process.env.SUITE_PROGRESS ? ['default', '<rootDir>/test/support/suite-progress-reporter.cjs'] : ['default'],
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/contracts/*.spec.ts'] },
     {
       ...shared,
       ...onDatabase,

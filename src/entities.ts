@@ -1,4 +1,4 @@
-import { AuditEventEntity } from './audit/persistence/audit-event.entity';
+import { AuditEventEntity } from './audit/trail/persistence/audit-event.entity';
 import { ApiClientEntity } from './auth/persistence/api-client.entity';
 import { CustomerTenantEntity } from './customers/persistence/customer-tenant.entity';
 import { IdempotencyKeyEntity } from './idempotency/persistence/idempotency-key.entity';

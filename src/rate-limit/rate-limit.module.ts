@@ -7,11 +7,13 @@ import { RateLimiter, RateLimits } from './rate-limiter';
 import { RateLimitStore } from './rate-limit-store';
 import { RedisRateLimitStore } from './redis-rate-limit.store';
 
+/** The rate limits' settings, read once: the limits, and where the counters live. */
 function rateLimitsOf(config: ConfigService<AppConfig, true>): RateLimits {
   return {
     ttlMs: 60_000,
     perClient: config.get('RATE_LIMIT_PER_MINUTE', { infer: true }),
     perIp: config.get('RATE_LIMIT_PER_IP_PER_MINUTE', { infer: true }),
+    redisUrl: config.get('RATE_LIMIT_REDIS_URL', { infer: true }) || undefined,
   };
 }
 
@@ -27,11 +29,8 @@ function rateLimitsOf(config: ConfigService<AppConfig, true>): RateLimits {
     { provide: RateLimits, inject: [ConfigService], useFactory: rateLimitsOf },
     {
       provide: RateLimitStore,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<AppConfig, true>) => {
-        const redisUrl = config.get('RATE_LIMIT_REDIS_URL', { infer: true });
-        return redisUrl ? new RedisRateLimitStore(redisUrl) : new MemoryRateLimitStore();
-      },
+      inject: [RateLimits],
+      useFactory: (limits: RateLimits) => (limits.redisUrl ? new RedisRateLimitStore(limits.redisUrl) : new MemoryRateLimitStore()),
     },
   ],
   exports: [RateLimiter],

@@ -5,11 +5,13 @@ import type { EdgeStage } from '../common/http/edge-stage';
 import { RateLimitStore } from './rate-limit-store';
 import { RateLimited } from './rate-limited.error';
 
-/** The limits, per minute, as configured (RATE_LIMIT_PER_MINUTE, RATE_LIMIT_PER_IP_PER_MINUTE). */
+/** The limits, per minute, as configured (RATE_LIMIT_PER_MINUTE, RATE_LIMIT_PER_IP_PER_MINUTE), and RATE_LIMIT_REDIS_URL when set. */
 export abstract class RateLimits {
   abstract readonly ttlMs: number;
   abstract readonly perClient: number;
   abstract readonly perIp: number;
+  /** Counters shared by the replicas in this Redis; in memory when unset. */
+  abstract readonly redisUrl?: string;
 }
 
 export interface Tracker {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { runAuditPurge } from '../../src/audit/cli/audit-purge.command';
 import { runAuditVerify } from '../../src/audit/cli/audit-verify.command';
-import { SEALED_COLUMNS } from '../../src/audit/persistence/pg-audit-seal.store';
+import { SEALED_COLUMNS } from '../../src/audit/seal/persistence/pg-audit-seal.store';
 import { startTestApp, TEST_AUDIT_SIGNING_KEY, TestApp } from '../support/app';
 import { createTestDatabase } from '../support/database';
 import { waitFor } from '../support/wait-for';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { runAuditReconcile } from '../../src/audit/cli/audit-reconcile.command';
-import { AuditEvent } from '../../src/audit/domain/audit-event';
-import { AuditLog } from '../../src/audit/domain/audit-log.port';
+import { AuditEvent } from '../../src/audit/trail/domain/audit-event';
+import { AuditLog } from '../../src/audit/trail/domain/audit-log.port';
 import { startTestApp, TestApp } from '../support/app';
 import { auditEventsOf } from '../support/audit';
 import { buildBankAccountRequest } from '../support/builders';

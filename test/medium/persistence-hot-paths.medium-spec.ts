@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { AuditEvent } from '../../src/audit/domain/audit-event';
-import { AuditLog } from '../../src/audit/domain/audit-log.port';
+import { AuditEvent } from '../../src/audit/trail/domain/audit-event';
+import { AuditSearch } from '../../src/audit/search/domain/audit-search.port';
+import { AuditLog } from '../../src/audit/trail/domain/audit-log.port';
 import { CustomerOwnership } from '../../src/customers/domain/customer-ownership.port';
 import { startTestApp, TestApp } from '../support/app';
 
@@ -8,11 +9,13 @@ import { startTestApp, TestApp } from '../support/app';
 describe('persistence on the request path', () => {
   let t: TestApp;
   let log: AuditLog;
+  let search: AuditSearch;
   let ownership: CustomerOwnership;
 
   beforeAll(async () => {
     t = await startTestApp();
     log = t.app.get(AuditLog);
+    search = t.app.get(AuditSearch, { strict: false });
     ownership = t.app.get(CustomerOwnership);
   });
   afterAll(async () => {
@@ -51,7 +54,7 @@ describe('persistence on the request path', () => {
 
       await log.append(full);
 
-      expect(await log.get(full.id)).toEqual(full);
+      expect(await search.get(full.id)).toEqual(full);
     });
 
     it('when an event leaves the optional fields out, then they are stored empty and replayed is false', async () => {
@@ -59,7 +62,7 @@ describe('persistence on the request path', () => {
 
       await log.append(bare);
 
-      expect(await log.get(bare.id)).toEqual({ ...bare, replayed: false });
+      expect(await search.get(bare.id)).toEqual({ ...bare, replayed: false });
     });
 
     it('when 300 events are written at once, then all are stored, sharing a few commits between them', async () => {
@@ -89,7 +92,7 @@ describe('persistence on the request path', () => {
         events.map((one) => one.id),
       ]);
       expect(Number(stored.events)).toBe(20);
-      expect(await log.get(refused.id)).toBeUndefined();
+      expect(await search.get(refused.id)).toBeUndefined();
     });
   });
 

@@ -1,9 +1,9 @@
 import { useContainer } from 'class-validator';
-import { AuditEvent, AuditEventFilter, AuditPage } from '../../src/audit/domain/audit-event';
+import { AuditEvent } from '../../src/audit/trail/domain/audit-event';
 import { DocumentExpiryConstraint } from '../../src/bank-accounts/http/document-expiry.validator';
 import { PastCalendarDateConstraint } from '../../src/common/http/date.validators';
-import { AuditLog } from '../../src/audit/domain/audit-log.port';
-import { UnresolvedCall, UnresolvedPage, UnresolvedQuery } from '../../src/audit/domain/unresolved-call';
+import { AuditLog } from '../../src/audit/trail/domain/audit-log.port';
+import { UnresolvedCall, UnresolvedPage, UnresolvedQuery } from '../../src/audit/trail/domain/unresolved-call';
 import { Clock } from '../../src/common/domain/clock.port';
 import { Metrics } from '../../src/common/domain/metrics.port';
 import { CustomerOwnership, OwnershipOrigin } from '../../src/customers/domain/customer-ownership.port';
@@ -35,17 +35,6 @@ export class InMemoryAuditLog extends AuditLog {
     if (this.failing) return Promise.reject(new Error('audit store down'));
     this.events.push(event);
     return Promise.resolve();
-  }
-
-  find(filter: AuditEventFilter, limit: number): Promise<AuditPage> {
-    const matching = this.events.filter(
-      (event) => (filter.reference === undefined || event.reference === filter.reference) && (filter.phase === undefined || event.phase === filter.phase),
-    );
-    return Promise.resolve({ events: matching.slice(0, limit) });
-  }
-
-  get(id: string): Promise<AuditEvent | undefined> {
-    return Promise.resolve(this.events.find((event) => event.id === id));
   }
 
   /** The same rule as the repository's query, without paging. */

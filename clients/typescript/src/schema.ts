@@ -4,86 +4,6 @@
  */
 
 export interface paths {
-    "/api/v1/audit-events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Search the audit log (admin)
-         * @description Every partner request leaves events here. Filters combine; results are newest first, a page at a time. Find a partner’s screenshot by `error_id`, a transaction by `reference`.
-         */
-        get: operations["AuditEventsController_search"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/audit-events/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * One audit event (admin)
-         * @description The event with this id, as listed by the search.
-         */
-        get: operations["AuditEventsController_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/audit-checkpoints": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The newest signed checkpoints of the audit log (admin)
-         * @description Every second, new audit events are bound into a signed hash chain. Each checkpoint names the previous one’s head; kept outside the database, they let `npm run audit:verify` prove that nothing was changed, removed or added since.
-         */
-        get: operations["AuditCheckpointsController_newest"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/unresolved-calls": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Calls whose outcome at the provider is unknown (admin)
-         * @description Customer creations and account openings that may have reached the provider without the gateway learning the answer: the gateway stopped mid-call (`no_outcome`), or the provider did not answer in time (`unknown`), and no later request with the same reference succeeded. Newest first. The same list as `npm run audit:reconcile`; docs/operations.md says how to settle each.
-         */
-        get: operations["UnresolvedCallsController_list"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/me": {
         parameters: {
             query?: never;
@@ -224,6 +144,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the audit log (admin)
+         * @description Every partner request leaves events here. Filters combine; results are newest first, a page at a time. Find a partner’s screenshot by `error_id`, a transaction by `reference`.
+         */
+        get: operations["AuditEventsController_search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit-events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One audit event (admin)
+         * @description The event with this id, as listed by the search.
+         */
+        get: operations["AuditEventsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit-checkpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The newest signed checkpoints of the audit log (admin)
+         * @description Every second, new audit events are bound into a signed hash chain. Each checkpoint names the previous one’s head; kept outside the database, they let `npm run audit:verify` prove that nothing was changed, removed or added since.
+         */
+        get: operations["AuditCheckpointsController_newest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/unresolved-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Calls whose outcome at the provider is unknown (admin)
+         * @description Customer creations and account openings that may have reached the provider without the gateway learning the answer: the gateway stopped mid-call (`no_outcome`), or the provider did not answer in time (`unknown`), and no later request with the same reference succeeded. Newest first. The same list as `npm run audit:reconcile`; docs/operations.md says how to settle each.
+         */
+        get: operations["UnresolvedCallsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -304,223 +304,6 @@ export interface components {
              */
             message: string;
             error: components["schemas"]["UnauthenticatedErrorBodySchema"];
-        };
-        AuditEventResponseDto: {
-            /**
-             * Format: uuid
-             * @example 9a7e3c1d-2b4f-4e6a-8c0d-1f2e3a4b5c6d
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-21T09:15:02.113Z
-             */
-            occurred_at: string;
-            /**
-             * @description X-Request-Id of the request.
-             * @example c0ffee00-1234-4abc-9def-000000000001
-             */
-            request_id: string;
-            /**
-             * @example bank_account.create
-             * @enum {string}
-             */
-            operation: "customer.create" | "customer.link" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "route.unknown";
-            /**
-             * @example succeeded
-             * @enum {string}
-             */
-            phase: "attempted" | "succeeded" | "rejected" | "failed" | "unknown";
-            /**
-             * Format: uuid
-             * @example 3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10
-             */
-            client_id?: string | null;
-            /** @example ios-app */
-            client_name?: string | null;
-            /** @example default */
-            tenant?: string | null;
-            /**
-             * @description Caller address (the forwarded one behind TRUST_PROXY).
-             * @example 203.0.113.7
-             */
-            source_ip?: string | null;
-            /** @example POST */
-            http_method?: string | null;
-            /**
-             * @description The route pattern, not the raw path.
-             * @example /api/v1/bank-accounts
-             */
-            route?: string | null;
-            /**
-             * Format: uuid
-             * @example 7d0c1f6e-5a43-4c1e-9b2a-2f6d8e0b9c11
-             */
-            reference?: string | null;
-            /**
-             * Format: uuid
-             * @example 5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44
-             */
-            customer_id?: string | null;
-            /** @example EUR */
-            currency?: string | null;
-            /** @example 201 */
-            http_status?: number | null;
-            /** @example 200 */
-            upstream_status?: number | null;
-            /**
-             * Format: uuid
-             * @description The `error.id` the caller saw.
-             * @example null
-             */
-            error_id?: string | null;
-            /** @example null */
-            error_code?: string | null;
-            /**
-             * @description The provider’s error id.
-             * @example null
-             */
-            upstream_error_id?: string | null;
-            /** @example null */
-            error_message?: string | null;
-            /** @example 42 */
-            latency_ms?: number | null;
-            /** @example 31 */
-            upstream_latency_ms?: number | null;
-            /**
-             * @description Served from the idempotency store; the provider was not called.
-             * @example false
-             */
-            replayed: boolean;
-        };
-        AuditEventsPageResponseDto: {
-            /** @description Newest first. */
-            events: components["schemas"]["AuditEventResponseDto"][];
-            /**
-             * @description Pass as `cursor` for the next, older page; null on the last page.
-             * @example null
-             */
-            next_cursor: string | null;
-        };
-        AuditCheckpointResponseDto: {
-            /**
-             * @description Its place in the chain, from 1.
-             * @example 1842
-             */
-            seq: number;
-            /**
-             * @description `seal` covers new events; `purge` records a retention purge.
-             * @example seal
-             * @enum {string}
-             */
-            kind: "seal" | "purge";
-            /**
-             * Format: date-time
-             * @example 2026-11-21T09:15:03.004Z
-             */
-            sealed_at: string;
-            /**
-             * @description Events it covers.
-             * @example 312
-             */
-            events: number;
-            /**
-             * @description SHA-256 of `statement`, hex: the next checkpoint names it as its previous.
-             * @example 5f1c0c9e4a2b7d3e8f60a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6
-             */
-            head: string;
-            /**
-             * @description The previous checkpoint’s head.
-             * @example 0d4b8e2f7a6c5b4a39281706f5e4d3c2b1a0f9e8d7c6b5a4938271605f4e3d2c
-             */
-            prev_head: string;
-            /**
-             * @description Id of the Ed25519 key that signed it.
-             * @example 8c2f1e0d9b7a6354
-             */
-            key_id: string;
-            /**
-             * @description Ed25519 signature of `statement`, base64.
-             * @example q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8l9z0x1c2v3b4n5m6q7w8e9r0t1y2u3i4o5p6a7s8d9f0g1h2j3==
-             */
-            signature: string;
-            /** @description The signed text, exactly: keep it (with `signature` and `key_id`) outside the database, and `npm run audit:verify -- --checkpoints FILE` compares. */
-            statement: string;
-        };
-        AuditCheckpointsResponseDto: {
-            /** @description Newest first. */
-            checkpoints: components["schemas"]["AuditCheckpointResponseDto"][];
-        };
-        UnresolvedCallDto: {
-            /**
-             * @example bank_account.create
-             * @enum {string}
-             */
-            operation: "customer.create" | "customer.link" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "route.unknown";
-            /**
-             * Format: uuid
-             * @description The transaction’s reference, as the provider knows it.
-             * @example 7d0f1f3e-5b9a-4f0e-9a52-2b8c6f1d4e21
-             */
-            reference: string;
-            /**
-             * Format: uuid
-             * @description The customer; null for a customer creation (its id is what was lost).
-             * @example 3c9e7a52-1f4b-4d8e-b0a6-95e2d7c41f08
-             */
-            customer_id: string | null;
-            /**
-             * @description The API client’s name.
-             * @example acme-ios
-             */
-            client: string | null;
-            /**
-             * Format: uuid
-             * @description The API client’s id.
-             * @example 0b6f2d8e-4c1a-4e57-9f3b-7a2d5c8e1f64
-             */
-            client_id: string | null;
-            /**
-             * Format: date-time
-             * @description When its `attempted` event was committed.
-             * @example 2026-11-22T09:15:03.004Z
-             */
-            attempted_at: string;
-            /**
-             * @description The request’s id (`X-Request-Id`): every event it left carries it.
-             * @example b1f4c2d6-8e3a-4f71-a95c-2d7e6f8a1b30
-             */
-            request_id: string;
-            /**
-             * @description `no_outcome`: the gateway stopped between sending and the answer (no terminal event); `unknown`: the provider did not answer in time.
-             * @example no_outcome
-             * @enum {string}
-             */
-            state: "no_outcome" | "unknown";
-            /**
-             * Format: uuid
-             * @description The `error.id` the partner was given (`unknown` only).
-             * @example null
-             */
-            error_id: string | null;
-        };
-        UnresolvedCallsResponseDto: {
-            /** @description Newest attempt first. */
-            calls: components["schemas"]["UnresolvedCallDto"][];
-            /**
-             * Format: date-time
-             * @description The window looked at: attempts at or after this…
-             * @example 2026-10-23T09:16:03.004Z
-             */
-            since: string;
-            /**
-             * Format: date-time
-             * @description …and before this.
-             * @example 2026-11-22T09:15:03.004Z
-             */
-            before: string;
-            /** @description Pass as `cursor` for the next (older) page; absent on the last. */
-            next_cursor?: string;
         };
         CallerResponseDto: {
             /**
@@ -877,6 +660,223 @@ export interface components {
                 };
             };
         };
+        AuditEventResponseDto: {
+            /**
+             * Format: uuid
+             * @example 9a7e3c1d-2b4f-4e6a-8c0d-1f2e3a4b5c6d
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:15:02.113Z
+             */
+            occurred_at: string;
+            /**
+             * @description X-Request-Id of the request.
+             * @example c0ffee00-1234-4abc-9def-000000000001
+             */
+            request_id: string;
+            /**
+             * @example bank_account.create
+             * @enum {string}
+             */
+            operation: "customer.create" | "customer.link" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "route.unknown";
+            /**
+             * @example succeeded
+             * @enum {string}
+             */
+            phase: "attempted" | "succeeded" | "rejected" | "failed" | "unknown";
+            /**
+             * Format: uuid
+             * @example 3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10
+             */
+            client_id?: string | null;
+            /** @example ios-app */
+            client_name?: string | null;
+            /** @example default */
+            tenant?: string | null;
+            /**
+             * @description Caller address (the forwarded one behind TRUST_PROXY).
+             * @example 203.0.113.7
+             */
+            source_ip?: string | null;
+            /** @example POST */
+            http_method?: string | null;
+            /**
+             * @description The route pattern, not the raw path.
+             * @example /api/v1/bank-accounts
+             */
+            route?: string | null;
+            /**
+             * Format: uuid
+             * @example 7d0c1f6e-5a43-4c1e-9b2a-2f6d8e0b9c11
+             */
+            reference?: string | null;
+            /**
+             * Format: uuid
+             * @example 5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44
+             */
+            customer_id?: string | null;
+            /** @example EUR */
+            currency?: string | null;
+            /** @example 201 */
+            http_status?: number | null;
+            /** @example 200 */
+            upstream_status?: number | null;
+            /**
+             * Format: uuid
+             * @description The `error.id` the caller saw.
+             * @example null
+             */
+            error_id?: string | null;
+            /** @example null */
+            error_code?: string | null;
+            /**
+             * @description The provider’s error id.
+             * @example null
+             */
+            upstream_error_id?: string | null;
+            /** @example null */
+            error_message?: string | null;
+            /** @example 42 */
+            latency_ms?: number | null;
+            /** @example 31 */
+            upstream_latency_ms?: number | null;
+            /**
+             * @description Served from the idempotency store; the provider was not called.
+             * @example false
+             */
+            replayed: boolean;
+        };
+        AuditEventsPageResponseDto: {
+            /** @description Newest first. */
+            events: components["schemas"]["AuditEventResponseDto"][];
+            /**
+             * @description Pass as `cursor` for the next, older page; null on the last page.
+             * @example null
+             */
+            next_cursor: string | null;
+        };
+        AuditCheckpointResponseDto: {
+            /**
+             * @description Its place in the chain, from 1.
+             * @example 1842
+             */
+            seq: number;
+            /**
+             * @description `seal` covers new events; `purge` records a retention purge.
+             * @example seal
+             * @enum {string}
+             */
+            kind: "seal" | "purge";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:15:03.004Z
+             */
+            sealed_at: string;
+            /**
+             * @description Events it covers.
+             * @example 312
+             */
+            events: number;
+            /**
+             * @description SHA-256 of `statement`, hex: the next checkpoint names it as its previous.
+             * @example 5f1c0c9e4a2b7d3e8f60a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6
+             */
+            head: string;
+            /**
+             * @description The previous checkpoint’s head.
+             * @example 0d4b8e2f7a6c5b4a39281706f5e4d3c2b1a0f9e8d7c6b5a4938271605f4e3d2c
+             */
+            prev_head: string;
+            /**
+             * @description Id of the Ed25519 key that signed it.
+             * @example 8c2f1e0d9b7a6354
+             */
+            key_id: string;
+            /**
+             * @description Ed25519 signature of `statement`, base64.
+             * @example q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8l9z0x1c2v3b4n5m6q7w8e9r0t1y2u3i4o5p6a7s8d9f0g1h2j3==
+             */
+            signature: string;
+            /** @description The signed text, exactly: keep it (with `signature` and `key_id`) outside the database, and `npm run audit:verify -- --checkpoints FILE` compares. */
+            statement: string;
+        };
+        AuditCheckpointsResponseDto: {
+            /** @description Newest first. */
+            checkpoints: components["schemas"]["AuditCheckpointResponseDto"][];
+        };
+        UnresolvedCallDto: {
+            /**
+             * @example bank_account.create
+             * @enum {string}
+             */
+            operation: "customer.create" | "customer.link" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "route.unknown";
+            /**
+             * Format: uuid
+             * @description The transaction’s reference, as the provider knows it.
+             * @example 7d0f1f3e-5b9a-4f0e-9a52-2b8c6f1d4e21
+             */
+            reference: string;
+            /**
+             * Format: uuid
+             * @description The customer; null for a customer creation (its id is what was lost).
+             * @example 3c9e7a52-1f4b-4d8e-b0a6-95e2d7c41f08
+             */
+            customer_id: string | null;
+            /**
+             * @description The API client’s name.
+             * @example acme-ios
+             */
+            client: string | null;
+            /**
+             * Format: uuid
+             * @description The API client’s id.
+             * @example 0b6f2d8e-4c1a-4e57-9f3b-7a2d5c8e1f64
+             */
+            client_id: string | null;
+            /**
+             * Format: date-time
+             * @description When its `attempted` event was committed.
+             * @example 2026-11-22T09:15:03.004Z
+             */
+            attempted_at: string;
+            /**
+             * @description The request’s id (`X-Request-Id`): every event it left carries it.
+             * @example b1f4c2d6-8e3a-4f71-a95c-2d7e6f8a1b30
+             */
+            request_id: string;
+            /**
+             * @description `no_outcome`: the gateway stopped between sending and the answer (no terminal event); `unknown`: the provider did not answer in time.
+             * @example no_outcome
+             * @enum {string}
+             */
+            state: "no_outcome" | "unknown";
+            /**
+             * Format: uuid
+             * @description The `error.id` the partner was given (`unknown` only).
+             * @example null
+             */
+            error_id: string | null;
+        };
+        UnresolvedCallsResponseDto: {
+            /** @description Newest attempt first. */
+            calls: components["schemas"]["UnresolvedCallDto"][];
+            /**
+             * Format: date-time
+             * @description The window looked at: attempts at or after this…
+             * @example 2026-10-23T09:16:03.004Z
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description …and before this.
+             * @example 2026-11-22T09:15:03.004Z
+             */
+            before: string;
+            /** @description Pass as `cursor` for the next (older) page; absent on the last. */
+            next_cursor?: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -886,1377 +886,6 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    AuditEventsController_search: {
-        parameters: {
-            query?: {
-                /** @description The partner’s transaction reference. */
-                reference?: string;
-                /** @description An error id: the service’s `error.id` (a UUID, as shown to the partner) or the provider’s error id. */
-                error_id?: string;
-                /** @description The customer the events are about. */
-                customer_id?: string;
-                /** @description What the request did. */
-                operation?: "customer.create" | "customer.link" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "route.unknown";
-                /** @description The event’s phase. */
-                outcome?: "attempted" | "succeeded" | "rejected" | "failed" | "unknown";
-                /** @description The API client’s id. */
-                client?: string;
-                /** @description Events at or after this instant (ISO 8601, such as 2026-11-01T00:00:00Z; a date means its midnight UTC). */
-                from?: string;
-                /** @description Events before this instant (exclusive). */
-                to?: string;
-                /** @description Events per page. */
-                limit?: number;
-                /** @description The `next_cursor` of the previous page. */
-                cursor?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example 200 */
-                        status: number;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["AuditEventsPageResponseDto"];
-                        /**
-                         * @description Always null on success
-                         * @example null
-                         */
-                        error: Record<string, never> | null;
-                    };
-                };
-            };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `AUDIT.INVALID_CURSOR`, `AUDIT.INVALID_RANGE`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "data": null,
-                     *       "message": "Bad Request",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.VALIDATION_FAILED",
-                     *         "details": "currency must be EUR or GBP",
-                     *         "message": "The request has invalid fields",
-                     *         "fields": [
-                     *           {
-                     *             "field": "currency",
-                     *             "message": "currency must be EUR or GBP"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE";
-                        };
-                    };
-                };
-            };
-            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "data": null,
-                     *       "message": "Unauthorized",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "details": "The token is invalid or expired",
-                     *         "message": "The supplied token is invalid or expired"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"];
-                };
-            };
-            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 403,
-                     *       "data": null,
-                     *       "message": "Forbidden",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "AUTH.FORBIDDEN",
-                     *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH.FORBIDDEN";
-                        };
-                    };
-                };
-            };
-            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 408,
-                     *       "data": null,
-                     *       "message": "Request Timeout",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.TIMEOUT",
-                     *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.TIMEOUT";
-                        };
-                    };
-                };
-            };
-            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 414,
-                     *       "data": null,
-                     *       "message": "URI Too Long",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.URI_TOO_LONG",
-                     *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.URI_TOO_LONG";
-                        };
-                    };
-                };
-            };
-            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "data": null,
-                     *       "message": "Unsupported Media Type",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
-                     *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.UNSUPPORTED_ENCODING";
-                        };
-                    };
-                };
-            };
-            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 417,
-                     *       "data": null,
-                     *       "message": "Expectation Failed",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.EXPECTATION_FAILED",
-                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.EXPECTATION_FAILED";
-                        };
-                    };
-                };
-            };
-            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "data": null,
-                     *       "message": "Too Many Requests",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per client token",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT.EXCEEDED";
-                        };
-                    };
-                };
-            };
-            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 431,
-                     *       "data": null,
-                     *       "message": "Request Header Fields Too Large",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
-                     *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.HEADERS_TOO_LARGE";
-                        };
-                    };
-                };
-            };
-            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 500,
-                     *       "data": null,
-                     *       "message": "Internal Server Error",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "INTERNAL",
-                     *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL";
-                        };
-                    };
-                };
-            };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "data": null,
-                     *       "message": "Service Unavailable",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
-                        };
-                    };
-                };
-            };
-        };
-    };
-    AuditEventsController_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The event’s id. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example 200 */
-                        status: number;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["AuditEventResponseDto"];
-                        /**
-                         * @description Always null on success
-                         * @example null
-                         */
-                        error: Record<string, never> | null;
-                    };
-                };
-            };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "data": null,
-                     *       "message": "Bad Request",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.VALIDATION_FAILED",
-                     *         "details": "currency must be EUR or GBP",
-                     *         "message": "The request has invalid fields",
-                     *         "fields": [
-                     *           {
-                     *             "field": "currency",
-                     *             "message": "currency must be EUR or GBP"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
-                        };
-                    };
-                };
-            };
-            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "data": null,
-                     *       "message": "Unauthorized",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "details": "The token is invalid or expired",
-                     *         "message": "The supplied token is invalid or expired"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"];
-                };
-            };
-            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 403,
-                     *       "data": null,
-                     *       "message": "Forbidden",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "AUTH.FORBIDDEN",
-                     *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH.FORBIDDEN";
-                        };
-                    };
-                };
-            };
-            /** @description Not found, or not visible to this client. Codes: `AUDIT.EVENT_NOT_FOUND`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 404,
-                     *       "data": null,
-                     *       "message": "Not Found",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "AUDIT.EVENT_NOT_FOUND",
-                     *         "details": "There is no audit event with this id",
-                     *         "message": "There is no audit event with this id"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "AUDIT.EVENT_NOT_FOUND";
-                        };
-                    };
-                };
-            };
-            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 408,
-                     *       "data": null,
-                     *       "message": "Request Timeout",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.TIMEOUT",
-                     *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.TIMEOUT";
-                        };
-                    };
-                };
-            };
-            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 414,
-                     *       "data": null,
-                     *       "message": "URI Too Long",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.URI_TOO_LONG",
-                     *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.URI_TOO_LONG";
-                        };
-                    };
-                };
-            };
-            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "data": null,
-                     *       "message": "Unsupported Media Type",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
-                     *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.UNSUPPORTED_ENCODING";
-                        };
-                    };
-                };
-            };
-            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 417,
-                     *       "data": null,
-                     *       "message": "Expectation Failed",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.EXPECTATION_FAILED",
-                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.EXPECTATION_FAILED";
-                        };
-                    };
-                };
-            };
-            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "data": null,
-                     *       "message": "Too Many Requests",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per client token",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT.EXCEEDED";
-                        };
-                    };
-                };
-            };
-            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 431,
-                     *       "data": null,
-                     *       "message": "Request Header Fields Too Large",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
-                     *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.HEADERS_TOO_LARGE";
-                        };
-                    };
-                };
-            };
-            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 500,
-                     *       "data": null,
-                     *       "message": "Internal Server Error",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "INTERNAL",
-                     *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL";
-                        };
-                    };
-                };
-            };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "data": null,
-                     *       "message": "Service Unavailable",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
-                        };
-                    };
-                };
-            };
-        };
-    };
-    AuditCheckpointsController_newest: {
-        parameters: {
-            query?: {
-                /** @description How many of the newest checkpoints. */
-                limit?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example 200 */
-                        status: number;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["AuditCheckpointsResponseDto"];
-                        /**
-                         * @description Always null on success
-                         * @example null
-                         */
-                        error: Record<string, never> | null;
-                    };
-                };
-            };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "data": null,
-                     *       "message": "Bad Request",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.VALIDATION_FAILED",
-                     *         "details": "currency must be EUR or GBP",
-                     *         "message": "The request has invalid fields",
-                     *         "fields": [
-                     *           {
-                     *             "field": "currency",
-                     *             "message": "currency must be EUR or GBP"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
-                        };
-                    };
-                };
-            };
-            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "data": null,
-                     *       "message": "Unauthorized",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "details": "The token is invalid or expired",
-                     *         "message": "The supplied token is invalid or expired"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"];
-                };
-            };
-            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 403,
-                     *       "data": null,
-                     *       "message": "Forbidden",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "AUTH.FORBIDDEN",
-                     *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH.FORBIDDEN";
-                        };
-                    };
-                };
-            };
-            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 408,
-                     *       "data": null,
-                     *       "message": "Request Timeout",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.TIMEOUT",
-                     *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.TIMEOUT";
-                        };
-                    };
-                };
-            };
-            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 414,
-                     *       "data": null,
-                     *       "message": "URI Too Long",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.URI_TOO_LONG",
-                     *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.URI_TOO_LONG";
-                        };
-                    };
-                };
-            };
-            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "data": null,
-                     *       "message": "Unsupported Media Type",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
-                     *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.UNSUPPORTED_ENCODING";
-                        };
-                    };
-                };
-            };
-            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 417,
-                     *       "data": null,
-                     *       "message": "Expectation Failed",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.EXPECTATION_FAILED",
-                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.EXPECTATION_FAILED";
-                        };
-                    };
-                };
-            };
-            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "data": null,
-                     *       "message": "Too Many Requests",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per client token",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT.EXCEEDED";
-                        };
-                    };
-                };
-            };
-            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 431,
-                     *       "data": null,
-                     *       "message": "Request Header Fields Too Large",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
-                     *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.HEADERS_TOO_LARGE";
-                        };
-                    };
-                };
-            };
-            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 500,
-                     *       "data": null,
-                     *       "message": "Internal Server Error",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "INTERNAL",
-                     *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL";
-                        };
-                    };
-                };
-            };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "data": null,
-                     *       "message": "Service Unavailable",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
-                        };
-                    };
-                };
-            };
-        };
-    };
-    UnresolvedCallsController_list: {
-        parameters: {
-            query?: {
-                /** @description Only calls attempted at least this long ago (younger ones may still be running): a duration such as 90s, 5m, 2h or 30d (a bare number is seconds). */
-                older_than?: string;
-                /** @description Only calls attempted at most this long ago: a duration such as 90s, 5m, 2h or 30d (a bare number is seconds). */
-                since?: string;
-                /** @description Calls per page. */
-                limit?: number;
-                /** @description The `next_cursor` of the previous page. */
-                cursor?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example 200 */
-                        status: number;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["UnresolvedCallsResponseDto"];
-                        /**
-                         * @description Always null on success
-                         * @example null
-                         */
-                        error: Record<string, never> | null;
-                    };
-                };
-            };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `AUDIT.INVALID_CURSOR`, `AUDIT.INVALID_RANGE`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "data": null,
-                     *       "message": "Bad Request",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.VALIDATION_FAILED",
-                     *         "details": "currency must be EUR or GBP",
-                     *         "message": "The request has invalid fields",
-                     *         "fields": [
-                     *           {
-                     *             "field": "currency",
-                     *             "message": "currency must be EUR or GBP"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE";
-                        };
-                    };
-                };
-            };
-            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "data": null,
-                     *       "message": "Unauthorized",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "details": "The token is invalid or expired",
-                     *         "message": "The supplied token is invalid or expired"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"];
-                };
-            };
-            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 403,
-                     *       "data": null,
-                     *       "message": "Forbidden",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "AUTH.FORBIDDEN",
-                     *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH.FORBIDDEN";
-                        };
-                    };
-                };
-            };
-            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 408,
-                     *       "data": null,
-                     *       "message": "Request Timeout",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.TIMEOUT",
-                     *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.TIMEOUT";
-                        };
-                    };
-                };
-            };
-            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 414,
-                     *       "data": null,
-                     *       "message": "URI Too Long",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.URI_TOO_LONG",
-                     *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.URI_TOO_LONG";
-                        };
-                    };
-                };
-            };
-            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "data": null,
-                     *       "message": "Unsupported Media Type",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
-                     *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.UNSUPPORTED_ENCODING";
-                        };
-                    };
-                };
-            };
-            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 417,
-                     *       "data": null,
-                     *       "message": "Expectation Failed",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.EXPECTATION_FAILED",
-                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.EXPECTATION_FAILED";
-                        };
-                    };
-                };
-            };
-            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "data": null,
-                     *       "message": "Too Many Requests",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per client token",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT.EXCEEDED";
-                        };
-                    };
-                };
-            };
-            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 431,
-                     *       "data": null,
-                     *       "message": "Request Header Fields Too Large",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
-                     *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.HEADERS_TOO_LARGE";
-                        };
-                    };
-                };
-            };
-            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 500,
-                     *       "data": null,
-                     *       "message": "Internal Server Error",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "INTERNAL",
-                     *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL";
-                        };
-                    };
-                };
-            };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "data": null,
-                     *       "message": "Service Unavailable",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
-                        };
-                    };
-                };
-            };
-        };
-    };
     ClientsController_me: {
         parameters: {
             query?: never;
@@ -4362,6 +2991,1377 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "SERVICE.NOT_READY";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    AuditEventsController_search: {
+        parameters: {
+            query?: {
+                /** @description The partner’s transaction reference. */
+                reference?: string;
+                /** @description An error id: the service’s `error.id` (a UUID, as shown to the partner) or the provider’s error id. */
+                error_id?: string;
+                /** @description The customer the events are about. */
+                customer_id?: string;
+                /** @description What the request did. */
+                operation?: "customer.create" | "customer.link" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "route.unknown";
+                /** @description The event’s phase. */
+                outcome?: "attempted" | "succeeded" | "rejected" | "failed" | "unknown";
+                /** @description The API client’s id. */
+                client?: string;
+                /** @description Events at or after this instant (ISO 8601, such as 2026-11-01T00:00:00Z; a date means its midnight UTC). */
+                from?: string;
+                /** @description Events before this instant (exclusive). */
+                to?: string;
+                /** @description Events per page. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["AuditEventsPageResponseDto"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `AUDIT.INVALID_CURSOR`, `AUDIT.INVALID_RANGE`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "details": "The token is invalid or expired",
+                     *         "message": "The supplied token is invalid or expired"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"];
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                        };
+                    };
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                        };
+                    };
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per client token",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                        };
+                    };
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    AuditEventsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event’s id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["AuditEventResponseDto"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "details": "The token is invalid or expired",
+                     *         "message": "The supplied token is invalid or expired"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"];
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this client. Codes: `AUDIT.EVENT_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "data": null,
+                     *       "message": "Not Found",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.EVENT_NOT_FOUND",
+                     *         "details": "There is no audit event with this id",
+                     *         "message": "There is no audit event with this id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUDIT.EVENT_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                        };
+                    };
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                        };
+                    };
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per client token",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                        };
+                    };
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    AuditCheckpointsController_newest: {
+        parameters: {
+            query?: {
+                /** @description How many of the newest checkpoints. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["AuditCheckpointsResponseDto"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "details": "The token is invalid or expired",
+                     *         "message": "The supplied token is invalid or expired"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"];
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                        };
+                    };
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                        };
+                    };
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per client token",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                        };
+                    };
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    UnresolvedCallsController_list: {
+        parameters: {
+            query?: {
+                /** @description Only calls attempted at least this long ago (younger ones may still be running): a duration such as 90s, 5m, 2h or 30d (a bare number is seconds). */
+                older_than?: string;
+                /** @description Only calls attempted at most this long ago: a duration such as 90s, 5m, 2h or 30d (a bare number is seconds). */
+                since?: string;
+                /** @description Calls per page. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["UnresolvedCallsResponseDto"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `AUDIT.INVALID_CURSOR`, `AUDIT.INVALID_RANGE`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "details": "The token is invalid or expired",
+                     *         "message": "The supplied token is invalid or expired"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"];
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                        };
+                    };
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                        };
+                    };
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per client token",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                        };
+                    };
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
                         };
                     };
                 };

@@ -1,10 +1,10 @@
 import { SystemClock } from '../../common/domain/clock.port';
 import { Sql } from '../../database/sql';
 import { openDatabase } from '../../database/cli/open-database';
-import { AuditRetention } from '../domain/audit-retention.service';
-import { AuditSealer } from '../domain/audit-sealer.service';
-import { PgAuditSealStore } from '../persistence/pg-audit-seal.store';
-import { Ed25519CheckpointSigner, loadSigningKey, loadTrustedKeys } from '../signing/audit-signing-keys';
+import { AuditRetention } from '../retention/domain/audit-retention.service';
+import { AuditSealer } from '../seal/domain/audit-sealer.service';
+import { PgAuditSealStore } from '../seal/persistence/pg-audit-seal.store';
+import { Ed25519CheckpointSigner, loadSigningKey, loadTrustedKeys } from '../seal/signing/audit-signing-keys';
 
 export interface PurgeIo {
   out(line: string): void;

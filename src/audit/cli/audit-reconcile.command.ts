@@ -3,10 +3,10 @@ import { SystemClock } from '../../common/domain/clock.port';
 import { DURATION_RULE, formatDuration, parseDuration } from '../../common/domain/duration';
 import { Sql } from '../../database/sql';
 import { openDatabase } from '../../database/cli/open-database';
-import { checkUnresolvedWindow, DEFAULT_OLDER_THAN_MS, DEFAULT_SINCE_MS, UnresolvedCalls } from '../domain/unresolved-calls.service';
-import { UnresolvedCallDto } from '../http/unresolved-calls.dto';
-import { AuditEventEntity } from '../persistence/audit-event.entity';
-import { TypeOrmAuditLogRepository } from '../persistence/typeorm-audit-log.repository';
+import { checkUnresolvedWindow, DEFAULT_OLDER_THAN_MS, DEFAULT_SINCE_MS, UnresolvedCalls } from '../reconciliation/domain/unresolved-calls.service';
+import { UnresolvedCallDto } from '../reconciliation/http/unresolved-calls.dto';
+import { AuditEventEntity } from '../trail/persistence/audit-event.entity';
+import { TypeOrmAuditLogRepository } from '../trail/persistence/typeorm-audit-log.repository';
 import type { CliIo } from '../../database/cli/command-line';
 
 export const RECONCILE_USAGE = `Usage: npm run audit:reconcile -- [--older-than 60s] [--since 30d]

@@ -3,10 +3,10 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { Sql } from '../../database/sql';
 import { openDatabase } from '../../database/cli/open-database';
-import { SignedCheckpoint } from '../domain/audit-seal';
-import { AuditVerifier } from '../domain/audit-verifier';
-import { PgAuditSealStore } from '../persistence/pg-audit-seal.store';
-import { loadTrustedKeys } from '../signing/audit-signing-keys';
+import { SignedCheckpoint } from '../seal/domain/audit-seal';
+import { AuditVerifier } from '../seal/domain/audit-verifier';
+import { PgAuditSealStore } from '../seal/persistence/pg-audit-seal.store';
+import { loadTrustedKeys } from '../seal/signing/audit-signing-keys';
 
 export interface VerifyIo {
   out(line: string): void;

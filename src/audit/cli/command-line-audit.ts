@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import type { EntityManager } from 'typeorm';
 import type { AuditOperation } from '../../common/domain/audit-operations';
-import type { TerminalPhase } from '../domain/audit-event';
-import { AuditEventEntity } from '../persistence/audit-event.entity';
-import { AuditEventMapper } from '../persistence/audit-event.mapper';
+import type { TerminalPhase } from '../trail/domain/audit-event';
+import { AuditEventEntity } from '../trail/persistence/audit-event.entity';
+import { AuditEventMapper } from '../trail/persistence/audit-event.mapper';
 
 /** What a command changed, and how it ended. Identifiers only, as every audit event. */
 export interface CommandLineChange {

@@ -1,4 +1,4 @@
-import { AuditTrail } from '../../audit/domain/audit-trail.service';
+import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { currentRecord, newRecord, runWithRecord } from '../../common/domain/request-record';
 import { CustomerTenancy } from '../../customers/domain/customer-tenancy.service';

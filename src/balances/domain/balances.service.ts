@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditTrail } from '../../audit/domain/audit-trail.service';
+import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { CustomerTenancy } from '../../customers/domain/customer-tenancy.service';
 import { Balance, BalanceGateway } from './balance.gateway.port';

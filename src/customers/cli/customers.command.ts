@@ -1,7 +1,7 @@
 import { OPERATION } from '../../common/domain/audit-operations';
 import { parseArgs } from 'node:util';
 import { auditCommandLineChange } from '../../audit/cli/command-line-audit';
-import { AuditEventEntity } from '../../audit/persistence/audit-event.entity';
+import { AuditEventEntity } from '../../audit/trail/persistence/audit-event.entity';
 import { isUuid } from '../../common/domain/identifiers';
 import { CliIo, Command, runCommandLine, UsageError } from '../../database/cli/command-line';
 import { CustomerTenantEntity } from '../persistence/customer-tenant.entity';

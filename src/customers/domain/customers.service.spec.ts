@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { AuditTrail } from '../../audit/domain/audit-trail.service';
+import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { newRecord, runWithRecord } from '../../common/domain/request-record';
 import { IdempotencyService } from '../../idempotency/domain/idempotency.service';

@@ -1,5 +1,5 @@
-import { AuditTrail } from '../../audit/domain/audit-trail.service';
-import { AuditUnavailable, EarlierAttemptUnresolved } from '../../audit/domain/audit.errors';
+import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
+import { AuditUnavailable, EarlierAttemptUnresolved } from '../../audit/trail/domain/audit.errors';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { OPERATION } from '../../common/domain/audit-operations';
 import { currentRecord, newRecord, runWithRecord } from '../../common/domain/request-record';

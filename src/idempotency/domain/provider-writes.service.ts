@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { RequestSubject } from '../../common/domain/request-record';
-import { AuditTrail } from '../../audit/domain/audit-trail.service';
+import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import type { ProviderWriteOperation } from '../../common/domain/audit-operations';
 import { fingerprintOf } from './idempotency';

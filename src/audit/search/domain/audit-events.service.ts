@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { isUuid } from '../../../common/domain/identifiers';
+import { AuditEvent, AuditEventFilter, AuditPosition } from '../../trail/domain/audit-event';
+import { AuditSearch } from './audit-search.port';
+import { AuditEventNotFound, InvalidAuditCursor, InvalidAuditRange } from './search.errors';
+
+export const MAX_AUDIT_PAGE = 500;
+
+export interface AuditEventsPage {
+  readonly events: readonly AuditEvent[];
+  /** Opaque; pass it back as `cursor` for the next (older) page. */
+  readonly nextCursor?: string;
+}
+
+const POSITION_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+export function encodeCursor(position: AuditPosition): string {
+  return Buffer.from(JSON.stringify([position.occurredAt, position.id]), 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string): AuditPosition {
+  try {
+    const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(decoded) && decoded.length === 2) {
+      const [occurredAt, id] = decoded as unknown[];
+      if (typeof occurredAt === 'string' && POSITION_TIME.test(occurredAt) && isUuid(id)) {
+        return { occurredAt, id };
+      }
+    }
+  } catch {
+    // fall through
+  }
+  throw new InvalidAuditCursor();
+}
+
+/** What support and compliance staff read: the audit log, newest first, a page at a time. */
+@Injectable()
+export class AuditEventsService {
+  constructor(private readonly log: AuditSearch) {}
+
+  async search(filter: AuditEventFilter, limit: number, cursor?: string): Promise<AuditEventsPage> {
+    if (filter.from && filter.to && filter.from >= filter.to) throw new InvalidAuditRange();
+    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    const page = await this.log.find(filter, Math.min(limit, MAX_AUDIT_PAGE), after);
+    return { events: page.events, ...(page.next ? { nextCursor: encodeCursor(page.next) } : {}) };
+  }
+
+  async get(id: string): Promise<AuditEvent> {
+    const event = await this.log.get(id);
+    if (!event) throw new AuditEventNotFound();
+    return event;
+  }
+}

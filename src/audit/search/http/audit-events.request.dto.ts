@@ -1,0 +1,73 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsUuidField, Rules, toDecimalInteger } from '../../../common/http/field-rules';
+import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { AUDIT_OPERATIONS, AUDIT_PHASES } from '../../trail/domain/audit-event';
+import type { AuditOperation, AuditPhase } from '../../trail/domain/audit-event';
+import { MAX_AUDIT_PAGE } from '../domain/audit-events.service';
+
+export class AuditEventsQueryDto {
+  @ApiPropertyOptional({ format: 'uuid', description: 'The partner’s transaction reference.' })
+  @IsOptional()
+  @IsUuidField('reference must be a UUID')
+  readonly reference?: string;
+
+  @ApiPropertyOptional({ description: 'An error id: the service’s `error.id` (a UUID, as shown to the partner) or the provider’s error id.' })
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_.:-]{1,100}$/, { message: 'error_id must be an error id: letters, digits and _ . : - only, at most 100' })
+  readonly error_id?: string;
+
+  @ApiPropertyOptional({ format: 'uuid', description: 'The customer the events are about.' })
+  @IsOptional()
+  @IsUuidField('customer_id must be a UUID')
+  readonly customer_id?: string;
+
+  @ApiPropertyOptional({ enum: AUDIT_OPERATIONS, description: 'What the request did.' })
+  @IsOptional()
+  @IsIn(AUDIT_OPERATIONS, { message: `operation must be one of ${AUDIT_OPERATIONS.join(', ')}` })
+  readonly operation?: AuditOperation;
+
+  @ApiPropertyOptional({ enum: AUDIT_PHASES, description: 'The event’s phase.' })
+  @IsOptional()
+  @IsIn(AUDIT_PHASES, { message: `outcome must be one of ${AUDIT_PHASES.join(', ')}` })
+  readonly outcome?: AuditPhase;
+
+  @ApiPropertyOptional({ format: 'uuid', description: 'The API client’s id.' })
+  @IsOptional()
+  @IsUuidField('client must be an API client id (UUID)')
+  readonly client?: string;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'Events at or after this instant (ISO 8601, such as 2026-11-01T00:00:00Z; a date means its midnight UTC).',
+  })
+  @IsOptional()
+  @IsISO8601({ strict: true, strictSeparator: true }, { message: 'from must be an ISO 8601 date or date-time' })
+  readonly from?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Events before this instant (exclusive).' })
+  @IsOptional()
+  @IsISO8601({ strict: true, strictSeparator: true }, { message: 'to must be an ISO 8601 date or date-time' })
+  readonly to?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_AUDIT_PAGE, default: 50, description: 'Events per page.' })
+  @IsOptional()
+  @Transform(toDecimalInteger)
+  @Rules(
+    IsInt({ message: 'limit must be an integer' }),
+    Min(1, { message: `limit must be between 1 and ${MAX_AUDIT_PAGE}` }),
+    Max(MAX_AUDIT_PAGE, { message: `limit must be between 1 and ${MAX_AUDIT_PAGE}` }),
+  )
+  readonly limit?: number;
+
+  @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page.' })
+  @IsOptional()
+  @Rules(IsString(), MaxLength(200, { message: 'cursor is not one this service issued' }))
+  readonly cursor?: string;
+}
+
+export class AuditEventIdParamDto {
+  @ApiProperty({ format: 'uuid', description: 'The event’s id.' })
+  @IsUuidField('id must be a UUID')
+  readonly id!: string;
+}

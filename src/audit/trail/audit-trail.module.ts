@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { RequestRecorder } from '../../common/http/request-recorder.port';
+import { AuditLog } from './domain/audit-log.port';
+import { AuditTrail } from './domain/audit-trail.service';
+import { RequestAuditor } from './http/request-auditor';
+import { AuditEventEntity } from './persistence/audit-event.entity';
+import { TypeOrmAuditLogRepository } from './persistence/typeorm-audit-log.repository';
+
+/** The trail: every request's events, written ahead (`attempted`) and at its end, through one port each way. */
+@Module({
+  imports: [TypeOrmModule.forFeature([AuditEventEntity])],
+  providers: [
+    TypeOrmAuditLogRepository,
+    { provide: AuditLog, useExisting: TypeOrmAuditLogRepository },
+    AuditTrail,
+    RequestAuditor,
+    { provide: RequestRecorder, useExisting: RequestAuditor },
+  ],
+  exports: [AuditTrail, AuditLog, RequestRecorder, TypeOrmModule],
+})
+export class AuditTrailModule {}

@@ -1,0 +1,72 @@
+import type { AuditOperation } from '../../../common/domain/audit-operations';
+import type { RequestSubject } from '../../../common/domain/request-record';
+import type { UpstreamFacts } from '../../../common/domain/upstream';
+
+export { AUDIT_OPERATIONS } from '../../../common/domain/audit-operations';
+export type { AuditOperation };
+
+/** `attempted` precedes a mutating provider call; the others end a request. */
+export const AUDIT_PHASES = ['attempted', 'succeeded', 'rejected', 'failed', 'unknown'] as const;
+export type AuditPhase = (typeof AUDIT_PHASES)[number];
+export type TerminalPhase = Exclude<AuditPhase, 'attempted'>;
+
+/**
+ * What the request is about (the request's own subject, common/domain/request-record). Identifiers
+ * only: no names, documents, phone numbers, dates of birth, addresses or bodies ever reach the log.
+ */
+export type { RequestSubject } from '../../../common/domain/request-record';
+
+export interface AuditActor {
+  readonly clientId?: string;
+  readonly clientName?: string;
+  readonly tenant?: string;
+  readonly sourceIp?: string;
+}
+
+/** What is known of the provider call (UpstreamFacts), as the event's own columns: upstreamStatus, upstreamErrorId, upstreamLatencyMs. */
+export type UpstreamCallFacts = { readonly [K in keyof UpstreamFacts as `upstream${Capitalize<K>}`]?: UpstreamFacts[K] };
+
+/** One row of the audit log (PCI DSS 10.2.2: who, what, when, outcome, origin, resource). */
+export interface AuditEvent extends RequestSubject, AuditActor, UpstreamCallFacts {
+  readonly id: string;
+  readonly occurredAt: Date;
+  readonly requestId: string;
+  readonly operation: AuditOperation;
+  readonly phase: AuditPhase;
+  readonly httpMethod?: string;
+  readonly route?: string;
+  readonly httpStatus?: number;
+  /** The service's error id, as shown to the partner in `error.id`. */
+  readonly errorId?: string;
+  readonly errorCode?: string;
+  readonly errorMessage?: string;
+  readonly latencyMs?: number;
+  /** Served from the idempotency store: the provider was not called. */
+  readonly replayed?: boolean;
+}
+
+export interface AuditEventFilter {
+  readonly reference?: string;
+  /** Matches the service's error id or the provider's. */
+  readonly errorId?: string;
+  readonly customerId?: string;
+  readonly operation?: AuditOperation;
+  readonly phase?: AuditPhase;
+  readonly clientId?: string;
+  /** Inclusive. */
+  readonly from?: Date;
+  /** Exclusive. */
+  readonly to?: Date;
+}
+
+/** Where a page ends, in the newest-first order: the last event's time (as stored) and id. */
+export interface AuditPosition {
+  readonly occurredAt: string;
+  readonly id: string;
+}
+
+export interface AuditPage {
+  readonly events: readonly AuditEvent[];
+  /** Present when older events remain. */
+  readonly next?: AuditPosition;
+}

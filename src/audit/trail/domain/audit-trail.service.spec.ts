@@ -1,0 +1,112 @@
+import { CountingMetrics, FixedClock, InMemoryAuditLog } from '../../../../test/support/fakes';
+import { newRecord, RequestRecord, runWithRecord } from '../../../common/domain/request-record';
+import { AuditTrail } from './audit-trail.service';
+import { AuditUnavailable, EarlierAttemptUnresolved } from './audit.errors';
+import { REFERENCE_ALREADY_SEEN, UpstreamError } from '../../../common/domain/upstream';
+
+const alreadySeen = () => new UpstreamError({ code: REFERENCE_ALREADY_SEEN, message: 'already seen', outcome: 'rejected', upstream: { status: 409 } });
+
+describe('AuditTrail', () => {
+  let log: InMemoryAuditLog;
+  let metrics: CountingMetrics;
+  let sut: AuditTrail;
+  let clock: FixedClock;
+
+  beforeEach(() => {
+    log = new InMemoryAuditLog();
+    metrics = new CountingMetrics();
+    clock = new FixedClock(new Date('2026-11-21T10:00:00Z'));
+    sut = new AuditTrail(log, clock, metrics);
+  });
+
+  describe('attempted: a recorded provider call', () => {
+    const later = () => (clock.current = new Date(clock.current.getTime() + 60_000));
+
+    it('when an earlier attempt with the reference has no outcome and the provider has seen it, then EarlierAttemptUnresolved', async () => {
+      await runWithRecord(newRecord('req-crashed'), () => sut.attempt('customer.create', { reference: 'ref-1' }));
+      later();
+
+      const retry = runWithRecord(newRecord('req-retry'), () => sut.attempted('customer.create', { reference: 'ref-1' }, () => Promise.reject(alreadySeen())));
+
+      await expect(retry).rejects.toBeInstanceOf(EarlierAttemptUnresolved);
+      await expect(retry).rejects.toMatchObject({ code: 'IDEMPOTENCY.OUTCOME_UNKNOWN', kind: 'conflict' });
+    });
+
+    it('when the earlier attempt ended (failed), then the provider’s refusal stands as it is', async () => {
+      const first = newRecord('req-failed');
+      await runWithRecord(first, () => sut.attempt('customer.create', { reference: 'ref-2' }));
+      await sut.conclude(first, { operation: 'customer.create', phase: 'failed', httpStatus: 502 });
+      later();
+      const refusal = alreadySeen();
+
+      const retry = runWithRecord(newRecord('req-retry'), () => sut.attempted('customer.create', { reference: 'ref-2' }, () => Promise.reject(refusal)));
+
+      await expect(retry).rejects.toBe(refusal);
+    });
+
+    it('when only the request’s own attempt is unresolved, then the provider’s refusal stands', async () => {
+      const refusal = alreadySeen();
+      const slowRefusal = () => {
+        later(); // the provider answers a minute after this request's own attempt
+        return Promise.reject(refusal);
+      };
+
+      const only = runWithRecord(newRecord('req-only'), () => sut.attempted('customer.create', { reference: 'ref-3' }, slowRefusal));
+
+      await expect(only).rejects.toBe(refusal);
+    });
+
+    it('when the call succeeds, then its value comes back after the attempted event', async () => {
+      const value = await runWithRecord(newRecord('req-ok'), () =>
+        sut.attempted('customer.create', { reference: 'ref-4' }, () => Promise.resolve(log.events.length)),
+      );
+
+      expect(value).toBe(1);
+    });
+  });
+
+  it('when attempt resolves, then the attempted event is already in the log with the request’s identifiers', async () => {
+    const context: RequestRecord = { ...newRecord('req-1'), sourceIp: '10.0.0.1', client: { id: 'c-1', name: 'ios-app', tenant: 'acme', role: 'partner' } };
+
+    await runWithRecord(context, () => sut.attempt('bank_account.create', { reference: 'ref-1', customerId: 'cust-1', currency: 'EUR' }));
+
+    expect(log.events).toHaveLength(1);
+    expect(log.events[0]).toMatchObject({
+      phase: 'attempted',
+      operation: 'bank_account.create',
+      requestId: 'req-1',
+      clientName: 'ios-app',
+      sourceIp: '10.0.0.1',
+      reference: 'ref-1',
+      customerId: 'cust-1',
+      currency: 'EUR',
+      occurredAt: new Date('2026-11-21T10:00:00Z'),
+    });
+    expect(context.attempted).toBe(true);
+  });
+
+  it('when the log cannot be written, then attempt throws AuditUnavailable, the request is not marked attempted, and the failure is counted', async () => {
+    log.failing = true;
+    const context = newRecord('req-2');
+
+    await expect(runWithRecord(context, () => sut.attempt('customer.create', {}))).rejects.toBeInstanceOf(AuditUnavailable);
+    expect(context.attempted).toBeUndefined();
+    expect(metrics.auditFailures).toBe(1);
+  });
+
+  it('when conclude is called twice, then only one terminal event is written', async () => {
+    const context: RequestRecord = { ...newRecord('req-3'), upstream: { status: 502, errorId: 'UP-1', latencyMs: 12 } };
+
+    await sut.conclude(context, { operation: 'balance.read', phase: 'failed', httpStatus: 502, errorId: 'e-1' });
+    await sut.conclude(context, { operation: 'balance.read', phase: 'failed', httpStatus: 502, errorId: 'e-1' });
+
+    expect(log.events).toHaveLength(1);
+    expect(log.events[0]).toMatchObject({ phase: 'failed', upstreamStatus: 502, upstreamErrorId: 'UP-1', upstreamLatencyMs: 12 });
+  });
+
+  it('when an error message is long, then it is cut to the column’s 500 characters', async () => {
+    await sut.conclude(newRecord('req-4'), { operation: 'balance.read', phase: 'rejected', httpStatus: 400, errorMessage: 'x'.repeat(900) });
+
+    expect(log.events[0].errorMessage).toHaveLength(500);
+  });
+});

@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../../../common/domain/clock.port';
+import { currentRecord, noteAttempted, noteConcluded, noteSubject, RequestRecord } from '../../../common/domain/request-record';
+import { AuditEvent, AuditOperation, RequestSubject, TerminalPhase } from './audit-event';
+import { AuditLog } from './audit-log.port';
+import { AuditUnavailable, EarlierAttemptUnresolved } from './audit.errors';
+import { REFERENCE_ALREADY_SEEN, UpstreamError } from '../../../common/domain/upstream';
+import { Metrics } from '../../../common/domain/metrics.port';
+
+/** How a request ended, as the edge of the service saw it. */
+export interface RequestConclusion {
+  readonly operation: AuditOperation;
+  readonly phase: TerminalPhase;
+  readonly httpMethod?: string;
+  readonly route?: string;
+  readonly httpStatus: number;
+  readonly errorId?: string;
+  readonly errorCode?: string;
+  readonly errorMessage?: string;
+}
+
+const MAX_MESSAGE = 500;
+
+/**
+ * The audit trail of the request being served. Domain services name what a request is about and
+ * write `attempted` before a mutating provider call; the edge of the service writes the one
+ * terminal event. An event that cannot be written is logged whole (it holds no personal data) and
+ * the request fails closed with AuditUnavailable.
+ */
+@Injectable()
+export class AuditTrail {
+  private readonly logger = new Logger('AuditTrail');
+
+  constructor(
+    private readonly log: AuditLog,
+    private readonly clock: Clock,
+    private readonly metrics: Metrics,
+  ) {}
+
+  /** Names what the current request is about; every event it leaves carries these identifiers. */
+  about(subject: RequestSubject): void {
+    noteSubject(subject);
+  }
+
+  /**
+   * Commits an `attempted` event for the current request. Call it before a mutating provider call
+   * and make the call only once it resolves.
+   * @throws AuditUnavailable when the event could not be committed: nothing may be sent then.
+   */
+  async attempt(operation: AuditOperation, subject: RequestSubject): Promise<void> {
+    const context = currentRecord();
+    if (!context) throw new Error('AuditTrail.attempt called outside a request');
+    noteSubject(subject, context);
+    await this.write(this.event(context, { operation, phase: 'attempted' }));
+    noteAttempted(context);
+  }
+
+  /**
+   * A mutating provider call, recorded: commits its `attempted` event (see attempt), then makes the
+   * call. When the provider answers that it has already seen the reference, and this gateway's
+   * earlier attempt with it never learned its outcome, that earlier attempt is what the provider
+   * saw: the partner is told so (EarlierAttemptUnresolved), rather than that the provider refused.
+   */
+  async attempted<T>(operation: AuditOperation, subject: RequestSubject & { readonly reference: string }, call: () => Promise<T>): Promise<T> {
+    await this.attempt(operation, subject);
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof UpstreamError && error.code === REFERENCE_ALREADY_SEEN && (await this.unresolvedBefore(subject.reference))) {
+        throw new EarlierAttemptUnresolved(error);
+      }
+      throw error;
+    }
+  }
+
+  /** Whether an attempt with this reference, other than the current request's, is unresolved. */
+  private async unresolvedBefore(reference: string): Promise<boolean> {
+    const page = await this.log.unresolved({ reference, attemptedBefore: this.clock.now(), exceptRequestId: currentRecord()?.requestId, limit: 1 });
+    return page.calls.length > 0;
+  }
+
+  /**
+   * Writes the terminal event of a request, once.
+   * @throws AuditUnavailable when it could not be written.
+   */
+  async conclude(context: RequestRecord, conclusion: RequestConclusion): Promise<void> {
+    if (!noteConcluded(context)) return;
+    await this.write(
+      this.event(context, {
+        ...conclusion,
+        errorMessage: conclusion.errorMessage?.slice(0, MAX_MESSAGE),
+        latencyMs: Math.round(performance.now() - context.startedAt),
+      }),
+    );
+  }
+
+  private event(context: RequestRecord, fields: Pick<AuditEvent, 'operation' | 'phase'> & Partial<AuditEvent>): AuditEvent {
+    return {
+      id: randomUUID(),
+      occurredAt: this.clock.now(),
+      requestId: context.requestId,
+      clientId: context.client?.id,
+      clientName: context.client?.name,
+      tenant: context.client?.tenant,
+      sourceIp: context.sourceIp,
+      reference: context.reference,
+      customerId: context.customerId,
+      currency: context.currency,
+      upstreamStatus: context.upstream?.status,
+      upstreamErrorId: context.upstream?.errorId,
+      upstreamLatencyMs: context.upstream?.latencyMs,
+      replayed: context.replayed === true,
+      ...fields,
+    };
+  }
+
+  private async write(event: AuditEvent): Promise<void> {
+    try {
+      await this.log.append(event);
+    } catch (error) {
+      // The log line is the record of last resort: the event holds identifiers only.
+      this.metrics.auditWriteFailed();
+      this.logger.error({ auditEvent: event, err: error }, 'Audit event could not be written');
+      throw new AuditUnavailable(error);
+    }
+  }
+}

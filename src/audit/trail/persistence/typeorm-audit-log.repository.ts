@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { GroupCommit } from '../../../database/group-commit';
+import { Sql } from '../../../database/sql';
+import { isRefusedData, unavailableOnOutage } from '../../../database/store-errors';
+import { AuditEvent } from '../domain/audit-event';
+import { AuditLog } from '../domain/audit-log.port';
+import { UnresolvedCall, UnresolvedPage, UnresolvedQuery } from '../domain/unresolved-call';
+import { AuditEventEntity } from './audit-event.entity';
+import { AuditEventMapper } from './audit-event.mapper';
+
+/** occurred_at to the microsecond, so a page boundary never skips or repeats an event. */
+export const POSITION_SQL = `to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/**
+ * Attempts (newest first, on the phase index) whose own request ended neither `rejected` nor
+ * `failed`, and whose reference never succeeded. Both look-ups go through the reference index: an
+ * attempt's terminal event carries the same reference, and a reference has a handful of events.
+ */
+const UNRESOLVED_SQL = `
+  SELECT e.id, ${POSITION_SQL} AS position, e.occurred_at, e.operation, e.reference, e.customer_id, e.client_id, e.client_name, e.request_id,
+         u.error_id AS unknown_error_id, u.id IS NOT NULL AS ended_unknown
+  FROM audit_events e
+  LEFT JOIN LATERAL (
+    SELECT t.id, t.error_id FROM audit_events t
+    WHERE t.reference = e.reference AND t.request_id = e.request_id AND t.phase = 'unknown'
+    LIMIT 1
+  ) u ON true
+  WHERE e.phase = 'attempted' AND e.reference IS NOT NULL
+    AND e.occurred_at < $1
+    AND ($2::timestamptz IS NULL OR e.occurred_at >= $2)
+    AND ($3::uuid IS NULL OR e.reference = $3)
+    AND ($4::varchar IS NULL OR e.request_id <> $4)
+    AND ($5::timestamptz IS NULL OR (e.occurred_at, e.id) < ($5::timestamptz, $6::uuid))
+    AND NOT EXISTS (
+      SELECT 1 FROM audit_events t
+      WHERE t.reference = e.reference AND t.request_id = e.request_id AND t.phase IN ('rejected', 'failed'))
+    AND NOT EXISTS (SELECT 1 FROM audit_events s WHERE s.reference = e.reference AND s.phase = 'succeeded')
+  ORDER BY e.occurred_at DESC, e.id DESC
+  LIMIT $7`;
+
+interface UnresolvedRow {
+  id: string;
+  position: string;
+  occurred_at: Date;
+  operation: UnresolvedCall['operation'];
+  reference: string;
+  customer_id: string | null;
+  client_id: string | null;
+  client_name: string | null;
+  request_id: string;
+  unknown_error_id: string | null;
+  ended_unknown: boolean;
+}
+
+@Injectable()
+export class TypeOrmAuditLogRepository extends AuditLog {
+  /**
+   * Events written at the same moment by concurrent requests share one INSERT and one commit; each
+   * request still waits for its own event to be committed (see GroupCommit).
+   */
+  private readonly inserts = new GroupCommit<AuditEventEntity>((rows) => this.insertRows(rows), {
+    maxBatch: 200,
+    maxInFlight: 2,
+    isRowError: isRefusedData,
+  });
+
+  /**
+   * One statement for any number of events: each column arrives as one array parameter, cast to
+   * the column's own type, and unnest turns the arrays back into rows. Built from the entity, so a
+   * column added there is written here too.
+   */
+  private readonly insert: { sql: string; parameters: (rows: AuditEventEntity[]) => unknown[][] };
+
+  constructor(
+    @InjectRepository(AuditEventEntity) rows: Repository<AuditEventEntity>,
+    private readonly sql: Sql,
+  ) {
+    super();
+    // Not `tx`: the database sets it to the writing transaction (the seal order).
+    const columns = rows.metadata.columns.filter((column) => column.isInsert);
+    const names = columns.map((column) => `"${column.databaseName}"`).join(', ');
+    const arrays = columns.map((column, i) => `$${i + 1}::${String(column.type)}[]`).join(', ');
+    this.insert = {
+      sql: `INSERT INTO audit_events (${names}) SELECT * FROM unnest(${arrays})`,
+      parameters: (batch) => columns.map((column) => batch.map((row) => row[column.propertyName as keyof AuditEventEntity])),
+    };
+  }
+
+  append(event: AuditEvent): Promise<void> {
+    return this.inserts.write(AuditEventMapper.toRow(event));
+  }
+
+  private async insertRows(rows: AuditEventEntity[]): Promise<void> {
+    await this.sql.query(this.insert.sql, this.insert.parameters(rows));
+  }
+
+  async unresolved(query: UnresolvedQuery): Promise<UnresolvedPage> {
+    const rows = await unavailableOnOutage(() =>
+      this.sql.query<UnresolvedRow>(UNRESOLVED_SQL, [
+        query.attemptedBefore,
+        query.attemptedSince ?? null,
+        query.reference ?? null,
+        query.exceptRequestId ?? null,
+        query.after?.occurredAt ?? null,
+        query.after?.id ?? null,
+        query.limit + 1,
+      ]),
+    );
+    const calls = rows.slice(0, query.limit).map((row): UnresolvedCall => ({
+      operation: row.operation,
+      reference: row.reference,
+      customerId: row.customer_id ?? undefined,
+      clientId: row.client_id ?? undefined,
+      clientName: row.client_name ?? undefined,
+      attemptedAt: row.occurred_at,
+      requestId: row.request_id,
+      state: row.ended_unknown ? 'unknown' : 'no_outcome',
+      errorId: row.unknown_error_id ?? undefined,
+      position: { occurredAt: row.position, id: row.id },
+    }));
+    return rows.length > query.limit ? { calls, next: calls[calls.length - 1].position } : { calls };
+  }
+}

@@ -1,0 +1,22 @@
+import { InMemoryAuditLog, InMemoryCustomerOwnership, InMemoryIdempotencyStore } from '../support/fakes';
+import { auditLogContract } from './audit-log.contract';
+import { customerOwnershipContract } from './customer-ownership.contract';
+import { idempotencyStoreContract } from './idempotency-store.contract';
+
+/** The in-memory fakes the unit specs use, held to the same contracts as the real adapters (test/medium/port-contracts.medium-spec.ts). */
+describe('The fakes keep their ports’ contracts', () => {
+  describe('InMemoryAuditLog', () => {
+    const log = new InMemoryAuditLog();
+    auditLogContract(() => log);
+  });
+
+  describe('InMemoryCustomerOwnership', () => {
+    const ownership = new InMemoryCustomerOwnership();
+    customerOwnershipContract(() => ownership);
+  });
+
+  describe('InMemoryIdempotencyStore', () => {
+    const store = new InMemoryIdempotencyStore();
+    idempotencyStoreContract(() => store);
+  });
+});
