@@ -74,14 +74,16 @@ export async function auditAtScale({ rows = 10_000_000 } = {}) {
   log(`database: ${database.description}`);
   const { DataSource } = await import('typeorm');
   const { dataSourceOptions, runMigrations } = dist('database/typeorm-options.js');
-  const { TypeOrmAuditLogRepository } = dist('audit/persistence/typeorm-audit-log.repository.js');
-  const { AuditEventEntity } = dist('audit/persistence/audit-event.entity.js');
+  const { TypeOrmAuditLogRepository } = dist('audit/trail/persistence/typeorm-audit-log.repository.js');
+  const { TypeOrmAuditSearchRepository } = dist('audit/search/persistence/typeorm-audit-search.repository.js');
+  const { AuditEventEntity } = dist('audit/trail/persistence/audit-event.entity.js');
   const { Sql } = dist('database/sql.js');
   const dataSource = new DataSource({ ...dataSourceOptions(database.ownerUrl ?? database.url, { poolSize: 4, entities: [AuditEventEntity] }), logging: false });
   try {
     await dataSource.initialize();
     await runMigrations(dataSource);
     const repository = new TypeOrmAuditLogRepository(dataSource.getRepository(AuditEventEntity), Sql.of(dataSource));
+    const search = new TypeOrmAuditSearchRepository(dataSource.getRepository(AuditEventEntity));
 
     log(`${INSERTS} inserts into the empty table`);
     const emptyInsert = await timed(INSERTS, () => repository.append(event(new Date())));
@@ -121,13 +123,13 @@ export async function auditAtScale({ rows = 10_000_000 } = {}) {
     if (sample.length === 0 || errors.length === 0) throw new Error(`the table is too small to sample (${count} events): use --rows 1000 or more`);
     const month = 30 * 24 * 3600 * 1000;
     const queries = {
-      'by reference': await timed(QUERIES, (i) => repository.find({ reference: sample[i % sample.length].reference }, 50)),
-      'by error_id': await timed(QUERIES, (i) => repository.find({ errorId: errors[i % errors.length].error_id }, 50)),
+      'by reference': await timed(QUERIES, (i) => search.find({ reference: sample[i % sample.length].reference }, 50)),
+      'by error_id': await timed(QUERIES, (i) => search.find({ errorId: errors[i % errors.length].error_id }, 50)),
       'customer + 30-day range, first page of 50': await timed(QUERIES, (i) => {
         const to = new Date(sample[i % sample.length].occurred_at);
-        return repository.find({ customerId: sample[i % sample.length].customer_id, from: new Date(to.getTime() - month), to: new Date(to.getTime() + 1) }, 50);
+        return search.find({ customerId: sample[i % sample.length].customer_id, from: new Date(to.getTime() - month), to: new Date(to.getTime() + 1) }, 50);
       }),
-      'newest page, no filter': await timed(QUERIES, () => repository.find({}, 50)),
+      'newest page, no filter': await timed(QUERIES, () => search.find({}, 50)),
     };
     return { rows: Number(count), size, fillSeconds, emptyInsert, fullInsert, queries, database: database.description };
   } finally {

@@ -115,10 +115,10 @@ async function verification({ events, log }) {
   const database = await benchDatabase(log);
   const { dataSourceOptions, runMigrations } = dist('database/typeorm-options.js');
   const { Sql } = dist('database/sql.js');
-  const { PgAuditSealStore } = dist('audit/persistence/pg-audit-seal.store.js');
-  const { AuditSealer } = dist('audit/domain/audit-sealer.service.js');
-  const { AuditVerifier } = dist('audit/domain/audit-verifier.js');
-  const { Ed25519CheckpointSigner, Ed25519TrustedKeys } = dist('audit/signing/audit-signing-keys.js');
+  const { PgAuditSealStore } = dist('audit/seal/persistence/pg-audit-seal.store.js');
+  const { AuditSealer } = dist('audit/seal/domain/audit-sealer.service.js');
+  const { AuditVerifier } = dist('audit/seal/domain/audit-verifier.js');
+  const { Ed25519CheckpointSigner, Ed25519TrustedKeys } = dist('audit/seal/signing/audit-signing-keys.js');
   const { SystemClock } = dist('common/domain/clock.port.js');
   const dataSource = new DataSource({ ...dataSourceOptions(database.ownerUrl ?? database.url, { poolSize: 6 }), logging: false });
   try {
