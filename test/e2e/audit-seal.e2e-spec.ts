@@ -718,6 +718,46 @@ describe('the sealer as operators see it: readiness, /metrics, and events that w
   });
 });
 
+describe('a sealer that fails', () => {
+  it('when the database refuses its checkpoints, then readiness and /metrics say failing, with why, and it recovers by itself once they are accepted again', async () => {
+    const t = await startTestApp();
+    const owner = new Client({ connectionString: t.database.ownerUrl });
+    await owner.connect();
+    const role = `"${decodeURIComponent(new URL(t.database.url).username)}"`;
+    try {
+      const admin = await t.createClient('admin');
+      const ready = async () =>
+        ((await (await fetch(`${t.baseUrl}/health/ready`)).json()) as { data: { details: { auditSealer: Record<string, unknown> } } }).data.details.auditSealer;
+      const state = async () =>
+        (await (await fetch(`${t.baseUrl}/metrics`, { headers: { authorization: `Bearer ${admin}` } })).text()).match(
+          /^audit_sealer_state\{state="(\w+)"\} 1$/m,
+        )?.[1];
+      await waitFor(async () => (await ready()).state === 'running', { timeoutMs: 5000, what: 'the sealer to run' });
+
+      await owner.query(`REVOKE INSERT ON audit_checkpoints FROM ${role}`);
+      // A request leaves an event to seal; the sealer's next checkpoint is refused.
+      await fetch(`${t.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${admin}` } });
+      // Readiness reads the sealer's state at once; /metrics gets it at the end of the round.
+      await waitFor(async () => (await ready()).state === 'failing' && (await state()) === 'failing', {
+        timeoutMs: 10_000,
+        what: 'the sealer to report failing',
+      });
+
+      expect(await ready()).toMatchObject({ state: 'failing', reason: expect.stringMatching(/the last sealing round failed/) });
+      expect(t.logs.text.match(/Audit sealing failed/g)).toHaveLength(1);
+
+      await owner.query(`GRANT INSERT ON audit_checkpoints TO ${role}`);
+      await waitFor(async () => (await ready()).state === 'running' && (await state()) === 'running', { timeoutMs: 10_000, what: 'the sealer to recover' });
+
+      expect((await ready()).reason).toBeUndefined();
+      await waitFor(() => t.logs.text.includes('Audit sealing works again'), { timeoutMs: 5000, what: 'the recovery to be logged' });
+    } finally {
+      await owner.end();
+      await t.close();
+    }
+  });
+});
+
 describe('sealing off', () => {
   it('when AUDIT_SEALING is false, then readiness and /metrics say the sealer is off', async () => {
     const t = await startTestApp({ AUDIT_SEALING: 'false' });
