@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pruneDist } from './prune-dist.mjs';
 
 const STAMP = join('dist', '.built-at');
 const SOURCES = ['src', 'migrations', 'tsconfig.json', 'tsconfig.build.json'];
@@ -22,6 +23,7 @@ if (existsSync(STAMP) && statSync(STAMP).mtimeMs >= sources) process.exit(0);
 const started = Date.now();
 const tsc = spawnSync(process.execPath, [join('node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+pruneDist();
 // Dated when the build began: a source saved while tsc ran is newer, and is built next time.
 writeFileSync(STAMP, `${new Date(started).toISOString()}\n`);
 utimesSync(STAMP, new Date(started), new Date(started));

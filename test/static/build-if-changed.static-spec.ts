@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -59,6 +59,18 @@ describe('scripts/build-if-changed.mjs', () => {
     expect(built()).toContain('answer = 2');
     expect(added.stderr).toMatch(/^Built dist\//);
     expect(readFileSync(join(project, 'dist', 'src', 'other.js'), 'utf8')).toContain('other = 3');
+  });
+
+  it('when a source is deleted, then its compiled files go too (a fresh clone would not have them)', () => {
+    rmSync(join(project, 'src', 'other.ts'));
+    const later = new Date(Date.now() + 15_000);
+    utimesSync(join(project, 'src'), later, later);
+
+    const result = run();
+
+    expect(result.status).toBe(0);
+    expect(existsSync(join(project, 'dist', 'src', 'other.js'))).toBe(false);
+    expect(built()).toContain('answer = 2');
   });
 
   it('when the build fails, then it exits non-zero and leaves no mark of a build', () => {
