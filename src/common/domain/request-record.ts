@@ -14,7 +14,7 @@ import type { UpstreamFacts } from './upstream';
  * | reference, customerId, currency | noteSubject | domain services (AuditTrail.about, ProviderWrites.begin); the auditor, from a refused body's exact identifiers | it is known what the request is about |
  * | upstream | noteUpstreamCall | the upstream client | after each provider call |
  * | attempted | noteAttempted | AuditTrail.attempt | its `attempted` event is committed |
- * | replayed | noteReplayed | the edge, as it sets Idempotent-Replayed (idempotency/http: markReplayed) | the answer comes from the store |
+ * | replayed | noteReplayed | the edge, as it sets Idempotent-Replayed (common/http/replay-header.ts: markReplayed) | the answer comes from the store |
  * | concluded | noteConcluded | AuditTrail.conclude | its terminal event is written (or failed to be) |
  */
 export interface RequestRecord extends RequestSubject {
