@@ -311,7 +311,7 @@ export interface components {
              * @example 3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10
              */
             id: string;
-            /** @example ios-app */
+            /** @example acme-backend */
             name: string;
             /**
              * @example partner
@@ -330,7 +330,7 @@ export interface components {
              * @example 3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10
              */
             id: string;
-            /** @example ios-app */
+            /** @example acme-backend */
             name: string;
             /**
              * @example partner

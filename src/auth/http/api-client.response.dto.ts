@@ -5,7 +5,7 @@ export class CallerResponseDto {
   @ApiProperty({ format: 'uuid', example: '3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10' })
   readonly id!: string;
 
-  @ApiProperty({ example: 'ios-app' })
+  @ApiProperty({ example: 'acme-backend' })
   readonly name!: string;
 
   @ApiProperty({ enum: API_CLIENT_ROLES, example: 'partner' })
