@@ -274,6 +274,24 @@ describe('The edge: JSON and identifiers', () => {
     expect(await terminalEventOf(sut, requestId)).toMatchObject({ http_status: 400, error_code: 'REQUEST.JSON_TOO_DEEP' });
   });
 
+  it('when a body sends a field twice (a proxy may read the first, JSON.parse keeps the last), then 400 malformed JSON, audited, and nothing reaches the provider', async () => {
+    const requestId = randomUUID();
+    const first = buildCustomerRequest();
+    const rawBody = `${JSON.stringify(first).slice(0, -1)},"reference":${JSON.stringify(randomUUID())}}`;
+
+    const answer = await callApi(sut.baseUrl, 'POST', '/api/v1/customers', {
+      token: partner,
+      requestId,
+      rawBody,
+      headers: { 'content-type': 'application/json' },
+    });
+
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({ code: 'REQUEST.MALFORMED_JSON', details: expect.stringMatching(/same name twice/) });
+    expect(await terminalEventOf(sut, requestId)).toMatchObject({ http_status: 400, error_code: 'REQUEST.MALFORMED_JSON', phase: 'rejected' });
+    expect((await journal(sut.sandbox)).filter((entry) => entry.reference === first.reference)).toEqual([]);
+  });
+
   it.each(['constructor', 'valueOf', 'toString', 'hasOwnProperty', 'prototype', '__proto__', 'isPrototypeOf'])(
     'when a body carries the key %s, then it is refused like any unknown field',
     async (key) => {

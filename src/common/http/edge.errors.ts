@@ -72,6 +72,8 @@ const MALFORMED_JSON = {
   syntax: ['The request body is not valid JSON', undefined],
   // Bytes that are not UTF-8 are not JSON text: refused, never read as U+FFFD.
   encoding: ['The request body is not valid JSON', 'The body is not valid UTF-8; JSON must be sent as UTF-8 (RFC 8259, section 8.1)'],
+  // Parsers disagree on which of two equal names wins (RFC 8259, section 4): a proxy could check one and this service act on the other.
+  duplicate: ['The request body is not valid JSON', 'An object in the body has the same name twice; send each field once (RFC 8259, section 4)'],
 } as const;
 
 export class MalformedJson extends DomainError {

@@ -1,5 +1,6 @@
 import { DomainError } from '../domain/domain-error';
-import { decodeJsonText, jsonDepthExceeds, MAX_JSON_DEPTH, parseJsonBody } from './json-body';
+import { MalformedJson } from './edge.errors';
+import { decodeJsonText, hasDuplicateName, jsonDepthExceeds, MAX_JSON_DEPTH, parseJsonBody } from './json-body';
 
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
@@ -61,6 +62,32 @@ describe(parseJsonBody.name, () => {
     ['{a:1}', 'REQUEST.MALFORMED_JSON'],
   ])('when the body is %j, then it is malformed JSON', (text, code) => {
     expect(codeOf(() => parseJsonBody(text))).toBe(code);
+  });
+});
+
+describe(hasDuplicateName.name, () => {
+  it.each([
+    ['{"a":1,"a":2}', 'the same name twice'],
+    ['{"a":1,"\\u0061":2}', 'the same name, once escaped'],
+    ['{"x":{"b":1, "b" :2}}', 'in a nested object, with spaces before the colon'],
+    ['[{"a":1},{"b":{"c":[1,{"d":1,"d":1}]}}]', 'deep inside arrays'],
+  ])('when %s (%s), then it is found', (text) => {
+    expect(hasDuplicateName(text)).toBe(true);
+  });
+
+  it.each([
+    ['{"a":1,"b":{"a":2}}', 'the same name in two objects'],
+    ['{"a":"a","b":["a","a"]}', 'values and array items equal to a name'],
+    ['{"a":"x\\":\\"a","b":1}', 'a colon and quotes inside a string value'],
+    ['[{"a":1},{"a":1}]', 'two objects in an array with the same names'],
+    ['"a"', 'a lone string'],
+  ])('when %s (%s), then there is none', (text) => {
+    expect(hasDuplicateName(text)).toBe(false);
+  });
+
+  it('when a body repeats a field, then parsing refuses it as malformed JSON (a proxy and this service could read different values)', () => {
+    expect(() => parseJsonBody('{"reference":"a","reference":"b"}')).toThrow(MalformedJson);
+    expect(parseJsonBody('{"reference":"a","nested":{"reference":"b"}}')).toEqual({ reference: 'a', nested: { reference: 'b' } });
   });
 });
 
