@@ -202,6 +202,21 @@ export async function startBenchGatewayProcess({ database, dataDir, sandboxUrl, 
   return { process: gateway, pid: gateway.child.pid, port, url: `http://127.0.0.1:${port}` };
 }
 
+/** A partner client made the way operators make one (npm run clients -- create); returns its token. */
+async function createPartnerClient(name, env) {
+  const created = await startNode(
+    ['dist/src/auth/cli/clients.cli.js', 'create', '--name', name, '--role', 'partner'],
+    { ...env, LOG_LEVEL: 'warn' },
+    /"token"/,
+  );
+  const line = created
+    .output()
+    .trim()
+    .split('\n')
+    .find((text) => text.includes('"token"'));
+  return JSON.parse(line).token;
+}
+
 /**
  * A gateway process (startBenchGatewayProcess) with a partner client and one customer made:
  * `targets` are its balance read and its account opening, for autocannon.
@@ -209,18 +224,7 @@ export async function startBenchGatewayProcess({ database, dataDir, sandboxUrl, 
 export async function startBenchGateway(options) {
   const { process: gateway, port, url } = await startBenchGatewayProcess(options);
   const { database, dataDir } = options;
-  const created = await startNode(
-    ['dist/src/auth/cli/clients.cli.js', 'create', '--name', `bench-${port}`, '--role', 'partner'],
-    { DATABASE_URL: database.url, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-    /"token"/,
-  );
-  const token = JSON.parse(
-    created
-      .output()
-      .trim()
-      .split('\n')
-      .find((line) => line.includes('"token"')),
-  ).token;
+  const token = await createPartnerClient(`bench-${port}`, { DATABASE_URL: database.url, DATA_DIR: dataDir });
   const answer = await fetch(`${url}/api/v1/customers`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -302,18 +306,7 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
     const naiveUrl = `http://127.0.0.1:${naivePort}`;
 
     // A partner client, and one customer of its, created the way partners do.
-    const created = await startNode(
-      ['dist/src/auth/cli/clients.cli.js', 'create', '--name', 'bench', '--role', 'partner'],
-      { DATABASE_URL: database.url, LOG_LEVEL: 'warn' },
-      /"token"/,
-    );
-    const token = JSON.parse(
-      created
-        .output()
-        .trim()
-        .split('\n')
-        .find((line) => line.includes('"token"')),
-    ).token;
+    const token = await createPartnerClient('bench', { DATABASE_URL: database.url });
     const customerAnswer = await fetch(`${serviceUrl}/api/v1/customers`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

@@ -53,8 +53,6 @@ export async function createApp(
   app.useLogger(new ServiceLogger(logger));
   resolveConstraintsFrom(app);
   const fastify = app.getHttpAdapter().getInstance();
-  // JSON only: without this Fastify would parse text/plain, and such a body must be a 415.
-  fastify.removeContentTypeParser('text/plain');
   installEdgeServer(fastify);
   installPipeline(fastify, edgeStages(app, config, logStream));
 

@@ -1,6 +1,9 @@
 import { DomainError } from '../domain/domain-error';
 import { MalformedJson } from './edge.errors';
-import { decodeJsonText, hasDuplicateName, jsonDepthExceeds, MAX_JSON_DEPTH, parseJsonBody } from './json-body';
+import { decodeJsonText, MAX_JSON_DEPTH, parseJsonBody, scanJsonText } from './json-body';
+
+const jsonDepthExceeds = (text: string, max: number) => scanJsonText(text, max).tooDeep;
+const hasDuplicateName = (text: string) => scanJsonText(text, MAX_JSON_DEPTH).duplicateName;
 
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
@@ -13,7 +16,7 @@ function codeOf(work: () => unknown): string | undefined {
   }
 }
 
-describe(jsonDepthExceeds.name, () => {
+describe('scanJsonText: depth', () => {
   it('when nesting is exactly the limit, then it is within; one more is over', () => {
     expect(jsonDepthExceeds(nested(MAX_JSON_DEPTH), MAX_JSON_DEPTH)).toBe(false);
     expect(jsonDepthExceeds(nested(MAX_JSON_DEPTH + 1), MAX_JSON_DEPTH)).toBe(true);
@@ -65,7 +68,7 @@ describe(parseJsonBody.name, () => {
   });
 });
 
-describe(hasDuplicateName.name, () => {
+describe('scanJsonText: a name twice', () => {
   it.each([
     ['{"a":1,"a":2}', 'the same name twice'],
     ['{"a":1,"\\u0061":2}', 'the same name, once escaped'],

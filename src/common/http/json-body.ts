@@ -6,39 +6,33 @@ import { JsonTooDeep, MalformedJson } from './edge.errors';
 /** Deeper bodies are refused before anything walks them: no request field nests past two levels. */
 export const MAX_JSON_DEPTH = 32;
 
-/** Whether `text` nests objects or arrays deeper than `max` (brackets inside strings do not count). */
-export function jsonDepthExceeds(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text.charCodeAt(i);
-    if (inString) {
-      if (char === 92 /* \ */) i++;
-      else if (char === 34 /* " */) inString = false;
-    } else if (char === 34) {
-      inString = true;
-    } else if (char === 123 /* { */ || char === 91 /* [ */) {
-      if (++depth > max) return true;
-    } else if (char === 125 /* } */ || char === 93 /* ] */) {
-      depth--;
-    }
-  }
-  return false;
+/** What one pass over a body's text finds before it is parsed. */
+export interface JsonTextScan {
+  /** Objects or arrays nest deeper than the limit (the scan stops there). */
+  readonly tooDeep: boolean;
+  /** An object has the same name twice, compared as JSON reads them (`"a"` and `"\\u0061"` are one name). */
+  readonly duplicateName: boolean;
 }
 
+const isJsonSpace = (char: number) => char === 32 || char === 9 || char === 10 || char === 13;
+
 /**
- * Whether an object in `text` (which must be valid JSON) has the same name twice, compared as JSON
- * reads them (`"a"` and `"\\u0061"` are the same name). JSON.parse keeps the last silently.
+ * One pass over a body's text, before anything walks it: how deep it nests (brackets inside
+ * strings do not count) and whether an object has a name twice (JSON.parse keeps the last one
+ * silently). Made for valid JSON; on anything else its answer does not matter, as parsing refuses it.
  */
-export function hasDuplicateName(text: string): boolean {
+export function scanJsonText(text: string, maxDepth: number): JsonTextScan {
   /** One entry per open object (its names so far) or array (null). */
   const open: (Set<string> | null)[] = [];
+  let duplicateName = false;
   for (let i = 0; i < text.length; i++) {
     const char = text.charCodeAt(i);
-    if (char === 123 /* { */) open.push(new Set());
-    else if (char === 91 /* [ */) open.push(null);
-    else if (char === 125 /* } */ || char === 93 /* ] */) open.pop();
-    else if (char === 34 /* " */) {
+    if (char === 123 /* { */ || char === 91 /* [ */) {
+      if (open.length === maxDepth) return { tooDeep: true, duplicateName };
+      open.push(char === 123 && !duplicateName ? new Set() : null);
+    } else if (char === 125 /* } */ || char === 93 /* ] */) {
+      open.pop();
+    } else if (char === 34 /* " */) {
       const start = i;
       let escaped = false;
       for (i++; i < text.length && text.charCodeAt(i) !== 34; i++) {
@@ -51,18 +45,24 @@ export function hasDuplicateName(text: string): boolean {
       if (!names) continue;
       // A string in an object is a name when a colon follows it.
       let next = i + 1;
-      while (
-        next < text.length &&
-        (text.charCodeAt(next) === 32 || text.charCodeAt(next) === 9 || text.charCodeAt(next) === 10 || text.charCodeAt(next) === 13)
-      )
-        next++;
+      while (next < text.length && isJsonSpace(text.charCodeAt(next))) next++;
       if (text.charCodeAt(next) !== 58 /* : */) continue;
-      const name = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i);
-      if (names.has(name)) return true;
-      names.add(name);
+      const name = escaped ? nameOf(text.slice(start, i + 1)) : text.slice(start + 1, i);
+      if (name === undefined) continue;
+      if (names.has(name)) duplicateName = true;
+      else names.add(name);
     }
   }
-  return false;
+  return { tooDeep: false, duplicateName };
+}
+
+/** An escaped name as JSON reads it; undefined when it is not a valid string literal (parsing will say so). */
+function nameOf(literal: string): string | undefined {
+  try {
+    return JSON.parse(literal) as string;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -71,18 +71,20 @@ export function hasDuplicateName(text: string): boolean {
  */
 export function parseJsonBody(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
   if (text.length === 0) throw new MalformedJson('empty');
-  if (jsonDepthExceeds(text, maxDepth)) throw new JsonTooDeep(maxDepth);
+  const scan = scanJsonText(text, maxDepth);
+  if (scan.tooDeep) throw new JsonTooDeep(maxDepth);
+  let value: unknown;
   try {
-    const value: unknown = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
-    if (hasDuplicateName(text)) throw new MalformedJson('duplicate');
-    return value;
+    value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {
-    if (error instanceof MalformedJson) throw error;
     if (!(error as Error).message.includes('forbidden prototype property')) throw new MalformedJson('syntax');
     // The library says the same for both keys: the one that still fails with __proto__ allowed is constructor.
     const field = reachesPrototypeThroughConstructor(text) ? 'constructor' : '__proto__';
     throw new RequestValidationFailed([{ field, message: `${field} is not an accepted field` }]);
   }
+  // Only a body that parsed: a broken one is refused as broken, whatever the scan saw in it.
+  if (scan.duplicateName) throw new MalformedJson('duplicate');
+  return value;
 }
 
 function reachesPrototypeThroughConstructor(text: string): boolean {
@@ -105,8 +107,12 @@ export function decodeJsonText(bytes: Uint8Array): string {
   }
 }
 
-/** Replaces Fastify's JSON parser (same library underneath) with parseJsonBody, on UTF-8 only. */
+/**
+ * Replaces Fastify's JSON parser (same library underneath) with parseJsonBody, on UTF-8 only, and
+ * leaves JSON the only body read: without its text/plain parser, such a body is a 415.
+ */
 export function useJsonBodyParser(fastify: FastifyInstance): void {
+  fastify.removeContentTypeParser('text/plain');
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
     let value: unknown;
