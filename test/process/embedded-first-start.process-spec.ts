@@ -1,6 +1,17 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanEnv, clusterPid, freePort, removeDataDir, runProcess, scratchDataDir, startProcess, Started, waitForOutput } from '../support/processes';
+import {
+  cleanEnv,
+  clusterPid,
+  freePort,
+  listeningPorts,
+  removeDataDir,
+  runProcess,
+  scratchDataDir,
+  startProcess,
+  Started,
+  waitForOutput,
+} from '../support/processes';
 
 /**
  * What a new user does: the built service with no environment at all. It must start its own
@@ -25,12 +36,15 @@ describe('first start with embedded defaults (one new user, step by step)', () =
   let demo: string;
   let madeBeforeRestart: string;
 
+  const where = (started: Started) => {
+    const ports = listeningPorts(started);
+    return { base: `http://127.0.0.1:${ports.port}`, sandboxPort: ports.sandboxPort };
+  };
+
   beforeAll(async () => {
     dataDir = scratchDataDir();
-    const port = await freePort();
-    sandboxPort = await freePort();
-    env = cleanEnv({ DATA_DIR: dataDir, PORT: String(port), SANDBOX_PORT: String(sandboxPort) });
-    base = `http://127.0.0.1:${port}`;
+    // Both listen on a port of their own choosing, read from what the service prints.
+    env = cleanEnv({ DATA_DIR: dataDir, PORT: '0', SANDBOX_PORT: '0' });
   });
   afterAll(async () => {
     if (service && service.child.exitCode === null) {
@@ -43,6 +57,7 @@ describe('first start with embedded defaults (one new user, step by step)', () =
   it('when started with no environment at all, then it serves in sandbox mode and prints development tokens', async () => {
     service = startProcess(MAIN, [], env);
     await waitForOutput(service, /Partner gateway listening/);
+    ({ base, sandboxPort } = where(service));
     partner = service.output().match(/partner\s+(pgw_[A-Za-z0-9_-]+)/)?.[1];
     admin = service.output().match(/admin\s+(pgw_[A-Za-z0-9_-]+)/)?.[1];
 
@@ -105,7 +120,7 @@ describe('first start with embedded defaults (one new user, step by step)', () =
 
   it('when `npm run sandbox` is started on the port the service’s sandbox holds, then it says so in one line and exits non-zero', async () => {
     // Should it start after all, it is stopped after 20 s and the test fails on its exit code.
-    const result = await runProcess(SANDBOX, [], env, { timeoutMs: 20_000 });
+    const result = await runProcess(SANDBOX, [], { ...env, SANDBOX_PORT: String(sandboxPort) }, { timeoutMs: 20_000 });
 
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(`127.0.0.1:${sandboxPort}: the port is taken`)]);
@@ -193,6 +208,7 @@ describe('first start with embedded defaults (one new user, step by step)', () =
   it('when started a second time, then it finds its clients and prints no tokens, and the sandbox still knows the customers made before', async () => {
     service = startProcess(MAIN, [], env);
     await waitForOutput(service, /Partner gateway listening/);
+    ({ base, sandboxPort } = where(service));
     const balanceOf = async (id: string) => (await fetch(`${base}/api/v1/customers/${id}/balance`, { headers: { authorization: `Bearer ${partner}` } })).status;
     const served = (await (await fetch(`${base}/docs-json`)).json()) as {
       components: { schemas: Record<string, { properties: Record<string, { example?: unknown }> }> };

@@ -2,7 +2,7 @@ import { waitFor } from '../support/wait-for';
 import { join } from 'node:path';
 import { buildBankAccountRequest } from '../support/builders';
 import { callApi, createCustomer } from '../support/http';
-import { cleanEnv, clusterPid, freePort, removeDataDir, scratchDataDir, startProcess, Started, waitForOutput } from '../support/processes';
+import { cleanEnv, clusterPid, listeningPorts, removeDataDir, scratchDataDir, startProcess, Started, waitForOutput } from '../support/processes';
 
 /**
  * SIGTERM with requests in flight, on the built service with its embedded defaults (its own
@@ -19,16 +19,18 @@ interface Running {
 
 describe('graceful shutdown', () => {
   let dataDir: string;
-  let port: number;
   let sandboxPort: number;
   let running: Running | undefined;
 
   const sandbox = (path: string) => `http://127.0.0.1:${sandboxPort}${path}`;
 
   async function start(extra: Record<string, string> = {}): Promise<Running> {
-    const service = startProcess(MAIN, [], cleanEnv({ DATA_DIR: dataDir, PORT: String(port), SANDBOX_PORT: String(sandboxPort), ...extra }));
+    // Both listen on a port of their own choosing, read from what the service prints.
+    const service = startProcess(MAIN, [], cleanEnv({ DATA_DIR: dataDir, PORT: '0', SANDBOX_PORT: '0', ...extra }));
     await waitForOutput(service, /Partner gateway listening/);
-    const base = `http://127.0.0.1:${port}`;
+    const ports = listeningPorts(service);
+    sandboxPort = ports.sandboxPort;
+    const base = `http://127.0.0.1:${ports.port}`;
     if (!running) {
       const partner = service.output().match(/partner\s+(pgw_[A-Za-z0-9_-]+)/)![1];
       const admin = service.output().match(/admin\s+(pgw_[A-Za-z0-9_-]+)/)![1];
@@ -63,8 +65,6 @@ describe('graceful shutdown', () => {
 
   beforeAll(async () => {
     dataDir = scratchDataDir();
-    port = await freePort();
-    sandboxPort = await freePort();
   });
 
   afterEach(async () => {

@@ -24,6 +24,26 @@ export interface Started {
   exited: Promise<number | null>;
 }
 
+/**
+ * The port a started service printed in a JSON log line: the URL in `field` of the line whose
+ * message is `message` ("Partner gateway listening" → url, "Sandbox provider running…" → sandbox).
+ * Services in tests listen on port 0 and say where they are: a port picked beforehand and left
+ * unbound until the service starts could be handed meanwhile to the embedded PostgreSQL.
+ */
+export function portPrinted(started: Started, message: string, field: string): number {
+  for (const line of started.output().split('\n')) {
+    if (!line.startsWith('{') || !line.includes(message)) continue;
+    const url = (JSON.parse(line) as Record<string, unknown>)[field];
+    if (typeof url === 'string') return Number(new URL(url).port);
+  }
+  throw new Error(`no "${message}" line with ${field} in:\n${started.output()}`);
+}
+
+/** Where a service started in sandbox mode listens, and its in-process sandbox: once it has said it listens. */
+export function listeningPorts(started: Started): { port: number; sandboxPort: number } {
+  return { port: portPrinted(started, 'Partner gateway listening', 'url'), sandboxPort: portPrinted(started, 'Sandbox provider running', 'sandbox') };
+}
+
 export function startProcess(script: string, args: string[], env: NodeJS.ProcessEnv): Started {
   const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

@@ -4,7 +4,7 @@ import { generateSandboxKeys } from '../../src/sandbox/sandbox-keys';
 import { RunningSandbox, startSandbox } from '../../src/sandbox/sandbox.runner';
 import { TEST_AUDIT_SIGNING_KEY } from './app';
 import { createTestDatabase, TestDatabase } from './database';
-import { cleanEnv, freePort, removeDataDir, scratchDataDir, startProcess, Started, waitForOutput } from './processes';
+import { cleanEnv, portPrinted, removeDataDir, scratchDataDir, startProcess, Started, waitForOutput } from './processes';
 
 const MAIN = join(process.cwd(), 'dist', 'src', 'main.js');
 
@@ -37,16 +37,17 @@ export async function startReplicas(count: number, env: Record<string, string> =
   const database = await createTestDatabase();
   const dataDirs: string[] = [];
   const replicas: Replica[] = [];
+  /** Every process started, ready or not, so that a failed start still stops them all. */
+  const processes: Started[] = [];
   const close = async () => {
-    for (const replica of replicas) replica.process.child.kill('SIGKILL');
-    await Promise.all(replicas.map((replica) => replica.process.exited));
+    for (const started of processes) started.child.kill('SIGKILL');
+    await Promise.all(processes.map((started) => started.exited));
     await Promise.all(dataDirs.map((dir) => removeDataDir(dir)));
     await sandbox.close();
     await database.drop();
   };
   try {
     const starting = Array.from({ length: count }, async (_, i) => {
-      const port = await freePort();
       const dataDir = scratchDataDir();
       dataDirs.push(dataDir);
       const started = startProcess(
@@ -55,7 +56,9 @@ export async function startReplicas(count: number, env: Record<string, string> =
         cleanEnv({
           NODE_ENV: 'production',
           LOG_LEVEL: 'info',
-          PORT: String(port),
+          // A port of its own choosing, read from what it prints: ports picked beforehand and left
+          // unbound until each replica starts could be handed to two of them.
+          PORT: '0',
           DATA_DIR: dataDir,
           DATABASE_URL: database.url,
           MIGRATIONS_DATABASE_URL: database.ownerUrl,
@@ -66,13 +69,12 @@ export async function startReplicas(count: number, env: Record<string, string> =
           ...env,
         }),
       );
-      const replica = { name: String.fromCharCode(65 + i), base: `http://127.0.0.1:${port}`, process: started };
-      replicas.push(replica);
+      processes.push(started);
       await waitForOutput(started, /Partner gateway listening/);
-      return replica;
+      return { name: String.fromCharCode(65 + i), base: `http://127.0.0.1:${portPrinted(started, 'Partner gateway listening', 'url')}`, process: started };
     });
     const ready = await Promise.all(starting);
-    replicas.splice(0, replicas.length, ...ready);
+    replicas.push(...ready);
   } catch (error) {
     await close();
     throw error;
