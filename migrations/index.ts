@@ -5,6 +5,7 @@ import { ReferencesUniquePerGateway1763971200000 } from './1763971200000-Referen
 import { NotifyApiClientChanges1764057600000 } from './1764057600000-NotifyApiClientChanges';
 import { PurgeAsOwner1764144000000 } from './1764144000000-PurgeAsOwner';
 import { SealAuditEvents1764230400000 } from './1764230400000-SealAuditEvents';
+import { EndUsers1764316800000 } from './1764316800000-EndUsers';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so the same list works compiled,
@@ -18,4 +19,5 @@ export const MIGRATIONS = [
   NotifyApiClientChanges1764057600000,
   PurgeAsOwner1764144000000,
   SealAuditEvents1764230400000,
+  EndUsers1764316800000,
 ];

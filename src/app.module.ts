@@ -26,11 +26,13 @@ export interface AppModuleOptions {
   readonly database: DatabaseUrls;
   /** The provider, or the sandbox standing in for it. */
   readonly upstream: UpstreamSettings;
+  /** Sandbox mode: the development OpenID provider's issuer, trusted when OIDC_ISSUER is not set. */
+  readonly devIssuer?: string;
 }
 
 @Module({})
 export class AppModule {
-  static forRoot({ config, database, upstream }: AppModuleOptions): DynamicModule {
+  static forRoot({ config, database, upstream, devIssuer }: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -41,7 +43,7 @@ export class AppModule {
         DatabaseModule.forRoot(database, ENTITIES),
         UpstreamModule.forRoot(upstream),
         AuditModule,
-        AuthModule,
+        AuthModule.forRoot({ devIssuer }),
         RateLimitModule,
         CustomersModule,
         BalancesModule,

@@ -25,7 +25,7 @@ export async function createApp(
   config: AppConfig,
   database: DatabaseUrls,
   upstream: UpstreamSettings,
-  options: { logStream?: DestinationStream; demoCustomerId?: () => string | undefined } = {},
+  options: { logStream?: DestinationStream; demoCustomerId?: () => string | undefined; devIssuer?: string } = {},
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     ...edgeServerOptions({
@@ -40,7 +40,7 @@ export async function createApp(
     return503OnClosing: false,
     bodyLimit: config.BODY_LIMIT_BYTES,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, database, upstream }), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, database, upstream, devIssuer: options.devIssuer }), adapter, {
     bufferLogs: true,
     abortOnError: false,
     // Fastify's own JSON parser only (with bodyLimit): no urlencoded parser, so a form is a 415.

@@ -30,8 +30,12 @@ export function readDemoCustomer(file: string): string | undefined {
   }
 }
 
-/** Makes the demo customer through the API (the service at `baseUrl`) with the partner's token; resolves to its id. */
-export async function createDemoCustomer(baseUrl: string, partnerToken: string, file?: string): Promise<string> {
+/**
+ * Makes the demo customer through the API (the service at `baseUrl`) with the partner's token, and
+ * gives it to the development end user `endUser` (a partner server's binding, audited too) when
+ * one is named; resolves to its id.
+ */
+export async function createDemoCustomer(baseUrl: string, partnerToken: string, file?: string, endUser?: string): Promise<string> {
   const answer = await fetch(`${baseUrl}/api/v1/customers`, {
     method: 'POST',
     headers: { authorization: `Bearer ${partnerToken}`, 'content-type': 'application/json' },
@@ -41,6 +45,15 @@ export async function createDemoCustomer(baseUrl: string, partnerToken: string, 
   if (answer.status !== 201 || !body.data?.customer_id) {
     throw new Error(`The demo customer could not be made: ${answer.status} ${body.error?.code ?? ''} (error id ${body.error?.id ?? 'none'})`);
   }
-  if (file) writeFileSync(file, JSON.stringify({ customer_id: body.data.customer_id }) + '\n');
-  return body.data.customer_id;
+  const customerId = body.data.customer_id;
+  if (file) writeFileSync(file, JSON.stringify({ customer_id: customerId }) + '\n');
+  if (endUser) {
+    const bound = await fetch(`${baseUrl}/api/v1/customers/${customerId}/end-user`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${partnerToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ subject: endUser }),
+    });
+    if (bound.status !== 200) throw new Error(`The demo customer could not be given to the end user ${endUser}: ${bound.status}`);
+  }
+  return customerId;
 }

@@ -9,6 +9,7 @@ import { longestProviderCallMs } from './config/provider-call';
 import { DatabaseHandle, resolveDatabase } from './database/database-handle';
 import { RunningSandbox, sandboxFilesUnder, startSandbox } from './sandbox/sandbox.runner';
 import { createDemoCustomer, demoCustomerFile, readDemoCustomer } from './demo-customer';
+import { DevIdentityProvider, startDevIdentityProvider } from './sandbox/dev-identity-provider';
 import { liveUpstreamSettings, sandboxUpstreamSettings, UpstreamSettings } from './upstream/upstream.settings';
 
 async function main(): Promise<void> {
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
 
   let database: DatabaseHandle | undefined;
   let sandbox: RunningSandbox | undefined;
+  let identityProvider: DevIdentityProvider | undefined;
   let app: NestFastifyApplication | undefined;
   let stopping = false;
   // The demo customer of an earlier start, if any (sandbox mode with embedded defaults only).
@@ -53,6 +55,7 @@ async function main(): Promise<void> {
         if (cut > 0) log.warn({ cut, unsettled }, 'Grace period over: the connections of unfinished requests were closed');
       }
       await sandbox?.close();
+      await identityProvider?.close();
       await database?.stop();
       log.info('Stopped');
       exit(0);
@@ -83,15 +86,30 @@ async function main(): Promise<void> {
       });
       log.warn({ sandbox: sandbox.baseUrl }, 'Sandbox provider running in-process; the gateway calls it over loopback');
       upstream = sandboxUpstreamSettings(config, sandbox);
+      if (!config.OIDC_ISSUER) {
+        const gatewayOrigins = [`http://127.0.0.1:${config.PORT}`, `http://localhost:${config.PORT}`];
+        identityProvider = await startDevIdentityProvider({
+          port: config.DEV_OIDC_PORT,
+          audience: config.OIDC_AUDIENCE,
+          keysDir: files.keysDir,
+          swaggerRedirectUris: gatewayOrigins.map((origin) => `${origin}/docs/oauth2-redirect.html`),
+        });
+        log.warn({ issuer: identityProvider.issuer }, 'Development OpenID provider running in-process: end users demo and alex (password: the name)');
+      }
     } else {
       upstream = liveUpstreamSettings(config);
     }
-    app = await createApp(config, database, upstream, { logStream: requestLog, demoCustomerId: () => demoCustomerId });
+    app = await createApp(config, database, upstream, {
+      logStream: requestLog,
+      demoCustomerId: () => demoCustomerId,
+      devIssuer: identityProvider?.issuer,
+    });
     await app.listen({ port: config.PORT, host: config.HOST });
   } catch (error) {
     log.fatal({ err: error }, 'Start-up failed');
     await app?.close().catch(() => undefined);
     await sandbox?.close().catch(() => undefined);
+    await identityProvider?.close().catch(() => undefined);
     await database?.stop().catch(() => undefined);
     exit(1);
   }
@@ -110,12 +128,12 @@ async function main(): Promise<void> {
     const tokens = await createDevClientsIfNone(app.get(ApiClientsService), config.DEFAULT_TENANT);
     if (tokens) {
       try {
-        demoCustomerId = await createDemoCustomer(baseUrl, tokens.partner, demoCustomerFile(config.DATA_DIR));
+        demoCustomerId = await createDemoCustomer(baseUrl, tokens.partner, demoCustomerFile(config.DATA_DIR), identityProvider ? 'demo' : undefined);
         log.info({ customerId: demoCustomerId }, 'Made the demo customer: Swagger UI’s examples use it');
       } catch (error) {
         log.warn({ err: error }, 'The demo customer could not be made: Swagger UI’s examples name a customer no one has');
       }
-      process.stdout.write(devTokensBanner(tokens, baseUrl, demoCustomerId));
+      process.stdout.write(devTokensBanner(tokens, baseUrl, demoCustomerId, identityProvider?.issuer));
     }
   }
   log.info({ url: baseUrl, docs: config.DOCS_ENABLED ? `${baseUrl}/docs` : undefined }, 'Partner gateway listening');

@@ -1,31 +1,101 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Logger, Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig } from '../config/load-config';
+import { loadPseudonymKey, trustedIssuers } from '../config/end-user-settings';
 import { PostgresNotifications } from '../database/postgres-notifications';
 import { ApiClientChanges } from './domain/api-client-changes.port';
 import { ApiClientStore } from './domain/api-client-store.port';
 import { ApiClientsService } from './domain/api-clients.service';
+import { Callers } from './domain/callers.service';
+import { EndUserTokens } from './domain/end-user-tokens.port';
+import { ProofReplay } from './domain/proof-replay.port';
+import { Pseudonyms } from './domain/pseudonyms';
 import { CallerIdentity } from '../common/http/caller-identity.port';
 import { BearerAuthGuard, BearerCallerIdentity } from './http/bearer-auth.guard';
 import { ClientsController } from './http/clients.controller';
+import { DpopProofs } from './oidc/dpop-proofs';
+import { JoseEndUserTokens } from './oidc/jose-end-user-tokens';
 import { ApiClientEntity } from './persistence/api-client.entity';
+import { PgProofReplay } from './persistence/pg-proof-replay';
 import { PostgresApiClientChanges } from './persistence/postgres-api-client-changes';
 import { TypeOrmApiClientRepository } from './persistence/typeorm-api-client.repository';
 
-@Module({
-  imports: [TypeOrmModule.forFeature([ApiClientEntity])],
-  controllers: [ClientsController],
-  providers: [
-    ApiClientsService,
-    TypeOrmApiClientRepository,
-    { provide: ApiClientStore, useExisting: TypeOrmApiClientRepository },
-    {
-      provide: ApiClientChanges,
-      inject: [PostgresNotifications],
-      useFactory: (notifications: PostgresNotifications) => new PostgresApiClientChanges(notifications),
-    },
-    BearerAuthGuard,
-    { provide: CallerIdentity, useClass: BearerCallerIdentity },
-  ],
-  exports: [ApiClientsService, BearerAuthGuard, CallerIdentity],
-})
-export class AuthModule {}
+/** What authentication needs beyond the environment: the development OpenID provider's issuer, in sandbox mode. */
+export interface AuthOptions {
+  readonly devIssuer?: string;
+}
+
+@Module({})
+export class AuthModule {
+  static forRoot(options: AuthOptions = {}): DynamicModule {
+    return {
+      module: AuthModule,
+      // Every feature asks it who is calling (the guard, the rate limit, the edge's admin paths).
+      global: true,
+      imports: [TypeOrmModule.forFeature([ApiClientEntity])],
+      controllers: [ClientsController],
+      providers: [
+        ApiClientsService,
+        TypeOrmApiClientRepository,
+        { provide: ApiClientStore, useExisting: TypeOrmApiClientRepository },
+        {
+          provide: ApiClientChanges,
+          inject: [PostgresNotifications],
+          useFactory: (notifications: PostgresNotifications) => new PostgresApiClientChanges(notifications),
+        },
+        PgProofReplay,
+        { provide: ProofReplay, useExisting: PgProofReplay },
+        {
+          provide: EndUserTokens,
+          inject: [ConfigService, ProofReplay],
+          useFactory: (config: ConfigService<AppConfig, true>, replay: ProofReplay) => {
+            const issuers = trustedIssuers(configValues(config), options.devIssuer);
+            const clockSkewSeconds = config.getOrThrow('OIDC_CLOCK_SKEW_SECONDS', { infer: true });
+            const proofs = new DpopProofs(replay, { maxAgeSeconds: config.getOrThrow('DPOP_PROOF_MAX_AGE_SECONDS', { infer: true }), clockSkewSeconds });
+            if (issuers.length > 0) {
+              new Logger('EndUsers').log(
+                { issuers: issuers.map(({ issuer, tenant }) => ({ issuer, tenant })) },
+                'End-user access tokens accepted from these issuers',
+              );
+            }
+            return new JoseEndUserTokens(
+              issuers,
+              {
+                clockSkewSeconds,
+                maxLifetimeSeconds: config.getOrThrow('OIDC_MAX_TOKEN_LIFETIME_SECONDS', { infer: true }),
+                requireDpop: config.getOrThrow('OIDC_REQUIRE_DPOP', { infer: true }),
+              },
+              proofs,
+            );
+          },
+        },
+        {
+          provide: Pseudonyms,
+          inject: [ConfigService],
+          useFactory: (config: ConfigService<AppConfig, true>) => {
+            const { key, generated } = loadPseudonymKey({
+              END_USER_PSEUDONYM_KEY: config.get('END_USER_PSEUDONYM_KEY', { infer: true }),
+              DATA_DIR: config.getOrThrow('DATA_DIR', { infer: true }),
+            });
+            if (generated) new Logger('EndUsers').warn('Made the end users’ pseudonym key under DATA_DIR: replicas must share one (END_USER_PSEUDONYM_KEY)');
+            return new Pseudonyms(key);
+          },
+        },
+        Callers,
+        BearerAuthGuard,
+        { provide: CallerIdentity, useClass: BearerCallerIdentity },
+      ],
+      exports: [ApiClientsService, Callers, BearerAuthGuard, CallerIdentity],
+    };
+  }
+}
+
+function configValues(config: ConfigService<AppConfig, true>) {
+  return {
+    OIDC_ISSUER: config.get('OIDC_ISSUER', { infer: true }),
+    OIDC_AUDIENCE: config.getOrThrow('OIDC_AUDIENCE', { infer: true }),
+    OIDC_TENANT: config.getOrThrow('OIDC_TENANT', { infer: true }),
+    OIDC_ISSUERS: config.get('OIDC_ISSUERS', { infer: true }),
+  };
+}

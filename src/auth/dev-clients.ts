@@ -16,7 +16,7 @@ export async function createDevClientsIfNone(clients: ApiClientsService, tenant:
   return { partner: partner.token, admin: admin.token };
 }
 
-export function devTokensBanner(tokens: DevTokens, baseUrl: string, demoCustomerId?: string): string {
+export function devTokensBanner(tokens: DevTokens, baseUrl: string, demoCustomerId?: string, devIssuer?: string): string {
   const line = '='.repeat(78);
   return [
     '',
@@ -32,6 +32,15 @@ export function devTokensBanner(tokens: DevTokens, baseUrl: string, demoCustomer
       : []),
     `  Swagger UI: ${baseUrl}/docs  (Authorize: partner token for customers and accounts, admin token for audit events)`,
     '  More tokens: npm run clients -- create --name NAME --role partner|admin',
+    ...(devIssuer
+      ? [
+          '',
+          `  End users (development OpenID provider at ${devIssuer}): demo and alex, password = the name.`,
+          '  An end-user access token, in one command (the demo customer is demo’s):',
+          '    TOKEN=$(npm run -s users -- token --user demo)',
+          `    curl -H "Authorization: Bearer $TOKEN" ${baseUrl}/api/v1/me`,
+        ]
+      : []),
     line,
     '',
   ].join('\n');

@@ -18,6 +18,7 @@ export const SERVICE_PRIVILEGES: Readonly<Record<string, string>> = {
   api_clients: 'SELECT, INSERT, UPDATE',
   idempotency_keys: 'SELECT, INSERT, UPDATE, DELETE',
   customer_tenants: 'SELECT, INSERT, UPDATE, DELETE',
+  dpop_proofs: 'SELECT, INSERT, UPDATE, DELETE',
   // So that a tool run with DATABASE_URL alone sees that nothing is pending.
   schema_migrations: 'SELECT',
 };

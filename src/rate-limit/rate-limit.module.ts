@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { AuthModule } from '../auth/auth.module';
 import { AppConfig } from '../config/load-config';
 import { MemoryRateLimitStore } from './memory-rate-limit.store';
 import { RateLimiter, RateLimits } from './rate-limiter';
@@ -22,8 +21,8 @@ function rateLimitsOf(config: ConfigService<AppConfig, true>): RateLimits {
  * RATE_LIMIT_REDIS_URL is set so that replicas share them. The limiter runs as a stage of the edge
  * (edge.pipeline.ts), ahead of authentication.
  */
+/** CallerIdentity comes from the auth feature's global module. */
 @Module({
-  imports: [AuthModule],
   providers: [
     RateLimiter,
     { provide: RateLimits, inject: [ConfigService], useFactory: rateLimitsOf },

@@ -23,3 +23,39 @@ export function customerOwnershipContract(subject: () => CustomerOwnership): voi
     expect(await subject().tenantOf(customerId)).toBe('acme');
   });
 }
+
+/** The end-user half of the contract (docs/security.md, "End users"). */
+export function customerOwnershipEndUserContract(subject: () => CustomerOwnership): void {
+  const alice = randomUUID();
+  const bob = randomUUID();
+
+  it('when an end user creates a customer, then it is theirs within the tenant, and listed as theirs only', async () => {
+    const customerId = randomUUID();
+    await subject().assign(customerId, 'acme', 'created', alice);
+
+    expect(await subject().ownerOf(customerId)).toEqual({ tenant: 'acme', endUser: alice });
+    expect(await subject().customersOf('acme', alice)).toContain(customerId);
+    expect(await subject().customersOf('acme', bob)).not.toContain(customerId);
+    expect(await subject().customersOf('globex', alice)).not.toContain(customerId);
+  });
+
+  it('when a partner binds its customer to an end user, then it is theirs, binding again is unchanged, and another end user cannot take it', async () => {
+    const customerId = randomUUID();
+    await subject().assign(customerId, 'acme', 'created');
+    expect(await subject().ownerOf(customerId)).toEqual({ tenant: 'acme' });
+
+    expect(await subject().bind(customerId, 'acme', alice)).toBe('bound');
+    expect(await subject().bind(customerId, 'acme', alice)).toBe('unchanged');
+    expect(await subject().bind(customerId, 'acme', bob)).toBe('taken');
+    expect(await subject().ownerOf(customerId, { fresh: true })).toEqual({ tenant: 'acme', endUser: alice });
+  });
+
+  it('when a tenant binds another tenant’s customer, or one no tenant has, then it is not found and nothing changes', async () => {
+    const customerId = randomUUID();
+    await subject().assign(customerId, 'acme', 'created');
+
+    await expect(subject().bind(customerId, 'globex', alice)).rejects.toMatchObject({ code: 'CUSTOMER.NOT_FOUND' });
+    await expect(subject().bind(randomUUID(), 'acme', alice)).rejects.toMatchObject({ code: 'CUSTOMER.NOT_FOUND' });
+    expect(await subject().ownerOf(customerId)).toEqual({ tenant: 'acme' });
+  });
+}

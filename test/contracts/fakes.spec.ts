@@ -1,6 +1,6 @@
 import { InMemoryAuditLog, InMemoryCustomerOwnership, InMemoryIdempotencyStore } from '../support/fakes';
 import { auditLogContract } from './audit-log.contract';
-import { customerOwnershipContract } from './customer-ownership.contract';
+import { customerOwnershipContract, customerOwnershipEndUserContract } from './customer-ownership.contract';
 import { idempotencyStoreContract } from './idempotency-store.contract';
 
 /** The in-memory fakes the unit specs use, held to the same contracts as the real adapters (test/medium/port-contracts.medium-spec.ts). */
@@ -13,6 +13,7 @@ describe('The fakes keep their ports’ contracts', () => {
   describe('InMemoryCustomerOwnership', () => {
     const ownership = new InMemoryCustomerOwnership();
     customerOwnershipContract(() => ownership);
+    customerOwnershipEndUserContract(() => ownership);
   });
 
   describe('InMemoryIdempotencyStore', () => {

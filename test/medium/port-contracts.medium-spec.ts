@@ -2,7 +2,7 @@ import { AuditLog } from '../../src/audit/trail/domain/audit-log.port';
 import { CustomerOwnership } from '../../src/customers/domain/customer-ownership.port';
 import { IdempotencyStore } from '../../src/idempotency/domain/idempotency-store.port';
 import { auditLogContract } from '../contracts/audit-log.contract';
-import { customerOwnershipContract } from '../contracts/customer-ownership.contract';
+import { customerOwnershipContract, customerOwnershipEndUserContract } from '../contracts/customer-ownership.contract';
 import { idempotencyStoreContract } from '../contracts/idempotency-store.contract';
 import { startTestApp, TestApp } from '../support/app';
 
@@ -24,6 +24,7 @@ describe('The PostgreSQL adapters keep their ports’ contracts', () => {
 
   describe('CustomerOwnership', () => {
     customerOwnershipContract(() => t.app.get(CustomerOwnership));
+    customerOwnershipEndUserContract(() => t.app.get(CustomerOwnership));
   });
 
   describe('IdempotencyStore', () => {

@@ -6,7 +6,8 @@ import { AuditLog } from '../../src/audit/trail/domain/audit-log.port';
 import { UnresolvedCall, UnresolvedPage, UnresolvedQuery } from '../../src/audit/trail/domain/unresolved-call';
 import { Clock } from '../../src/common/domain/clock.port';
 import { Metrics } from '../../src/common/domain/metrics.port';
-import { CustomerOwnership, OwnershipOrigin } from '../../src/customers/domain/customer-ownership.port';
+import { Binding, CustomerOwner, CustomerOwnership, OwnershipOrigin } from '../../src/customers/domain/customer-ownership.port';
+import { CustomerNotFound } from '../../src/customers/domain/customers.errors';
 import { Claim, IdempotencyKey } from '../../src/idempotency/domain/idempotency';
 import { ClaimRequest, IdempotencyStore } from '../../src/idempotency/domain/idempotency-store.port';
 
@@ -84,15 +85,36 @@ export class CountingMetrics extends Metrics {
 }
 
 export class InMemoryCustomerOwnership extends CustomerOwnership {
-  readonly owners = new Map<string, string>();
+  readonly owners = new Map<string, { tenant: string; endUser?: string; at: number }>();
+  private order = 0;
 
-  tenantOf(customerId: string): Promise<string | undefined> {
-    return Promise.resolve(this.owners.get(customerId));
+  ownerOf(customerId: string): Promise<CustomerOwner | undefined> {
+    const owner = this.owners.get(customerId);
+    return Promise.resolve(owner && (owner.endUser === undefined ? { tenant: owner.tenant } : { tenant: owner.tenant, endUser: owner.endUser }));
   }
 
-  assign(customerId: string, tenant: string, _origin: OwnershipOrigin): Promise<string> {
-    if (!this.owners.has(customerId)) this.owners.set(customerId, tenant);
-    return Promise.resolve(this.owners.get(customerId)!);
+  assign(customerId: string, tenant: string, _origin: OwnershipOrigin, endUser?: string): Promise<string> {
+    if (!this.owners.has(customerId)) this.owners.set(customerId, { tenant, endUser, at: this.order++ });
+    return Promise.resolve(this.owners.get(customerId)!.tenant);
+  }
+
+  bind(customerId: string, tenant: string, endUser: string): Promise<Binding> {
+    const owner = this.owners.get(customerId);
+    if (!owner || owner.tenant !== tenant) return Promise.reject(new CustomerNotFound());
+    if (owner.endUser === undefined) {
+      owner.endUser = endUser;
+      return Promise.resolve('bound');
+    }
+    return Promise.resolve(owner.endUser === endUser ? 'unchanged' : 'taken');
+  }
+
+  customersOf(tenant: string, endUser: string): Promise<string[]> {
+    return Promise.resolve(
+      [...this.owners.entries()]
+        .filter(([, owner]) => owner.tenant === tenant && owner.endUser === endUser)
+        .sort(([, a], [, b]) => a.at - b.at)
+        .map(([customerId]) => customerId),
+    );
   }
 }
 

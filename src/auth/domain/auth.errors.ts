@@ -3,9 +3,56 @@ import { DomainError } from '../../common/domain/domain-error';
 /** The provider's own 401 wording, reused so partners see one vocabulary. */
 export const INVALID_TOKEN_DETAILS = 'The token is invalid or expired';
 
+/** The realm every challenge names. */
+const REALM = 'realm="partner-gateway"';
+
+/** The JWS algorithms the service accepts in DPoP proofs (RFC 9449 section 5.1, `algs`). */
+export const DPOP_ALGORITHMS = ['ES256', 'ES384', 'PS256', 'RS256', 'EdDSA'] as const;
+
+/** The WWW-Authenticate challenge of a refused request (RFC 6750 section 3, RFC 9449 section 7.1). */
+export function challengeOf(scheme: 'bearer' | 'dpop', error?: 'invalid_token' | 'insufficient_scope' | 'invalid_dpop_proof', scope?: string): string {
+  const parts = [REALM];
+  if (error) parts.push(`error="${error}"`);
+  if (scope) parts.push(`scope="${scope}"`);
+  if (scheme === 'dpop') parts.push(`algs="${DPOP_ALGORITHMS.join(' ')}"`);
+  return `${scheme === 'dpop' ? 'DPoP' : 'Bearer'} ${parts.join(', ')}`;
+}
+
+/**
+ * No token, or one the service cannot accept: the provider's own 401. A token that was presented
+ * and refused is answered with `error="invalid_token"` in the challenge (RFC 6750 section 3.1).
+ */
 export class InvalidClientToken extends DomainError {
+  constructor(presented?: { scheme: 'bearer' | 'dpop' }) {
+    super('AUTH.INVALID_TOKEN', { details: INVALID_TOKEN_DETAILS, challenge: presented ? challengeOf(presented.scheme, 'invalid_token') : undefined });
+  }
+}
+
+/** A DPoP proof that is missing, malformed, replayed, or for another key, token, method or URL (RFC 9449). */
+export class InvalidDpopProof extends DomainError {
+  constructor(reason: string) {
+    super('AUTH.INVALID_DPOP_PROOF', { details: reason, challenge: challengeOf('dpop', 'invalid_dpop_proof') });
+  }
+}
+
+/** A valid end-user token that does not grant the operation's scope. */
+export class InsufficientScope extends DomainError {
+  constructor(scope: string, scheme: 'bearer' | 'dpop') {
+    super('AUTH.INSUFFICIENT_SCOPE', { details: `Requires the ${scope} scope`, challenge: challengeOf(scheme, 'insufficient_scope', scope) });
+  }
+}
+
+/** The issuer's discovery document or keys could not be fetched: whether the token is good is not known. */
+export class IssuerUnavailable extends DomainError {
+  constructor(cause?: unknown) {
+    super('AUTH.ISSUER_UNAVAILABLE', { retryAfterSeconds: 5, cause });
+  }
+}
+
+/** An end user's token on an endpoint for partner servers or admins only. */
+export class EndUsersNotAllowed extends DomainError {
   constructor() {
-    super('AUTH.INVALID_TOKEN', { details: INVALID_TOKEN_DETAILS });
+    super('AUTH.FORBIDDEN', { details: 'End-user tokens cannot call this endpoint' });
   }
 }
 

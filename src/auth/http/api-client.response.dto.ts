@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { API_CLIENT_ROLES, ApiClient, AuthenticatedClient } from '../domain/api-client';
+import { API_CLIENT_ROLES, ApiClient } from '../domain/api-client';
 
-export class CallerResponseDto {
+export class ApiClientResponseDto {
   @ApiProperty({ format: 'uuid', example: '3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10' })
   readonly id!: string;
 
@@ -14,12 +14,6 @@ export class CallerResponseDto {
   @ApiProperty({ example: 'default', description: 'The tenant whose customers this client sees.' })
   readonly tenant!: string;
 
-  static from(client: AuthenticatedClient): CallerResponseDto {
-    return { id: client.id, name: client.name, role: client.role, tenant: client.tenant };
-  }
-}
-
-export class ApiClientResponseDto extends CallerResponseDto {
   @ApiProperty({ format: 'date-time', example: '2026-11-21T08:00:00.000Z' })
   readonly created_at!: string;
 

@@ -2,15 +2,23 @@ import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/com
 import type { FastifyRequest } from 'fastify';
 import { recordOf } from '../../common/http/request-context';
 import { ApiClientRole, AuthenticatedClient } from '../domain/api-client';
+import type { Scope } from '../domain/scopes';
 
 export const IS_PUBLIC = 'auth:public';
 export const REQUIRED_ROLES = 'auth:roles';
+export const END_USER_SCOPE = 'auth:end-user-scope';
 
 /** The route needs no client token (health checks). */
 export const Public = () => SetMetadata(IS_PUBLIC, true);
 
 /** Only clients with one of these roles may call the route; without it any valid client may. */
 export const Roles = (...roles: ApiClientRole[]) => SetMetadata(REQUIRED_ROLES, roles);
+
+/**
+ * End users may call the route when their access token grants `scope`; with no scope, any end
+ * user may (their own data only). Without this decorator, end users' tokens are refused (403).
+ */
+export const EndUsers = (scope: Scope | null = null) => SetMetadata(END_USER_SCOPE, scope);
 
 /** The authenticated caller of the current request, from the request's record (noteClient). */
 export const CurrentClient = createParamDecorator((_: unknown, context: ExecutionContext): AuthenticatedClient => {

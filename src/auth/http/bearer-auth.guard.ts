@@ -2,12 +2,12 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { noteClient } from '../../common/domain/request-record';
-import { contextOf } from '../../common/http/request-context';
+import { contextOf, targetOf } from '../../common/http/request-context';
 import { CallerIdentity } from '../../common/http/caller-identity.port';
 import { ApiClientRole, AuthenticatedClient } from '../domain/api-client';
-import { ApiClientsService } from '../domain/api-clients.service';
-import { RoleNotAllowed } from '../domain/auth.errors';
-import { IS_PUBLIC, REQUIRED_ROLES } from './auth.decorators';
+import { EndUsersNotAllowed, InsufficientScope, RoleNotAllowed } from '../domain/auth.errors';
+import { Callers, PresentedCredentials } from '../domain/callers.service';
+import { END_USER_SCOPE, IS_PUBLIC, REQUIRED_ROLES } from './auth.decorators';
 
 /** `Bearer <token>`, scheme case-insensitive; anything else counts as no token. */
 export function bearerToken(header: string | string[] | undefined): string | undefined {
@@ -16,16 +16,28 @@ export function bearerToken(header: string | string[] | undefined): string | und
   return match?.[1];
 }
 
+/** The request's credentials as Callers reads them; the URL is built on the canonical path the router used. */
+function presentedBy(request: FastifyRequest): PresentedCredentials {
+  const dpop = request.headers.dpop;
+  return {
+    authorization: request.headers.authorization,
+    dpop,
+    method: request.method,
+    // Only a DPoP proof looks at it: built when one may be checked.
+    url: dpop === undefined ? '' : `${request.protocol}://${request.host}${targetOf(request.raw).path}`,
+  };
+}
+
 /**
- * The client the request's bearer token belongs to, looked up once per request: the rate limiter
- * asks first, this guard asks again and gets the same answer (the pending lookup is the request
- * context's `caller`; the client itself is kept in the request's record, where CurrentClient and
+ * The caller the request's token belongs to, looked up once per request: the rate limiter asks
+ * first, this guard asks again and gets the same answer (the pending lookup is the request
+ * context's `caller`; the caller itself is kept in the request's record, where CurrentClient and
  * the audit read it).
- * @throws InvalidClientToken (through the promise) when there is no valid token.
+ * @throws InvalidClientToken, InvalidDpopProof or IssuerUnavailable (through the promise).
  */
-export function authenticationOf(request: FastifyRequest, clients: ApiClientsService): Promise<AuthenticatedClient> {
+export function authenticationOf(request: FastifyRequest, callers: Callers): Promise<AuthenticatedClient> {
   const context = contextOf(request.raw);
-  context.caller ??= clients.authenticate(bearerToken(request.headers.authorization)).then((client) => {
+  context.caller ??= callers.authenticate(presentedBy(request)).then((client) => {
     noteClient(context.record, client);
     return client;
   });
@@ -35,12 +47,12 @@ export function authenticationOf(request: FastifyRequest, clients: ApiClientsSer
 /** The caller's identity for the stages before authentication (CallerIdentity): the same lookup, shared. */
 @Injectable()
 export class BearerCallerIdentity extends CallerIdentity {
-  constructor(private readonly clients: ApiClientsService) {
+  constructor(private readonly callers: Callers) {
     super();
   }
 
   clientIdOf(request: FastifyRequest): Promise<string | undefined> {
-    return authenticationOf(request, this.clients).then(
+    return authenticationOf(request, this.callers).then(
       (client) => client.id,
       // No token, a bad one, or the token store is down: authentication will say which.
       () => undefined,
@@ -48,12 +60,16 @@ export class BearerCallerIdentity extends CallerIdentity {
   }
 }
 
-/** Global guard: every route needs a valid client token unless marked @Public(). */
+/**
+ * Global guard: every route needs a valid token unless marked @Public(). Client tokens pass where
+ * their role is allowed (@Roles); end users' tokens only where the route names the scope it needs
+ * (@Scope), and only when the token grants it.
+ */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly clients: ApiClientsService,
+    private readonly callers: Callers,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -61,8 +77,16 @@ export class BearerAuthGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const client = await authenticationOf(request, this.clients);
+    const client = await authenticationOf(request, this.callers);
 
+    if (client.role === 'end_user') {
+      const scope = this.reflector.getAllAndOverride<string | null | undefined>(END_USER_SCOPE, targets);
+      if (scope === undefined) throw new EndUsersNotAllowed();
+      if (scope !== null && !client.scopes?.includes(scope)) {
+        throw new InsufficientScope(scope, /^dpop /i.test(request.headers.authorization ?? '') ? 'dpop' : 'bearer');
+      }
+      return true;
+    }
     const roles = this.reflector.getAllAndOverride<ApiClientRole[] | undefined>(REQUIRED_ROLES, targets);
     if (roles && !roles.includes(client.role)) throw new RoleNotAllowed(roles);
     return true;

@@ -15,7 +15,7 @@ export class BalancesService {
   /** The balance of one of the caller's tenant's customers; CustomerNotFound for anyone else's. */
   async read(caller: AuthenticatedClient, customerId: string): Promise<Balance> {
     this.audit.about({ customerId });
-    await this.customers.assertVisibleTo(caller.tenant, customerId);
+    await this.customers.assertVisibleTo(caller, customerId);
     const balance = await this.gateway.read(customerId);
     this.audit.about({ currency: balance.currency });
     return balance;

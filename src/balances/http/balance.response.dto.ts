@@ -1,5 +1,4 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsUuidField } from '../../common/http/field-rules';
 import { Balance } from '../domain/balance.gateway.port';
 
 export class BalanceResponseDto {
@@ -27,14 +26,4 @@ export class BalanceResponseDto {
   static from(balance: Balance): BalanceResponseDto {
     return { customer_id: balance.customerId, currency: balance.currency, available: balance.available, current: balance.current, as_of: balance.asOf };
   }
-}
-
-export class CustomerIdParamDto {
-  @ApiProperty({
-    format: 'uuid',
-    description: 'A customer created through this service (or linked to your tenant).',
-    example: '5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44',
-  })
-  @IsUuidField()
-  readonly customer_id!: string;
 }

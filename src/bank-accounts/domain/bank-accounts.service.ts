@@ -22,7 +22,7 @@ export class BankAccountsService {
    */
   async open(caller: AuthenticatedClient, request: BankAccountRequest): Promise<Idempotent<BankAccount>> {
     const write = this.writes.begin(OPERATION.openBankAccount, { reference: request.reference, customerId: request.customerId, currency: request.currency });
-    await this.customers.assertVisibleTo(caller.tenant, request.customerId);
+    await this.customers.assertVisibleTo(caller, request.customerId);
     const command: OpenBankAccount = { ...request, reference: write.reference };
     return write.once(caller, command, () => this.gateway.open(command));
   }

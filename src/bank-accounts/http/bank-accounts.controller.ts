@@ -4,7 +4,8 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Audited } from '../../common/http/audited.decorator';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
-import { CurrentClient, Roles } from '../../auth/http/auth.decorators';
+import { CurrentClient, EndUsers, Roles } from '../../auth/http/auth.decorators';
+import { SCOPES } from '../../auth/domain/scopes';
 import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/http/api-envelope.decorators';
 import { markReplayed } from '../../common/http/replay-header';
 import { fromWire } from '../../common/domain/field-map';
@@ -23,15 +24,17 @@ export class BankAccountsController {
   @Post()
   @HttpCode(201)
   @Audited(OPERATION.openBankAccount)
+  @EndUsers(SCOPES.openBankAccount)
   @ApiOperation({
     summary: 'Open an EUR or GBP bank account',
     description:
-      'For a customer of your tenant. Every field is checked before anything is sent, the document expiry rule above all ' +
+      `For a customer of your tenant (an end user: one of their own, with the \`${SCOPES.openBankAccount}\` scope). Every` +
+      ' field is checked before anything is sent, the document expiry rule above all ' +
       '(`expiration_date` at least one calendar month from today, UTC). `reference` is the idempotency key: the same body ' +
       'again returns the first result with `Idempotent-Replayed: true`; a different body with a used reference is 422.',
   })
   @ApiEnvelopeResponse(201, BankAccountResponseDto, { message: 'Bank account created' })
-  @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.body, 'CUSTOMER.NOT_FOUND', ERRORS.providerRead, ERRORS.providerWrite)
+  @ApiErrorResponses(ERRORS.edge, ERRORS.endUser, ERRORS.body, 'CUSTOMER.NOT_FOUND', ERRORS.providerRead, ERRORS.providerWrite)
   async open(
     @CurrentClient() client: AuthenticatedClient,
     @Body() body: OpenBankAccountRequestDto,

@@ -6,6 +6,7 @@
 export const OPERATION = {
   createCustomer: 'customer.create',
   linkCustomer: 'customer.link',
+  bindCustomer: 'customer.bind',
   readBalance: 'balance.read',
   openBankAccount: 'bank_account.create',
   rejectedAuthentication: 'auth.rejected',

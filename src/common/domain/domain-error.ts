@@ -13,6 +13,8 @@ export interface DomainErrorOptions {
   readonly details?: string;
   readonly fields?: readonly FieldProblem[];
   readonly retryAfterSeconds?: number;
+  /** The `WWW-Authenticate` challenge a 401 or 403 answers with (RFC 6750, RFC 9449). */
+  readonly challenge?: string;
   readonly cause?: unknown;
 }
 
@@ -22,6 +24,8 @@ export class DomainError extends Error {
   readonly details?: string;
   readonly fields?: readonly FieldProblem[];
   readonly retryAfterSeconds?: number;
+  /** The WWW-Authenticate challenge to answer with. */
+  readonly challenge?: string;
 
   /** Stable, machine-readable: `AUTH.INVALID_TOKEN`, `UPSTREAM.TIMEOUT` (see ERROR_CODES). */
   readonly code: ErrorCode;
@@ -39,5 +43,6 @@ export class DomainError extends Error {
     this.details = options.details;
     this.fields = options.fields;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.challenge = options.challenge;
   }
 }

@@ -51,9 +51,13 @@ export const ERROR_CODES = {
   // Who is calling
   'AUTH.INVALID_TOKEN': 'unauthenticated',
   'AUTH.FORBIDDEN': 'forbidden',
+  'AUTH.INSUFFICIENT_SCOPE': 'forbidden',
+  'AUTH.INVALID_DPOP_PROOF': 'unauthenticated',
+  'AUTH.ISSUER_UNAVAILABLE': 'unavailable',
   'AUTH.CLIENT_NAME_TAKEN': 'conflict',
   'AUTH.INVALID_CLIENT': 'invalid_input',
   // The partner API
+  'CUSTOMER.ALREADY_BOUND': 'conflict',
   'CUSTOMER.NOT_FOUND': 'not_found',
   'IDEMPOTENCY.IN_FLIGHT': 'conflict',
   'IDEMPOTENCY.REFERENCE_REUSED': 'unprocessable',

@@ -37,12 +37,28 @@ export interface RequestRecord extends RequestSubject {
 export const CLIENT_ROLES = ['partner', 'admin'] as const;
 export type ClientRole = (typeof CLIENT_ROLES)[number];
 
-/** Who called: the authenticated client, as authentication accepted it and the audit log names it. */
+/**
+ * The kinds of caller: a partner's server or an admin (client tokens, tenant-wide), or one of the
+ * partner's end users (an access token from the partner's OpenID provider, reaching only their own
+ * customers).
+ */
+export const CALLER_KINDS = [...CLIENT_ROLES, 'end_user'] as const;
+export type CallerKind = (typeof CALLER_KINDS)[number];
+
+/** The name every end user goes by where a client's name is shown (the person is never named). */
+export const END_USER_NAME = 'end-user';
+
+/**
+ * Who called, as authentication accepted it and the audit log names it. For an end user, `id` is
+ * their pseudonym (a keyed hash of issuer and subject, as a UUID): never the subject itself.
+ */
 export interface RecordedClient {
   readonly id: string;
   readonly name: string;
   readonly tenant: string;
-  readonly role: ClientRole;
+  readonly role: CallerKind;
+  /** An end user's scopes, as their access token grants them; absent for client tokens. */
+  readonly scopes?: readonly string[];
 }
 
 /** What a request is about: identifiers only, as every audit event it leaves names them. */
@@ -79,7 +95,7 @@ export function noteArrival(record: RequestRecord, sourceIp: string): void {
 }
 
 export function noteClient(record: RequestRecord, client: RecordedClient): void {
-  write(record)!.client = { id: client.id, name: client.name, tenant: client.tenant, role: client.role };
+  write(record)!.client = { id: client.id, name: client.name, tenant: client.tenant, role: client.role, ...(client.scopes ? { scopes: client.scopes } : {}) };
 }
 
 /** Names what the request is about; fields left undefined keep what the record has. */

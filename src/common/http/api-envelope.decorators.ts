@@ -39,6 +39,8 @@ const ERROR_EXAMPLES: Partial<Record<ErrorCode, { details: string; fields?: { fi
   },
   'AUTH.INVALID_TOKEN': { details: 'The token is invalid or expired' },
   'AUTH.FORBIDDEN': { details: 'Requires the admin role' },
+  'AUTH.INSUFFICIENT_SCOPE': { details: 'Requires the balances:read scope' },
+  'AUTH.INVALID_DPOP_PROOF': { details: 'The DPoP proof was already used' },
   'IDEMPOTENCY.IN_FLIGHT': { details: 'Retry after the Retry-After delay with the same body to get its result.' },
   'IDEMPOTENCY.REFERENCE_REUSED': {
     details: 'A reference identifies one transaction: send a new reference for a different request.',
@@ -97,6 +99,8 @@ export const ERRORS = {
     'INTERNAL',
   ],
   authenticated: ['AUTH.INVALID_TOKEN', 'AUTH.FORBIDDEN'],
+  /** What an end user's access token can also be refused for, on the routes end users may call. */
+  endUser: ['AUTH.INVALID_TOKEN', 'AUTH.FORBIDDEN', 'AUTH.INVALID_DPOP_PROOF', 'AUTH.INSUFFICIENT_SCOPE', 'AUTH.ISSUER_UNAVAILABLE'],
   query: ['REQUEST.VALIDATION_FAILED'],
   body: [
     'REQUEST.VALIDATION_FAILED',

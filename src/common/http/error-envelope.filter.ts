@@ -55,6 +55,8 @@ export interface Problem {
   readonly details: string;
   readonly fields?: readonly FieldProblem[];
   readonly retryAfterSeconds?: number;
+  /** The error's own WWW-Authenticate challenge; a 401 without one gets BEARER_CHALLENGE. */
+  readonly challenge?: string;
   /** Set when the failure is ours rather than the caller's: logged with its stack. */
   readonly unexpected?: unknown;
 }
@@ -67,6 +69,7 @@ function fromDomainError(error: DomainError): Problem {
     details: error.details ?? error.message,
     fields: error.fields,
     retryAfterSeconds: error.retryAfterSeconds,
+    challenge: error.challenge,
   };
 }
 
@@ -183,7 +186,9 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     }
 
     const envelope = errorEnvelope(problem, errorId);
-    if (problem.status === 401 && !reply.hasHeader('www-authenticate')) {
+    if (problem.challenge !== undefined) {
+      void reply.header('www-authenticate', problem.challenge);
+    } else if (problem.status === 401 && !reply.hasHeader('www-authenticate')) {
       // RFC 6750: the scheme the caller should use; the body stays the provider's 401.
       void reply.header('www-authenticate', BEARER_CHALLENGE);
     }

@@ -56,6 +56,7 @@ describe(CustomersService.name, () => {
       gateway,
       ownership,
       new ProviderWrites(new IdempotencyService(new InMemoryIdempotencyStore(), clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics), trail),
+      trail,
     );
   });
 
@@ -92,11 +93,42 @@ describe(CustomersService.name, () => {
       ]);
     });
 
+    it('when an end user creates a customer, then it belongs to them within their tenant', async () => {
+      const endUser: AuthenticatedClient = {
+        id: '0c3e8f5a-1b2d-8e4f-9a6b-7c8d9e0f1a2b',
+        name: 'end-user',
+        role: 'end_user',
+        tenant: 'acme',
+        scopes: ['customers:write'],
+      };
+      await inRequest(() => sut.create(endUser, request));
+      expect(await ownership.ownerOf(CUSTOMER_ID)).toEqual({ tenant: 'acme', endUser: endUser.id });
+      expect(await ownership.customersOf('acme', endUser.id)).toEqual([CUSTOMER_ID]);
+    });
+
     it('when the audit log cannot take the attempted event, then nothing is sent to the provider', async () => {
       log.failing = true;
 
       await expect(inRequest(() => sut.create(acme, request))).rejects.toMatchObject({ code: 'AUDIT.UNAVAILABLE' });
       expect(gateway.calls).toEqual([]);
+    });
+  });
+  describe('bind', () => {
+    const alice = '0c3e8f5a-1b2d-8e4f-9a6b-7c8d9e0f1a2b';
+    const bob = '9d1f2e3a-4b5c-8d6e-8f70-8192a3b4c5d6';
+
+    it('when a partner binds its customer to an end user, then it is theirs; again, unchanged; to another end user, refused with CUSTOMER.ALREADY_BOUND', async () => {
+      await ownership.assign(CUSTOMER_ID, 'acme', 'created');
+
+      expect(await inRequest(() => sut.bind(acme, CUSTOMER_ID, alice))).toBe('bound');
+      expect(await inRequest(() => sut.bind(acme, CUSTOMER_ID, alice))).toBe('unchanged');
+      await expect(inRequest(() => sut.bind(acme, CUSTOMER_ID, bob))).rejects.toMatchObject({ code: 'CUSTOMER.ALREADY_BOUND' });
+      expect(await ownership.ownerOf(CUSTOMER_ID)).toEqual({ tenant: 'acme', endUser: alice });
+    });
+
+    it('when a partner binds another tenant’s customer, then it is not found', async () => {
+      await ownership.assign(CUSTOMER_ID, 'globex', 'created');
+      await expect(inRequest(() => sut.bind(acme, CUSTOMER_ID, alice))).rejects.toMatchObject({ code: 'CUSTOMER.NOT_FOUND' });
     });
   });
 });

@@ -5,6 +5,8 @@ import { Idempotent } from '../../idempotency/domain/idempotency.service';
 import { ProviderWrites } from '../../idempotency/domain/provider-writes.service';
 import { CreatedCustomer, CustomerGateway, NewCustomer } from './customer.gateway.port';
 import { CustomerOwnership } from './customer-ownership.port';
+import { CustomerAlreadyBound } from './customers.errors';
+import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
 
 export type CustomerRequest = Omit<NewCustomer, 'reference'> & { readonly reference?: string };
 
@@ -16,9 +18,22 @@ export class CustomersService {
     private readonly gateway: CustomerGateway,
     private readonly ownership: CustomerOwnership,
     private readonly writes: ProviderWrites,
+    private readonly audit: AuditTrail,
   ) {}
 
-  /** Creates the customer at the provider, once per reference, and gives it to the caller's tenant. */
+  /**
+   * Binds one of the partner's customers to one of its end users (their pseudonym), once: from then
+   * on that end user reaches it too. Partner servers only.
+   * @throws CustomerNotFound (not the tenant's), CustomerAlreadyBound (another end user's).
+   */
+  async bind(caller: AuthenticatedClient, customerId: string, endUser: string): Promise<'bound' | 'unchanged'> {
+    this.audit.about({ customerId });
+    const binding = await this.ownership.bind(customerId, caller.tenant, endUser);
+    if (binding === 'taken') throw new CustomerAlreadyBound();
+    return binding;
+  }
+
+  /** Creates the customer at the provider, once per reference, and gives it to the caller's tenant (and, for an end user, to them). */
   async create(caller: AuthenticatedClient, request: CustomerRequest): Promise<Idempotent<CreatedCustomer>> {
     const write = this.writes.begin(OPERATION.createCustomer, { reference: request.reference });
     const customer: NewCustomer = { ...request, reference: write.reference };
@@ -27,7 +42,7 @@ export class CustomersService {
       customer,
       async () => {
         const created = await this.gateway.create(customer);
-        const owner = await this.ownership.assign(created.customerId, caller.tenant, 'created');
+        const owner = await this.ownership.assign(created.customerId, caller.tenant, 'created', caller.role === 'end_user' ? caller.id : undefined);
         if (owner !== caller.tenant) {
           // The provider handed out an id another tenant holds: keep the other tenant's claim.
           this.logger.error({ reference: write.reference }, 'The provider returned a customer id that belongs to another tenant');

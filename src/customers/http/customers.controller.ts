@@ -1,10 +1,14 @@
 import { OPERATION } from '../../common/domain/audit-operations';
-import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Callers } from '../../auth/domain/callers.service';
+import { CustomerIdParamDto } from '../../common/http/customer-id.param.dto';
+import { BindCustomerRequestDto, BoundCustomerResponseDto } from './bind-customer.dto';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Audited } from '../../common/http/audited.decorator';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
-import { CurrentClient, Roles } from '../../auth/http/auth.decorators';
+import { CurrentClient, EndUsers, Roles } from '../../auth/http/auth.decorators';
+import { SCOPES } from '../../auth/domain/scopes';
 import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/http/api-envelope.decorators';
 import { markReplayed } from '../../common/http/replay-header';
 import { fromWire } from '../../common/domain/field-map';
@@ -18,19 +22,24 @@ import { CustomerResponseDto } from './customer.response.dto';
 @Roles('partner')
 @Controller({ path: 'api/v1/customers' })
 export class CustomersController {
-  constructor(private readonly customers: CustomersService) {}
+  constructor(
+    private readonly customers: CustomersService,
+    private readonly callers: Callers,
+  ) {}
 
   @Post()
   @HttpCode(201)
   @Audited(OPERATION.createCustomer)
+  @EndUsers(SCOPES.createCustomer)
   @ApiOperation({
     summary: 'Create a customer',
     description:
-      'Creates the customer at the provider; it then belongs to your tenant. `reference` is the idempotency key: ' +
+      'Creates the customer at the provider; it then belongs to your tenant, and when an end user creates it, to them ' +
+      `(their token needs the \`${SCOPES.createCustomer}\` scope). \`reference\` is the idempotency key: ` +
       'sending the same body again returns the first result with `Idempotent-Replayed: true` and calls nothing.',
   })
   @ApiEnvelopeResponse(201, CustomerResponseDto, { message: 'Customer created' })
-  @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.body, ERRORS.providerRead, ERRORS.providerWrite)
+  @ApiErrorResponses(ERRORS.edge, ERRORS.endUser, ERRORS.body, ERRORS.providerRead, ERRORS.providerWrite)
   async create(
     @CurrentClient() client: AuthenticatedClient,
     @Body() body: CreateCustomerRequestDto,
@@ -38,5 +47,25 @@ export class CustomersController {
   ): Promise<CustomerResponseDto> {
     const result = await this.customers.create(client, fromWire<CustomerRequest>(CUSTOMER_FIELDS, body));
     return CustomerResponseDto.from(markReplayed(reply, result));
+  }
+  @Post(':customer_id/end-user')
+  @HttpCode(200)
+  @Audited(OPERATION.bindCustomer)
+  @ApiOperation({
+    summary: 'Give a customer to an end user (partner servers)',
+    description:
+      'From then on the end user reaches this customer with their own access token (GET /api/v1/me lists it). ' +
+      'A customer belongs to one end user at most: binding it to another is 409. End-user tokens cannot call this.',
+  })
+  @ApiEnvelopeResponse(200, BoundCustomerResponseDto, { message: 'Customer bound' })
+  @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.body, 'CUSTOMER.NOT_FOUND', 'CUSTOMER.ALREADY_BOUND')
+  async bind(
+    @CurrentClient() client: AuthenticatedClient,
+    @Param() params: CustomerIdParamDto,
+    @Body() body: BindCustomerRequestDto,
+  ): Promise<BoundCustomerResponseDto> {
+    const endUserId = this.callers.endUserIdFor(body.subject, body.issuer, undefined, { subject: 'subject', issuer: 'issuer' });
+    const binding = await this.customers.bind(client, params.customer_id, endUserId);
+    return { customer_id: params.customer_id, end_user_id: endUserId, binding };
   }
 }

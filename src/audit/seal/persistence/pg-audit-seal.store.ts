@@ -13,11 +13,22 @@ export const SEAL_LOCK_KEY = 7_204_118_554;
  * table in step, so a column added later cannot stay outside the seal unnoticed.
  */
 // prettier-ignore
-export const SEALED_COLUMNS = [
+export const SEALED_COLUMNS_V1 = [
   'id', 'occurred_at', 'request_id', 'client_id', 'client_name', 'tenant', 'operation', 'phase', 'http_method', 'route',
   'reference', 'customer_id', 'currency', 'http_status', 'upstream_status', 'error_id', 'error_code', 'upstream_error_id',
   'error_message', 'latency_ms', 'upstream_latency_ms', 'source_ip', 'replayed',
 ] as const;
+
+/**
+ * The columns added since the first seal (migration EndUsers1764316800000). An event where they are
+ * all null hashes as before, so that events sealed earlier keep their hashes; any other event's
+ * hash covers them too. Setting them to null changes an event's hash like any other change.
+ */
+export const SEALED_COLUMNS_V2 = ['caller_kind'] as const;
+
+export const SEALED_COLUMNS = [...SEALED_COLUMNS_V1, ...SEALED_COLUMNS_V2] as const;
+
+const rowOf = (columns: readonly string[]) => `pg_catalog.record_send(ROW(${columns.map((column) => `e.${column}`).join(', ')}))`;
 
 /**
  * An event's hash: SHA-256 of the binary form of its sealed columns (`record_send` of the row, the
@@ -26,7 +37,8 @@ export const SEALED_COLUMNS = [
  * that no function of another schema can stand in: five times cheaper than any text form, and the
  * rows never need to leave the server for verify to check them.
  */
-const EVENT_HASH = `pg_catalog.sha256(pg_catalog.record_send(ROW(${SEALED_COLUMNS.map((column) => `e.${column}`).join(', ')})))`;
+const EVENT_HASH = `pg_catalog.sha256(CASE WHEN ${SEALED_COLUMNS_V2.map((column) => `e.${column} IS NULL`).join(' AND ')}
+  THEN ${rowOf(SEALED_COLUMNS_V1)} ELSE ${rowOf(SEALED_COLUMNS)} END)`;
 
 /** A manifest entry: the id's 16 bytes and the hash. */
 const ENTRY = `pg_catalog.uuid_send(e.id) || ${EVENT_HASH}`;

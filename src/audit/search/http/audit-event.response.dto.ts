@@ -19,6 +19,15 @@ export class AuditEventResponseDto {
   @ApiProperty({ enum: AUDIT_PHASES, example: 'succeeded' })
   readonly phase!: string;
 
+  @ApiPropertyOptional({
+    enum: ['partner', 'admin', 'end_user'],
+    nullable: true,
+    type: String,
+    example: 'partner',
+    description: 'Who called: a partner server or an admin (client tokens), or an end user (then `client_id` is their pseudonym).',
+  })
+  readonly caller_kind!: string | null;
+
   @ApiPropertyOptional({ format: 'uuid', nullable: true, type: String, example: '3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10' })
   readonly client_id!: string | null;
 
@@ -80,6 +89,7 @@ export class AuditEventResponseDto {
       request_id: event.requestId,
       operation: event.operation,
       phase: event.phase,
+      caller_kind: event.callerKind ?? null,
       client_id: event.clientId ?? null,
       client_name: event.clientName ?? null,
       tenant: event.tenant ?? null,

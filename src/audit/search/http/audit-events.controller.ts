@@ -3,6 +3,7 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../../common/http/api-envelope.decorators';
 import { Roles } from '../../../auth/http/auth.decorators';
+import { Callers } from '../../../auth/domain/callers.service';
 import { AuditEventsService } from '../domain/audit-events.service';
 import { AuditEventIdParamDto, AuditEventsQueryDto } from './audit-events.request.dto';
 import { AuditEventResponseDto, AuditEventsPageResponseDto } from './audit-event.response.dto';
@@ -15,7 +16,10 @@ const DEFAULT_PAGE = 50;
 @Roles('admin')
 @Controller({ path: 'api/v1/audit-events' })
 export class AuditEventsController {
-  constructor(private readonly events: AuditEventsService) {}
+  constructor(
+    private readonly events: AuditEventsService,
+    private readonly callers: Callers,
+  ) {}
 
   @Get()
   @Audited(OPERATION.queryAudit)
@@ -35,7 +39,7 @@ export class AuditEventsController {
         customerId: query.customer_id,
         operation: query.operation,
         phase: query.outcome,
-        clientId: query.client,
+        clientId: query.end_user === undefined ? query.client : this.callers.endUserIdFor(query.end_user, query.end_user_issuer, query.client),
         from: query.from === undefined ? undefined : new Date(query.from),
         to: query.to === undefined ? undefined : new Date(query.to),
       },

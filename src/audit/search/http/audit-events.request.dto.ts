@@ -38,6 +38,20 @@ export class AuditEventsQueryDto {
   readonly client?: string;
 
   @ApiPropertyOptional({
+    description:
+      'An end user’s subject (`sub`) at their OpenID provider: their events, found by the pseudonym the service derives from it. ' +
+      'The subject itself is never stored, and never logged.',
+  })
+  @IsOptional()
+  @Rules(IsString(), MaxLength(255, { message: 'end_user must be a subject of at most 255 characters' }))
+  readonly end_user?: string;
+
+  @ApiPropertyOptional({ description: 'The end user’s issuer, when the service trusts more than one (OIDC_ISSUERS).' })
+  @IsOptional()
+  @Rules(IsString(), MaxLength(500, { message: 'end_user_issuer must be an issuer URL' }))
+  readonly end_user_issuer?: string;
+
+  @ApiPropertyOptional({
     format: 'date-time',
     description: 'Events at or after this instant (ISO 8601, such as 2026-11-01T00:00:00Z; a date means its midnight UTC).',
   })

@@ -1,5 +1,5 @@
 import type { AuditOperation } from '../../../common/domain/audit-operations';
-import type { RequestSubject } from '../../../common/domain/request-record';
+import type { CallerKind, RequestSubject } from '../../../common/domain/request-record';
 import type { UpstreamFacts } from '../../../common/domain/upstream';
 
 export { AUDIT_OPERATIONS } from '../../../common/domain/audit-operations';
@@ -17,6 +17,8 @@ export type TerminalPhase = Exclude<AuditPhase, 'attempted'>;
 export type { RequestSubject } from '../../../common/domain/request-record';
 
 export interface AuditActor {
+  /** partner or admin (a client token), end_user (an access token: clientId is then their pseudonym). */
+  readonly callerKind?: CallerKind;
   readonly clientId?: string;
   readonly clientName?: string;
   readonly tenant?: string;

@@ -101,6 +101,7 @@ export class AuditTrail {
       id: randomUUID(),
       occurredAt: this.clock.now(),
       requestId: context.requestId,
+      callerKind: context.client?.role,
       clientId: context.client?.id,
       clientName: context.client?.name,
       tenant: context.client?.tenant,

@@ -2,6 +2,7 @@ import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** The audit_events table; written by migrations, append-only (see CreateAuditEvents). */
 @Entity({ name: 'audit_events' })
+@Check('audit_events_caller_kind_check', `"caller_kind" IN ('partner', 'admin', 'end_user')`)
 @Check('audit_events_phase_check', `"phase" IN ('attempted', 'succeeded', 'rejected', 'failed', 'unknown')`)
 @Index('audit_events_occurred_at_idx', ['occurredAt', 'id'])
 @Index('audit_events_reference_idx', ['reference', 'occurredAt', 'id'], { where: 'reference IS NOT NULL' })
@@ -24,6 +25,9 @@ export class AuditEventEntity {
 
   @Column({ name: 'client_id', type: 'uuid', nullable: true })
   clientId!: string | null;
+
+  @Column({ name: 'caller_kind', type: 'varchar', length: 16, nullable: true })
+  callerKind!: string | null;
 
   @Column({ name: 'client_name', type: 'varchar', length: 100, nullable: true })
   clientName!: string | null;

@@ -1,0 +1,67 @@
+import { parseArgs } from 'node:util';
+import { CliIo } from '../../database/cli/command-line';
+import { ConfigurationError, validateEnvironment } from '../../config/load-config';
+import { devLogin } from '../../sandbox/dev-login';
+import { ALL_SCOPES } from '../domain/scopes';
+
+const USAGE = `Usage: npm run -s users -- <command> [options]
+
+  token --user NAME [--password P] [--scope "S1 S2"] [--json]
+         Logs NAME in at the OpenID provider as a native app does (authorization code + PKCE) and
+         prints their access token for the gateway (all of its scopes unless --scope says which).
+         The provider is OIDC_ISSUER, or the development one that \`npm start\` runs in sandbox mode
+         (users demo and alex; the password is the name). --json prints the token endpoint's whole answer.
+`;
+
+/** Runs the users CLI (end users of the partner's OpenID provider); returns the exit code. */
+export async function runUsersCli(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+  const [name = '', ...args] = argv;
+  if (name === 'help' || name === '--help' || name === '-h') {
+    io.out(USAGE);
+    return 0;
+  }
+  if (name !== 'token') {
+    io.err(`${name ? `Unknown command '${name}'` : 'A command is required'}\n\n${USAGE}`);
+    return 2;
+  }
+  let values: { user?: string; password?: string; scope?: string; json?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: { user: { type: 'string' }, password: { type: 'string' }, scope: { type: 'string' }, json: { type: 'boolean' } },
+      strict: true,
+    }));
+  } catch (error) {
+    io.err(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (!values.user) {
+    io.err(`--user is required\n\n${USAGE}`);
+    return 2;
+  }
+  let config;
+  try {
+    config = validateEnvironment(env);
+  } catch (error) {
+    if (error instanceof ConfigurationError) {
+      io.err(error.message);
+      return 1;
+    }
+    throw error;
+  }
+  const issuer = config.OIDC_ISSUER ?? `http://127.0.0.1:${config.DEV_OIDC_PORT}`;
+  const scopes = values.scope === undefined ? ALL_SCOPES : values.scope.split(' ').filter((scope) => scope !== '');
+  try {
+    const tokens = await devLogin({ issuer, user: values.user, password: values.password, audience: config.OIDC_AUDIENCE, scopes });
+    io.out(values.json ? JSON.stringify(tokens) : tokens.access_token);
+    return 0;
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause;
+    io.err(
+      cause?.code === 'ECONNREFUSED'
+        ? `No OpenID provider answers at ${issuer}: is the service running in sandbox mode (npm start)?`
+        : `${(error as Error).message}`,
+    );
+    return 1;
+  }
+}

@@ -1,0 +1,24 @@
+import { createHmac } from 'node:crypto';
+
+/**
+ * What the service knows an end user by: HMAC-SHA256 under END_USER_PSEUDONYM_KEY of their issuer
+ * and subject, shaped as a UUID (version 8, RFC 9562: its 122 free bits are the hash's first).
+ * The same person always gets the same id, on every replica; without the key, the id says nothing
+ * about who they are. The audit log, the idempotency store and customer ownership hold this id
+ * and never the subject.
+ */
+export class Pseudonyms {
+  constructor(private readonly key: Buffer) {}
+
+  of(issuer: string, subject: string): string {
+    // JSON keeps the two apart: no issuer and subject pair runs into another.
+    const bytes = createHmac('sha256', this.key)
+      .update(JSON.stringify([issuer, subject]), 'utf8')
+      .digest()
+      .subarray(0, 16);
+    bytes[6] = (bytes[6] & 0x0f) | 0x80;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    const hex = bytes.toString('hex');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  }
+}

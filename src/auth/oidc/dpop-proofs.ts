@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify } from 'jose';
+import { canonicalTarget } from '../../common/http/canonical-target';
+import { DPOP_ALGORITHMS, InvalidDpopProof } from '../domain/auth.errors';
+import { ProofReplay } from '../domain/proof-replay.port';
+
+/** A proof far larger than any key and claims need is not worth parsing. */
+const MAX_PROOF_LENGTH = 4096;
+const MAX_JTI_LENGTH = 256;
+
+export interface ProofSettings {
+  /** How old a proof's `iat` may be. */
+  readonly maxAgeSeconds: number;
+  /** How far the apps' clocks may be off, either way. */
+  readonly clockSkewSeconds: number;
+}
+
+/** What a proof must match: the request and the token it came with. */
+export interface ProofContext {
+  readonly proof: string | string[] | undefined;
+  readonly method: string;
+  readonly url: string;
+  readonly accessToken: string;
+  /** The token's `cnf.jkt`: the thumbprint of the key the token is bound to (RFC 7638). */
+  readonly jkt: string;
+}
+
+/** A URL as a proof's `htu` is compared (RFC 9449 section 4.3: no query, no fragment; scheme and host normalised; the path as the router reads it). */
+function comparable(url: string): string | undefined {
+  const parsed = URL.parse(url);
+  if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) return undefined;
+  const target = canonicalTarget(parsed.pathname);
+  if (target.refusal) return undefined;
+  return `${parsed.protocol}//${parsed.host}${target.path}`;
+}
+
+/**
+ * Checks DPoP proofs (RFC 9449 section 4.3) with jose: a `dpop+jwt` signed by the public key in its
+ * own header, that key's thumbprint the token's `cnf.jkt`, `htm` and `htu` this request's, `iat`
+ * recent, `ath` the token's hash, and `jti` never seen before on any replica.
+ */
+export class DpopProofs {
+  constructor(
+    private readonly replay: ProofReplay,
+    private readonly settings: ProofSettings,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async check(context: ProofContext): Promise<void> {
+    const { proof } = context;
+    if (proof === undefined) throw new InvalidDpopProof('A DPoP-bound token needs a DPoP header with a proof');
+    if (typeof proof !== 'string') throw new InvalidDpopProof('Send exactly one DPoP header');
+    if (proof.length > MAX_PROOF_LENGTH) throw new InvalidDpopProof('The DPoP proof is too long');
+
+    let verified: Awaited<ReturnType<typeof jwtVerify>>;
+    try {
+      verified = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: [...DPOP_ALGORITHMS], requiredClaims: ['jti', 'htm', 'htu', 'iat'] });
+    } catch {
+      // jose's refusals, and WebCrypto's own (a header key it cannot import): the proof is the app's, and bad.
+      throw new InvalidDpopProof('The DPoP proof is not a dpop+jwt signed by the public key in its header');
+    }
+    const { payload, protectedHeader } = verified;
+    if ((await calculateJwkThumbprint(protectedHeader.jwk!, 'sha256')) !== context.jkt) {
+      throw new InvalidDpopProof('The DPoP proof is signed by another key than the one the token is bound to');
+    }
+    if (payload.htm !== context.method) throw new InvalidDpopProof('The DPoP proof is for another HTTP method');
+    const htu = typeof payload.htu === 'string' ? comparable(payload.htu) : undefined;
+    if (htu === undefined || htu !== comparable(context.url)) throw new InvalidDpopProof('The DPoP proof is for another URL');
+
+    const nowSeconds = Math.floor(this.now() / 1000);
+    const iat = payload.iat!;
+    if (iat > nowSeconds + this.settings.clockSkewSeconds) throw new InvalidDpopProof('The DPoP proof is issued in the future');
+    if (iat < nowSeconds - this.settings.maxAgeSeconds - this.settings.clockSkewSeconds) throw new InvalidDpopProof('The DPoP proof is too old');
+
+    const ath = createHash('sha256').update(context.accessToken, 'ascii').digest('base64url');
+    if (payload.ath !== ath) throw new InvalidDpopProof('The DPoP proof is for another access token');
+
+    const jti = payload.jti!;
+    if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) throw new InvalidDpopProof('The DPoP proof has no usable jti');
+    // Kept until the proof would be too old anyway; keyed per key, so no app can use up another's jti.
+    const expiresAt = new Date((iat + this.settings.maxAgeSeconds + 2 * this.settings.clockSkewSeconds) * 1000);
+    const key = createHash('sha256').update(`${context.jkt}:${jti}`, 'utf8').digest('hex');
+    if (!(await this.replay.useOnce(key, expiresAt))) throw new InvalidDpopProof('The DPoP proof was already used');
+  }
+}

@@ -1,0 +1,221 @@
+import { createHmac } from 'node:crypto';
+import { dpopProof, newDpopKey, newIssuerKey, TEST_AUDIENCE, TestIssuer } from '../../../test/support/oidc';
+import { ProofReplay } from '../domain/proof-replay.port';
+import { TokenPresentation } from '../domain/end-user-tokens.port';
+import { DpopProofs } from './dpop-proofs';
+import { IssuerDirectory } from './issuer-metadata';
+import { JoseEndUserTokens } from './jose-end-user-tokens';
+
+/** Proofs seen, in memory: the PostgreSQL one is proven across replicas by the e2e tests. */
+class SeenProofs extends ProofReplay {
+  readonly seen = new Set<string>();
+  useOnce(key: string): Promise<boolean> {
+    if (this.seen.has(key)) return Promise.resolve(false);
+    this.seen.add(key);
+    return Promise.resolve(true);
+  }
+}
+
+const URL_ = 'http://127.0.0.1:3000/api/v1/customers/5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44/balance';
+const bearer: TokenPresentation = { scheme: 'bearer', proof: undefined, method: 'GET', url: URL_ };
+
+const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+describe(JoseEndUserTokens.name, () => {
+  let issuer: TestIssuer;
+  let proofs: SeenProofs;
+  const settings = { clockSkewSeconds: 30, maxLifetimeSeconds: 3600, requireDpop: false };
+
+  /** A JWKS is fetched again for an unknown kid at most every 200 ms here (30 s in production). */
+  const COOLDOWN_MS = 200;
+  const tokens = (overrides: Partial<typeof settings> = {}) =>
+    new JoseEndUserTokens(
+      [{ issuer: issuer.issuer, audience: TEST_AUDIENCE, tenant: 'acme' }],
+      { ...settings, ...overrides },
+      new DpopProofs(proofs, { maxAgeSeconds: 60, clockSkewSeconds: 30 }),
+      new IssuerDirectory(COOLDOWN_MS),
+    );
+
+  beforeEach(async () => {
+    issuer = await TestIssuer.start();
+    proofs = new SeenProofs();
+  });
+
+  afterEach(() => issuer.close());
+
+  it('when the token is the issuer’s, for this audience and current, then the end user is its subject in the issuer’s tenant with its scopes', async () => {
+    const user = await tokens().verify(await issuer.token({ sub: 'ada', scope: 'balances:read  customers:write' }), bearer);
+
+    expect(user).toEqual({ issuer: issuer.issuer, subject: 'ada', tenant: 'acme', scopes: ['balances:read', 'customers:write'], senderConstrained: false });
+  });
+
+  const refusals: [string, () => Promise<string>][] = [
+    ['from an issuer not trusted', () => issuer.token({ iss: 'http://127.0.0.1:1/other' })],
+    ['signed by a key the issuer does not hold (same kid)', async () => issuer.token({}, { key: { ...(await newIssuerKey(issuer.keys[0].publicJwk.kid)) } })],
+    ['expired beyond the leeway', () => issuer.token({}, { now: Math.floor(Date.now() / 1000) - 400, lifetimeSeconds: 300 })],
+    ['not valid yet (nbf beyond the leeway)', () => issuer.token({ nbf: Math.floor(Date.now() / 1000) + 120 })],
+    ['issued in the future beyond the leeway', () => issuer.token({ iat: Math.floor(Date.now() / 1000) + 120 })],
+    ['for another audience', () => issuer.token({ aud: 'urn:another-api' })],
+    ['living longer than the most allowed', () => issuer.token({}, { lifetimeSeconds: 7200 })],
+    ['without a subject', () => issuer.token({ sub: undefined })],
+    ['typed as another kind of JWT (an ID token)', () => issuer.token({}, { header: { typ: 'JWT' } })],
+    [
+      'unsigned (alg none)',
+      async () => `${b64({ alg: 'none', typ: 'at+jwt' })}.${b64({ iss: issuer.issuer, aud: TEST_AUDIENCE, sub: 'x', iat: 1, exp: 9e9 })}.`,
+    ],
+    [
+      'signed with HMAC, the public key as the secret',
+      async () => {
+        const head = `${b64({ alg: 'HS256', typ: 'at+jwt', kid: issuer.keys[0].publicJwk.kid })}.${b64({ iss: issuer.issuer, aud: TEST_AUDIENCE, sub: 'x', iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + 60 })}`;
+        const signature = createHmac('sha256', JSON.stringify(issuer.keys[0].publicJwk)).update(head).digest('base64url');
+        return `${head}.${signature}`;
+      },
+    ],
+    ['not a JWT at all', async () => 'eyJhbGciOiJFUzI1NiJ9.bm90IGpzb24.c2ln'],
+    ['far too long', async () => `${'a'.repeat(9000)}.b.c`],
+  ];
+
+  it.each(refusals)('when the token is %s, then it is refused as invalid_token', async (_, make) => {
+    await expect(tokens().verify(await make(), bearer)).rejects.toMatchObject({
+      code: 'AUTH.INVALID_TOKEN',
+      challenge: 'Bearer realm="partner-gateway", error="invalid_token"',
+    });
+  });
+
+  it('when the issuer rotates to a new key, then tokens signed by it are accepted without a restart', async () => {
+    const sut = tokens();
+    await sut.verify(await issuer.token(), bearer);
+    const rotated = await newIssuerKey();
+    issuer.keys = [rotated];
+    // The rotation comes after the cooldown: in production, minutes after the last fetch.
+    await new Promise((resolve) => setTimeout(resolve, COOLDOWN_MS + 50));
+
+    const user = await sut.verify(await issuer.token({ sub: 'after-rotation' }, { key: rotated }), bearer);
+
+    expect(user.subject).toBe('after-rotation');
+    expect(issuer.jwksFetches).toBe(2);
+  });
+
+  it('when a flood of tokens names unknown kids, then the JWKS is fetched again at most once and each is refused', async () => {
+    const sut = new JoseEndUserTokens(
+      [{ issuer: issuer.issuer, audience: TEST_AUDIENCE, tenant: 'acme' }],
+      settings,
+      new DpopProofs(proofs, { maxAgeSeconds: 60, clockSkewSeconds: 30 }),
+      new IssuerDirectory(),
+    );
+    await sut.verify(await issuer.token(), bearer);
+    const strangers = await Promise.all(Array.from({ length: 50 }, async () => issuer.token({}, { key: await newIssuerKey() })));
+
+    const results = await Promise.allSettled(strangers.map((token) => sut.verify(token, bearer)));
+
+    expect(results.every((result) => result.status === 'rejected' && (result.reason as { code: string }).code === 'AUTH.INVALID_TOKEN')).toBe(true);
+    // The first fetch, and none within the cooldown that follows it (30 s).
+    expect(issuer.jwksFetches).toBe(1);
+    expect(issuer.discoveryFetches).toBe(1);
+  });
+
+  it('when the issuer cannot be reached, then the answer is that it is unavailable (503), not that the token is bad', async () => {
+    const token = await issuer.token();
+    await issuer.close();
+
+    await expect(tokens().verify(token, bearer)).rejects.toMatchObject({ code: 'AUTH.ISSUER_UNAVAILABLE' });
+  });
+
+  it('when the discovery document names another issuer, then the issuer is unavailable and no token is accepted', async () => {
+    const sut = new JoseEndUserTokens(
+      [{ issuer: `${issuer.issuer}/`, audience: TEST_AUDIENCE, tenant: 'acme' }],
+      settings,
+      new DpopProofs(proofs, { maxAgeSeconds: 60, clockSkewSeconds: 30 }),
+      new IssuerDirectory(),
+    );
+    await expect(sut.verify(await issuer.token({ iss: `${issuer.issuer}/` }), bearer)).rejects.toMatchObject({ code: 'AUTH.ISSUER_UNAVAILABLE' });
+  });
+
+  describe('DPoP (RFC 9449)', () => {
+    it('when a bound token comes with a valid proof, then it is accepted as sender-constrained; the same proof again is a replay', async () => {
+      const key = await newDpopKey();
+      const token = await issuer.token({ cnf: { jkt: key.jkt } });
+      const proof = await dpopProof(key, { method: 'GET', url: URL_, accessToken: token });
+      const sut = tokens();
+
+      expect(await sut.verify(token, { scheme: 'dpop', proof, method: 'GET', url: URL_ })).toMatchObject({ senderConstrained: true, subject: 'user-1' });
+      await expect(sut.verify(token, { scheme: 'dpop', proof, method: 'GET', url: URL_ })).rejects.toMatchObject({
+        code: 'AUTH.INVALID_DPOP_PROOF',
+        details: 'The DPoP proof was already used',
+        challenge: expect.stringMatching(/^DPoP realm="partner-gateway", error="invalid_dpop_proof", algs="/),
+      });
+    });
+
+    it('when a bound token is sent as a bearer token, then it is refused (a stolen token without its key is useless)', async () => {
+      const key = await newDpopKey();
+      await expect(tokens().verify(await issuer.token({ cnf: { jkt: key.jkt } }), bearer)).rejects.toMatchObject({ code: 'AUTH.INVALID_TOKEN' });
+    });
+
+    it('when an unbound token is sent under the DPoP scheme, or as a bearer token in FAPI mode, then it is refused with a DPoP challenge', async () => {
+      const token = await issuer.token();
+      const key = await newDpopKey();
+      const proof = await dpopProof(key, { method: 'GET', url: URL_, accessToken: token });
+      const dpopChallenge = expect.stringMatching(/^DPoP realm="partner-gateway", error="invalid_token"/);
+
+      await expect(tokens().verify(token, { scheme: 'dpop', proof, method: 'GET', url: URL_ })).rejects.toMatchObject({
+        code: 'AUTH.INVALID_TOKEN',
+        challenge: dpopChallenge,
+      });
+      await expect(tokens({ requireDpop: true }).verify(token, bearer)).rejects.toMatchObject({ code: 'AUTH.INVALID_TOKEN', challenge: dpopChallenge });
+    });
+
+    const badProofs: [string, (key: Awaited<ReturnType<typeof newDpopKey>>, token: string) => Promise<string | string[] | undefined>][] = [
+      ['missing', async () => undefined],
+      [
+        'sent twice',
+        async (key, token) => [
+          await dpopProof(key, { method: 'GET', url: URL_, accessToken: token }),
+          await dpopProof(key, { method: 'GET', url: URL_, accessToken: token }),
+        ],
+      ],
+      ['signed by another key', async (_, token) => dpopProof(await newDpopKey(), { method: 'GET', url: URL_, accessToken: token })],
+      ['for another method', async (key, token) => dpopProof(key, { method: 'POST', url: URL_, accessToken: token })],
+      ['for another URL', async (key, token) => dpopProof(key, { method: 'GET', url: 'http://127.0.0.1:3000/api/v1/me', accessToken: token })],
+      ['for another host', async (key, token) => dpopProof(key, { method: 'GET', url: URL_.replace('127.0.0.1:3000', 'evil.example'), accessToken: token })],
+      ['for another access token', async (key) => dpopProof(key, { method: 'GET', url: URL_, accessToken: 'another-token' })],
+      ['without ath', async (key) => dpopProof(key, { method: 'GET', url: URL_ })],
+      [
+        'too old',
+        async (key, token) => dpopProof(key, { method: 'GET', url: URL_, accessToken: token }, { claims: { iat: Math.floor(Date.now() / 1000) - 120 } }),
+      ],
+      [
+        'from the future',
+        async (key, token) => dpopProof(key, { method: 'GET', url: URL_, accessToken: token }, { claims: { iat: Math.floor(Date.now() / 1000) + 120 } }),
+      ],
+      ['typed otherwise', async (key, token) => dpopProof(key, { method: 'GET', url: URL_, accessToken: token }, { header: { typ: 'JWT' } })],
+      ['without a jti', async (key, token) => dpopProof(key, { method: 'GET', url: URL_, accessToken: token }, { claims: { jti: undefined } })],
+      [
+        'carrying a private key in its header',
+        async (key, token) => dpopProof(key, { method: 'GET', url: URL_, accessToken: token }, { header: { jwk: { ...key.publicJwk, d: 'AAAA' } } }),
+      ],
+      ['not a JWS', async () => 'not-a-proof'],
+    ];
+
+    it.each(badProofs)('when the proof is %s, then the request is refused with invalid_dpop_proof', async (_, make) => {
+      const key = await newDpopKey();
+      const token = await issuer.token({ cnf: { jkt: key.jkt } });
+
+      await expect(tokens().verify(token, { scheme: 'dpop', proof: await make(key, token), method: 'GET', url: URL_ })).rejects.toMatchObject({
+        code: 'AUTH.INVALID_DPOP_PROOF',
+      });
+    });
+
+    it('when the proof’s URL differs only by a query, a fragment, a default port or letter case of the host, then it is the same URL', async () => {
+      const key = await newDpopKey();
+      const token = await issuer.token({ cnf: { jkt: key.jkt } });
+      const sut = tokens();
+      const spelt = ['http://127.0.0.1:3000/api/v1/me?x=1#frag', 'HTTP://127.0.0.1:3000/api/v1/me'];
+      for (const htu of spelt) {
+        const proof = await dpopProof(key, { method: 'GET', url: htu, accessToken: token });
+        await expect(sut.verify(token, { scheme: 'dpop', proof, method: 'GET', url: 'http://127.0.0.1:3000/api/v1/me' })).resolves.toMatchObject({
+          senderConstrained: true,
+        });
+      }
+    });
+  });
+});

@@ -1,0 +1,32 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { AuthenticatedClient } from '../../auth/domain/api-client';
+import { CallerResponseDto } from './me.response.dto';
+import { CurrentClient, EndUsers } from '../../auth/http/auth.decorators';
+import { OPERATION } from '../../common/domain/audit-operations';
+import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/http/api-envelope.decorators';
+import { Audited } from '../../common/http/audited.decorator';
+import { CustomerOwnership } from '../domain/customer-ownership.port';
+
+@ApiTags('clients')
+@ApiBearerAuth()
+@Controller({ path: 'api/v1' })
+export class MeController {
+  constructor(private readonly ownership: CustomerOwnership) {}
+
+  @Get('me')
+  @Audited(OPERATION.readClient)
+  @EndUsers()
+  @ApiOperation({
+    summary: 'Who the token belongs to',
+    description:
+      'A quick way to check a token. For an end user: their tenant, the scopes their token grants and their customers, ' +
+      'so that an app finds its customer after login. Needs no scope.',
+  })
+  @ApiEnvelopeResponse(200, CallerResponseDto)
+  @ApiErrorResponses(ERRORS.edge, 'AUTH.INVALID_TOKEN', 'AUTH.INVALID_DPOP_PROOF', 'AUTH.ISSUER_UNAVAILABLE')
+  async me(@CurrentClient() caller: AuthenticatedClient): Promise<CallerResponseDto> {
+    const customers = caller.role === 'end_user' ? await this.ownership.customersOf(caller.tenant, caller.id) : undefined;
+    return CallerResponseDto.from(caller, customers);
+  }
+}

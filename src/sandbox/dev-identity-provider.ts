@@ -1,0 +1,234 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { exportJWK, generateKeyPair, JWK } from 'jose';
+import { ALL_SCOPES } from '../auth/domain/scopes';
+
+/**
+ * The development OpenID provider: what a partner's own provider is in production, run in-process
+ * in sandbox mode so that end-user tokens work out of the box. It is oidc-provider (panva's
+ * OpenID Certified implementation) with:
+ * - two end users, `demo` and `alex` (each one's password is their name);
+ * - `partner-app`, a public client for native apps: authorization code + PKCE (S256), loopback
+ *   redirect URIs on any port (RFC 8252 section 7.3), DPoP-bound tokens when asked (RFC 9449);
+ * - `swagger-ui`, the same for Swagger UI's Authorize button;
+ * - `partner-web`, a confidential client (secret `partner-web-secret`) for a web app's backend;
+ * - JWT access tokens (RFC 9068) for one resource, the gateway (its audience), with its scopes.
+ * Consent is given on the user's behalf: every client here is the partner's own.
+ * Never for production: its users, secrets and in-memory sessions are fixed and public.
+ */
+
+/** The development end users: the subject is the name, and so is the password. */
+export const DEV_USERS = {
+  demo: { name: 'Demo User', email: 'demo@example.com' },
+  alex: { name: 'Alex Example', email: 'alex@example.com' },
+} as const;
+export type DevUser = keyof typeof DEV_USERS;
+
+export const DEV_CLIENTS = {
+  app: 'partner-app',
+  swagger: 'swagger-ui',
+  web: 'partner-web',
+} as const;
+export const DEV_WEB_CLIENT_SECRET = 'partner-web-secret';
+
+/** Where a native app's login ends (a loopback redirect: any port, RFC 8252 section 7.3). */
+export const DEV_APP_REDIRECT_URI = 'http://127.0.0.1/callback';
+
+/** Access tokens live ten minutes: long enough to try things, short as production ones are. */
+const ACCESS_TOKEN_SECONDS = 600;
+
+export interface DevIdentityProvider {
+  readonly issuer: string;
+  close(): Promise<void>;
+}
+
+export interface DevIdentityProviderOptions {
+  readonly port: number;
+  readonly host?: string;
+  /** The gateway's audience (OIDC_AUDIENCE): the one resource tokens are issued for. */
+  readonly audience: string;
+  /** Where the signing key is kept across restarts; in memory when unset. */
+  readonly keysDir?: string;
+  /** Swagger UI's redirect URIs (its oauth2-redirect.html on the gateway). */
+  readonly swaggerRedirectUris?: readonly string[];
+  /** A web app's redirect URIs (partner-web). */
+  readonly webRedirectUris?: readonly string[];
+}
+
+/** The provider's ES256 signing key: kept under `dir` when given, so tokens survive a restart. */
+async function signingKey(dir: string | undefined): Promise<JWK> {
+  const file = dir && join(dir, 'dev-oidc-signing-key.json');
+  if (file && existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as JWK;
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const jwk = { ...(await exportJWK(privateKey)), alg: 'ES256', use: 'sig', kid: randomBytes(8).toString('base64url') };
+  if (file && dir) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file, JSON.stringify(jwk), { mode: 0o600 });
+  }
+  return jwk;
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function loginPage(uid: string, clientId: string, failed: boolean): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Sign in (development OpenID provider)</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family: system-ui, sans-serif; max-width: 24rem; margin: 3rem auto">
+<h1>Sign in</h1>
+<p>Development OpenID provider, for <code>${escapeHtml(clientId)}</code>. Users: <code>demo</code> and <code>alex</code>; the password is the user's name.</p>
+${failed ? '<p role="alert" style="color: #b00">Unknown user or wrong password.</p>' : ''}
+<form method="post" action="/interaction/${escapeHtml(uid)}/login" autocomplete="off">
+<p><label>User <input name="login" autofocus required></label></p>
+<p><label>Password <input name="password" type="password" required></label></p>
+<p><button type="submit">Sign in</button></p>
+</form></body></html>`;
+}
+
+async function formOf(request: IncomingMessage): Promise<URLSearchParams> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > 8192) throw new Error('form too large');
+    chunks.push(chunk as Buffer);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+/** Starts the development OpenID provider on 127.0.0.1 (or `host`); port 0: any free port. */
+export async function startDevIdentityProvider(options: DevIdentityProviderOptions): Promise<DevIdentityProvider> {
+  // oidc-provider is an ES module.
+  const { default: Provider, errors } = await import('oidc-provider');
+  const host = options.host ?? '127.0.0.1';
+  const server: Server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const issuer = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
+  const resourceScope = ALL_SCOPES.join(' ');
+
+  const provider = new Provider(issuer, {
+    clients: [
+      {
+        client_id: DEV_CLIENTS.app,
+        application_type: 'native',
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: [DEV_APP_REDIRECT_URI, 'com.example.partner:/callback'],
+      },
+      {
+        client_id: DEV_CLIENTS.swagger,
+        application_type: 'native',
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        redirect_uris: options.swaggerRedirectUris?.length ? [...options.swaggerRedirectUris] : ['http://127.0.0.1/docs/oauth2-redirect.html'],
+      },
+      {
+        client_id: DEV_CLIENTS.web,
+        client_secret: DEV_WEB_CLIENT_SECRET,
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: options.webRedirectUris?.length ? [...options.webRedirectUris] : ['http://127.0.0.1:3000/auth/callback'],
+        post_logout_redirect_uris: ['http://127.0.0.1:3000/'],
+      },
+    ],
+    jwks: { keys: [await signingKey(options.keysDir)] },
+    clientDefaults: { id_token_signed_response_alg: 'ES256' },
+    enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+    renderError: (ctx, out) => {
+      ctx.type = 'text/plain; charset=utf-8';
+      ctx.body = `${out.error}: ${out.error_description ?? ''}\n`;
+    },
+    cookies: { keys: [randomBytes(32).toString('base64url')] },
+    scopes: ['openid', 'offline_access', ...ALL_SCOPES],
+    claims: { openid: ['sub'], email: ['email'], profile: ['name'] },
+    pkce: { required: () => true },
+    ttl: { AccessToken: ACCESS_TOKEN_SECONDS, AuthorizationCode: 60, IdToken: 3600, Interaction: 600, Session: 86_400, Grant: 86_400, RefreshToken: 86_400 },
+    // Swagger UI exchanges its code from the browser.
+    clientBasedCORS: () => true,
+    features: {
+      devInteractions: { enabled: false },
+      dPoP: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => options.audience,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx: unknown, indicator: string) => {
+          if (indicator !== options.audience) throw new errors.InvalidTarget();
+          return {
+            scope: resourceScope,
+            audience: options.audience,
+            accessTokenTTL: ACCESS_TOKEN_SECONDS,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'ES256' } },
+          };
+        },
+      },
+    },
+    findAccount: (_ctx: unknown, sub: string) => {
+      const user = (DEV_USERS as Record<string, (typeof DEV_USERS)[DevUser]>)[sub];
+      if (!user) return undefined;
+      return { accountId: sub, claims: () => ({ sub, name: user.name, email: user.email }) };
+    },
+    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+  });
+  provider.on('server_error', () => undefined);
+  const callback = provider.callback();
+
+  const interaction = async (request: IncomingMessage, response: ServerResponse, path: string): Promise<void> => {
+    const details = await provider.interactionDetails(request, response);
+    const { uid, prompt, params } = details;
+    if (prompt.name === 'consent') {
+      // The partner's own apps: consent is given for whatever they asked.
+      const grant = details.grantId
+        ? await provider.Grant.find(details.grantId)
+        : new provider.Grant({ accountId: details.session!.accountId, clientId: params.client_id as string });
+      const missing = prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
+      if (missing.missingOIDCScope) grant!.addOIDCScope(missing.missingOIDCScope.join(' '));
+      for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant!.addResourceScope(indicator, scopes.join(' '));
+      const grantId = await grant!.save();
+      await provider.interactionFinished(request, response, { consent: { grantId } }, { mergeWithLastSubmission: true });
+      return;
+    }
+    if (request.method === 'POST' && path.endsWith('/login')) {
+      const form = await formOf(request);
+      const login = form.get('login') ?? '';
+      if (Object.hasOwn(DEV_USERS, login) && form.get('password') === login) {
+        await provider.interactionFinished(request, response, { login: { accountId: login } }, { mergeWithLastSubmission: false });
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(loginPage(uid, String(params.client_id), true));
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(loginPage(uid, String(params.client_id), false));
+  };
+
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const path = (request.url ?? '/').split('?')[0];
+    if (path.startsWith('/interaction/')) {
+      interaction(request, response, path).catch(() => {
+        if (!response.headersSent) response.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' });
+        response.end('The login session has expired or is invalid: start again from the app.');
+      });
+      return;
+    }
+    void callback(request, response);
+  });
+
+  return {
+    issuer,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,120 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { ALL_SCOPES } from '../auth/domain/scopes';
+import { DEV_APP_REDIRECT_URI, DEV_CLIENTS } from './dev-identity-provider';
+
+/** What the token endpoint answered (RFC 6749 section 5.1). */
+export interface DevTokens {
+  readonly access_token: string;
+  readonly token_type: string;
+  readonly expires_in: number;
+  readonly scope?: string;
+  readonly id_token?: string;
+  readonly refresh_token?: string;
+}
+
+export interface DevLoginOptions {
+  readonly issuer: string;
+  readonly user: string;
+  /** The password typed at the login form; the user's name by default (the development users' passwords). */
+  readonly password?: string;
+  /** The gateway's audience: the resource the token is for (RFC 8707). */
+  readonly audience: string;
+  /** The scopes asked for; every gateway scope by default. */
+  readonly scopes?: readonly string[];
+  /** Makes a DPoP proof for the token request, so that the token is bound to the signer's key (RFC 9449). */
+  readonly dpop?: (method: string, url: string) => Promise<string>;
+}
+
+/** Cookies a login sets, sent back on the next steps (the provider's session and interaction). */
+class CookieJar {
+  private readonly cookies = new Map<string, string>();
+
+  take(response: Response): void {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const eq = pair.indexOf('=');
+      if (eq > 0) this.cookies.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+    }
+  }
+
+  header(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+}
+
+/**
+ * Logs a development end user in the way a native app does (RFC 8252): the authorization code
+ * flow with PKCE (RFC 7636, S256) and `state`, through the development OpenID provider's own login
+ * form, then the code exchanged at its token endpoint. What `npm run users -- token` and the
+ * tests use; a real app does the same in the system browser.
+ */
+export async function devLogin(options: DevLoginOptions): Promise<DevTokens> {
+  const verifier = randomBytes(32).toString('base64url');
+  const state = randomBytes(16).toString('base64url');
+  const jar = new CookieJar();
+  const authorize = new URL('/auth', options.issuer);
+  authorize.search = new URLSearchParams({
+    client_id: DEV_CLIENTS.app,
+    response_type: 'code',
+    redirect_uri: DEV_APP_REDIRECT_URI,
+    scope: ['openid', ...(options.scopes ?? ALL_SCOPES)].join(' '),
+    resource: options.audience,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    state,
+  }).toString();
+
+  let url = authorize.toString();
+  let method: 'GET' | 'POST' = 'GET';
+  let body: URLSearchParams | undefined;
+  for (let step = 0; step < 12; step += 1) {
+    const response = await fetch(url, {
+      method,
+      redirect: 'manual',
+      headers: { cookie: jar.header(), ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      body,
+    });
+    jar.take(response);
+    const location = response.headers.get('location');
+    if (location) {
+      const next = new URL(location, url);
+      if (`${next.origin}${next.pathname}` === DEV_APP_REDIRECT_URI) {
+        if (next.searchParams.get('state') !== state) throw new Error('The login answered with another state');
+        const code = next.searchParams.get('code');
+        if (!code) throw new Error(`The login was refused: ${next.searchParams.get('error') ?? 'no code'}`);
+        return exchange(options, code, verifier);
+      }
+      url = next.href;
+      method = 'GET';
+      body = undefined;
+      await response.arrayBuffer();
+      continue;
+    }
+    const page = await response.text();
+    const form = /<form method="post" action="([^"]+)"/.exec(page);
+    if (response.status !== 200 || !form || body !== undefined) throw new Error(`The login failed (${response.status}): wrong user or password?`);
+    url = new URL(form[1], url).href;
+    method = 'POST';
+    body = new URLSearchParams({ login: options.user, password: options.password ?? options.user });
+  }
+  throw new Error('The login did not end');
+}
+
+async function exchange(options: DevLoginOptions, code: string, verifier: string): Promise<DevTokens> {
+  const tokenUrl = new URL('/token', options.issuer).href;
+  const response = await fetch(tokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(options.dpop ? { dpop: await options.dpop('POST', tokenUrl) } : {}) },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: DEV_APP_REDIRECT_URI,
+      client_id: DEV_CLIENTS.app,
+      code_verifier: verifier,
+      resource: options.audience,
+    }),
+  });
+  const answer = (await response.json()) as DevTokens & { error?: string; error_description?: string };
+  if (response.status !== 200) throw new Error(`The token endpoint refused the code: ${answer.error ?? response.status} ${answer.error_description ?? ''}`);
+  return answer;
+}
