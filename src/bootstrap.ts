@@ -15,6 +15,8 @@ import { serveMetrics } from './metrics/metrics.routes';
 import { DatabaseUrls } from './database/database-roles';
 import { edgeStages } from './edge.pipeline';
 import { setupSwagger } from './swagger';
+import { trustedIssuers } from './config/end-user-settings';
+import { DEV_CLIENTS } from './sandbox/dev-identity-provider';
 import { UpstreamSettings } from './upstream/upstream.settings';
 
 /**
@@ -68,7 +70,14 @@ export async function createApp(
     });
   }
   if (config.METRICS_ENABLED) serveMetrics(fastify, app.get(PrometheusMetrics));
-  if (config.DOCS_ENABLED) setupSwagger(app, options.demoCustomerId);
+  if (config.DOCS_ENABLED) {
+    const [issuer] = trustedIssuers(config, options.devIssuer);
+    setupSwagger(app, {
+      demoCustomerId: options.demoCustomerId,
+      // Sandbox mode: the development provider's public client for Swagger UI; live mode: typed in Authorize.
+      endUsers: issuer && { issuer: issuer.issuer, audience: issuer.audience, clientId: options.devIssuer ? DEV_CLIENTS.swagger : '' },
+    });
+  }
   await app.init();
   return app;
 }

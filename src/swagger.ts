@@ -3,6 +3,8 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { exampleDocumentExpiry } from './bank-accounts/http/open-bank-account.request.dto';
 import { Clock } from './common/domain/clock.port';
+import { ALL_SCOPES } from './auth/domain/scopes';
+import { END_USER_SECURITY_SCHEME as END_USER_SCHEME } from './auth/http/auth.decorators';
 
 export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -10,7 +12,8 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
     .setDescription(
       'The partner-facing API in front of the upstream banking provider. Every response is an envelope ' +
         '`{ status, message, data, error }`; errors carry `error.id`, which finds the request in the audit log. ' +
-        'Authorise with a client token (`Authorization: Bearer <token>`).',
+        'Partner servers authorise with a client token (`Authorization: Bearer <token>`, a server-side credential that never ships ' +
+        'in an app); apps authorise as their end user, with an access token from the partner’s OpenID provider (`end-user`).',
     )
     .setVersion('1')
     // The tokens are opaque random strings (pgw_…), not JWTs: the format says so (Nest's default says JWT).
@@ -19,6 +22,14 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
       scheme: 'bearer',
       bearerFormat: 'opaque client token (pgw_…)',
       description: 'A client token from `npm run clients -- create`',
+    })
+    .addSecurity(END_USER_SCHEME, {
+      type: 'openIdConnect',
+      openIdConnectUrl: PLACEHOLDER_DISCOVERY,
+      description:
+        'An end user’s access token (RFC 9068) from the partner’s OpenID provider (OIDC_ISSUER), sent as `Authorization: Bearer <token>`, ' +
+        'or bound to the app’s key with `Authorization: DPoP <token>` and a `DPoP` proof (RFC 9449). End users reach only their own ' +
+        'customers; each operation names the scope it needs. The document served at /docs-json names the configured provider.',
     })
     .addServer('/', 'This gateway')
     .addTag('customers', 'Customers at the provider, owned by the calling client’s tenant')
@@ -90,12 +101,42 @@ export function withExamplesForToday(document: OpenAPIObject, now: Date, demoCus
   return patched;
 }
 
-export function setupSwagger(app: NestFastifyApplication, demoCustomerId: () => string | undefined = () => undefined): void {
+/** What the document in the repository names as the discovery document: the served one names the configured provider's. */
+const PLACEHOLDER_DISCOVERY = 'https://login.partner.example/.well-known/openid-configuration';
+
+/** The document naming this deployment's OpenID provider, whose login Swagger UI's Authorize then offers. */
+export function withIssuer(document: OpenAPIObject, issuer: string | undefined): OpenAPIObject {
+  const scheme = document.components?.securitySchemes?.[END_USER_SCHEME] as { openIdConnectUrl?: string } | undefined;
+  if (issuer && scheme) scheme.openIdConnectUrl = `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
+  return document;
+}
+
+export interface SwaggerOptions {
+  /** In sandbox mode, the demo customer (its id in the examples). */
+  readonly demoCustomerId?: () => string | undefined;
+  /** The first trusted issuer, and the audience its tokens must name: Swagger UI's end-user login (authorization code + PKCE). */
+  readonly endUsers?: { readonly issuer: string; readonly audience: string; readonly clientId: string };
+}
+
+export function setupSwagger(app: NestFastifyApplication, options: SwaggerOptions = {}): void {
   const clock = app.get(Clock);
+  const { endUsers } = options;
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
     yamlDocumentUrl: 'docs-yaml',
     swaggerOptions: { persistAuthorization: true },
-    patchDocumentOnRequest: (_request, _reply, document) => withExamplesForToday(document, clock.now(), demoCustomerId()),
+    ...(endUsers
+      ? {
+          initOAuth: {
+            clientId: endUsers.clientId,
+            usePkceWithAuthorizationCodeGrant: true,
+            scopes: ['openid', ...ALL_SCOPES],
+            // RFC 8707: the token is for this gateway.
+            additionalQueryStringParams: { resource: endUsers.audience },
+          },
+        }
+      : {}),
+    patchDocumentOnRequest: (_request, _reply, document) =>
+      withIssuer(withExamplesForToday(document, clock.now(), options.demoCustomerId?.()), endUsers?.issuer),
   });
 }

@@ -66,15 +66,17 @@ describe('client authentication on /api/v1', () => {
   });
 
   it.each([
-    ['an unknown token', 'Bearer pgw_unknownunknownunknownunknownunknownunknown'],
-    ['another scheme', 'Basic dXNlcjpwYXNz'],
-    ['the scheme alone', 'Bearer'],
-    ['an over-long token', `Bearer ${'x'.repeat(5000)}`],
-  ])('when the header carries %s, then 401 with the provider envelope', async (_, header) => {
+    ['an unknown token', 'Bearer pgw_unknownunknownunknownunknownunknownunknown', 'Bearer realm="partner-gateway", error="invalid_token"'],
+    ['an over-long token', `Bearer ${'x'.repeat(5000)}`, 'Bearer realm="partner-gateway", error="invalid_token"'],
+    ['a client token under the DPoP scheme', 'DPoP pgw_unknownunknownunknownunknownunknownunknown', expect.stringMatching(/^DPoP realm="partner-gateway", error="invalid_token", algs="/)],
+    // No token was presented: the challenge names no error (RFC 6750 section 3.1).
+    ['another scheme', 'Basic dXNlcjpwYXNz', 'Bearer realm="partner-gateway"'],
+    ['the scheme alone', 'Bearer', 'Bearer realm="partner-gateway"'],
+  ])('when the header carries %s, then 401 with the provider envelope and the RFC 6750 challenge', async (_, header, challenge) => {
     const response = await call(t, '/api/v1/me', { authorization: header });
 
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="partner-gateway"');
+    expect(response.headers.get('www-authenticate')).toEqual(challenge);
     expectProviderUnauthorizedEnvelope(response.body);
   });
 
@@ -253,7 +255,8 @@ describe('health and docs', () => {
 
     expect(response.status).toBe(200);
     expect(response.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-    expect(response.body.paths['/api/v1/me'].get.security).toEqual([{ bearer: [] }]);
+    // A client token, or an end user's access token (any scope).
+    expect(response.body.paths['/api/v1/me'].get.security).toEqual([{ bearer: [] }, { 'end-user': [] }]);
   });
 
   it('when /docs is fetched, then Swagger UI is served', async () => {

@@ -10,7 +10,7 @@ export interface IssuerKey {
   readonly publicJwk: JWK;
 }
 
-export async function newIssuerKey(kid = randomUUID()): Promise<IssuerKey> {
+export async function newIssuerKey(kid: string = randomUUID()): Promise<IssuerKey> {
   const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
   return { privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' } };
 }

@@ -4,26 +4,6 @@
  */
 
 export interface paths {
-    "/api/v1/me": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The client the token belongs to
-         * @description A quick way to check a token.
-         */
-        get: operations["ClientsController_me"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/clients": {
         parameters: {
             query?: never;
@@ -55,9 +35,49 @@ export interface paths {
         put?: never;
         /**
          * Create a customer
-         * @description Creates the customer at the provider; it then belongs to your tenant. `reference` is the idempotency key: sending the same body again returns the first result with `Idempotent-Replayed: true` and calls nothing.
+         * @description Creates the customer at the provider; it then belongs to your tenant, and when an end user creates it, to them (their token needs the `customers:write` scope). `reference` is the idempotency key: sending the same body again returns the first result with `Idempotent-Replayed: true` and calls nothing.
          */
         post: operations["CustomersController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/customers/{customer_id}/end-user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a customer to an end user (partner servers)
+         * @description From then on the end user reaches this customer with their own access token (GET /api/v1/me lists it). A customer belongs to one end user at most: binding it to another is 409. End-user tokens cannot call this.
+         */
+        post: operations["CustomersController_bind"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who the token belongs to
+         * @description A quick way to check a token. For an end user: their tenant, the scopes their token grants and their customers, so that an app finds its customer after login. Needs no scope.
+         */
+        get: operations["MeController_me"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -73,7 +93,7 @@ export interface paths {
         };
         /**
          * Read a customer’s balance
-         * @description Only for customers of your tenant; anyone else’s is 404.
+         * @description Only for customers of your tenant, and for an end user only their own; anyone else’s is 404. End users need the `balances:read` scope.
          */
         get: operations["BalancesController_read"];
         put?: never;
@@ -95,7 +115,7 @@ export interface paths {
         put?: never;
         /**
          * Open an EUR or GBP bank account
-         * @description For a customer of your tenant. Every field is checked before anything is sent, the document expiry rule above all (`expiration_date` at least one calendar month from today, UTC). `reference` is the idempotency key: the same body again returns the first result with `Idempotent-Replayed: true`; a different body with a used reference is 422.
+         * @description For a customer of your tenant (an end user: one of their own, with the `bank_accounts:write` scope). Every field is checked before anything is sent, the document expiry rule above all (`expiration_date` at least one calendar month from today, UTC). `reference` is the idempotency key: the same body again returns the first result with `Idempotent-Replayed: true`; a different body with a used reference is 422.
          */
         post: operations["BankAccountsController_open"];
         delete?: never;
@@ -232,7 +252,7 @@ export interface components {
          * @description Stable and machine-readable: branch on it (docs/errors.md says what each means and what to do).
          * @enum {string}
          */
-        ErrorCode: "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.TIMEOUT" | "REQUEST.EXPECTATION_FAILED" | "REQUEST.URI_TOO_LONG" | "REQUEST.HEADERS_TOO_LARGE" | "REQUEST.CLIENT_CLOSED" | "REQUEST.BODY_TOO_LARGE" | "REQUEST.UNSUPPORTED_MEDIA_TYPE" | "REQUEST.UNSUPPORTED_ENCODING" | "ROUTE.NOT_FOUND" | "RATE_LIMIT.EXCEEDED" | "AUTH.FORBIDDEN" | "AUTH.CLIENT_NAME_TAKEN" | "AUTH.INVALID_CLIENT" | "CUSTOMER.NOT_FOUND" | "IDEMPOTENCY.IN_FLIGHT" | "IDEMPOTENCY.REFERENCE_REUSED" | "IDEMPOTENCY.REFERENCE_TAKEN" | "IDEMPOTENCY.OUTCOME_UNKNOWN" | "UPSTREAM.BAD_RESPONSE" | "UPSTREAM.CREDENTIALS_REFUSED" | "UPSTREAM.NOT_FOUND" | "UPSTREAM.CONFLICT" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.REJECTED" | "UPSTREAM.SERVER_ERROR" | "UPSTREAM.TIMEOUT" | "UPSTREAM.UNREACHABLE" | "UPSTREAM.CONNECTION_LOST" | "UPSTREAM.CIRCUIT_OPEN" | "AUDIT.EVENT_NOT_FOUND" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE" | "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "SERVICE.NOT_READY" | "INTERNAL";
+        ErrorCode: "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.TIMEOUT" | "REQUEST.EXPECTATION_FAILED" | "REQUEST.URI_TOO_LONG" | "REQUEST.HEADERS_TOO_LARGE" | "REQUEST.CLIENT_CLOSED" | "REQUEST.BODY_TOO_LARGE" | "REQUEST.UNSUPPORTED_MEDIA_TYPE" | "REQUEST.UNSUPPORTED_ENCODING" | "ROUTE.NOT_FOUND" | "RATE_LIMIT.EXCEEDED" | "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE" | "AUTH.INVALID_DPOP_PROOF" | "AUTH.ISSUER_UNAVAILABLE" | "AUTH.CLIENT_NAME_TAKEN" | "AUTH.INVALID_CLIENT" | "CUSTOMER.ALREADY_BOUND" | "CUSTOMER.NOT_FOUND" | "IDEMPOTENCY.IN_FLIGHT" | "IDEMPOTENCY.REFERENCE_REUSED" | "IDEMPOTENCY.REFERENCE_TAKEN" | "IDEMPOTENCY.OUTCOME_UNKNOWN" | "UPSTREAM.BAD_RESPONSE" | "UPSTREAM.CREDENTIALS_REFUSED" | "UPSTREAM.NOT_FOUND" | "UPSTREAM.CONFLICT" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.REJECTED" | "UPSTREAM.SERVER_ERROR" | "UPSTREAM.TIMEOUT" | "UPSTREAM.UNREACHABLE" | "UPSTREAM.CONNECTION_LOST" | "UPSTREAM.CIRCUIT_OPEN" | "AUDIT.EVENT_NOT_FOUND" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE" | "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "SERVICE.NOT_READY" | "INTERNAL";
         FieldProblemSchema: {
             /** @example currency */
             field: string;
@@ -304,25 +324,6 @@ export interface components {
              */
             message: string;
             error: components["schemas"]["UnauthenticatedErrorBodySchema"];
-        };
-        CallerResponseDto: {
-            /**
-             * Format: uuid
-             * @example 3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10
-             */
-            id: string;
-            /** @example acme-backend */
-            name: string;
-            /**
-             * @example partner
-             * @enum {string}
-             */
-            role: "partner" | "admin";
-            /**
-             * @description The tenant whose customers this client sees.
-             * @example default
-             */
-            tenant: string;
         };
         ApiClientResponseDto: {
             /**
@@ -409,6 +410,72 @@ export interface components {
              * @example GB
              */
             country?: string;
+        };
+        BoundCustomerResponseDto: {
+            /**
+             * Format: uuid
+             * @example 5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44
+             */
+            customer_id: string;
+            /**
+             * Format: uuid
+             * @description The end user’s pseudonym: their `id` in GET /api/v1/me.
+             * @example 0c3e8f5a-1b2d-8e4f-9a6b-7c8d9e0f1a2b
+             */
+            end_user_id: string;
+            /**
+             * @description `unchanged`: it already was theirs.
+             * @example bound
+             * @enum {string}
+             */
+            binding: "bound" | "unchanged";
+        };
+        BindCustomerRequestDto: {
+            /**
+             * @description The end user’s subject (`sub`) at your OpenID provider. The service keeps only a keyed pseudonym of it.
+             * @example demo
+             */
+            subject: string;
+            /** @description The end user’s issuer (its URL, as OIDC_ISSUER or OIDC_ISSUERS names it); needed only when the service trusts more than one. */
+            issuer?: string;
+        };
+        CallerResponseDto: {
+            /**
+             * Format: uuid
+             * @description The client’s id; for an end user, their pseudonym: the id support finds their audit events by.
+             * @example 3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10
+             */
+            id: string;
+            /**
+             * @description The client’s name; `end-user` for every end user.
+             * @example acme-backend
+             */
+            name: string;
+            /**
+             * @example partner
+             * @enum {string}
+             */
+            role: "partner" | "admin" | "end_user";
+            /**
+             * @description The tenant whose customers this caller sees.
+             * @example default
+             */
+            tenant: string;
+            /**
+             * @description End users only: the scopes their access token grants.
+             * @example [
+             *       "customers:write",
+             *       "balances:read"
+             *     ]
+             */
+            scopes?: string[];
+            /**
+             * @description End users only: their customers (at most 1000, oldest first).
+             * @example [
+             *       "5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44"
+             *     ]
+             */
+            customer_ids?: string[];
         };
         BalanceResponseDto: {
             /**
@@ -680,12 +747,18 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "route.unknown";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "route.unknown";
             /**
              * @example succeeded
              * @enum {string}
              */
             phase: "attempted" | "succeeded" | "rejected" | "failed" | "unknown";
+            /**
+             * @description Who called: a partner server or an admin (client tokens), or an end user (then `client_id` is their pseudonym).
+             * @example partner
+             * @enum {string|null}
+             */
+            caller_kind?: "partner" | "admin" | "end_user" | null;
             /**
              * Format: uuid
              * @example 3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10
@@ -811,7 +884,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "route.unknown";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "route.unknown";
             /**
              * Format: uuid
              * @description The transaction’s reference, as the provider knows it.
@@ -886,300 +959,6 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    ClientsController_me: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example 200 */
-                        status: number;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["CallerResponseDto"];
-                        /**
-                         * @description Always null on success
-                         * @example null
-                         */
-                        error: Record<string, never> | null;
-                    };
-                };
-            };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "data": null,
-                     *       "message": "Bad Request",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.BAD_PATH",
-                     *         "details": "Bad Request",
-                     *         "message": "Bad Request"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
-                        };
-                    };
-                };
-            };
-            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "data": null,
-                     *       "message": "Unauthorized",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "details": "The token is invalid or expired",
-                     *         "message": "The supplied token is invalid or expired"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"];
-                };
-            };
-            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 408,
-                     *       "data": null,
-                     *       "message": "Request Timeout",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.TIMEOUT",
-                     *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.TIMEOUT";
-                        };
-                    };
-                };
-            };
-            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 414,
-                     *       "data": null,
-                     *       "message": "URI Too Long",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.URI_TOO_LONG",
-                     *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.URI_TOO_LONG";
-                        };
-                    };
-                };
-            };
-            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "data": null,
-                     *       "message": "Unsupported Media Type",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
-                     *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.UNSUPPORTED_ENCODING";
-                        };
-                    };
-                };
-            };
-            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 417,
-                     *       "data": null,
-                     *       "message": "Expectation Failed",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.EXPECTATION_FAILED",
-                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.EXPECTATION_FAILED";
-                        };
-                    };
-                };
-            };
-            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "data": null,
-                     *       "message": "Too Many Requests",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per client token",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT.EXCEEDED";
-                        };
-                    };
-                };
-            };
-            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 431,
-                     *       "data": null,
-                     *       "message": "Request Header Fields Too Large",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
-                     *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.HEADERS_TOO_LARGE";
-                        };
-                    };
-                };
-            };
-            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 500,
-                     *       "data": null,
-                     *       "message": "Internal Server Error",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "INTERNAL",
-                     *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL";
-                        };
-                    };
-                };
-            };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "data": null,
-                     *       "message": "Service Unavailable",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
-                        };
-                    };
-                };
-            };
-        };
-    };
     ClientsController_list: {
         parameters: {
             query?: never;
@@ -1566,7 +1345,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). */
+            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). Codes: `AUTH.INVALID_DPOP_PROOF`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1584,10 +1363,15 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"];
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.INVALID_DPOP_PROOF";
+                        };
+                    };
                 };
             };
-            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1609,7 +1393,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUTH.FORBIDDEN";
+                            code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
                         };
                     };
                 };
@@ -1944,7 +1728,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `UPSTREAM.RATE_LIMITED`, `UPSTREAM.CIRCUIT_OPEN`. */
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`, `UPSTREAM.RATE_LIMITED`, `UPSTREAM.CIRCUIT_OPEN`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1966,7 +1750,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.CIRCUIT_OPEN";
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.CIRCUIT_OPEN";
                         };
                     };
                 };
@@ -1994,6 +1778,720 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "UPSTREAM.TIMEOUT";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    CustomersController_bind: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A customer created through this service (or linked to your tenant). */
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BindCustomerRequestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example Customer bound */
+                        message: string;
+                        data: components["schemas"]["BoundCustomerResponseDto"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `REQUEST.MALFORMED_JSON`, `REQUEST.JSON_TOO_DEEP`, `REQUEST.BAD_CONTENT_LENGTH`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "details": "The token is invalid or expired",
+                     *         "message": "The supplied token is invalid or expired"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"];
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this client. Codes: `CUSTOMER.NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "data": null,
+                     *       "message": "Not Found",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "CUSTOMER.NOT_FOUND",
+                     *         "details": "There is no customer with this id",
+                     *         "message": "There is no customer with this id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "CUSTOMER.NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description The same reference is still being processed, or an earlier request with it has an unknown outcome. Codes: `CUSTOMER.ALREADY_BOUND`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "data": null,
+                     *       "message": "Conflict",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "CUSTOMER.ALREADY_BOUND",
+                     *         "details": "The customer already belongs to another end user",
+                     *         "message": "The customer already belongs to another end user"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "CUSTOMER.ALREADY_BOUND";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `REQUEST.BODY_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "data": null,
+                     *       "message": "Payload Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.BODY_TOO_LARGE",
+                     *         "details": "The request body is larger than the service accepts",
+                     *         "message": "The request body is larger than the service accepts"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.BODY_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                        };
+                    };
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`, `REQUEST.UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING" | "REQUEST.UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per client token",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                        };
+                    };
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    MeController_me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["CallerResponseDto"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.BAD_PATH",
+                     *         "details": "Bad Request",
+                     *         "message": "Bad Request"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). Codes: `AUTH.INVALID_DPOP_PROOF`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "details": "The token is invalid or expired",
+                     *         "message": "The supplied token is invalid or expired"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.INVALID_DPOP_PROOF";
+                        };
+                    };
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                        };
+                    };
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                        };
+                    };
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per client token",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                        };
+                    };
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
                         };
                     };
                 };
@@ -2064,7 +2562,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). */
+            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). Codes: `AUTH.INVALID_DPOP_PROOF`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2082,10 +2580,15 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"];
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.INVALID_DPOP_PROOF";
+                        };
+                    };
                 };
             };
-            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2107,7 +2610,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUTH.FORBIDDEN";
+                            code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
                         };
                     };
                 };
@@ -2355,7 +2858,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `UPSTREAM.RATE_LIMITED`, `UPSTREAM.CIRCUIT_OPEN`. */
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`, `UPSTREAM.RATE_LIMITED`, `UPSTREAM.CIRCUIT_OPEN`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2377,7 +2880,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.CIRCUIT_OPEN";
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.CIRCUIT_OPEN";
                         };
                     };
                 };
@@ -2476,7 +2979,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). */
+            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). Codes: `AUTH.INVALID_DPOP_PROOF`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2494,10 +2997,15 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"];
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.INVALID_DPOP_PROOF";
+                        };
+                    };
                 };
             };
-            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2519,7 +3027,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUTH.FORBIDDEN";
+                            code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
                         };
                     };
                 };
@@ -2854,7 +3362,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `UPSTREAM.RATE_LIMITED`, `UPSTREAM.CIRCUIT_OPEN`. */
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`, `UPSTREAM.RATE_LIMITED`, `UPSTREAM.CIRCUIT_OPEN`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2876,7 +3384,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.CIRCUIT_OPEN";
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.CIRCUIT_OPEN";
                         };
                     };
                 };
@@ -3007,11 +3515,15 @@ export interface operations {
                 /** @description The customer the events are about. */
                 customer_id?: string;
                 /** @description What the request did. */
-                operation?: "customer.create" | "customer.link" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "route.unknown";
+                operation?: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "route.unknown";
                 /** @description The event’s phase. */
                 outcome?: "attempted" | "succeeded" | "rejected" | "failed" | "unknown";
                 /** @description The API client’s id. */
                 client?: string;
+                /** @description An end user’s subject (`sub`) at their OpenID provider: their events, found by the pseudonym the service derives from it. The subject itself is never stored, and never logged. */
+                end_user?: string;
+                /** @description The end user’s issuer, when the service trusts more than one (OIDC_ISSUERS). */
+                end_user_issuer?: string;
                 /** @description Events at or after this instant (ISO 8601, such as 2026-11-01T00:00:00Z; a date means its midnight UTC). */
                 from?: string;
                 /** @description Events before this instant (exclusive). */

@@ -1,4 +1,5 @@
-import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ApiSecurity } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { recordOf } from '../../common/http/request-context';
 import { ApiClientRole, AuthenticatedClient } from '../domain/api-client';
@@ -18,7 +19,15 @@ export const Roles = (...roles: ApiClientRole[]) => SetMetadata(REQUIRED_ROLES, 
  * End users may call the route when their access token grants `scope`; with no scope, any end
  * user may (their own data only). Without this decorator, end users' tokens are refused (403).
  */
-export const EndUsers = (scope: Scope | null = null) => SetMetadata(END_USER_SCOPE, scope);
+export const EndUsers = (scope: Scope | null = null) =>
+  applyDecorators(
+    SetMetadata(END_USER_SCOPE, scope),
+    // The OpenAPI document: a partner's client token, or an end user's access token with this scope.
+    ApiSecurity(END_USER_SECURITY_SCHEME, scope ? [scope] : []),
+  );
+
+/** The OpenAPI security scheme of end users' access tokens (swagger.ts declares it). */
+export const END_USER_SECURITY_SCHEME = 'end-user';
 
 /** The authenticated caller of the current request, from the request's record (noteClient). */
 export const CurrentClient = createParamDecorator((_: unknown, context: ExecutionContext): AuthenticatedClient => {

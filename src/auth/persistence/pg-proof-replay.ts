@@ -19,15 +19,17 @@ export class PgProofReplay extends ProofReplay implements OnModuleInit, OnModule
   }
 
   async useOnce(key: string, expiresAt: Date): Promise<boolean> {
-    const rows: unknown[] = await unavailableOnOutage(() =>
+    const [{ used }]: { used: number }[] = await unavailableOnOutage(() =>
       this.dataSource.query(
-        `INSERT INTO dpop_proofs (key, expires_at) VALUES ($1, $2)
-         ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE dpop_proofs.expires_at < now()
-         RETURNING 1`,
+        `WITH used AS (
+           INSERT INTO dpop_proofs (key, expires_at) VALUES ($1, $2)
+           ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE dpop_proofs.expires_at < now()
+           RETURNING 1
+         ) SELECT count(*)::int AS used FROM used`,
         [key, expiresAt],
       ),
     );
-    return rows.length === 1;
+    return used === 1;
   }
 
   onModuleInit(): void {

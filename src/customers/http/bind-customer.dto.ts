@@ -13,7 +13,7 @@ export class BindCustomerRequestDto {
   @IsPrintableText(255)
   readonly subject!: string;
 
-  @ApiPropertyOptional({ description: 'The end user’s issuer; needed only when the service trusts more than one.', example: 'http://127.0.0.1:4011' })
+  @ApiPropertyOptional({ description: 'The end user’s issuer (its URL, as OIDC_ISSUER or OIDC_ISSUERS names it); needed only when the service trusts more than one.' })
   @IsOptional()
   @IsPrintableText(500)
   readonly issuer?: string;

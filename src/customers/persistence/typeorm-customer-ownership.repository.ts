@@ -61,17 +61,20 @@ export class TypeOrmCustomerOwnershipRepository extends CustomerOwnership {
     });
   }
 
-  bind(customerId: string, tenant: string, endUser: string): Promise<Binding> {
-    return unavailableOnOutage(async () => {
-      const updated: unknown[] = await this.rows.query(
-        'UPDATE customer_tenants SET end_user = $3 WHERE customer_id = $1 AND tenant = $2 AND end_user IS NULL RETURNING 1',
+  async bind(customerId: string, tenant: string, endUser: string): Promise<Binding> {
+    // Set once: only where the tenant holds it and no end user has it yet.
+    const [{ bound }]: { bound: number }[] = await unavailableOnOutage(() =>
+      this.rows.query(
+        `WITH bound AS (
+           UPDATE customer_tenants SET end_user = $3 WHERE customer_id = $1 AND tenant = $2 AND end_user IS NULL RETURNING 1
+         ) SELECT count(*)::int AS bound FROM bound`,
         [customerId, tenant, endUser],
-      );
-      const owner = await this.ownerOf(customerId, { fresh: true });
-      if (owner === undefined || owner.tenant !== tenant) throw new CustomerNotFound();
-      if (updated.length === 1) return 'bound';
-      return owner.endUser === endUser ? 'unchanged' : 'taken';
-    });
+      ),
+    );
+    const owner = await this.ownerOf(customerId, { fresh: true });
+    if (owner === undefined || owner.tenant !== tenant) throw new CustomerNotFound();
+    if (bound === 1) return 'bound';
+    return owner.endUser === endUser ? 'unchanged' : 'taken';
   }
 
   async customersOf(tenant: string, endUser: string): Promise<string[]> {
