@@ -68,7 +68,11 @@ describe('client authentication on /api/v1', () => {
   it.each([
     ['an unknown token', 'Bearer pgw_unknownunknownunknownunknownunknownunknown', 'Bearer realm="partner-gateway", error="invalid_token"'],
     ['an over-long token', `Bearer ${'x'.repeat(5000)}`, 'Bearer realm="partner-gateway", error="invalid_token"'],
-    ['a client token under the DPoP scheme', 'DPoP pgw_unknownunknownunknownunknownunknownunknown', expect.stringMatching(/^DPoP realm="partner-gateway", error="invalid_token", algs="/)],
+    [
+      'a client token under the DPoP scheme',
+      'DPoP pgw_unknownunknownunknownunknownunknownunknown',
+      expect.stringMatching(/^DPoP realm="partner-gateway", error="invalid_token", algs="/),
+    ],
     // No token was presented: the challenge names no error (RFC 6750 section 3.1).
     ['another scheme', 'Basic dXNlcjpwYXNz', 'Bearer realm="partner-gateway"'],
     ['the scheme alone', 'Bearer', 'Bearer realm="partner-gateway"'],

@@ -1,5 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { createGatewayClient, errorCodeOf, GatewayClient, hasCode, wasReplayed } from '../../clients/typescript/src/index';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createDpopSigner, createGatewayClient, errorCodeOf, GatewayClient, hasCode, wasReplayed } from '../../clients/typescript/src/index';
+import { DevIdentityProvider, startDevIdentityProvider } from '../../src/sandbox/dev-identity-provider';
+import { devLogin } from '../../src/sandbox/dev-login';
 import { monthsFromToday } from '../support/builders';
 import { startTestApp, TestApp } from '../support/app';
 
@@ -95,5 +97,86 @@ describe('the typed TypeScript client, used as a partner app uses it', () => {
     expect([wasReplayed(first.response), wasReplayed(again.response)]).toEqual([false, true]);
     expect(again.data?.data).toEqual(first.data?.data);
     expect(errorCodeOf(changed.error!)).toBe('IDEMPOTENCY.REFERENCE_REUSED');
+  });
+});
+
+/**
+ * The client in an app, acting as its end user: logged in at the development OpenID provider
+ * (authorization code + PKCE, over HTTP), the token bound to the app's key with the client's own
+ * DPoP signer, and handed to the client as a token provider.
+ */
+describe('the typed TypeScript client, used by an app on behalf of its end user', () => {
+  let idp: DevIdentityProvider;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    idp = await startDevIdentityProvider({ port: 0, audience: 'urn:partner-gateway' });
+    t = await startTestApp({ OIDC_ISSUER: idp.issuer, END_USER_PSEUDONYM_KEY: randomBytes(32).toString('hex') });
+  });
+  afterAll(async () => {
+    await t.close();
+    await idp.close();
+  });
+
+  const endUserClient = async (user: string) => {
+    const signer = await createDpopSigner();
+    const tokens = await devLogin({ issuer: idp.issuer, user, audience: 'urn:partner-gateway', dpop: (method, url) => signer.proof(method, url) });
+    let calls = 0;
+    const api = createGatewayClient({
+      baseUrl: t.baseUrl,
+      token: () => {
+        calls += 1;
+        return Promise.resolve(tokens.access_token);
+      },
+      dpop: signer,
+    });
+    return { api, calls: () => calls };
+  };
+
+  it('when demo logs in, then the client creates their customer, reads its balance and opens an account, each with a fresh DPoP proof', async () => {
+    const { api, calls } = await endUserClient('demo');
+
+    const customer = await api.POST('/api/v1/customers', {
+      body: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone_number: '+447700900123' },
+    });
+    const customerId = customer.data!.data.customer_id;
+    const me = await api.GET('/api/v1/me');
+    const balance = await api.GET('/api/v1/customers/{customer_id}/balance', { params: { path: { customer_id: customerId } } });
+    const account = await api.POST('/api/v1/bank-accounts', {
+      body: {
+        customer_id: customerId,
+        currency: 'GBP',
+        phone_number: '+447700900123',
+        document_type: 'passport',
+        document_number: 'C01X00T47',
+        issued_country_code: 'GB',
+        issued_by: 'HMPO',
+        issued_date: '2020-01-15',
+        expiration_date: monthsFromToday(24),
+        country: 'GB',
+        zip_code: 'SW1A 1AA',
+        street: '1 Horse Guards Road',
+        date_of_birth: '1990-12-10',
+      },
+    });
+
+    expect(customer.response.status).toBe(201);
+    expect(me.data?.data).toMatchObject({ role: 'end_user', customer_ids: [customerId] });
+    expect(balance.data?.data.customer_id).toBe(customerId);
+    expect(account.response.status).toBe(201);
+    expect(calls()).toBe(4);
+  });
+
+  it('when alex asks for demo’s customer, then the client gets 404 CUSTOMER.NOT_FOUND', async () => {
+    const demo = await endUserClient('demo');
+    const created = await demo.api.POST('/api/v1/customers', {
+      body: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone_number: '+447700900123' },
+    });
+    const alex = await endUserClient('alex');
+
+    const balance = await alex.api.GET('/api/v1/customers/{customer_id}/balance', { params: { path: { customer_id: created.data!.data.customer_id } } });
+
+    expect(balance.response.status).toBe(404);
+    expect(errorCodeOf(balance.error!)).toBe('CUSTOMER.NOT_FOUND');
   });
 });

@@ -14,13 +14,80 @@ export type UnauthenticatedEnvelope = components['schemas']['UnauthenticatedEnve
 
 export type GatewayClient = Client<paths>;
 
+/** The current access token: a string, or a function returning it (called before every request, so a refreshed token is used at once). */
+export type TokenProvider = string | (() => string | Promise<string>);
+
+/** An elliptic-curve public key as a JWK (RFC 7517): what a DPoP proof's header carries. */
+export interface PublicJwk {
+  readonly kty: string;
+  readonly crv?: string;
+  readonly x?: string;
+  readonly y?: string;
+}
+
+/**
+ * Makes DPoP proofs (RFC 9449) with a key the app holds: the gateway then accepts the end user's
+ * access token only from this app. `createDpopSigner()` makes one with a non-extractable key.
+ */
+export interface DpopSigner {
+  /** The public key, as a JWK (what the OpenID provider binds the token to). */
+  readonly publicJwk: PublicJwk;
+  /** A proof for one request: its method, its URL (query and fragment are ignored), and the access token it carries. */
+  proof(method: string, url: string, accessToken?: string): Promise<string>;
+}
+
 export interface GatewayClientOptions {
   /** The gateway's origin, for example `https://gateway.example` (no path). */
   readonly baseUrl: string;
-  /** A partner client token (`npm run clients -- create --role partner`); sent as a Bearer token. */
-  readonly token: string;
+  /**
+   * Who is calling. In an app: the end user's access token from your OpenID provider (a function,
+   * so that the client always sends the current one). On your servers: a partner client token
+   * (`npm run clients -- create --role partner`), which never ships inside an app.
+   */
+  readonly token: TokenProvider;
+  /** Sends the token under the DPoP scheme with a fresh proof on every request (the token must be bound to this signer's key). */
+  readonly dpop?: DpopSigner;
   /** A fetch of your own (tests, proxies); the global one by default. */
   readonly fetch?: typeof globalThis.fetch;
+}
+
+const base64url = (bytes: ArrayBuffer | Uint8Array): string => {
+  let text = '';
+  for (const byte of new Uint8Array(bytes)) text += String.fromCharCode(byte);
+  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+};
+const encodeJson = (value: object): string => base64url(new TextEncoder().encode(JSON.stringify(value)));
+
+/**
+ * A DPoP signer (RFC 9449) with an ES256 key made by Web Crypto (browsers, React Native with a Web
+ * Crypto polyfill, Node 18+). The private key is not extractable: keep the signer (or, in a
+ * browser, store the CryptoKeyPair in IndexedDB) for as long as the token bound to it lives.
+ */
+export async function createDpopSigner(keys?: Awaited<ReturnType<typeof crypto.subtle.generateKey>>): Promise<DpopSigner> {
+  const pair = (keys ?? (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify']))) as {
+    publicKey: Parameters<typeof crypto.subtle.exportKey>[1];
+    privateKey: Parameters<typeof crypto.subtle.sign>[1];
+  };
+  const { kty, crv, x, y } = await crypto.subtle.exportKey('jwk', pair.publicKey);
+  const publicJwk: PublicJwk = { kty: kty!, crv, x, y };
+  return {
+    publicJwk,
+    async proof(method, url, accessToken) {
+      const target = new URL(url);
+      const claims: Record<string, unknown> = {
+        htm: method.toUpperCase(),
+        htu: `${target.origin}${target.pathname}`,
+        iat: Math.floor(Date.now() / 1000),
+        jti: crypto.randomUUID(),
+      };
+      if (accessToken !== undefined) {
+        claims.ath = base64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(accessToken)));
+      }
+      const input = `${encodeJson({ typ: 'dpop+jwt', alg: 'ES256', jwk: publicJwk })}.${encodeJson(claims)}`;
+      const signature = await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, pair.privateKey, new TextEncoder().encode(input));
+      return `${input}.${base64url(signature)}`;
+    },
+  };
 }
 
 /**
@@ -30,9 +97,16 @@ export interface GatewayClientOptions {
  */
 export function createGatewayClient(options: GatewayClientOptions): GatewayClient {
   const client = createClient<paths>({ baseUrl: options.baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const { token, dpop } = options;
   client.use({
-    onRequest({ request }) {
-      request.headers.set('authorization', `Bearer ${options.token}`);
+    async onRequest({ request }) {
+      const current = typeof token === 'string' ? token : await token();
+      if (dpop) {
+        request.headers.set('authorization', `DPoP ${current}`);
+        request.headers.set('dpop', await dpop.proof(request.method, request.url, current));
+      } else {
+        request.headers.set('authorization', `Bearer ${current}`);
+      }
       return request;
     },
   });

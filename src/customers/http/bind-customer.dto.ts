@@ -13,7 +13,9 @@ export class BindCustomerRequestDto {
   @IsPrintableText(255)
   readonly subject!: string;
 
-  @ApiPropertyOptional({ description: 'The end user’s issuer (its URL, as OIDC_ISSUER or OIDC_ISSUERS names it); needed only when the service trusts more than one.' })
+  @ApiPropertyOptional({
+    description: 'The end user’s issuer (its URL, as OIDC_ISSUER or OIDC_ISSUERS names it); needed only when the service trusts more than one.',
+  })
   @IsOptional()
   @IsPrintableText(500)
   readonly issuer?: string;
