@@ -1,7 +1,7 @@
 // Throughput and latency on loopback: the same two calls straight to the sandbox, through a bare
 // Fastify + undici proxy, and through the gateway (auth, validation, tenancy, idempotency, audit,
 // signing, encryption). Every server runs in a process of its own; autocannon runs here.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -258,6 +258,57 @@ export async function startBenchGateway(options) {
   };
 }
 
+const END_USER_AUDIENCE = 'urn:partner-gateway';
+/** DPoP proofs are made ahead for at most this many requests per second (each is used once). */
+const MOST_REQUESTS_PER_SECOND = 8000;
+
+/**
+ * Two end users logged in at the development OpenID provider as a native app logs in: demo with a
+ * bearer access token, alex with one bound to an ES256 key (DPoP, RFC 9449). Each creates a
+ * customer of their own; the requests read its balance. DPoP proofs, one per request, are signed
+ * ahead of each scenario (`prepareProofs`), so that the load generator only sends.
+ */
+async function endUserCallers(issuer, serviceUrl) {
+  const { devLogin } = dist('sandbox/dev-login.js');
+  const { SignJWT, generateKeyPair, exportJWK } = await import('jose');
+  const { privateKey, publicKey } = await generateKeyPair('ES256');
+  const jwk = await exportJWK(publicKey);
+  const proof = (htm, htu, extra = {}) =>
+    new SignJWT({ htm, htu, iat: Math.floor(Date.now() / 1000), jti: randomUUID(), ...extra })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+      .sign(privateKey);
+  const bearer = (await devLogin({ issuer, user: 'demo', audience: END_USER_AUDIENCE })).access_token;
+  const bound = (await devLogin({ issuer, user: 'alex', audience: END_USER_AUDIENCE, dpop: (method, url) => proof(method, url) })).access_token;
+  const ath = createHash('sha256').update(bound).digest('base64url');
+  const customerBody = JSON.stringify({ first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone_number: '+447700900123' });
+  const created = async (headers) =>
+    (
+      await (
+        await fetch(`${serviceUrl}/api/v1/customers`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: customerBody })
+      ).json()
+    ).data.customer_id;
+  const bearerCustomer = await created({ authorization: `Bearer ${bearer}` });
+  const boundCustomer = await created({ authorization: `DPoP ${bound}`, dpop: await proof('POST', `${serviceUrl}/api/v1/customers`, { ath }) });
+  const boundPath = `/api/v1/customers/${boundCustomer}/balance`;
+  let proofs = [];
+  let used = 0;
+  return {
+    bearerBalance: { method: 'GET', path: `/api/v1/customers/${bearerCustomer}/balance`, headers: { authorization: `Bearer ${bearer}` } },
+    dpopBalance: {
+      method: 'GET',
+      path: boundPath,
+      setupRequest: (request) => ({ ...request, headers: { authorization: `DPoP ${bound}`, dpop: proofs[used++ % proofs.length] } }),
+    },
+    prepareProofs: async (count) => {
+      used = 0;
+      proofs = [];
+      for (let i = 0; i < count; i++) proofs.push(await proof('GET', `${serviceUrl}${boundPath}`, { ath }));
+    },
+    proofsMade: () => proofs.length,
+    proofsUsed: () => used,
+  };
+}
+
 /** Node flags for the gateway, from BENCH_GATEWAY_NODE_FLAGS (to try V8 settings, say). */
 const gatewayNodeFlags = () => (process.env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
@@ -274,12 +325,18 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
     started.push(sandbox);
 
     const profileDir = join(ROOT, 'bench', 'profiles');
+    const gatewayEnv = {};
     const startGateway = async (withProfile) => {
       const nodeArgs = [...(withProfile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), ...gatewayNodeFlags()];
-      const { process: gateway, url } = await startBenchGatewayProcess({ database, dataDir, sandboxUrl, nodeArgs });
+      const { process: gateway, url } = await startBenchGatewayProcess({ database, dataDir, sandboxUrl, nodeArgs, env: gatewayEnv });
       started.push(gateway);
       return { gateway, url };
     };
+    // The partner's OpenID provider (the development one, in this process): end users' tokens.
+    const { startDevIdentityProvider } = dist('sandbox/dev-identity-provider.js');
+    const identityProvider = await startDevIdentityProvider({ port: 0, audience: END_USER_AUDIENCE });
+    started.push({ stop: () => identityProvider.close() });
+    gatewayEnv.OIDC_ISSUER = identityProvider.issuer;
     const { gateway: service, url: serviceUrl } = await startGateway(profile);
     // A second replica, for how throughput grows from one to two (the service is stateless).
     const second = replicas >= 2 ? await startGateway(false) : undefined;
@@ -320,6 +377,9 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
       }),
     });
     const customerId = (await customerAnswer.json()).data.customer_id;
+
+    // End users: demo with a bearer access token, alex with one bound to a DPoP key; each reads a customer of their own.
+    const endUsers = await endUserCallers(identityProvider.issuer, serviceUrl);
 
     // Provider-side requests, sealed and signed ahead of time so the load generator only sends.
     const { readUpstreamPublicKey } = dist('config/upstream-public-key.js');
@@ -377,6 +437,8 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
         'NestJS pass-through': { url: passthroughUrl, requests: [partnerBalance] },
         'naive NestJS app': { url: naiveUrl, requests: [partnerBalance] },
         gateway: { url: serviceUrl, requests: [partnerBalance] },
+        'gateway, end-user JWT': { url: serviceUrl, requests: [endUsers.bearerBalance] },
+        'gateway, end-user DPoP': { url: serviceUrl, requests: [endUsers.dpopBalance], prepare: endUsers.prepareProofs },
         ...(second
           ? {
               '2 gateways': [
@@ -407,8 +469,11 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
     const chosen = Object.entries(targets).filter(([call]) => calls.includes(call));
     for (const [call, byTarget] of chosen) {
       for (const [target, options] of Object.entries(byTarget)) {
-        const samplePid = target === 'gateway' ? service.child.pid : undefined;
+        const samplePid = target.startsWith('gateway') ? service.child.pid : undefined;
+        // Made just before the scenario: a DPoP proof is accepted for DPOP_PROOF_MAX_AGE_SECONDS only.
+        if (options.prepare) await options.prepare(Math.ceil((duration + 2) * MOST_REQUESTS_PER_SECOND));
         rows.push(await measure(`${call}: ${target}`, options, { connections, duration, samplePid, processes }));
+        if (options.prepare && endUsers.proofsUsed() > endUsers.proofsMade()) log('warning: DPoP proofs ran out; some were replayed and refused');
       }
     }
     for (const [call, byTarget] of chosen) {
@@ -506,6 +571,35 @@ export function report({ rows, paced, rate, memory, connections, duration, datab
           const two = by[`${kind}: 2 gateways`];
           return [kind, fixed(one.rps, 0), fixed(two.rps, 0), fixed(two.rps / one.rps, 2), `${fixed(100 * two.machineBusy, 0)}%`];
         }),
+      ),
+    );
+    lines.push('');
+  }
+  const partnerRow = by['balance: gateway'];
+  const endUserRows = [
+    ['balance: gateway, end-user JWT', 0.9],
+    ['balance: gateway, end-user DPoP', 0.75],
+  ].filter(([name]) => by[name]);
+  if (partnerRow && endUserRows.length > 0) {
+    lines.push('A balance read by an end user (the OpenID provider’s access token), against one with a partner client token, same run:');
+    lines.push('');
+    lines.push(
+      table(
+        ['Scenario', 'req/s', '÷ partner token', 'gateway CPU ms/request', 'target'],
+        [
+          ['balance: gateway (partner client token)', fixed(partnerRow.rps, 0), '1.00', fixed(partnerRow.cpuMsPerRequest.gateway, 3), ''],
+          ...endUserRows.map(([name, target]) => {
+            const row = by[name];
+            const ofPartner = row.rps / partnerRow.rps;
+            return [
+              name,
+              fixed(row.rps, 0),
+              fixed(ofPartner, 2),
+              fixed(row.cpuMsPerRequest.gateway, 3),
+              verdict([[`≥ ${target} × partner token`, ofPartner >= target]]),
+            ];
+          }),
+        ],
       ),
     );
     lines.push('');

@@ -56,7 +56,8 @@ export async function createApp(
   resolveConstraintsFrom(app);
   const fastify = app.getHttpAdapter().getInstance();
   installEdgeServer(fastify);
-  installPipeline(fastify, edgeStages(app, config, logStream));
+  const issuers = trustedIssuers(config, options.devIssuer);
+  installPipeline(fastify, edgeStages(app, config, logStream, [...new Set(issuers.map(({ issuer }) => new URL(issuer).origin))]));
 
   const origins = corsOrigins(config);
   if (origins.length > 0) {
@@ -71,7 +72,7 @@ export async function createApp(
   }
   if (config.METRICS_ENABLED) serveMetrics(fastify, app.get(PrometheusMetrics));
   if (config.DOCS_ENABLED) {
-    const [issuer] = trustedIssuers(config, options.devIssuer);
+    const [issuer] = issuers;
     setupSwagger(app, {
       demoCustomerId: options.demoCustomerId,
       // Sandbox mode: the development provider's public client for Swagger UI; live mode: typed in Authorize.

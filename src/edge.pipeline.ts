@@ -35,7 +35,13 @@ export const EDGE_STAGE_ORDER = ['request-context', 'security-headers', 'target'
 type EdgeStageName = (typeof EDGE_STAGE_ORDER)[number];
 
 /** The stages, in EDGE_STAGE_ORDER: each is named there once, and built here under its name. */
-export function edgeStages(app: NestFastifyApplication, config: AppConfig, logStream: DestinationStream): EdgeStage[] {
+export function edgeStages(
+  app: NestFastifyApplication,
+  config: AppConfig,
+  logStream: DestinationStream,
+  /** The trusted OpenID providers' origins: Swagger UI's end-user login reads their discovery documents and token endpoints. */
+  issuerOrigins: readonly string[] = [],
+): EdgeStage[] {
   const access = operationalAccess(config);
   const adminPaths: AdminPath[] = [];
   if (config.DOCS_ENABLED && access.docs === 'admin') adminPaths.push({ prefix: '/docs', challenge: 'basic' });
@@ -45,10 +51,15 @@ export function edgeStages(app: NestFastifyApplication, config: AppConfig, logSt
     'security-headers': securityHeadersStage({
       // Swagger UI's stylesheet sets inline styles; nothing is loaded from other origins, and no
       // upgrade-insecure-requests, so the UI also works over plain HTTP on a developer's machine.
+      // Its end-user login fetches from the trusted OpenID providers, and nothing else does.
       contentSecurityPolicy: {
         useDefaults: true,
-        directives: { 'upgrade-insecure-requests': null, 'style-src': ["'self'", "'unsafe-inline'"] },
+        directives: { 'upgrade-insecure-requests': null, 'style-src': ["'self'", "'unsafe-inline'"], 'connect-src': ["'self'", ...issuerOrigins] },
       },
+      // Swagger UI's end-user login runs in a popup at the OpenID provider, which comes back to
+      // /oauth2-redirect.html and hands the code to the page that opened it: that page keeps its
+      // popups (and nothing cross-origin can open it).
+      crossOriginOpenerPolicy: { policy: 'same-origin-allow-popups' },
     }),
     target: targetStage(),
     'request-log': requestLogStage(createRequestLogger(config.LOG_LEVEL, logStream)),

@@ -92,7 +92,7 @@ async function main(): Promise<void> {
           port: config.DEV_OIDC_PORT,
           audience: config.OIDC_AUDIENCE,
           keysDir: files.keysDir,
-          swaggerRedirectUris: gatewayOrigins.map((origin) => `${origin}/docs/oauth2-redirect.html`),
+          swaggerRedirectUris: gatewayOrigins.map((origin) => `${origin}/oauth2-redirect.html`),
         });
         log.warn({ issuer: identityProvider.issuer }, 'Development OpenID provider running in-process: end users demo and alex (password: the name)');
       }

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { exampleDocumentExpiry } from './bank-accounts/http/open-bank-account.request.dto';
@@ -104,10 +107,25 @@ export function withExamplesForToday(document: OpenAPIObject, now: Date, demoCus
 /** What the document in the repository names as the discovery document: the served one names the configured provider's. */
 const PLACEHOLDER_DISCOVERY = 'https://login.partner.example/.well-known/openid-configuration';
 
-/** The document naming this deployment's OpenID provider, whose login Swagger UI's Authorize then offers. */
+/**
+ * The document as this deployment serves it: naming its OpenID provider, whose login Swagger UI's
+ * Authorize then offers; without one (live mode, no OIDC_ISSUER), without the end-user scheme, which
+ * no token could satisfy.
+ */
 export function withIssuer(document: OpenAPIObject, issuer: string | undefined): OpenAPIObject {
-  const scheme = document.components?.securitySchemes?.[END_USER_SCHEME] as { openIdConnectUrl?: string } | undefined;
-  if (issuer && scheme) scheme.openIdConnectUrl = `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
+  const schemes = document.components?.securitySchemes;
+  const scheme = schemes?.[END_USER_SCHEME] as { openIdConnectUrl?: string } | undefined;
+  if (!scheme) return document;
+  if (issuer) {
+    scheme.openIdConnectUrl = `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
+    return document;
+  }
+  delete schemes![END_USER_SCHEME];
+  for (const operations of Object.values(document.paths)) {
+    for (const operation of Object.values(operations as Record<string, { security?: Record<string, string[]>[] }>)) {
+      if (operation.security) operation.security = operation.security.filter((requirement) => !(END_USER_SCHEME in requirement));
+    }
+  }
   return document;
 }
 
@@ -118,24 +136,53 @@ export interface SwaggerOptions {
   readonly endUsers?: { readonly issuer: string; readonly audience: string; readonly clientId: string };
 }
 
+/**
+ * Swagger UI's OAuth 2 redirect page, where its login ends. Swagger UI, served at /docs, names
+ * `/oauth2-redirect.html` at the root as its redirect URI: the page and its script are served
+ * there, as swagger-ui-dist ships them (no inline script: the CSP stands).
+ */
+function serveOAuth2Redirect(app: NestFastifyApplication): void {
+  // Resolved as @nestjs/swagger resolves it, from the service's own directory (npm start runs there, as the image does).
+  const swaggerModule = createRequire(join(process.cwd(), 'noop.js')).resolve('@nestjs/swagger');
+  const dist = dirname(createRequire(swaggerModule).resolve('swagger-ui-dist/package.json'));
+  const files = {
+    '/oauth2-redirect.html': { type: 'text/html; charset=utf-8', body: readFileSync(join(dist, 'oauth2-redirect.html')) },
+    '/oauth2-redirect.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(join(dist, 'oauth2-redirect.js')) },
+  };
+  const fastify = app.getHttpAdapter().getInstance();
+  for (const [path, file] of Object.entries(files)) {
+    fastify.get(path, (_request, reply) =>
+      reply
+        // The popup arrives here from the provider's origin: it must stay in its opener's group to hand the code back.
+        .removeHeader('cross-origin-opener-policy')
+        .header('content-type', file.type)
+        .header('cache-control', 'no-store')
+        .send(file.body),
+    );
+  }
+}
+
 export function setupSwagger(app: NestFastifyApplication, options: SwaggerOptions = {}): void {
   const clock = app.get(Clock);
   const { endUsers } = options;
+  if (endUsers) serveOAuth2Redirect(app);
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
     yamlDocumentUrl: 'docs-yaml',
-    swaggerOptions: { persistAuthorization: true },
-    ...(endUsers
-      ? {
-          initOAuth: {
-            clientId: endUsers.clientId,
-            usePkceWithAuthorizationCodeGrant: true,
-            scopes: ['openid', ...ALL_SCOPES],
-            // RFC 8707: the token is for this gateway.
-            additionalQueryStringParams: { resource: endUsers.audience },
-          },
-        }
-      : {}),
+    swaggerOptions: {
+      persistAuthorization: true,
+      ...(endUsers
+        ? {
+            initOAuth: {
+              clientId: endUsers.clientId,
+              usePkceWithAuthorizationCodeGrant: true,
+              scopes: ['openid', ...ALL_SCOPES],
+              // RFC 8707: the token is for this gateway.
+              additionalQueryStringParams: { resource: endUsers.audience },
+            },
+          }
+        : {}),
+    },
     patchDocumentOnRequest: (_request, _reply, document) =>
       withIssuer(withExamplesForToday(document, clock.now(), options.demoCustomerId?.()), endUsers?.issuer),
   });

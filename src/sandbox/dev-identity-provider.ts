@@ -129,7 +129,9 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
         token_endpoint_auth_method: 'none',
         grant_types: ['authorization_code'],
         response_types: ['code'],
-        redirect_uris: options.swaggerRedirectUris?.length ? [...options.swaggerRedirectUris] : ['http://127.0.0.1/docs/oauth2-redirect.html'],
+        redirect_uris: options.swaggerRedirectUris?.length
+          ? [...options.swaggerRedirectUris]
+          : ['http://127.0.0.1/oauth2-redirect.html', 'http://localhost/oauth2-redirect.html'],
       },
       {
         client_id: DEV_CLIENTS.web,
@@ -151,6 +153,8 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
     scopes: ['openid', 'offline_access', ...ALL_SCOPES],
     claims: { openid: ['sub'], email: ['email'], profile: ['name'] },
     pkce: { required: () => true },
+    // The code flow only (OAuth 2.1, FAPI 2.0): no implicit or hybrid responses.
+    responseTypes: ['code'],
     ttl: { AccessToken: ACCESS_TOKEN_SECONDS, AuthorizationCode: 60, IdToken: 3600, Interaction: 600, Session: 86_400, Grant: 86_400, RefreshToken: 86_400 },
     // Swagger UI exchanges its code from the browser.
     clientBasedCORS: () => true,

@@ -259,8 +259,9 @@ describe('health and docs', () => {
 
     expect(response.status).toBe(200);
     expect(response.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-    // A client token, or an end user's access token (any scope).
-    expect(response.body.paths['/api/v1/me'].get.security).toEqual([{ bearer: [] }, { 'end-user': [] }]);
+    // No OpenID provider is configured here: client tokens only (with one, an end user's access token too).
+    expect(response.body.paths['/api/v1/me'].get.security).toEqual([{ bearer: [] }]);
+    expect(response.body.components.securitySchemes['end-user']).toBeUndefined();
   });
 
   it('when /docs is fetched, then Swagger UI is served', async () => {

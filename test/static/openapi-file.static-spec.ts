@@ -15,7 +15,8 @@ describe('openapi.json', () => {
   let sut: TestApp;
 
   beforeAll(async () => {
-    sut = await startTestApp();
+    // With an OpenID provider whose discovery document is the one openapi.json names as an example.
+    sut = await startTestApp({ OIDC_ISSUER: 'https://login.partner.example', END_USER_PSEUDONYM_KEY: 'b3BlbmFwaS1maWxlLXRlc3Qta2V5LW9mLTMyLWJ5dGVzISE=' });
   });
 
   afterAll(async () => {
