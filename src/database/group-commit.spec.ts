@@ -92,4 +92,15 @@ describe('GroupCommit', () => {
     await writer.finishAll();
     await expect(second).resolves.toBeUndefined();
   });
+
+  it('when the write answers each row, then each caller gets its own row’s answer, batched or retried alone', async () => {
+    const commits = new GroupCommit<number, string>(
+      (rows) => (rows.includes(3) && rows.length > 1 ? Promise.reject(new Error('refused 3')) : Promise.resolve(rows.map((row) => `row ${row}`))),
+      { maxBatch: 10, maxInFlight: 1, isRowError: () => true },
+    );
+
+    const outcomes = await Promise.allSettled([1, 2, 3, 4].map((row) => commits.write(row)));
+
+    expect(outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : 'refused'))).toEqual(['row 1', 'row 2', 'row 3', 'row 4']);
+  });
 });

@@ -1,6 +1,6 @@
-interface Waiting<T> {
+interface Waiting<T, R> {
   row: T;
-  resolve: () => void;
+  resolve: (result: R) => void;
   reject: (error: unknown) => void;
 }
 
@@ -14,19 +14,21 @@ interface Waiting<T> {
  * table refuses) fails only its own caller and not the requests it happened to be batched with.
  * Any other failure (the database is down) fails the whole batch at once: retrying each row alone
  * would only make every caller wait for the same error many times over.
+ *
+ * A write may answer each row (`R`): `writeRows` then resolves to one result per row, in order.
  */
-export class GroupCommit<T> {
-  private readonly waiting: Waiting<T>[] = [];
+export class GroupCommit<T, R = void> {
+  private readonly waiting: Waiting<T, R>[] = [];
   private inFlight = 0;
 
   constructor(
-    private readonly writeRows: (rows: T[]) => Promise<void>,
+    private readonly writeRows: (rows: T[]) => Promise<R[] | void>,
     private readonly options: { maxBatch: number; maxInFlight: number; isRowError: (error: unknown) => boolean },
   ) {}
 
-  /** Resolves once `row` is committed; rejects with the write's error when it is not. */
-  write(row: T): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+  /** Resolves once `row` is committed (to its result, when the write gives one); rejects with the write's error when it is not. */
+  write(row: T): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
       this.waiting.push({ row, resolve, reject });
       this.startNext();
     });
@@ -43,17 +45,17 @@ export class GroupCommit<T> {
     }
   }
 
-  private async commit(batch: Waiting<T>[]): Promise<void> {
+  private async commit(batch: Waiting<T, R>[]): Promise<void> {
     try {
-      await this.writeRows(batch.map((entry) => entry.row));
-      for (const entry of batch) entry.resolve();
+      const results = await this.writeRows(batch.map((entry) => entry.row));
+      batch.forEach((entry, index) => entry.resolve(results?.[index] as R));
     } catch (error) {
       if (batch.length === 1 || !this.options.isRowError(error)) {
         for (const entry of batch) entry.reject(error);
         return;
       }
       for (const entry of batch) {
-        await this.writeRows([entry.row]).then(entry.resolve, entry.reject);
+        await this.writeRows([entry.row]).then((results) => entry.resolve(results?.[0] as R), entry.reject);
       }
     }
   }

@@ -1,4 +1,5 @@
-import { InMemoryAuditLog, InMemoryCustomerOwnership, InMemoryIdempotencyStore } from '../support/fakes';
+import { InMemoryAuditLog, InMemoryCustomerOwnership, InMemoryIdempotencyStore, InMemoryProofReplay } from '../support/fakes';
+import { proofReplayContract } from './proof-replay.contract';
 import { auditLogContract } from './audit-log.contract';
 import { customerOwnershipContract, customerOwnershipEndUserContract } from './customer-ownership.contract';
 import { idempotencyStoreContract } from './idempotency-store.contract';
@@ -19,5 +20,10 @@ describe('The fakes keep their ports’ contracts', () => {
   describe('InMemoryIdempotencyStore', () => {
     const store = new InMemoryIdempotencyStore();
     idempotencyStoreContract(() => store);
+  });
+
+  describe('InMemoryProofReplay', () => {
+    const replay = new InMemoryProofReplay();
+    proofReplayContract(() => replay);
   });
 });

@@ -1,6 +1,8 @@
 import { AuditLog } from '../../src/audit/trail/domain/audit-log.port';
 import { CustomerOwnership } from '../../src/customers/domain/customer-ownership.port';
 import { IdempotencyStore } from '../../src/idempotency/domain/idempotency-store.port';
+import { ProofReplay } from '../../src/auth/domain/proof-replay.port';
+import { proofReplayContract } from '../contracts/proof-replay.contract';
 import { auditLogContract } from '../contracts/audit-log.contract';
 import { customerOwnershipContract, customerOwnershipEndUserContract } from '../contracts/customer-ownership.contract';
 import { idempotencyStoreContract } from '../contracts/idempotency-store.contract';
@@ -29,5 +31,9 @@ describe('The PostgreSQL adapters keep their ports’ contracts', () => {
 
   describe('IdempotencyStore', () => {
     idempotencyStoreContract(() => t.app.get(IdempotencyStore));
+  });
+
+  describe('ProofReplay (DPoP proofs, group-committed)', () => {
+    proofReplayContract(() => t.app.get(ProofReplay));
   });
 });

@@ -8,6 +8,7 @@ import { Clock } from '../../src/common/domain/clock.port';
 import { Metrics } from '../../src/common/domain/metrics.port';
 import { Binding, CustomerOwner, CustomerOwnership, OwnershipOrigin } from '../../src/customers/domain/customer-ownership.port';
 import { CustomerNotFound } from '../../src/customers/domain/customers.errors';
+import { ProofReplay } from '../../src/auth/domain/proof-replay.port';
 import { Claim, IdempotencyKey } from '../../src/idempotency/domain/idempotency';
 import { ClaimRequest, IdempotencyStore } from '../../src/idempotency/domain/idempotency-store.port';
 
@@ -178,4 +179,16 @@ export function useValidationClock(clock: Clock): void {
     [PastCalendarDateConstraint, new PastCalendarDateConstraint(clock)],
   ]);
   useContainer({ get: <T>(type: new () => T): T => (instances.get(type) as T | undefined) ?? new type() });
+}
+
+/** DPoP proofs used, in memory (the PostgreSQL one keeps the same contract: test/contracts/proof-replay.contract.ts). */
+export class InMemoryProofReplay extends ProofReplay {
+  readonly used = new Map<string, number>();
+
+  useOnce(key: string, expiresAt: Date): Promise<boolean> {
+    const until = this.used.get(key);
+    if (until !== undefined && until >= Date.now()) return Promise.resolve(false);
+    this.used.set(key, expiresAt.getTime());
+    return Promise.resolve(true);
+  }
 }

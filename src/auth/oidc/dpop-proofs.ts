@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
-import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify } from 'jose';
+import { createHash, createPublicKey, JsonWebKey, KeyObject } from 'node:crypto';
+import { calculateJwkThumbprint, decodeProtectedHeader, JWK, jwtVerify } from 'jose';
+import { LRUCache } from 'lru-cache';
 import { canonicalTarget } from '../../common/http/canonical-target';
 import { DPOP_ALGORITHMS, InvalidDpopProof } from '../domain/auth.errors';
 import { ProofReplay } from '../domain/proof-replay.port';
@@ -7,6 +8,10 @@ import { ProofReplay } from '../domain/proof-replay.port';
 /** A proof far larger than any key and claims need is not worth parsing. */
 const MAX_PROOF_LENGTH = 4096;
 const MAX_JTI_LENGTH = 256;
+/** Apps' keys remembered at once (a few hundred bytes each). */
+const REMEMBERED_KEYS = 10_000;
+/** A JWK's private members (RFC 7518 section 6): none may be in a proof's header. */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
 export interface ProofSettings {
   /** How old a proof's `iat` may be. */
@@ -46,23 +51,56 @@ export class DpopProofs {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** The public keys tokens are bound to, imported once (by thumbprint): importing a key costs more than checking a signature. */
+  private readonly keys = new LRUCache<string, KeyObject>({ max: REMEMBERED_KEYS });
+
+  /**
+   * The key in the proof's header, once its thumbprint is shown to be the token's `cnf.jkt`. The
+   * header's key must be a public one (RFC 9449 section 4.2): the thumbprint covers only the
+   * public members, so private ones are looked for by name.
+   */
+  private async keyOf(proof: string, jkt: string): Promise<KeyObject> {
+    let jwk: JWK | undefined;
+    try {
+      jwk = decodeProtectedHeader(proof).jwk;
+    } catch {
+      // Refused below.
+    }
+    if (typeof jwk !== 'object' || jwk === null) throw new InvalidDpopProof('The DPoP proof is not a dpop+jwt signed by the public key in its header');
+    if (PRIVATE_MEMBERS.some((member) => member in jwk)) throw new InvalidDpopProof('The DPoP proof’s header carries a private key');
+    let thumbprint: string;
+    try {
+      thumbprint = await calculateJwkThumbprint(jwk, 'sha256');
+    } catch {
+      throw new InvalidDpopProof('The DPoP proof is not a dpop+jwt signed by the public key in its header');
+    }
+    if (thumbprint !== jkt) throw new InvalidDpopProof('The DPoP proof is signed by another key than the one the token is bound to');
+    let key = this.keys.get(thumbprint);
+    if (!key) {
+      try {
+        key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+      } catch {
+        throw new InvalidDpopProof('The DPoP proof is not a dpop+jwt signed by the public key in its header');
+      }
+      this.keys.set(thumbprint, key);
+    }
+    return key;
+  }
+
   async check(context: ProofContext): Promise<void> {
     const { proof } = context;
     if (proof === undefined) throw new InvalidDpopProof('A DPoP-bound token needs a DPoP header with a proof');
     if (typeof proof !== 'string') throw new InvalidDpopProof('Send exactly one DPoP header');
     if (proof.length > MAX_PROOF_LENGTH) throw new InvalidDpopProof('The DPoP proof is too long');
 
+    const key = await this.keyOf(proof, context.jkt);
     let verified: Awaited<ReturnType<typeof jwtVerify>>;
     try {
-      verified = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: [...DPOP_ALGORITHMS], requiredClaims: ['jti', 'htm', 'htu', 'iat'] });
+      verified = await jwtVerify(proof, key, { typ: 'dpop+jwt', algorithms: [...DPOP_ALGORITHMS], requiredClaims: ['jti', 'htm', 'htu', 'iat'] });
     } catch {
-      // jose's refusals, and WebCrypto's own (a header key it cannot import): the proof is the app's, and bad.
       throw new InvalidDpopProof('The DPoP proof is not a dpop+jwt signed by the public key in its header');
     }
-    const { payload, protectedHeader } = verified;
-    if ((await calculateJwkThumbprint(protectedHeader.jwk!, 'sha256')) !== context.jkt) {
-      throw new InvalidDpopProof('The DPoP proof is signed by another key than the one the token is bound to');
-    }
+    const { payload } = verified;
     if (payload.htm !== context.method) throw new InvalidDpopProof('The DPoP proof is for another HTTP method');
     const htu = typeof payload.htu === 'string' ? comparable(payload.htu) : undefined;
     if (htu === undefined || htu !== comparable(context.url)) throw new InvalidDpopProof('The DPoP proof is for another URL');
@@ -79,7 +117,7 @@ export class DpopProofs {
     if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) throw new InvalidDpopProof('The DPoP proof has no usable jti');
     // Kept until the proof would be too old anyway; keyed per key, so no app can use up another's jti.
     const expiresAt = new Date((iat + this.settings.maxAgeSeconds + 2 * this.settings.clockSkewSeconds) * 1000);
-    const key = createHash('sha256').update(`${context.jkt}:${jti}`, 'utf8').digest('hex');
-    if (!(await this.replay.useOnce(key, expiresAt))) throw new InvalidDpopProof('The DPoP proof was already used');
+    const seen = createHash('sha256').update(`${context.jkt}:${jti}`, 'utf8').digest('hex');
+    if (!(await this.replay.useOnce(seen, expiresAt))) throw new InvalidDpopProof('The DPoP proof was already used');
   }
 }

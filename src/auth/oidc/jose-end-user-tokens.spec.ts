@@ -1,20 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { dpopProof, newDpopKey, newIssuerKey, TEST_AUDIENCE, TestIssuer } from '../../../test/support/oidc';
-import { ProofReplay } from '../domain/proof-replay.port';
+import { InMemoryProofReplay } from '../../../test/support/fakes';
 import { TokenPresentation } from '../domain/end-user-tokens.port';
 import { DpopProofs } from './dpop-proofs';
 import { IssuerDirectory } from './issuer-metadata';
 import { JoseEndUserTokens } from './jose-end-user-tokens';
-
-/** Proofs seen, in memory: the PostgreSQL one is proven across replicas by the e2e tests. */
-class SeenProofs extends ProofReplay {
-  readonly seen = new Set<string>();
-  useOnce(key: string): Promise<boolean> {
-    if (this.seen.has(key)) return Promise.resolve(false);
-    this.seen.add(key);
-    return Promise.resolve(true);
-  }
-}
 
 const URL_ = 'http://127.0.0.1:3000/api/v1/customers/5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44/balance';
 const bearer: TokenPresentation = { scheme: 'bearer', proof: undefined, method: 'GET', url: URL_ };
@@ -23,7 +13,7 @@ const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base
 
 describe(JoseEndUserTokens.name, () => {
   let issuer: TestIssuer;
-  let proofs: SeenProofs;
+  let proofs: InMemoryProofReplay;
   const settings = { clockSkewSeconds: 30, maxLifetimeSeconds: 3600, requireDpop: false };
 
   /** A JWKS is fetched again for an unknown kid at most every 200 ms here (30 s in production). */
@@ -38,7 +28,7 @@ describe(JoseEndUserTokens.name, () => {
 
   beforeEach(async () => {
     issuer = await TestIssuer.start();
-    proofs = new SeenProofs();
+    proofs = new InMemoryProofReplay();
   });
 
   afterEach(() => issuer.close());

@@ -1,35 +1,67 @@
 import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { unavailableOnOutage } from '../../database/store-errors';
+import { GroupCommit } from '../../database/group-commit';
+import { isRefusedData, unavailableOnOutage } from '../../database/store-errors';
 import { ProofReplay } from '../domain/proof-replay.port';
 
 /** How often proofs past their window are deleted. */
 const SWEEP_EVERY_MS = 60_000;
 
+interface UsedProof {
+  readonly key: string;
+  readonly expiresAt: Date;
+}
+
 /**
- * DPoP proofs used, in PostgreSQL: every replica sees every other's. One statement per proof; a
- * key seen before is a replay unless its window has passed (then the row is the proof's again).
+ * Records each key once, for a batch: a key new to the table (or whose window has passed) is a
+ * first use; a key already there, or twice in the batch, is a replay. One statement, whatever the
+ * batch's size; its answers come back in the batch's order.
+ */
+const RECORD_BATCH = `
+  WITH input AS (
+    SELECT t.key, t.expires_at, t.n FROM unnest($1::text[], $2::timestamptz[]) WITH ORDINALITY AS t(key, expires_at, n)
+  ), used AS (
+    INSERT INTO dpop_proofs (key, expires_at) SELECT key, expires_at FROM input
+    ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE dpop_proofs.expires_at < now()
+    RETURNING key
+  )
+  SELECT input.n::int AS n, used.key IS NOT NULL AS first FROM input LEFT JOIN used ON used.key = input.key ORDER BY input.n`;
+
+/**
+ * DPoP proofs used, in PostgreSQL: every replica sees every other's. Proofs checked at the same
+ * moment by concurrent requests share one statement and one commit (GroupCommit); each request
+ * still learns whether its own proof was new.
  */
 @Injectable()
 export class PgProofReplay extends ProofReplay implements OnModuleInit, OnModuleDestroy {
   private sweeper?: NodeJS.Timeout;
+  private readonly records = new GroupCommit<UsedProof, boolean>((proofs) => this.record(proofs), {
+    maxBatch: 200,
+    maxInFlight: 2,
+    isRowError: isRefusedData,
+  });
 
   constructor(private readonly dataSource: DataSource) {
     super();
   }
 
-  async useOnce(key: string, expiresAt: Date): Promise<boolean> {
-    const [{ used }]: { used: number }[] = await unavailableOnOutage(() =>
-      this.dataSource.query(
-        `WITH used AS (
-           INSERT INTO dpop_proofs (key, expires_at) VALUES ($1, $2)
-           ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE dpop_proofs.expires_at < now()
-           RETURNING 1
-         ) SELECT count(*)::int AS used FROM used`,
-        [key, expiresAt],
-      ),
+  useOnce(key: string, expiresAt: Date): Promise<boolean> {
+    return this.records.write({ key, expiresAt });
+  }
+
+  private async record(proofs: UsedProof[]): Promise<boolean[]> {
+    // One row per key: PostgreSQL refuses to touch a row twice in one statement. A key sent twice
+    // in one batch is used by the first and replayed by the second.
+    const firstIndex = new Map<string, number>();
+    proofs.forEach((proof, index) => {
+      if (!firstIndex.has(proof.key)) firstIndex.set(proof.key, index);
+    });
+    const unique = [...firstIndex.keys()];
+    const rows: { n: number; first: boolean }[] = await unavailableOnOutage(() =>
+      this.dataSource.query(RECORD_BATCH, [unique, unique.map((key) => proofs[firstIndex.get(key)!].expiresAt)]),
     );
-    return used === 1;
+    const firstUse = new Map(rows.map((row) => [unique[row.n - 1], row.first]));
+    return proofs.map((proof, index) => firstIndex.get(proof.key) === index && firstUse.get(proof.key) === true);
   }
 
   onModuleInit(): void {
