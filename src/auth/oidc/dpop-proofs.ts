@@ -1,5 +1,5 @@
-import { createHash, createPublicKey, JsonWebKey, KeyObject } from 'node:crypto';
-import { calculateJwkThumbprint, decodeProtectedHeader, JWK, jwtVerify } from 'jose';
+import { createHash } from 'node:crypto';
+import { CryptoKey, decodeProtectedHeader, importJWK, JWK, jwtVerify } from 'jose';
 import { LRUCache } from 'lru-cache';
 import { canonicalTarget } from '../../common/http/canonical-target';
 import { DPOP_ALGORITHMS, InvalidDpopProof } from '../domain/auth.errors';
@@ -30,6 +30,26 @@ export interface ProofContext {
   readonly jkt: string;
 }
 
+/** The members of each key type a thumbprint covers (RFC 7638 section 3.2), in the order it takes them. */
+const THUMBPRINT_MEMBERS: Readonly<Record<string, readonly string[]>> = { EC: ['crv', 'kty', 'x', 'y'], RSA: ['e', 'kty', 'n'], OKP: ['crv', 'kty', 'x'] };
+
+/**
+ * A public JWK's SHA-256 thumbprint (RFC 7638), as jose's calculateJwkThumbprint computes it, with
+ * node:crypto's hash: it runs on every request, and the Web Crypto digest costs ten times more.
+ * Undefined for a key type or member that is not a string.
+ */
+export function thumbprintOf(jwk: JWK): string | undefined {
+  const members = typeof jwk.kty === 'string' ? THUMBPRINT_MEMBERS[jwk.kty] : undefined;
+  if (!members) return undefined;
+  const required: Record<string, string> = {};
+  for (const member of members) {
+    const value = (jwk as Record<string, unknown>)[member];
+    if (typeof value !== 'string') return undefined;
+    required[member] = value;
+  }
+  return createHash('sha256').update(JSON.stringify(required), 'utf8').digest('base64url');
+}
+
 /** A URL as a proof's `htu` is compared (RFC 9449 section 4.3: no query, no fragment; scheme and host normalised; the path as the router reads it). */
 function comparable(url: string): string | undefined {
   const parsed = URL.parse(url);
@@ -52,14 +72,14 @@ export class DpopProofs {
   ) {}
 
   /** The public keys tokens are bound to, imported once (by thumbprint): importing a key costs more than checking a signature. */
-  private readonly keys = new LRUCache<string, KeyObject>({ max: REMEMBERED_KEYS });
+  private readonly keys = new LRUCache<string, CryptoKey>({ max: REMEMBERED_KEYS });
 
   /**
    * The key in the proof's header, once its thumbprint is shown to be the token's `cnf.jkt`. The
    * header's key must be a public one (RFC 9449 section 4.2): the thumbprint covers only the
    * public members, so private ones are looked for by name.
    */
-  private async keyOf(proof: string, jkt: string): Promise<KeyObject> {
+  private async keyOf(proof: string, jkt: string): Promise<CryptoKey> {
     let jwk: JWK | undefined;
     try {
       jwk = decodeProtectedHeader(proof).jwk;
@@ -68,17 +88,13 @@ export class DpopProofs {
     }
     if (typeof jwk !== 'object' || jwk === null) throw new InvalidDpopProof('The DPoP proof is not a dpop+jwt signed by the public key in its header');
     if (PRIVATE_MEMBERS.some((member) => member in jwk)) throw new InvalidDpopProof('The DPoP proof’s header carries a private key');
-    let thumbprint: string;
-    try {
-      thumbprint = await calculateJwkThumbprint(jwk, 'sha256');
-    } catch {
-      throw new InvalidDpopProof('The DPoP proof is not a dpop+jwt signed by the public key in its header');
-    }
+    const thumbprint = thumbprintOf(jwk);
+    if (thumbprint === undefined) throw new InvalidDpopProof('The DPoP proof is not a dpop+jwt signed by the public key in its header');
     if (thumbprint !== jkt) throw new InvalidDpopProof('The DPoP proof is signed by another key than the one the token is bound to');
     let key = this.keys.get(thumbprint);
     if (!key) {
       try {
-        key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+        key = (await importJWK(jwk, typeof jwk.alg === 'string' ? jwk.alg : decodeProtectedHeader(proof).alg)) as CryptoKey;
       } catch {
         throw new InvalidDpopProof('The DPoP proof is not a dpop+jwt signed by the public key in its header');
       }
