@@ -105,7 +105,13 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
   const host = options.host ?? '127.0.0.1';
   const server: Server = createServer();
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(`The development OpenID provider cannot listen on ${host}:${options.port}: the port is taken (is a gateway in sandbox mode running?). Set DEV_OIDC_PORT (0 for any free port).`, { cause: error })
+          : error,
+      ),
+    );
     server.listen(options.port, host, () => resolve());
   });
   const address = server.address();

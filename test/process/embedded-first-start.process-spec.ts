@@ -23,6 +23,7 @@ const CLIENTS = join(process.cwd(), 'dist', 'src', 'auth', 'cli', 'clients.cli.j
 const VERIFY = join(process.cwd(), 'dist', 'src', 'audit', 'cli', 'audit-verify.cli.js');
 const SANDBOX = join(process.cwd(), 'dist', 'src', 'sandbox', 'main.js');
 const PURGE = join(process.cwd(), 'dist', 'src', 'audit', 'cli', 'audit-purge.cli.js');
+const USERS = join(process.cwd(), 'dist', 'src', 'auth', 'cli', 'users.cli.js');
 
 describe('first start with embedded defaults (one new user, step by step)', () => {
   let dataDir: string;
@@ -44,7 +45,7 @@ describe('first start with embedded defaults (one new user, step by step)', () =
   beforeAll(async () => {
     dataDir = scratchDataDir();
     // Both listen on a port of their own choosing, read from what the service prints.
-    env = cleanEnv({ DATA_DIR: dataDir, PORT: '0', SANDBOX_PORT: '0' });
+    env = cleanEnv({ DATA_DIR: dataDir, PORT: '0', SANDBOX_PORT: '0', DEV_OIDC_PORT: '0' });
   });
   afterAll(async () => {
     if (service && service.child.exitCode === null) {
@@ -98,6 +99,27 @@ describe('first start with embedded defaults (one new user, step by step)', () =
     expect((await sandboxKey.text()).trim()).toBe(readFileSync(join(dataDir, 'sandbox', 'public.pem'), 'utf8').trim());
     expect((await fetch(`${base}/docs`)).status).toBe(200);
   });
+
+  it('when a new user follows the token block to an end-user token, then demo reaches the demo customer and alex does not', async () => {
+    const issuer = /"issuer":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(service!.output())?.[1];
+    const demoCustomer = JSON.parse(readFileSync(join(dataDir, 'demo-customer.json'), 'utf8')).customer_id as string;
+    const tokenOf = async (user: string) => {
+      const result = await runProcess(USERS, ['token', '--user', user], { ...env, OIDC_ISSUER: issuer! }, { timeoutMs: 30_000 });
+      expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+      return result.stdout.trim();
+    };
+
+    const demoToken = await tokenOf('demo');
+    const me = (await (await fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${demoToken}` } })).json()) as {
+      data: { role: string; customer_ids: string[] };
+    };
+    const alexBalance = await fetch(`${base}/api/v1/customers/${demoCustomer}/balance`, { headers: { authorization: `Bearer ${await tokenOf('alex')}` } });
+
+    expect(issuer).toBeDefined();
+    expect(service!.output()).toContain('npm run -s users -- token --user demo');
+    expect(me.data).toMatchObject({ role: 'end_user', customer_ids: [demoCustomer] });
+    expect(alexBalance.status).toBe(404);
+  }, 60_000);
 
   it('when Swagger UI is opened on the first start, then its examples name the demo customer, made for the development partner', async () => {
     demo = JSON.parse(readFileSync(join(dataDir, 'demo-customer.json'), 'utf8')).customer_id as string;
