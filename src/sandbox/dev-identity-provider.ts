@@ -108,7 +108,10 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
         error.code === 'EADDRINUSE'
-          ? new Error(`The development OpenID provider cannot listen on ${host}:${options.port}: the port is taken (is a gateway in sandbox mode running?). Set DEV_OIDC_PORT (0 for any free port).`, { cause: error })
+          ? new Error(
+              `The development OpenID provider cannot listen on ${host}:${options.port}: the port is taken (is a gateway in sandbox mode running?). Set DEV_OIDC_PORT (0 for any free port).`,
+              { cause: error },
+            )
           : error,
       ),
     );

@@ -1363,12 +1363,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"] | (components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.INVALID_DPOP_PROOF";
                         };
-                    };
+                    });
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
@@ -2272,12 +2272,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"] | (components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.INVALID_DPOP_PROOF";
                         };
-                    };
+                    });
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -2580,12 +2580,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"] | (components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.INVALID_DPOP_PROOF";
                         };
-                    };
+                    });
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
@@ -2997,12 +2997,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"] | (components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.INVALID_DPOP_PROOF";
                         };
-                    };
+                    });
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */

@@ -142,19 +142,19 @@ export function ApiErrorResponses(...codes: (ErrorCode | readonly ErrorCode[])[]
       .map(([status, statusCodes]) => {
         const listed = statusCodes.filter((code) => code !== CODE_NOT_IN_ENVELOPE);
         const example = statusCodes.find((code) => ERROR_EXAMPLES[code]) ?? statusCodes[0];
-        const schema =
-          listed.length === 0
-            ? { $ref: getSchemaPath(UnauthenticatedEnvelopeSchema) }
-            : {
-                allOf: [
-                  { $ref: getSchemaPath(ErrorEnvelopeSchema) },
-                  {
-                    type: 'object',
-                    required: ['error'],
-                    properties: { error: { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: listed } } } },
-                  },
-                ],
-              };
+        const coded = {
+          allOf: [
+            { $ref: getSchemaPath(ErrorEnvelopeSchema) },
+            {
+              type: 'object',
+              required: ['error'],
+              properties: { error: { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: listed } } } },
+            },
+          ],
+        };
+        const unauthenticated = { $ref: getSchemaPath(UnauthenticatedEnvelopeSchema) };
+        // A 401 is the provider's envelope (no code), or, where end users may call, a refused DPoP proof (with its code).
+        const schema = listed.length === 0 ? unauthenticated : listed.length < statusCodes.length ? { oneOf: [unauthenticated, coded] } : coded;
         return ApiResponse({
           status,
           description: `${ERROR_DESCRIPTIONS[status] ?? STATUS_CODES[status] ?? 'Error'}.${listed.length > 0 ? ` Codes: ${listed.map((code) => `\`${code}\``).join(', ')}.` : ''}`,
