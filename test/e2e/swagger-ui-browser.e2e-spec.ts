@@ -11,6 +11,14 @@ import { DevIdentityProvider, startDevIdentityProvider } from '../../src/sandbox
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUTPUT = join(process.cwd(), 'test-output');
 
+const launchChromium = () =>
+  playwright.chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    // This machine's network is closed: no background connections, no QUIC, no sandbox as root.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+
 describe('Swagger UI in a real browser (live mode: the page itself needs the admin token)', () => {
   let sut: TestApp;
   let browser: Browser;
@@ -20,12 +28,7 @@ describe('Swagger UI in a real browser (live mode: the page itself needs the adm
     sut = await startTestApp();
     admin = await sut.createClient('admin');
     await createCustomer(sut.baseUrl, await sut.createClient('partner'));
-    browser = await playwright.chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // This machine's network is closed: no background connections, no QUIC, no sandbox as root.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
@@ -84,11 +87,7 @@ describe('Swagger UI’s end-user login in a real browser (the development OpenI
     idp = await startDevIdentityProvider({ port: 0, audience: 'urn:partner-gateway' });
     sut = await startTestApp({ END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64') }, { devIssuer: idp.issuer });
     admin = await sut.createClient('admin');
-    browser = await playwright.chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
