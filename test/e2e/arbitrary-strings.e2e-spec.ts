@@ -157,7 +157,9 @@ describe('arbitrary strings in every field of every body, query and path', () =>
           for (const [field, text] of changes) body[field] = text.replace(VALID, typeof body[field] === 'string' ? body[field] : '');
           await send(key, 'POST', path, token(), JSON.stringify(body));
         }),
-        { numRuns: 40 * fields.length },
+        // The binding is accepted once per customer (any other subject after it is a 409): its first run, an example,
+        // binds the subject as it is, so that the property is seen to hold over an accepted body too, whatever the seed.
+        { numRuns: 40 * fields.length, examples: customer ? [[[['subject', VALID] as const]]] : [] },
       );
     }
     // The property held over answers of both kinds: accepted bodies and refused ones.
