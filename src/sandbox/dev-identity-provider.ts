@@ -4,6 +4,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, JWK } from 'jose';
 import { ALL_SCOPES } from '../auth/domain/scopes';
+import { canonicalTarget } from '../common/http/canonical-target';
 
 /**
  * The development OpenID provider: what a partner's own provider is in production, run in-process
@@ -225,7 +226,14 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
   };
 
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const path = (request.url ?? '/').split('?')[0];
+    // The path as the gateway's router reads a target: an odd spelling (`/%69nteraction/…`, `/x/../interaction/…`)
+    // is refused rather than routed one way here and another way by oidc-provider.
+    const target = canonicalTarget(request.url ?? '/');
+    if (target.refusal) {
+      response.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' }).end(`${target.refusal.message}\n`);
+      return;
+    }
+    const path = target.path;
     if (path.startsWith('/interaction/')) {
       interaction(request, response, path).catch(() => {
         if (!response.headersSent) response.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' });

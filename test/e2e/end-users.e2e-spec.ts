@@ -69,6 +69,14 @@ describe('end users of the partner’s OpenID provider', () => {
     expect(account.status).toBe(201);
   });
 
+  it('when the development provider is sent an oddly spelt path, then it refuses it rather than route it two ways', async () => {
+    const spelt = await fetch(`${idp.issuer}/%69nteraction/x`);
+    const dotted = await fetch(`${idp.issuer}/x/..%2Finteraction/x`);
+    const plain = await fetch(`${idp.issuer}/.well-known/openid-configuration`);
+
+    expect([spelt.status, dotted.status, plain.status]).toEqual([400, 400, 200]);
+  });
+
   it('when alex asks for demo’s customer, then it is 404 for a balance and for an account, and nothing reaches the provider', async () => {
     const demoCustomer = await createCustomer(t.baseUrl, await login('demo'));
     const alex = await login('alex');

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import playwright from 'playwright-core';
-import type { Browser } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { startTestApp, TestApp } from '../support/app';
 import { createCustomer } from '../support/http';
 import { DevIdentityProvider, startDevIdentityProvider } from '../../src/sandbox/dev-identity-provider';
@@ -10,6 +10,22 @@ import { DevIdentityProvider, startDevIdentityProvider } from '../../src/sandbox
 // Debian's chromium (.ci/run installs it when missing); Playwright drives it, it downloads nothing.
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUTPUT = join(process.cwd(), 'test-output');
+
+/** Try it out on a GET operation, as a user clicks it (`fill` sets its parameters); the status and body shown, and a screenshot. */
+async function tryItOut(page: Page, path: string, screenshot: string, fill?: (operation: Locator) => Promise<unknown>) {
+  const operation = page.locator('.opblock-get', { has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
+  await operation.locator('.opblock-summary').click();
+  await operation.locator('button.try-out__btn').click();
+  await fill?.(operation);
+  await operation.locator('button.execute').click();
+  const status = operation.locator('.live-responses-table .response .response-col_status');
+  await status.waitFor();
+  const shownStatus = (await status.innerText()).trim();
+  const body = await operation.locator('.live-responses-table .response-col_description pre').first().innerText();
+  mkdirSync(OUTPUT, { recursive: true });
+  await page.screenshot({ path: join(OUTPUT, screenshot), fullPage: true });
+  return { shownStatus, body };
+}
 
 const launchChromium = () =>
   playwright.chromium.launch({
@@ -54,18 +70,9 @@ describe('Swagger UI in a real browser (live mode: the page itself needs the adm
     await page.locator('.modal-ux button.authorize').click();
     await page.locator('.modal-ux button.close-modal').click();
 
-    const operation = page.locator('.opblock-get', { has: page.locator('.opblock-summary-path[data-path="/api/v1/audit-events"]') });
-    await operation.locator('.opblock-summary').click();
-    await operation.locator('button.try-out__btn').click();
-    await operation.locator('tr[data-param-name="operation"] select').selectOption('customer.create');
-    await operation.locator('button.execute').click();
-
-    const status = operation.locator('.live-responses-table .response .response-col_status');
-    await status.waitFor();
-    const shownStatus = (await status.innerText()).trim();
-    const body = await operation.locator('.live-responses-table .response-col_description pre').first().innerText();
-    mkdirSync(OUTPUT, { recursive: true });
-    await page.screenshot({ path: join(OUTPUT, 'swagger-ui-try-it-out.png'), fullPage: true });
+    const { shownStatus, body } = await tryItOut(page, '/api/v1/audit-events', 'swagger-ui-try-it-out.png', (operation) =>
+      operation.locator('tr[data-param-name="operation"] select').selectOption('customer.create'),
+    );
     await context.close();
 
     expect(shownStatus).toBe('200');
@@ -120,16 +127,7 @@ describe('Swagger UI’s end-user login in a real browser (the development OpenI
     await page.locator('.modal-ux button', { hasText: 'Logout' }).first().waitFor();
     await page.locator('.modal-ux button.close-modal').click();
 
-    const operation = page.locator('.opblock-get', { has: page.locator('.opblock-summary-path[data-path="/api/v1/me"]') });
-    await operation.locator('.opblock-summary').click();
-    await operation.locator('button.try-out__btn').click();
-    await operation.locator('button.execute').click();
-    const status = operation.locator('.live-responses-table .response .response-col_status');
-    await status.waitFor();
-    const shownStatus = (await status.innerText()).trim();
-    const body = await operation.locator('.live-responses-table .response-col_description pre').first().innerText();
-    mkdirSync(OUTPUT, { recursive: true });
-    await page.screenshot({ path: join(OUTPUT, 'swagger-ui-end-user.png'), fullPage: true });
+    const { shownStatus, body } = await tryItOut(page, '/api/v1/me', 'swagger-ui-end-user.png');
     await context.close();
 
     expect(shownStatus).toBe('200');

@@ -18,6 +18,13 @@ export interface PresentedCredentials {
 
 /** `Bearer <token>` or `DPoP <token>`, scheme case-insensitive (RFC 9110 section 11.1); anything else is no token. */
 const AUTHORIZATION = /^(Bearer|DPoP)[ ]+([^\s]+)[ ]*$/i;
+
+/** The token an Authorization header presents, and under which scheme; undefined for none (another scheme, a header sent twice). */
+export function presentedToken(header: string | string[] | undefined): { scheme: 'bearer' | 'dpop'; token: string } | undefined {
+  const match = typeof header === 'string' ? AUTHORIZATION.exec(header) : null;
+  if (!match) return undefined;
+  return { scheme: match[1].toLowerCase() === 'dpop' ? 'dpop' : 'bearer', token: match[2] };
+}
 /** A JWS in compact form: three base64url parts. Client tokens never look like one. */
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
@@ -38,10 +45,9 @@ export class Callers {
 
   /** @throws InvalidClientToken, InvalidDpopProof, IssuerUnavailable. */
   async authenticate(presented: PresentedCredentials): Promise<AuthenticatedClient> {
-    const match = typeof presented.authorization === 'string' ? AUTHORIZATION.exec(presented.authorization) : null;
-    if (!match) return this.clients.authenticate(undefined);
-    const scheme = match[1].toLowerCase() === 'dpop' ? 'dpop' : 'bearer';
-    const token = match[2];
+    const presentation = presentedToken(presented.authorization);
+    if (!presentation) return this.clients.authenticate(undefined);
+    const { scheme, token } = presentation;
 
     if (this.endUsers.enabled && COMPACT_JWS.test(token)) {
       const user = await this.endUsers.verify(token, { scheme, proof: presented.dpop, method: presented.method, url: presented.url });

@@ -3,12 +3,13 @@ import type { EdgeStage } from '../../common/http/edge-stage';
 import { ApiClientsService } from '../domain/api-clients.service';
 import { RoleNotAllowed } from '../domain/auth.errors';
 import { targetOf } from '../../common/http/request-context';
-import { bearerToken } from './bearer-auth.guard';
+import { presentedToken } from '../domain/callers.service';
 
 /** The admin token from `Bearer <token>`, or the password of `Basic` (what a browser prompts for). */
 export function adminCredential(header: string | string[] | undefined): string | undefined {
-  const bearer = bearerToken(header);
-  if (bearer !== undefined || typeof header !== 'string') return bearer;
+  const presented = presentedToken(header);
+  if (presented?.scheme === 'bearer') return presented.token;
+  if (presented !== undefined || typeof header !== 'string') return undefined;
   const basic = /^Basic[ ]+([A-Za-z0-9+/=]+)[ ]*$/i.exec(header);
   if (!basic) return undefined;
   const decoded = Buffer.from(basic[1], 'base64').toString('utf8');

@@ -6,15 +6,8 @@ import { contextOf, targetOf } from '../../common/http/request-context';
 import { CallerIdentity } from '../../common/http/caller-identity.port';
 import { ApiClientRole, AuthenticatedClient } from '../domain/api-client';
 import { EndUsersNotAllowed, InsufficientScope, RoleNotAllowed } from '../domain/auth.errors';
-import { Callers, PresentedCredentials } from '../domain/callers.service';
+import { Callers, PresentedCredentials, presentedToken } from '../domain/callers.service';
 import { END_USER_SCOPE, IS_PUBLIC, REQUIRED_ROLES } from './auth.decorators';
-
-/** `Bearer <token>`, scheme case-insensitive; anything else counts as no token. */
-export function bearerToken(header: string | string[] | undefined): string | undefined {
-  if (typeof header !== 'string') return undefined;
-  const match = /^Bearer[ ]+([^\s]+)[ ]*$/i.exec(header);
-  return match?.[1];
-}
 
 /** The request's credentials as Callers reads them; the URL is built on the canonical path the router used. */
 function presentedBy(request: FastifyRequest): PresentedCredentials {
@@ -83,7 +76,7 @@ export class BearerAuthGuard implements CanActivate {
       const scope = this.reflector.getAllAndOverride<string | null | undefined>(END_USER_SCOPE, targets);
       if (scope === undefined) throw new EndUsersNotAllowed();
       if (scope !== null && !client.scopes?.includes(scope)) {
-        throw new InsufficientScope(scope, /^dpop /i.test(request.headers.authorization ?? '') ? 'dpop' : 'bearer');
+        throw new InsufficientScope(scope, presentedToken(request.headers.authorization)?.scheme ?? 'bearer');
       }
       return true;
     }

@@ -58,11 +58,14 @@ export class IssuerDirectory {
     const now = this.now();
     const entry = this.entries.get(issuer);
     if (entry && now - entry.at < (entry.failed ? FAILURE_TTL_MS : METADATA_TTL_MS)) return entry.keys;
-    const fresh: { at: number; keys: Promise<IssuerKeys>; failed?: boolean } = { at: now, keys: Promise.resolve() as never };
-    fresh.keys = discover(issuer, this.refetchCooldownMs).catch((error: unknown) => {
-      fresh.failed = true;
-      throw new IssuerUnavailable(error);
-    });
+    const keys = discover(issuer, this.refetchCooldownMs);
+    const fresh: { at: number; keys: Promise<IssuerKeys>; failed?: boolean } = {
+      at: now,
+      keys: keys.catch((error: unknown) => {
+        fresh.failed = true;
+        throw new IssuerUnavailable(error);
+      }),
+    };
     // A failure is answered to whoever waits; nobody waiting is not an unhandled rejection.
     fresh.keys.catch(() => undefined);
     this.entries.set(issuer, fresh);

@@ -57,8 +57,9 @@ export class JoseEndUserTokens extends EndUserTokens {
   }
 
   async verify(token: string, presentation: TokenPresentation): Promise<VerifiedEndUser> {
-    const refused = new InvalidClientToken({ scheme: presentation.scheme });
-    if (token.length > MAX_TOKEN_LENGTH) throw refused;
+    // Made only when a token is refused: an error's stack trace is not free, and most calls succeed.
+    const refused = () => new InvalidClientToken({ scheme: presentation.scheme });
+    if (token.length > MAX_TOKEN_LENGTH) throw refused();
     const hash = createHash('sha256').update(token, 'ascii').digest('base64url');
     let found = this.verified.get(hash);
     if (found && found.expiresAtMs + this.settings.clockSkewSeconds * 1000 <= this.now()) {
@@ -72,7 +73,7 @@ export class JoseEndUserTokens extends EndUserTokens {
 
     if (found.jkt !== undefined) {
       // RFC 9449 section 7.1: a bound token presented as a bearer token is refused.
-      if (presentation.scheme !== 'dpop') throw refused;
+      if (presentation.scheme !== 'dpop') throw refused();
       await this.proofs.check({ proof: presentation.proof, method: presentation.method, url: presentation.url, accessToken: token, jkt: found.jkt });
       return { ...found.user, senderConstrained: true };
     }
@@ -81,17 +82,17 @@ export class JoseEndUserTokens extends EndUserTokens {
     return { ...found.user, senderConstrained: false };
   }
 
-  private async verifyToken(token: string, refused: InvalidClientToken): Promise<VerifiedToken> {
+  private async verifyToken(token: string, refused: () => InvalidClientToken): Promise<VerifiedToken> {
     let unverified: JWTPayload;
     try {
       const header = decodeProtectedHeader(token);
-      if (header.typ !== undefined && !ACCESS_TOKEN_TYPES.has(header.typ.toLowerCase())) throw refused;
+      if (header.typ !== undefined && !ACCESS_TOKEN_TYPES.has(header.typ.toLowerCase())) throw refused();
       unverified = decodeJwt(token);
     } catch {
-      throw refused;
+      throw refused();
     }
     const issuer = typeof unverified.iss === 'string' ? this.trusted.get(unverified.iss) : undefined;
-    if (!issuer) throw refused;
+    if (!issuer) throw refused();
 
     const { keys, algorithms } = await this.directory.keysOf(issuer.issuer);
     let payload: JWTPayload;
@@ -110,13 +111,13 @@ export class JoseEndUserTokens extends EndUserTokens {
       if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError)) {
         throw new IssuerUnavailable(error);
       }
-      throw refused;
+      throw refused();
     }
     const { sub, exp, iat } = payload as { sub: unknown; exp: number; iat: number };
-    if (typeof sub !== 'string' || sub.length === 0 || sub.length > 255) throw refused;
-    if (exp - iat > this.settings.maxLifetimeSeconds) throw refused;
+    if (typeof sub !== 'string' || sub.length === 0 || sub.length > 255) throw refused();
+    if (exp - iat > this.settings.maxLifetimeSeconds) throw refused();
     const cnf = payload.cnf as { jkt?: unknown } | undefined;
-    if (cnf !== undefined && (typeof cnf !== 'object' || cnf === null || typeof cnf.jkt !== 'string')) throw refused;
+    if (cnf !== undefined && (typeof cnf !== 'object' || cnf === null || typeof cnf.jkt !== 'string')) throw refused();
     return {
       user: { issuer: issuer.issuer, subject: sub, tenant: issuer.tenant, scopes: scopesOf(payload.scope) },
       jkt: cnf?.jkt as string | undefined,

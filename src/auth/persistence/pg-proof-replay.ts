@@ -1,4 +1,5 @@
-import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicTask, startPeriodicTask } from '../../common/runtime/periodic-task';
 import { DataSource } from 'typeorm';
 import { GroupCommit } from '../../database/group-commit';
 import { isRefusedData, unavailableOnOutage } from '../../database/store-errors';
@@ -33,8 +34,8 @@ const RECORD_BATCH = `
  * still learns whether its own proof was new.
  */
 @Injectable()
-export class PgProofReplay extends ProofReplay implements OnModuleInit, OnModuleDestroy {
-  private sweeper?: NodeJS.Timeout;
+export class PgProofReplay extends ProofReplay implements OnApplicationBootstrap, OnApplicationShutdown {
+  private sweeper?: PeriodicTask;
   private readonly records = new GroupCommit<UsedProof, boolean>((proofs) => this.record(proofs), {
     maxBatch: 200,
     maxInFlight: 2,
@@ -64,14 +65,13 @@ export class PgProofReplay extends ProofReplay implements OnModuleInit, OnModule
     return proofs.map((proof, index) => firstIndex.get(proof.key) === index && firstUse.get(proof.key) === true);
   }
 
-  onModuleInit(): void {
-    this.sweeper = setInterval(() => {
-      this.dataSource.query('DELETE FROM dpop_proofs WHERE expires_at < now()').catch(() => undefined);
-    }, SWEEP_EVERY_MS);
-    this.sweeper.unref();
+  onApplicationBootstrap(): void {
+    this.sweeper = startPeriodicTask('DpopProofSweep', SWEEP_EVERY_MS, SWEEP_EVERY_MS, () =>
+      this.dataSource.query('DELETE FROM dpop_proofs WHERE expires_at < now()'),
+    );
   }
 
-  onModuleDestroy(): void {
-    clearInterval(this.sweeper);
+  async onApplicationShutdown(): Promise<void> {
+    await this.sweeper?.stop();
   }
 }
