@@ -17,6 +17,8 @@ COPY package.json package-lock.json ./
 # always has DATABASE_URL.
 RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# The reference web app, served at /app/ in sandbox mode.
+COPY web-app ./web-app
 # The stand-alone sandbox keeps its key pair under DATA_DIR=/data (a volume in docker-compose.yml).
 RUN mkdir -p /data && chown node:node /data
 USER node

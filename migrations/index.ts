@@ -6,6 +6,7 @@ import { NotifyApiClientChanges1764057600000 } from './1764057600000-NotifyApiCl
 import { PurgeAsOwner1764144000000 } from './1764144000000-PurgeAsOwner';
 import { SealAuditEvents1764230400000 } from './1764230400000-SealAuditEvents';
 import { EndUsers1764316800000 } from './1764316800000-EndUsers';
+import { BrowserSessions1764403200000 } from './1764403200000-BrowserSessions';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so the same list works compiled,
@@ -20,4 +21,5 @@ export const MIGRATIONS = [
   PurgeAsOwner1764144000000,
   SealAuditEvents1764230400000,
   EndUsers1764316800000,
+  BrowserSessions1764403200000,
 ];

@@ -28,11 +28,13 @@ export interface AppModuleOptions {
   readonly upstream: UpstreamSettings;
   /** Sandbox mode: the development OpenID provider's issuer, trusted when OIDC_ISSUER is not set. */
   readonly devIssuer?: string;
+  /** Sandbox mode: the development provider's web client, for browser sessions when OIDC_CLIENT_ID is not set. */
+  readonly devWebClient?: { readonly clientId: string; readonly secret: string };
 }
 
 @Module({})
 export class AppModule {
-  static forRoot({ config, database, upstream, devIssuer }: AppModuleOptions): DynamicModule {
+  static forRoot({ config, database, upstream, devIssuer, devWebClient }: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -43,7 +45,7 @@ export class AppModule {
         DatabaseModule.forRoot(database, ENTITIES),
         UpstreamModule.forRoot(upstream),
         AuditModule,
-        AuthModule.forRoot({ devIssuer }),
+        AuthModule.forRoot({ devIssuer, devWebClient }),
         RateLimitModule,
         CustomersModule,
         BalancesModule,

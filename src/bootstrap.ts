@@ -5,6 +5,8 @@ import { AppModule } from './app.module';
 import { Drain } from './common/runtime/drain';
 import { edgeServerOptions, installEdgeServer } from './common/http/edge';
 import { installPipeline } from './common/http/pipeline';
+import { useFormBodyOn } from './common/http/json-body';
+import { SESSION_PATHS } from './auth/domain/browser-sessions.service';
 import { createRequestLogDestination, createServiceLogger, ServiceLogger } from './common/runtime/logging';
 import { requestIdOf } from './common/http/request-context';
 import { resolveConstraintsFrom } from './common/http/validation';
@@ -15,8 +17,9 @@ import { serveMetrics } from './metrics/metrics.routes';
 import { DatabaseUrls } from './database/database-roles';
 import { edgeStages } from './edge.pipeline';
 import { setupSwagger } from './swagger';
+import { serveWebApp } from './sandbox/web-app';
 import { trustedIssuers } from './config/end-user-settings';
-import { DEV_CLIENTS } from './sandbox/dev-identity-provider';
+import { DEV_CLIENTS, DEV_WEB_CLIENT_SECRET } from './sandbox/dev-identity-provider';
 import { UpstreamSettings } from './upstream/upstream.settings';
 
 /**
@@ -27,7 +30,7 @@ export async function createApp(
   config: AppConfig,
   database: DatabaseUrls,
   upstream: UpstreamSettings,
-  options: { logStream?: DestinationStream; demoCustomerId?: () => string | undefined; devIssuer?: string } = {},
+  options: { logStream?: DestinationStream; demoCustomerId?: () => string | undefined; devIssuer?: string; webApp?: boolean } = {},
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     ...edgeServerOptions({
@@ -42,12 +45,22 @@ export async function createApp(
     return503OnClosing: false,
     bodyLimit: config.BODY_LIMIT_BYTES,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, database, upstream, devIssuer: options.devIssuer }), adapter, {
-    bufferLogs: true,
-    abortOnError: false,
-    // Fastify's own JSON parser only (with bodyLimit): no urlencoded parser, so a form is a 415.
-    bodyParser: false,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot({
+      config,
+      database,
+      upstream,
+      devIssuer: options.devIssuer,
+      devWebClient: options.devIssuer ? { clientId: DEV_CLIENTS.web, secret: DEV_WEB_CLIENT_SECRET } : undefined,
+    }),
+    adapter,
+    {
+      bufferLogs: true,
+      abortOnError: false,
+      // Fastify's own JSON parser only (with bodyLimit): a form is a 415, except the back-channel logout's (useFormBodyOn).
+      bodyParser: false,
+    },
+  );
   // stdout in production (main.ts passes the asynchronous destination it flushes on exit), a
   // capture in tests.
   const logStream = options.logStream ?? createRequestLogDestination();
@@ -56,6 +69,7 @@ export async function createApp(
   resolveConstraintsFrom(app);
   const fastify = app.getHttpAdapter().getInstance();
   installEdgeServer(fastify);
+  useFormBodyOn(fastify, [SESSION_PATHS.backchannelLogout]);
   const issuers = trustedIssuers(config, options.devIssuer);
   installPipeline(fastify, edgeStages(app, config, logStream, [...new Set(issuers.map(({ issuer }) => new URL(issuer).origin))]));
 
@@ -65,12 +79,16 @@ export async function createApp(
     app.enableCors({
       origin: origins,
       methods: ['GET', 'POST'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+      // A web app on an allowed origin sends the session cookie (credentials) with the anti-forgery header.
+      credentials: true,
+      allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'DPoP', 'X-CSRF'],
       exposedHeaders: ['X-Request-Id', 'Retry-After', 'Idempotent-Replayed', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
       maxAge: 600,
     });
   }
   if (config.METRICS_ENABLED) serveMetrics(fastify, app.get(PrometheusMetrics));
+  // Sandbox mode: the reference web app of the browser session, at /app/.
+  if (options.webApp) serveWebApp(fastify);
   if (config.DOCS_ENABLED) {
     const [issuer] = issuers;
     setupSwagger(app, {

@@ -5,6 +5,7 @@ import { ApiClientsService } from './auth/domain/api-clients.service';
 import { createApp, drainAndClose } from './bootstrap';
 import { createBaseLogger, createRequestLogDestination } from './common/runtime/logging';
 import { readConfigOrExit } from './config/load-config';
+import { corsOrigins } from './config/env.schema';
 import { longestProviderCallMs } from './config/provider-call';
 import { DatabaseHandle, resolveDatabase } from './database/database-handle';
 import { RunningSandbox, sandboxFilesUnder, startSandbox } from './sandbox/sandbox.runner';
@@ -103,8 +104,15 @@ async function main(): Promise<void> {
       logStream: requestLog,
       demoCustomerId: () => demoCustomerId,
       devIssuer: identityProvider?.issuer,
+      webApp: identityProvider !== undefined,
     });
     await app.listen({ port: config.PORT, host: config.HOST });
+    if (identityProvider) {
+      // The gateway's web client at the development provider: its callback and logout URIs on the port now listened on.
+      const listening = app.getHttpServer().address();
+      const origin = config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${typeof listening === 'object' && listening ? listening.port : config.PORT}`;
+      await identityProvider.setWebOrigins([origin, ...corsOrigins(config)]);
+    }
   } catch (error) {
     log.fatal({ err: error }, 'Start-up failed');
     await app?.close().catch(() => undefined);
@@ -136,7 +144,15 @@ async function main(): Promise<void> {
       process.stdout.write(devTokensBanner(tokens, baseUrl, demoCustomerId, identityProvider?.issuer));
     }
   }
-  log.info({ url: baseUrl, docs: config.DOCS_ENABLED ? `${baseUrl}/docs` : undefined }, 'Partner gateway listening');
+  log.info(
+    {
+      url: baseUrl,
+      docs: config.DOCS_ENABLED ? `${baseUrl}/docs` : undefined,
+      // The reference web app: its login must start and end on the gateway's public origin, where its cookie lives.
+      webApp: identityProvider ? `${config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`}/app/` : undefined,
+    },
+    'Partner gateway listening',
+  );
 }
 
 void main();

@@ -40,6 +40,7 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
     .addTag('bank-accounts', 'Bank accounts opened at the provider; the document expiry rule is enforced here first')
     .addTag('audit', 'The audit log, for support and compliance staff (admin)')
     .addTag('clients', 'The calling API client, and the list of clients (admin)')
+    .addTag('session', 'A web app’s browser session: login through the partner’s OpenID provider, an HttpOnly cookie, logout (docs/security.md, "Web apps")')
     .addTag('health', 'Liveness and readiness probes')
     .build();
   return SwaggerModule.createDocument(app, config);

@@ -1,8 +1,18 @@
+import type { Server } from 'node:http';
 import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { HttpAdapterHost } from '@nestjs/core';
+import { DataSource } from 'typeorm';
+import { corsOrigins } from '../config/env.schema';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/load-config';
-import { loadPseudonymKey, trustedIssuers } from '../config/end-user-settings';
+import { loadPseudonymKey, loadSessionKey, sessionSettings, trustedIssuers } from '../config/end-user-settings';
+import { BrowserSessionStore } from './domain/browser-session.ports';
+import { BrowserSessions } from './domain/browser-sessions.service';
+import { SessionController } from './http/session.controller';
+import { JoseSealedBox } from './oidc/jose-sealed-box';
+import { OpenIdRelyingParty } from './oidc/openid-relying-party';
+import { PgBrowserSessionStore } from './persistence/pg-browser-session-store';
 import { PostgresNotifications } from '../database/postgres-notifications';
 import { ApiClientChanges } from './domain/api-client-changes.port';
 import { ApiClientStore } from './domain/api-client-store.port';
@@ -21,9 +31,10 @@ import { PgProofReplay } from './persistence/pg-proof-replay';
 import { PostgresApiClientChanges } from './persistence/postgres-api-client-changes';
 import { TypeOrmApiClientRepository } from './persistence/typeorm-api-client.repository';
 
-/** What authentication needs beyond the environment: the development OpenID provider's issuer, in sandbox mode. */
+/** What authentication needs beyond the environment: the development OpenID provider's issuer and web client, in sandbox mode. */
 export interface AuthOptions {
   readonly devIssuer?: string;
+  readonly devWebClient?: { readonly clientId: string; readonly secret: string };
 }
 
 @Module({})
@@ -34,7 +45,7 @@ export class AuthModule {
       // Every feature asks it who is calling (the guard, the rate limit, the edge's admin paths).
       global: true,
       imports: [TypeOrmModule.forFeature([ApiClientEntity])],
-      controllers: [ClientsController],
+      controllers: [ClientsController, SessionController],
       providers: [
         ApiClientsService,
         TypeOrmApiClientRepository,
@@ -82,13 +93,77 @@ export class AuthModule {
             return new Pseudonyms(key);
           },
         },
+        {
+          provide: PgBrowserSessionStore,
+          inject: [DataSource, PostgresNotifications, ConfigService],
+          useFactory: (dataSource: DataSource, notifications: PostgresNotifications, config: ConfigService<AppConfig, true>) =>
+            new PgBrowserSessionStore(dataSource, notifications, config.getOrThrow('SESSION_IDLE_TIMEOUT_SECONDS', { infer: true })),
+        },
+        { provide: BrowserSessionStore, useExisting: PgBrowserSessionStore },
+        {
+          provide: BrowserSessions,
+          inject: [ConfigService, HttpAdapterHost, BrowserSessionStore, EndUserTokens, Pseudonyms, ProofReplay],
+          useFactory: (
+            config: ConfigService<AppConfig, true>,
+            host: HttpAdapterHost,
+            store: BrowserSessionStore,
+            endUsers: EndUserTokens,
+            pseudonyms: Pseudonyms,
+            replay: ProofReplay,
+          ) => {
+            const settings = sessionSettings(
+              {
+                OIDC_ISSUER: config.get('OIDC_ISSUER', { infer: true }),
+                OIDC_CLIENT_ID: config.get('OIDC_CLIENT_ID', { infer: true }),
+                OIDC_CLIENT_SECRET: config.get('OIDC_CLIENT_SECRET', { infer: true }),
+                OIDC_CLIENT_PRIVATE_KEY: config.get('OIDC_CLIENT_PRIVATE_KEY', { infer: true }),
+                PUBLIC_BASE_URL: config.get('PUBLIC_BASE_URL', { infer: true }),
+                SESSION_IDLE_TIMEOUT_SECONDS: config.getOrThrow('SESSION_IDLE_TIMEOUT_SECONDS', { infer: true }),
+                SESSION_ABSOLUTE_TIMEOUT_SECONDS: config.getOrThrow('SESSION_ABSOLUTE_TIMEOUT_SECONDS', { infer: true }),
+              },
+              corsOrigins({ CORS_ORIGINS: config.getOrThrow('CORS_ORIGINS', { infer: true }) }),
+              options.devIssuer && options.devWebClient ? { issuer: options.devIssuer, ...options.devWebClient } : undefined,
+            );
+            if (!settings) return new BrowserSessions(undefined, store, endUsers, pseudonyms, replay);
+            const { key, generated } = loadSessionKey({
+              SESSION_KEY: config.get('SESSION_KEY', { infer: true }),
+              DATA_DIR: config.getOrThrow('DATA_DIR', { infer: true }),
+            });
+            if (generated) new Logger('Sessions').warn('Made the sessions’ sealing key under DATA_DIR: replicas must share one (SESSION_KEY)');
+            // Without PUBLIC_BASE_URL (sandbox mode): the loopback address and the port this service listens on.
+            const publicOrigin = () => settings.publicBaseUrl ?? `http://127.0.0.1:${listeningPort(host)}`;
+            new Logger('Sessions').log({ issuer: settings.issuer, clientId: settings.clientId }, 'Browser sessions for web apps through this OpenID provider');
+            return new BrowserSessions(
+              {
+                settings: {
+                  idleTimeoutSeconds: settings.idleTimeoutSeconds,
+                  absoluteTimeoutSeconds: settings.absoluteTimeoutSeconds,
+                  publicOrigin,
+                  allowedOrigins: () => [publicOrigin(), ...settings.allowedOrigins],
+                },
+                provider: new OpenIdRelyingParty(settings, config.getOrThrow('OIDC_AUDIENCE', { infer: true })),
+                box: new JoseSealedBox(key),
+              },
+              store,
+              endUsers,
+              pseudonyms,
+              replay,
+            );
+          },
+        },
         Callers,
         BearerAuthGuard,
         { provide: CallerIdentity, useClass: BearerCallerIdentity },
       ],
-      exports: [ApiClientsService, Callers, BearerAuthGuard, CallerIdentity],
+      exports: [ApiClientsService, Callers, BearerAuthGuard, CallerIdentity, BrowserSessions],
     };
   }
+}
+
+function listeningPort(host: HttpAdapterHost): number {
+  const server = host.httpAdapter?.getHttpServer() as Server | undefined;
+  const address = server?.address();
+  return typeof address === 'object' && address ? address.port : 0;
 }
 
 function configValues(config: ConfigService<AppConfig, true>) {

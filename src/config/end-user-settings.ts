@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -81,8 +81,19 @@ export function defaultPseudonymKeyFile(dataDir: string): string {
 
 /** The configured key, or the one under DATA_DIR (made now, readable by its owner only, when there is none). */
 export function loadPseudonymKey(settings: { END_USER_PSEUDONYM_KEY?: string; DATA_DIR: string }): { key: Buffer; generated: boolean } {
-  if (settings.END_USER_PSEUDONYM_KEY) return { key: readPseudonymKey(settings.END_USER_PSEUDONYM_KEY), generated: false };
-  const file = defaultPseudonymKeyFile(settings.DATA_DIR);
+  return loadKey(settings.END_USER_PSEUDONYM_KEY, defaultPseudonymKeyFile(settings.DATA_DIR));
+}
+
+/** SESSION_KEY, or DATA_DIR/session.key: what sessions' tokens are sealed with. */
+export function loadSessionKey(settings: { SESSION_KEY?: string; DATA_DIR: string }): { key: Buffer; generated: boolean } {
+  const { key, generated } = loadKey(settings.SESSION_KEY, join(settings.DATA_DIR, 'session.key'));
+  // AES-256-GCM takes 32 bytes: a longer key is narrowed with SHA-256.
+  return { key: key.length === 32 ? key : createHash('sha256').update(key).digest(), generated };
+}
+
+/** A key as configured (the key, or a file's path), or the one kept in `file`, made there at first use. */
+function loadKey(configured: string | undefined, file: string): { key: Buffer; generated: boolean } {
+  if (configured) return { key: readPseudonymKey(configured), generated: false };
   if (existsSync(file)) return { key: readPseudonymKey(file), generated: false };
   mkdirSync(dirname(file), { recursive: true });
   const key = randomBytes(MIN_KEY_BYTES);
@@ -94,4 +105,66 @@ export function loadPseudonymKey(settings: { END_USER_PSEUDONYM_KEY?: string; DA
     throw error;
   }
   return { key, generated: true };
+}
+
+/** A private JSON Web Key, as OIDC_CLIENT_PRIVATE_KEY gives it. */
+export type PrivateJwk = Record<string, unknown> & { d: string; alg: string; kid: string };
+
+/** OIDC_CLIENT_PRIVATE_KEY: a private JWK with `alg` and `kid` (or a file's path holding one). Throws with a reason, never the key. */
+export function readClientPrivateKey(value: string): PrivateJwk {
+  const trimmed = value.trim();
+  const text = !trimmed.startsWith('{') && existsSync(trimmed) ? readFileSync(trimmed, 'utf8') : trimmed;
+  let jwk: Record<string, unknown>;
+  try {
+    jwk = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new Error('must be a private JWK (JSON) or the path of a file holding one');
+  }
+  if (typeof jwk !== 'object' || jwk === null || typeof jwk.d !== 'string') throw new Error('must be a private JWK (with its "d")');
+  if (typeof jwk.alg !== 'string' || !/^(ES256|ES384|PS256|RS256|EdDSA)$/.test(jwk.alg))
+    throw new Error('must name its alg: ES256, ES384, PS256, RS256 or EdDSA');
+  if (typeof jwk.kid !== 'string' || jwk.kid.length === 0) throw new Error('must have a kid');
+  return jwk as PrivateJwk;
+}
+
+/** How this service logs browsers in (docs/security.md, "Web apps"): its client at one OpenID provider. */
+export interface SessionSettings {
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly clientAuth: { readonly secret: string } | { readonly privateJwk: PrivateJwk };
+  /** The configured origin browsers use; undefined: http://127.0.0.1:<port listened on> (sandbox mode). */
+  readonly publicBaseUrl?: string;
+  /** Where a session's requests may come from, besides the public origin (CORS_ORIGINS); where a login may return to. */
+  readonly allowedOrigins: readonly string[];
+  readonly idleTimeoutSeconds: number;
+  readonly absoluteTimeoutSeconds: number;
+}
+
+/**
+ * The browser-session settings, or undefined when there are none: OIDC_CLIENT_ID at OIDC_ISSUER, or
+ * in sandbox mode (`dev` given) the development provider's web client.
+ */
+export function sessionSettings(
+  config: {
+    OIDC_ISSUER?: string;
+    OIDC_CLIENT_ID?: string;
+    OIDC_CLIENT_SECRET?: string;
+    OIDC_CLIENT_PRIVATE_KEY?: string;
+    PUBLIC_BASE_URL?: string;
+    SESSION_IDLE_TIMEOUT_SECONDS: number;
+    SESSION_ABSOLUTE_TIMEOUT_SECONDS: number;
+  },
+  allowedOrigins: readonly string[],
+  dev?: { issuer: string; clientId: string; secret: string },
+): SessionSettings | undefined {
+  const timeouts = { idleTimeoutSeconds: config.SESSION_IDLE_TIMEOUT_SECONDS, absoluteTimeoutSeconds: config.SESSION_ABSOLUTE_TIMEOUT_SECONDS };
+  if (config.OIDC_CLIENT_ID) {
+    if (!config.OIDC_ISSUER) throw new Error('OIDC_CLIENT_ID needs OIDC_ISSUER: the provider the client is registered at');
+    const clientAuth = config.OIDC_CLIENT_PRIVATE_KEY
+      ? { privateJwk: readClientPrivateKey(config.OIDC_CLIENT_PRIVATE_KEY) }
+      : { secret: config.OIDC_CLIENT_SECRET ?? '' };
+    return { issuer: config.OIDC_ISSUER, clientId: config.OIDC_CLIENT_ID, clientAuth, publicBaseUrl: config.PUBLIC_BASE_URL, allowedOrigins, ...timeouts };
+  }
+  if (!dev) return undefined;
+  return { issuer: dev.issuer, clientId: dev.clientId, clientAuth: { secret: dev.secret }, publicBaseUrl: config.PUBLIC_BASE_URL, allowedOrigins, ...timeouts };
 }

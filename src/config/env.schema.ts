@@ -1,6 +1,6 @@
 import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { readAuditPublicKeys, readAuditSigningKey } from './audit-keys';
-import { readExtraIssuers, readPseudonymKey } from './end-user-settings';
+import { readClientPrivateKey, readExtraIssuers, readPseudonymKey } from './end-user-settings';
 import { IsFlag, IsIntegerBetween, IsReadableBy, IsUpstreamPublicKey, IsUrlWithProtocol } from './env.validators';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -251,6 +251,59 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsReadableBy(readPseudonymKey)
   readonly END_USER_PSEUDONYM_KEY?: string = undefined;
+
+  /**
+   * The origin browsers reach this service at (https://api.partner.example): a web app's login
+   * comes back to `<PUBLIC_BASE_URL>/api/v1/session/callback`, its session cookie belongs to this
+   * host, and requests with the cookie must come from it or from CORS_ORIGINS. Required with
+   * OIDC_CLIENT_ID in production; otherwise it defaults to http://127.0.0.1:<the port listened on>.
+   */
+  @ValidateIf(
+    (env: EnvironmentVariables) => env.PUBLIC_BASE_URL !== undefined || (liveMode(env) && env.NODE_ENV === 'production' && env.OIDC_CLIENT_ID !== undefined),
+  )
+  @Matches(/^https?:\/\/[^\s/?#]+$/, {
+    message: '$property must be an origin such as https://api.partner.example (required with OIDC_CLIENT_ID in production)',
+  })
+  readonly PUBLIC_BASE_URL?: string = undefined;
+
+  /**
+   * Browser sessions for web apps (docs/security.md, "Web apps"): this service's client at
+   * OIDC_ISSUER, a confidential one. Unset in live mode: no browser sessions. Unset in sandbox
+   * mode: the development provider's `partner-web`.
+   */
+  @ValidateIf((env: EnvironmentVariables) => env.OIDC_CLIENT_ID !== undefined)
+  @Matches(/^[\x21-\x7e]{1,200}$/, { message: '$property must be 1-200 visible ASCII characters' })
+  readonly OIDC_CLIENT_ID?: string = undefined;
+
+  /** The client's secret (client_secret_basic). Give this or OIDC_CLIENT_PRIVATE_KEY with OIDC_CLIENT_ID. */
+  @ValidateIf(
+    (env: EnvironmentVariables) => env.OIDC_CLIENT_SECRET !== undefined || (env.OIDC_CLIENT_ID !== undefined && env.OIDC_CLIENT_PRIVATE_KEY === undefined),
+  )
+  @IsString({ message: '$property or OIDC_CLIENT_PRIVATE_KEY is required with OIDC_CLIENT_ID' })
+  @MinLength(1)
+  readonly OIDC_CLIENT_SECRET?: string = undefined;
+
+  /** The client's private key for private_key_jwt (RFC 7523; FAPI 2.0): a private JWK with its `alg` and `kid`, or a file's path. */
+  @IsOptional()
+  @IsReadableBy(readClientPrivateKey)
+  readonly OIDC_CLIENT_PRIVATE_KEY?: string = undefined;
+
+  /**
+   * The key the sessions' tokens are sealed with at rest (AES-256-GCM): 32 bytes, hex or base64,
+   * or a file's path. Unset: DATA_DIR/session.key, made at first start. Replicas must share one;
+   * a new key ends every session.
+   */
+  @IsOptional()
+  @IsReadableBy(readPseudonymKey)
+  readonly SESSION_KEY?: string = undefined;
+
+  /** A session not used for this long ends. */
+  @IsIntegerBetween(60, 86_400)
+  readonly SESSION_IDLE_TIMEOUT_SECONDS: number = 1800;
+
+  /** A session ends this long after its login, however much it is used. */
+  @IsIntegerBetween(300, 30 * 86_400)
+  readonly SESSION_ABSOLUTE_TIMEOUT_SECONDS: number = 43_200;
 
   /** Sandbox mode: where the development OpenID provider listens (on 127.0.0.1); 0 for any free port. */
   @IsIntegerBetween(0, 65535)

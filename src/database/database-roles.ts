@@ -19,6 +19,8 @@ export const SERVICE_PRIVILEGES: Readonly<Record<string, string>> = {
   idempotency_keys: 'SELECT, INSERT, UPDATE, DELETE',
   customer_tenants: 'SELECT, INSERT, UPDATE, DELETE',
   dpop_proofs: 'SELECT, INSERT, UPDATE, DELETE',
+  browser_logins: 'SELECT, INSERT, DELETE',
+  browser_sessions: 'SELECT, INSERT, UPDATE, DELETE',
   // So that a tool run with DATABASE_URL alone sees that nothing is pending.
   schema_migrations: 'SELECT',
 };

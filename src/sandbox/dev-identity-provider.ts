@@ -5,6 +5,10 @@ import { join } from 'node:path';
 import { exportJWK, generateKeyPair, JWK } from 'jose';
 import { ALL_SCOPES } from '../auth/domain/scopes';
 import { canonicalTarget } from '../common/http/canonical-target';
+import { SESSION_PATHS } from '../auth/domain/browser-sessions.service';
+
+/** Where the gateway serves the reference web app in sandbox mode. */
+export const WEB_APP_PATH = '/app/';
 
 /**
  * The development OpenID provider: what a partner's own provider is in production, run in-process
@@ -14,7 +18,9 @@ import { canonicalTarget } from '../common/http/canonical-target';
  * - `partner-app`, a public client for native apps: authorization code + PKCE (S256), loopback
  *   redirect URIs on any port (RFC 8252 section 7.3), DPoP-bound tokens when asked (RFC 9449);
  * - `swagger-ui`, the same for Swagger UI's Authorize button;
- * - `partner-web`, a confidential client (secret `partner-web-secret`) for a web app's backend;
+ * - `partner-web`, a confidential client (secret `partner-web-secret`): the gateway itself, as the
+ *   backend of a web app's browser session (its callback, its post-logout return, its back-channel
+ *   logout; refresh tokens always); pushed authorization requests (RFC 9126) are advertised;
  * - JWT access tokens (RFC 9068) for one resource, the gateway (its audience), with its scopes.
  * Consent is given on the user's behalf: every client here is the partner's own.
  * Never for production: its users, secrets and in-memory sessions are fixed and public.
@@ -42,6 +48,12 @@ const ACCESS_TOKEN_SECONDS = 600;
 
 export interface DevIdentityProvider {
   readonly issuer: string;
+  /**
+   * The origins the gateway serves web apps on: partner-web's redirect and post-logout URIs, and
+   * its back-channel logout URI (on the first). The provider starts afresh with them (tokens
+   * already issued stay valid: the signing key is the same).
+   */
+  setWebOrigins(origins: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -54,8 +66,10 @@ export interface DevIdentityProviderOptions {
   readonly keysDir?: string;
   /** Swagger UI's redirect URIs (its oauth2-redirect.html on the gateway). */
   readonly swaggerRedirectUris?: readonly string[];
-  /** A web app's redirect URIs (partner-web). */
-  readonly webRedirectUris?: readonly string[];
+  /** The gateway's origins for web apps (partner-web): http://127.0.0.1:3000 when unset; see setWebOrigins. */
+  readonly webOrigins?: readonly string[];
+  /** Access tokens' lifetime in seconds (ten minutes when unset). */
+  readonly accessTokenSeconds?: number;
 }
 
 /** The provider's ES256 signing key: kept under `dir` when given, so tokens survive a restart. */
@@ -123,79 +137,99 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
   const issuer = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
   const resourceScope = ALL_SCOPES.join(' ');
 
-  const provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: DEV_CLIENTS.app,
-        application_type: 'native',
-        token_endpoint_auth_method: 'none',
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        redirect_uris: [DEV_APP_REDIRECT_URI, 'com.example.partner:/callback'],
+  const build = (webOrigins: readonly string[]) =>
+    new Provider(issuer, {
+      clients: [
+        {
+          client_id: DEV_CLIENTS.app,
+          application_type: 'native',
+          token_endpoint_auth_method: 'none',
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          redirect_uris: [DEV_APP_REDIRECT_URI, 'com.example.partner:/callback'],
+        },
+        {
+          client_id: DEV_CLIENTS.swagger,
+          application_type: 'native',
+          token_endpoint_auth_method: 'none',
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+          redirect_uris: options.swaggerRedirectUris?.length
+            ? [...options.swaggerRedirectUris]
+            : ['http://127.0.0.1/oauth2-redirect.html', 'http://localhost/oauth2-redirect.html'],
+        },
+        {
+          client_id: DEV_CLIENTS.web,
+          client_secret: DEV_WEB_CLIENT_SECRET,
+          token_endpoint_auth_method: 'client_secret_basic',
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          redirect_uris: webOrigins.map((origin) => `${origin}${SESSION_PATHS.callback}`),
+          post_logout_redirect_uris: webOrigins.flatMap((origin) => [`${origin}/`, `${origin}${WEB_APP_PATH}`]),
+          backchannel_logout_uri: `${webOrigins[0]}${SESSION_PATHS.backchannelLogout}`,
+          backchannel_logout_session_required: true,
+        },
+      ],
+      jwks: { keys: [signing] },
+      clientDefaults: { id_token_signed_response_alg: 'ES256' },
+      enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+      renderError: (ctx, out) => {
+        ctx.type = 'text/plain; charset=utf-8';
+        ctx.body = `${out.error}: ${out.error_description ?? ''}\n`;
       },
-      {
-        client_id: DEV_CLIENTS.swagger,
-        application_type: 'native',
-        token_endpoint_auth_method: 'none',
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-        redirect_uris: options.swaggerRedirectUris?.length
-          ? [...options.swaggerRedirectUris]
-          : ['http://127.0.0.1/oauth2-redirect.html', 'http://localhost/oauth2-redirect.html'],
+      cookies: { keys: [cookieKey] },
+      scopes: ['openid', 'offline_access', ...ALL_SCOPES],
+      claims: { openid: ['sub'], email: ['email'], profile: ['name'] },
+      pkce: { required: () => true },
+      // The code flow only (OAuth 2.1, FAPI 2.0): no implicit or hybrid responses.
+      responseTypes: ['code'],
+      ttl: { AccessToken: accessTokenSeconds, AuthorizationCode: 60, IdToken: 3600, Interaction: 600, Session: 86_400, Grant: 86_400, RefreshToken: 86_400 },
+      // Swagger UI exchanges its code from the browser.
+      clientBasedCORS: () => true,
+      // Its back-channel logout calls the gateway, which listens on loopback too: oidc-provider's guard
+      // against requests to special-use addresses (SSRF) is lifted for loopback URLs, and only for them.
+      fetch: (url: string | URL | Request, init?: RequestInit) => {
+        const { dispatcher, ...rest } = (init ?? {}) as RequestInit & { dispatcher?: unknown };
+        const target = new URL(url instanceof Request ? url.url : url);
+        const loopback = target.hostname === '127.0.0.1' || target.hostname === 'localhost';
+        return globalThis.fetch(url, loopback ? rest : { ...rest, dispatcher });
       },
-      {
-        client_id: DEV_CLIENTS.web,
-        client_secret: DEV_WEB_CLIENT_SECRET,
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        redirect_uris: options.webRedirectUris?.length ? [...options.webRedirectUris] : ['http://127.0.0.1:3000/auth/callback'],
-        post_logout_redirect_uris: ['http://127.0.0.1:3000/'],
-      },
-    ],
-    jwks: { keys: [await signingKey(options.keysDir)] },
-    clientDefaults: { id_token_signed_response_alg: 'ES256' },
-    enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
-    renderError: (ctx, out) => {
-      ctx.type = 'text/plain; charset=utf-8';
-      ctx.body = `${out.error}: ${out.error_description ?? ''}\n`;
-    },
-    cookies: { keys: [randomBytes(32).toString('base64url')] },
-    scopes: ['openid', 'offline_access', ...ALL_SCOPES],
-    claims: { openid: ['sub'], email: ['email'], profile: ['name'] },
-    pkce: { required: () => true },
-    // The code flow only (OAuth 2.1, FAPI 2.0): no implicit or hybrid responses.
-    responseTypes: ['code'],
-    ttl: { AccessToken: ACCESS_TOKEN_SECONDS, AuthorizationCode: 60, IdToken: 3600, Interaction: 600, Session: 86_400, Grant: 86_400, RefreshToken: 86_400 },
-    // Swagger UI exchanges its code from the browser.
-    clientBasedCORS: () => true,
-    features: {
-      devInteractions: { enabled: false },
-      dPoP: { enabled: true },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: () => options.audience,
-        useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx: unknown, indicator: string) => {
-          if (indicator !== options.audience) throw new errors.InvalidTarget();
-          return {
-            scope: resourceScope,
-            audience: options.audience,
-            accessTokenTTL: ACCESS_TOKEN_SECONDS,
-            accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: 'ES256' } },
-          };
+      // The gateway's web client gets a refresh token with every login, so that its sessions outlive an access token.
+      issueRefreshToken: (_ctx: unknown, client: { clientId: string; grantTypeAllowed(type: string): boolean }, source: { scopes: Set<string> }) =>
+        client.grantTypeAllowed('refresh_token') && (client.clientId === DEV_CLIENTS.web || source.scopes.has('offline_access')),
+      features: {
+        devInteractions: { enabled: false },
+        backchannelLogout: { enabled: true },
+        dPoP: { enabled: true },
+        resourceIndicators: {
+          enabled: true,
+          defaultResource: () => options.audience,
+          useGrantedResource: () => true,
+          getResourceServerInfo: (_ctx: unknown, indicator: string) => {
+            if (indicator !== options.audience) throw new errors.InvalidTarget();
+            return {
+              scope: resourceScope,
+              audience: options.audience,
+              accessTokenTTL: accessTokenSeconds,
+              accessTokenFormat: 'jwt',
+              jwt: { sign: { alg: 'ES256' } },
+            };
+          },
         },
       },
-    },
-    findAccount: (_ctx: unknown, sub: string) => {
-      const user = (DEV_USERS as Record<string, (typeof DEV_USERS)[DevUser]>)[sub];
-      if (!user) return undefined;
-      return { accountId: sub, claims: () => ({ sub, name: user.name, email: user.email }) };
-    },
-    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
-  });
+      findAccount: (_ctx: unknown, sub: string) => {
+        const user = (DEV_USERS as Record<string, (typeof DEV_USERS)[DevUser]>)[sub];
+        if (!user) return undefined;
+        return { accountId: sub, claims: () => ({ sub, name: user.name, email: user.email }) };
+      },
+      interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+    });
+  const accessTokenSeconds = options.accessTokenSeconds ?? ACCESS_TOKEN_SECONDS;
+  const signing = await signingKey(options.keysDir);
+  const cookieKey = randomBytes(32).toString('base64url');
+  let provider = build(options.webOrigins?.length ? options.webOrigins : ['http://127.0.0.1:3000']);
   provider.on('server_error', () => undefined);
-  const callback = provider.callback();
+  let callback = provider.callback();
 
   const interaction = async (request: IncomingMessage, response: ServerResponse, path: string): Promise<void> => {
     const details = await provider.interactionDetails(request, response);
@@ -246,6 +280,13 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
 
   return {
     issuer,
+    setWebOrigins: (origins) => {
+      if (origins.length === 0) return Promise.reject(new Error('Give at least one origin'));
+      provider = build(origins);
+      provider.on('server_error', () => undefined);
+      callback = provider.callback();
+      return Promise.resolve();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

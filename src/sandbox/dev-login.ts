@@ -118,3 +118,74 @@ async function exchange(options: DevLoginOptions, code: string, verifier: string
   if (response.status !== 200) throw new Error(`The token endpoint refused the code: ${answer.error ?? response.status} ${answer.error_description ?? ''}`);
   return answer;
 }
+
+/** A web app's login stopped at the provider's answer: the callback the browser would be sent to, and its login cookie. */
+export interface WebLoginCallback {
+  readonly callbackUrl: string;
+  /** The value of the gateway's login cookie (__Host-gw_login), which binds the callback to the browser. */
+  readonly loginCookie: string;
+  /** The provider's cookies (its session with the user), as a Cookie header. */
+  readonly providerCookies: string;
+}
+
+/** The value a Set-Cookie line of `response` gives the cookie `name`, if any. */
+export function setCookieValue(response: Response, name: string): string | undefined {
+  for (const line of response.headers.getSetCookie()) {
+    const [pair] = line.split(';');
+    const eq = pair.indexOf('=');
+    if (eq > 0 && pair.slice(0, eq).trim() === name) return pair.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/**
+ * A web app's login through the gateway's browser session, as a browser makes it, up to the
+ * provider's redirect back: GET the gateway's login (its login cookie kept), the provider's form
+ * filled in, its redirects followed until they point at the gateway's callback.
+ */
+export async function webLoginUntilCallback(gateway: string, user: string, returnTo = '/app/'): Promise<WebLoginCallback> {
+  const start = await fetch(`${gateway}/api/v1/session/login?return_to=${encodeURIComponent(returnTo)}`, { redirect: 'manual' });
+  await start.arrayBuffer();
+  const loginCookie = setCookieValue(start, '__Host-gw_login');
+  const first = start.headers.get('location');
+  if (start.status !== 302 || !first || !loginCookie) throw new Error(`The gateway did not start a login (${start.status})`);
+  const jar = new CookieJar();
+  let url = first;
+  let method: 'GET' | 'POST' = 'GET';
+  let body: URLSearchParams | undefined;
+  for (let step = 0; step < 12; step += 1) {
+    if (url.startsWith(`${gateway}/api/v1/session/callback`)) return { callbackUrl: url, loginCookie, providerCookies: jar.header() };
+    const response = await fetch(url, {
+      method,
+      redirect: 'manual',
+      headers: { cookie: jar.header(), ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      body,
+    });
+    jar.take(response);
+    const location = response.headers.get('location');
+    if (location) {
+      url = new URL(location, url).href;
+      method = 'GET';
+      body = undefined;
+      await response.arrayBuffer();
+      continue;
+    }
+    const page = await response.text();
+    const form = /<form method="post" action="([^"]+)"/.exec(page);
+    if (response.status !== 200 || !form || body !== undefined) throw new Error(`The login failed (${response.status}): wrong user or password?`);
+    url = new URL(form[1], url).href;
+    method = 'POST';
+    body = new URLSearchParams({ login: user, password: user });
+  }
+  throw new Error('The login did not end');
+}
+
+/** A web app's whole login: the session cookie's value, and where the gateway sent the browser. */
+export async function webLogin(gateway: string, user: string, returnTo = '/app/'): Promise<{ session: string; location: string; providerCookies: string }> {
+  const { callbackUrl, loginCookie, providerCookies } = await webLoginUntilCallback(gateway, user, returnTo);
+  const callback = await fetch(callbackUrl, { redirect: 'manual', headers: { cookie: `__Host-gw_login=${loginCookie}` } });
+  const text = await callback.text();
+  const session = setCookieValue(callback, '__Host-gw_session');
+  if (callback.status !== 302 || !session) throw new Error(`The callback failed (${callback.status}): ${text}`);
+  return { session, location: callback.headers.get('location') ?? '', providerCookies };
+}

@@ -81,7 +81,7 @@ export const TEST_AUDIT_SIGNING_KEY = generateKeyPairSync('ed25519').privateKey.
 export async function startTestApp(
   env: Record<string, string> = {},
   /** `oneRole`: DATABASE_URL alone, whose role (the owner) then owns the audit log, as an operator who set no MIGRATIONS_DATABASE_URL. */
-  options: { database?: TestDatabase; oneRole?: boolean; demoCustomerId?: () => string | undefined; devIssuer?: string } = {},
+  options: { database?: TestDatabase; oneRole?: boolean; demoCustomerId?: () => string | undefined; devIssuer?: string; webApp?: boolean } = {},
 ): Promise<TestApp> {
   keys ??= generateSandboxKeys();
   const sandbox = await startSandbox({ port: 0, keys });
@@ -104,6 +104,7 @@ export async function startTestApp(
       logStream: capture,
       demoCustomerId: options.demoCustomerId,
       devIssuer: options.devIssuer,
+      webApp: options.webApp,
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
   } catch (error) {

@@ -75,3 +75,42 @@ export class InvalidApiClient extends DomainError {
     super('AUTH.INVALID_CLIENT', message);
   }
 }
+
+/** A request with no session, or one that has ended, expired or been logged out. */
+export class SessionEnded extends DomainError {
+  constructor(details = 'Log in again') {
+    super('SESSION.ENDED', { details });
+  }
+}
+
+/** A request with the session cookie but without the anti-forgery header, or from an origin not allowed. */
+export class CsrfRejected extends DomainError {
+  constructor(details: string) {
+    super('SESSION.CSRF_REJECTED', { details });
+  }
+}
+
+export class ReturnToRefused extends DomainError {
+  constructor() {
+    super('SESSION.RETURN_TO_REFUSED', { fields: [{ field: 'return_to', message: 'must be a path on this service or on an allowed origin' }] });
+  }
+}
+
+/** The provider's callback could not complete a login: what failed, never a token or claim. */
+export class LoginFailed extends DomainError {
+  constructor(details: string, cause?: unknown) {
+    super('SESSION.LOGIN_FAILED', { details, cause });
+  }
+}
+
+export class InvalidLogoutToken extends DomainError {
+  constructor(details: string, cause?: unknown) {
+    super('SESSION.INVALID_LOGOUT_TOKEN', { details, cause });
+  }
+}
+
+export class SessionsNotConfigured extends DomainError {
+  constructor() {
+    super('SESSION.NOT_CONFIGURED', { details: 'Set OIDC_ISSUER, OIDC_CLIENT_ID and its secret or key (docs/security.md, "Web apps")' });
+  }
+}

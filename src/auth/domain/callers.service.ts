@@ -3,6 +3,7 @@ import { DomainError, FieldProblem } from '../../common/domain/domain-error';
 import { END_USER_NAME } from '../../common/domain/request-record';
 import type { AuthenticatedClient } from './api-client';
 import { ApiClientsService } from './api-clients.service';
+import { BrowserSessions, SessionPresentation } from './browser-sessions.service';
 import { InvalidClientToken } from './auth.errors';
 import { EndUserTokens } from './end-user-tokens.port';
 import { Pseudonyms } from './pseudonyms';
@@ -14,6 +15,8 @@ export interface PresentedCredentials {
   readonly method: string;
   /** The request's URL without its query, on the canonical path. */
   readonly url: string;
+  /** The session cookie and what goes with it, when the request has one (a web app's browser session). */
+  readonly session?: SessionPresentation;
 }
 
 /** `Bearer <token>` or `DPoP <token>`, scheme case-insensitive (RFC 9110 section 11.1); anything else is no token. */
@@ -41,12 +44,20 @@ export class Callers {
     private readonly clients: ApiClientsService,
     private readonly endUsers: EndUserTokens,
     private readonly pseudonyms: Pseudonyms,
+    private readonly sessions: BrowserSessions,
   ) {}
 
-  /** @throws InvalidClientToken, InvalidDpopProof, IssuerUnavailable. */
+  /**
+   * An Authorization header decides; without one, a session cookie does (for a web app).
+   * @throws InvalidClientToken, InvalidDpopProof, IssuerUnavailable, SessionEnded, CsrfRejected.
+   */
   async authenticate(presented: PresentedCredentials): Promise<AuthenticatedClient> {
     const presentation = presentedToken(presented.authorization);
-    if (!presentation) return this.clients.authenticate(undefined);
+    if (!presentation) {
+      if (presented.session && presented.authorization === undefined && this.sessions.enabled)
+        return (await this.sessions.authenticate(presented.session)).client;
+      return this.clients.authenticate(undefined);
+    }
     const { scheme, token } = presentation;
 
     if (this.endUsers.enabled && COMPACT_JWS.test(token)) {

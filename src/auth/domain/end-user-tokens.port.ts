@@ -7,6 +7,8 @@ export interface TokenPresentation {
   readonly method: string;
   /** The request's URL without query or fragment, built on the canonical path the router used. */
   readonly url: string;
+  /** The token is held by this service for a browser session, never presented by a client: OIDC_REQUIRE_DPOP does not apply. */
+  readonly heldByService?: boolean;
 }
 
 /** An end user, as their verified access token says: who, from which issuer, for which tenant, allowed what. */

@@ -8,6 +8,7 @@ import { ApiClientRole, AuthenticatedClient } from '../domain/api-client';
 import { EndUsersNotAllowed, InsufficientScope, RoleNotAllowed } from '../domain/auth.errors';
 import { Callers, PresentedCredentials, presentedToken } from '../domain/callers.service';
 import { END_USER_SCOPE, IS_PUBLIC, REQUIRED_ROLES } from './auth.decorators';
+import { sessionPresentedBy } from './session-cookies';
 
 /** The request's credentials as Callers reads them; the URL is built on the canonical path the router used. */
 function presentedBy(request: FastifyRequest): PresentedCredentials {
@@ -18,6 +19,7 @@ function presentedBy(request: FastifyRequest): PresentedCredentials {
     method: request.method,
     // Only a DPoP proof looks at it: built when one may be checked.
     url: dpop === undefined ? '' : `${request.protocol}://${request.host}${targetOf(request.raw).path}`,
+    session: request.headers.authorization === undefined ? sessionPresentedBy(request) : undefined,
   };
 }
 

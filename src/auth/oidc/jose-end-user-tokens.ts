@@ -73,12 +73,12 @@ export class JoseEndUserTokens extends EndUserTokens {
 
     if (found.jkt !== undefined) {
       // RFC 9449 section 7.1: a bound token presented as a bearer token is refused.
-      if (presentation.scheme !== 'dpop') throw refused();
+      if (presentation.scheme !== 'dpop' || presentation.heldByService) throw refused();
       await this.proofs.check({ proof: presentation.proof, method: presentation.method, url: presentation.url, accessToken: token, jkt: found.jkt });
       return { ...found.user, senderConstrained: true };
     }
     // An unbound token sent under the DPoP scheme claims a binding it does not have.
-    if (presentation.scheme === 'dpop' || this.settings.requireDpop) throw new InvalidClientToken({ scheme: 'dpop' });
+    if (presentation.scheme === 'dpop' || (this.settings.requireDpop && !presentation.heldByService)) throw new InvalidClientToken({ scheme: 'dpop' });
     return { ...found.user, senderConstrained: false };
   }
 

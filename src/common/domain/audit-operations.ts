@@ -13,6 +13,11 @@ export const OPERATION = {
   queryAudit: 'audit.query',
   readClient: 'client.read',
   listClients: 'client.list',
+  startLogin: 'session.login',
+  completeLogin: 'session.callback',
+  readSession: 'session.read',
+  logout: 'session.logout',
+  backchannelLogout: 'session.backchannel_logout',
   unknownRoute: 'route.unknown',
 } as const;
 

@@ -56,6 +56,13 @@ export const ERROR_CODES = {
   'AUTH.ISSUER_UNAVAILABLE': 'unavailable',
   'AUTH.CLIENT_NAME_TAKEN': 'conflict',
   'AUTH.INVALID_CLIENT': 'invalid_input',
+  // A web app's browser session
+  'SESSION.NOT_CONFIGURED': 'not_found',
+  'SESSION.ENDED': 'unauthenticated',
+  'SESSION.CSRF_REJECTED': 'forbidden',
+  'SESSION.RETURN_TO_REFUSED': 'invalid_input',
+  'SESSION.LOGIN_FAILED': 'invalid_input',
+  'SESSION.INVALID_LOGOUT_TOKEN': 'invalid_input',
   // The partner API
   'CUSTOMER.ALREADY_BOUND': 'conflict',
   'CUSTOMER.NOT_FOUND': 'not_found',

@@ -59,6 +59,8 @@ export interface RecordedClient {
   readonly role: CallerKind;
   /** An end user's scopes, as their access token grants them; absent for client tokens. */
   readonly scopes?: readonly string[];
+  /** A web app's browser session, when the caller came with one: until when it lasts (never its id or tokens). */
+  readonly session?: { readonly expiresAt: Date; readonly idleExpiresAt: Date };
 }
 
 /** What a request is about: identifiers only, as every audit event it leaves names them. */
@@ -95,7 +97,14 @@ export function noteArrival(record: RequestRecord, sourceIp: string): void {
 }
 
 export function noteClient(record: RequestRecord, client: RecordedClient): void {
-  write(record)!.client = { id: client.id, name: client.name, tenant: client.tenant, role: client.role, ...(client.scopes ? { scopes: client.scopes } : {}) };
+  write(record)!.client = {
+    id: client.id,
+    name: client.name,
+    tenant: client.tenant,
+    role: client.role,
+    ...(client.scopes ? { scopes: client.scopes } : {}),
+    ...(client.session ? { session: client.session } : {}),
+  };
 }
 
 /** Names what the request is about; fields left undefined keep what the record has. */

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { RequestValidationFailed } from './validation';
 import { JsonTooDeep, MalformedJson } from './edge.errors';
+import { DomainError } from '../domain/domain-error';
+import { targetOf } from './request-context';
 
 /** Deeper bodies are refused before anything walks them: no request field nests past two levels. */
 export const MAX_JSON_DEPTH = 32;
@@ -123,5 +125,27 @@ export function useJsonBodyParser(fastify: FastifyInstance): void {
       return;
     }
     done(null, value);
+  });
+}
+
+/**
+ * Form bodies (application/x-www-form-urlencoded) on the given canonical paths only, as
+ * URLSearchParams: an OpenID provider's back-channel logout posts one. Anywhere else a form is a
+ * 415, as before.
+ */
+export function useFormBodyOn(fastify: FastifyInstance, paths: readonly string[], bodyLimit = 16_384): void {
+  fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer', bodyLimit }, (request, body, done) => {
+    if (!paths.includes(targetOf(request.raw).path)) {
+      done(new DomainError('REQUEST.UNSUPPORTED_MEDIA_TYPE'), undefined);
+      return;
+    }
+    let text: string;
+    try {
+      text = utf8.decode(body as Buffer);
+    } catch {
+      done(new DomainError('REQUEST.VALIDATION_FAILED', { details: 'The form is not UTF-8' }), undefined);
+      return;
+    }
+    done(null, new URLSearchParams(text));
   });
 }

@@ -1,0 +1,358 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { END_USER_NAME, RecordedClient } from '../../common/domain/request-record';
+import type { AuthenticatedClient } from './api-client';
+import { CsrfRejected, InvalidClientToken, InvalidLogoutToken, LoginFailed, ReturnToRefused, SessionEnded, SessionsNotConfigured } from './auth.errors';
+import { BrowserSessionStore, RelyingParty, SealedBox, SessionTokens, StoredSession } from './browser-session.ports';
+import { EndUserTokens } from './end-user-tokens.port';
+import { ProofReplay } from './proof-replay.port';
+import { Pseudonyms } from './pseudonyms';
+
+/** The cookies: `__Host-` (RFC 6265bis section 4.1.3.2): Secure, Path=/, no Domain, so no other host can set or read them. */
+export const SESSION_COOKIE = '__Host-gw_session';
+export const LOGIN_COOKIE = '__Host-gw_login';
+/** The anti-forgery header a request with the session cookie must carry (a cross-site form cannot send it; a cross-site fetch needs CORS's consent). */
+export const CSRF_HEADER = 'x-csrf';
+
+/** The paths of the session's endpoints (the callback is the redirect URI registered at the provider). */
+export const SESSION_PATHS = {
+  login: '/api/v1/session/login',
+  callback: '/api/v1/session/callback',
+  session: '/api/v1/session',
+  logout: '/api/v1/session/logout',
+  backchannelLogout: '/api/v1/session/backchannel-logout',
+} as const;
+
+/** How long a login may take at the provider. */
+const LOGIN_TTL_MS = 10 * 60_000;
+/** An access token is renewed when it has less than this left. */
+const RENEW_BEFORE_MS = 60_000;
+/** The last use of a session is written at most this often (the idle timeout's granularity). */
+const TOUCH_EVERY_MS = 60_000;
+const REMEMBERED_TOKENS = 10_000;
+
+/** A random id of 32 bytes, as it is sent in a cookie. */
+const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
+
+export const hashOf = (value: string): string => createHash('sha256').update(value, 'utf8').digest('base64url');
+
+export interface SessionRuntimeSettings {
+  readonly idleTimeoutSeconds: number;
+  readonly absoluteTimeoutSeconds: number;
+  /** The origins a session's requests may come from, and a login may return to: the public one first. */
+  readonly allowedOrigins: () => readonly string[];
+  /** The origin browsers reach this service at. */
+  readonly publicOrigin: () => string;
+}
+
+/** What a request with the session cookie presents. */
+export interface SessionPresentation {
+  /** The cookie's value; an array when it was sent more than once. */
+  readonly cookie: string | string[];
+  readonly csrf: string | string[] | undefined;
+  readonly origin: string | string[] | undefined;
+  readonly method: string;
+  readonly url: string;
+}
+
+/** A session as the web app may see it: who, until when. */
+export interface SessionView {
+  readonly client: AuthenticatedClient;
+  readonly expiresAt: Date;
+  readonly idleExpiresAt: Date;
+}
+
+interface SealedLogin {
+  readonly nonce: string;
+  readonly codeVerifier: string;
+  readonly state: string;
+  readonly returnTo: string;
+  readonly redirectUri: string;
+}
+
+/**
+ * The backend-for-frontend session of RFC 10017 (OAuth 2.0 for Browser-Based Applications,
+ * section 6.1): this service is the web app's confidential OAuth client; it runs the code flow,
+ * keeps the tokens, and gives the browser an HttpOnly cookie that names a session and nothing
+ * else. A request with the cookie is an end user's, with the same rules as one with their access
+ * token: the token the session holds is verified as any other.
+ */
+export class BrowserSessions {
+  /** Opened tokens, by session and version: sealed at rest, opened once per replica. */
+  private readonly opened = new LRUCache<string, SessionTokens>({ max: REMEMBERED_TOKENS });
+  private readonly renewing = new Map<string, Promise<StoredSession | undefined>>();
+
+  private readonly settings?: SessionRuntimeSettings;
+  private readonly provider?: RelyingParty;
+  private readonly sealed?: SealedBox;
+
+  constructor(
+    /** What a configured service has; none: sessions are off, and their endpoints say so. */
+    configured: { settings: SessionRuntimeSettings; provider: RelyingParty; box: SealedBox } | undefined,
+    private readonly store: BrowserSessionStore,
+    private readonly endUsers: EndUserTokens,
+    private readonly pseudonyms: Pseudonyms,
+    private readonly usedLogoutTokens: ProofReplay,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.settings = configured?.settings;
+    this.provider = configured?.provider;
+    this.sealed = configured?.box;
+  }
+
+  get enabled(): boolean {
+    return this.settings !== undefined;
+  }
+
+  private configured(): { settings: SessionRuntimeSettings; provider: RelyingParty } {
+    if (!this.settings || !this.provider) throw new SessionsNotConfigured();
+    return { settings: this.settings, provider: this.provider };
+  }
+
+  private get box(): SealedBox {
+    if (!this.sealed) throw new SessionsNotConfigured();
+    return this.sealed;
+  }
+
+  /** Where the provider sends the browser back. */
+  redirectUri(): string {
+    return `${this.configured().settings.publicOrigin()}${SESSION_PATHS.callback}`;
+  }
+
+  /**
+   * Where a login or logout may send the browser: a path on this service, or a URL on an allowed
+   * origin. Anything else (another origin, `//host`, a scheme, control characters) is refused.
+   * @throws ReturnToRefused.
+   */
+  returnTo(value: string | undefined): string {
+    const { settings } = this.configured();
+    const origin = settings.publicOrigin();
+    if (value === undefined || value === '') return `${origin}/`;
+    // eslint-disable-next-line no-control-regex -- refusing them is the point
+    if (value.length > 2000 || /[\u0000-\u001f\u007f\\]/.test(value)) throw new ReturnToRefused();
+    const relative = value.startsWith('/') && !value.startsWith('//');
+    const url = URL.parse(value, origin);
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) throw new ReturnToRefused();
+    if (relative ? url.origin !== origin : !settings.allowedOrigins().includes(url.origin)) throw new ReturnToRefused();
+    return url.href;
+  }
+
+  /** Starts a login: where to send the browser, and the login cookie that binds the callback to it. */
+  async startLogin(returnTo: string | undefined): Promise<{ location: string; loginCookie: string }> {
+    const { provider } = this.configured();
+    const target = this.returnTo(returnTo);
+    const redirectUri = this.redirectUri();
+    const start = await provider.startLogin(redirectUri);
+    const loginCookie = randomBytes(32).toString('base64url');
+    const stateHash = hashOf(start.state);
+    const login: SealedLogin = { nonce: start.nonce, codeVerifier: start.codeVerifier, state: start.state, returnTo: target, redirectUri };
+    await this.store.saveLogin({
+      stateHash,
+      bindingHash: hashOf(loginCookie),
+      sealed: await this.box.seal(login, `login:${stateHash}`),
+      expiresAt: new Date(this.now() + LOGIN_TTL_MS),
+    });
+    return { location: start.url, loginCookie };
+  }
+
+  /**
+   * The provider's callback: the login it belongs to (once, and only in the browser that started
+   * it), the code exchanged, the ID token checked, and a new session (a new id whatever cookie the
+   * browser had: no fixation).
+   * @throws LoginFailed.
+   */
+  async finishLogin(query: URLSearchParams, loginCookie: string | undefined): Promise<{ sessionId: string; returnTo: string; client: RecordedClient }> {
+    const { provider } = this.configured();
+    const state = query.get('state');
+    if (!state || query.getAll('state').length !== 1) throw new LoginFailed('The callback has no state');
+    const pending = await this.store.takeLogin(hashOf(state));
+    if (!pending) throw new LoginFailed('The state is unknown, expired or already used');
+    if (typeof loginCookie !== 'string' || hashOf(loginCookie) !== pending.bindingHash) {
+      throw new LoginFailed('The login was started in another browser');
+    }
+    const login = await this.box.open<SealedLogin>(pending.sealed, `login:${hashOf(state)}`);
+    if (query.has('error')) throw new LoginFailed('The provider refused the login');
+    const callbackUrl = new URL(login.redirectUri);
+    callbackUrl.search = query.toString();
+    const completed = await provider.finishLogin(callbackUrl, login);
+
+    let user;
+    try {
+      user = await this.endUsers.verify(completed.accessToken, { scheme: 'bearer', proof: undefined, method: 'GET', url: '', heldByService: true });
+    } catch (error) {
+      if (error instanceof InvalidClientToken)
+        throw new LoginFailed('The provider’s access token is not one this service accepts (issuer, audience or lifetime)', error);
+      throw error;
+    }
+    if (user.issuer !== provider.issuer || user.subject !== completed.subject) throw new LoginFailed('The access token is for another user than the ID token');
+
+    const sessionId = randomBytes(32).toString('base64url');
+    const idHash = hashOf(sessionId);
+    const now = this.now();
+    const endUser = this.pseudonyms.of(user.issuer, user.subject);
+    const tokens: SessionTokens = {
+      accessToken: completed.accessToken,
+      accessExpiresAt: completed.accessExpiresAt,
+      refreshToken: completed.refreshToken,
+      idToken: completed.idToken,
+    };
+    await this.store.create({
+      idHash,
+      tenant: user.tenant,
+      endUser,
+      issuer: user.issuer,
+      sidHash: completed.sid === undefined ? undefined : hashOf(completed.sid),
+      sealedTokens: await this.box.seal(tokens, `session:${idHash}`),
+      accessExpiresAt: new Date(completed.accessExpiresAt),
+      createdAt: new Date(now),
+      lastSeenAt: new Date(now),
+      expiresAt: new Date(now + this.configured().settings.absoluteTimeoutSeconds * 1000),
+      version: 1,
+    });
+    return { sessionId, returnTo: login.returnTo, client: { id: endUser, name: END_USER_NAME, role: 'end_user', tenant: user.tenant, scopes: user.scopes } };
+  }
+
+  /**
+   * The end user behind a request with the session cookie: only with the anti-forgery header and
+   * from an allowed origin; only while the session lasts. The access token is renewed when it is
+   * about to expire, by one replica.
+   * @throws CsrfRejected, SessionEnded, IssuerUnavailable.
+   */
+  async authenticate(presented: SessionPresentation): Promise<SessionView> {
+    const { settings } = this.configured();
+    if (presented.csrf !== '1') throw new CsrfRejected(`Send the header X-CSRF: 1 with requests that carry the session cookie`);
+    if (presented.origin !== undefined && (typeof presented.origin !== 'string' || !settings.allowedOrigins().includes(presented.origin))) {
+      throw new CsrfRejected('The request comes from an origin that is not allowed');
+    }
+    if (typeof presented.cookie !== 'string' || !COOKIE_VALUE.test(presented.cookie)) throw new SessionEnded();
+    const idHash = hashOf(presented.cookie);
+    let session = await this.live(idHash);
+
+    if (this.now() - session.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
+      const at = new Date(this.now());
+      await this.store.touch(idHash, at);
+      session = { ...session, lastSeenAt: at };
+    }
+    let tokens = await this.tokensOf(session);
+    if (tokens.accessExpiresAt - this.now() < RENEW_BEFORE_MS) {
+      session = await this.renewed(session, tokens);
+      tokens = await this.tokensOf(session);
+    }
+
+    let user;
+    try {
+      user = await this.endUsers.verify(tokens.accessToken, {
+        scheme: 'bearer',
+        proof: undefined,
+        method: presented.method,
+        url: presented.url,
+        heldByService: true,
+      });
+    } catch (error) {
+      if (error instanceof InvalidClientToken) throw new SessionEnded('The session’s access token is no longer accepted: log in again');
+      throw error;
+    }
+    const id = this.pseudonyms.of(user.issuer, user.subject);
+    if (id !== session.endUser || user.tenant !== session.tenant) throw new SessionEnded();
+    return {
+      client: { id, name: END_USER_NAME, role: 'end_user', tenant: user.tenant, scopes: user.scopes },
+      expiresAt: session.expiresAt,
+      idleExpiresAt: new Date(Math.min(session.expiresAt.getTime(), session.lastSeenAt.getTime() + settings.idleTimeoutSeconds * 1000)),
+    };
+  }
+
+  /** The session, if it has not ended, expired or gone idle (on any replica). */
+  private async live(idHash: string): Promise<StoredSession> {
+    const { settings } = this.configured();
+    const idle = (session: StoredSession) => this.now() - session.lastSeenAt.getTime() >= settings.idleTimeoutSeconds * 1000;
+    let session = await this.store.find(idHash);
+    // Another replica may have seen it used since this one last did.
+    if (session && idle(session)) session = await this.store.find(idHash, true);
+    if (!session) throw new SessionEnded();
+    if (this.now() >= session.expiresAt.getTime() || idle(session)) {
+      await this.store.end(idHash);
+      throw new SessionEnded('The session has expired: log in again');
+    }
+    return session;
+  }
+
+  private async tokensOf(session: StoredSession): Promise<SessionTokens> {
+    const key = `${session.idHash}:${session.version}`;
+    let tokens = this.opened.get(key);
+    if (!tokens) {
+      tokens = await this.box.open<SessionTokens>(session.sealedTokens, `session:${session.idHash}`);
+      this.opened.set(key, tokens);
+    }
+    return tokens;
+  }
+
+  /** The session with a fresh access token: renewed by one request of one replica at a time. */
+  private async renewed(session: StoredSession, tokens: SessionTokens): Promise<StoredSession> {
+    const { provider } = this.configured();
+    if (!tokens.refreshToken) {
+      if (tokens.accessExpiresAt > this.now()) return session;
+      await this.store.end(session.idHash);
+      throw new SessionEnded('The session’s access token has expired: log in again');
+    }
+    let pending = this.renewing.get(session.idHash);
+    if (!pending) {
+      pending = this.store
+        .renew(
+          session.idHash,
+          (current) => current.accessExpiresAt.getTime() - this.now() < RENEW_BEFORE_MS,
+          async (current) => {
+            const held = await this.tokensOf(current);
+            const fresh = await provider.refresh(held.refreshToken!);
+            const next: SessionTokens = { ...fresh, refreshToken: fresh.refreshToken ?? held.refreshToken, idToken: fresh.idToken ?? held.idToken };
+            return { sealedTokens: await this.box.seal(next, `session:${current.idHash}`), accessExpiresAt: new Date(next.accessExpiresAt) };
+          },
+        )
+        .finally(() => this.renewing.delete(session.idHash));
+      this.renewing.set(session.idHash, pending);
+    }
+    let renewed: StoredSession | undefined;
+    try {
+      renewed = await pending;
+    } catch (error) {
+      if (error instanceof SessionEnded) throw error;
+      // The provider refused the refresh token (revoked, expired): while the access token lasts, the session does.
+      if (tokens.accessExpiresAt > this.now()) return session;
+      await this.store.end(session.idHash);
+      throw new SessionEnded('The session could not be renewed: log in again');
+    }
+    if (!renewed) throw new SessionEnded();
+    return renewed;
+  }
+
+  /**
+   * Ends the session here (every replica), then, when the provider has RP-initiated logout, says
+   * where to send the browser to end it there too. The ID token is not sent: the provider asks.
+   */
+  async logout(cookie: string, returnTo: string | undefined): Promise<{ ended?: StoredSession; logoutUrl?: string }> {
+    const { provider } = this.configured();
+    const target = this.returnTo(returnTo);
+    const ended = COOKIE_VALUE.test(cookie) ? await this.store.end(hashOf(cookie)) : undefined;
+    return { ended, logoutUrl: await provider.logoutUrl(target) };
+  }
+
+  /**
+   * A logout token from the provider (OpenID Connect Back-Channel Logout 1.0): every session of
+   * its `sid`, or of its `sub`, ends on every replica. A token is accepted once.
+   * @throws InvalidLogoutToken.
+   */
+  async backchannelLogout(token: string): Promise<{ client?: RecordedClient; ended: number }> {
+    const { provider } = this.configured();
+    const notice = await provider.readLogoutToken(token);
+    const first = await this.usedLogoutTokens.useOnce(
+      createHash('sha256').update(`logout-token\0${provider.issuer}\0${notice.jti}`).digest('hex'),
+      notice.expiresAt,
+    );
+    if (!first) throw new InvalidLogoutToken('The logout token was already used');
+    const endUser = notice.subject === undefined ? undefined : this.pseudonyms.of(provider.issuer, notice.subject);
+    const ended = await this.store.endAll({ issuer: provider.issuer, endUser, sidHash: notice.sid === undefined ? undefined : hashOf(notice.sid) });
+    const [one] = ended;
+    // The audit names whose sessions ended (by pseudonym), when any did.
+    const client: RecordedClient | undefined = one && { id: one.endUser, name: END_USER_NAME, role: 'end_user', tenant: one.tenant };
+    return { client, ended: ended.length };
+  }
+}

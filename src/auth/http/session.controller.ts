@@ -1,0 +1,174 @@
+import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiOperation, ApiProperty, ApiPropertyOptional, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { OPERATION } from '../../common/domain/audit-operations';
+import { noteClient } from '../../common/domain/request-record';
+import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/http/api-envelope.decorators';
+import { Audited } from '../../common/http/audited.decorator';
+import { recordOf, targetOf } from '../../common/http/request-context';
+import { InvalidLogoutToken, SessionEnded } from '../domain/auth.errors';
+import { BrowserSessions, LOGIN_COOKIE, SESSION_COOKIE } from '../domain/browser-sessions.service';
+import { EndUsers, Public } from './auth.decorators';
+import { clearedCookie, cookieOf, loginCookie, sessionCookie } from './session-cookies';
+
+const LOGIN_COOKIE_SECONDS = 600;
+
+export class LoginQueryDto {
+  @ApiPropertyOptional({
+    example: '/app/',
+    description: 'Where the browser goes once logged in: a path on this service, or a URL on an allowed origin (CORS_ORIGINS).',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  readonly return_to?: string;
+}
+
+export class LogoutRequestDto {
+  @ApiPropertyOptional({
+    example: '/app/',
+    description: 'Where the provider sends the browser after its own logout: a path here, or a URL on an allowed origin.',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  readonly return_to?: string;
+}
+
+export class LogoutResponseDto {
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'https://login.partner.example/session/end?client_id=partner-web&post_logout_redirect_uri=https%3A%2F%2Fapp.partner.example%2F',
+    description: 'Where to send the browser to log out at the OpenID provider too (RP-initiated logout); null when the provider has none.',
+  })
+  readonly logout_url!: string | null;
+}
+
+export class BackchannelLogoutDto {
+  @ApiProperty({ description: 'The logout token: a JWT signed by the OpenID provider (OpenID Connect Back-Channel Logout 1.0, section 2.4).' })
+  readonly logout_token!: string;
+}
+
+export class BackchannelLogoutResponseDto {
+  @ApiProperty({ example: 1, description: 'How many sessions ended.' })
+  readonly ended!: number;
+}
+
+/**
+ * A web app's browser session (docs/security.md, "Web apps"): the login through the partner's
+ * OpenID provider, its callback, logout, and the provider's back-channel logout. The browser gets
+ * an HttpOnly cookie and never a token; its requests to the partner API carry the cookie and the
+ * X-CSRF header.
+ */
+@ApiTags('session')
+@Controller({ path: 'api/v1/session' })
+export class SessionController {
+  constructor(@Inject(BrowserSessions) private readonly sessions: BrowserSessions) {}
+
+  @Get('login')
+  @Public()
+  @Audited(OPERATION.startLogin)
+  @ApiOperation({
+    summary: 'Start a web app’s login',
+    description:
+      'A browser navigation, not a fetch: answers 302 to the OpenID provider (with PKCE, state and nonce; through a pushed authorization request when the provider has them), ' +
+      'and sets a short-lived login cookie that binds the callback to this browser.',
+  })
+  @ApiResponse({ status: 302, description: 'To the OpenID provider’s login.' })
+  @ApiErrorResponses(ERRORS.edge, ...ERRORS.query, 'SESSION.RETURN_TO_REFUSED', 'SESSION.NOT_CONFIGURED', 'AUTH.ISSUER_UNAVAILABLE')
+  async login(@Query() query: LoginQueryDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<null> {
+    const { location, loginCookie: binding } = await this.sessions.startLogin(query.return_to);
+    void reply.code(302).header('location', location).header('cache-control', 'no-store').header('set-cookie', loginCookie(binding, LOGIN_COOKIE_SECONDS));
+    return null;
+  }
+
+  @Get('callback')
+  @Public()
+  @Audited(OPERATION.completeLogin)
+  @ApiOperation({
+    summary: 'The OpenID provider’s callback',
+    description:
+      'Where the provider sends the browser back (the redirect URI registered for this service). The login is used once, in the browser that started it; ' +
+      'the code is exchanged and the ID token checked; a new session is made and its cookie set (HttpOnly, Secure, SameSite=Strict, `__Host-`). Answers 302 to `return_to`.',
+  })
+  @ApiQuery({ name: 'state', required: true, type: String })
+  @ApiQuery({ name: 'code', required: false, type: String })
+  @ApiQuery({ name: 'iss', required: false, type: String })
+  @ApiResponse({ status: 302, description: 'Logged in: to `return_to`, with the session cookie.' })
+  @ApiErrorResponses(ERRORS.edge, 'SESSION.LOGIN_FAILED', 'SESSION.NOT_CONFIGURED', 'AUTH.ISSUER_UNAVAILABLE')
+  async callback(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<null> {
+    // The callback's parameters as sent (code, state, iss, or error): passed whole to the relying-party library.
+    const query = new URLSearchParams(targetOf(request.raw).query);
+    void reply.header('cache-control', 'no-store').header('set-cookie', clearedCookie(LOGIN_COOKIE));
+    const { sessionId, returnTo, client } = await this.sessions.finishLogin(query, firstOf(cookieOf(request.headers.cookie, LOGIN_COOKIE)));
+    noteClient(recordOf(request.raw), client);
+    void reply
+      .code(302)
+      .header('location', returnTo)
+      .header('set-cookie', [clearedCookie(LOGIN_COOKIE), sessionCookie(sessionId)]);
+    return null;
+  }
+
+  @Post('logout')
+  @HttpCode(200)
+  @EndUsers()
+  @Audited(OPERATION.logout)
+  @ApiOperation({
+    summary: 'Log the browser out',
+    description:
+      'With the session cookie and `X-CSRF: 1`. The session ends on every replica and its cookie is cleared; `logout_url` is where to send the browser to log out at the OpenID provider too.',
+  })
+  @ApiBody({ type: LogoutRequestDto, required: false })
+  @ApiEnvelopeResponse(200, LogoutResponseDto, { message: 'Logged out' })
+  @ApiErrorResponses(
+    ERRORS.edge,
+    ...ERRORS.body,
+    'SESSION.ENDED',
+    'SESSION.CSRF_REJECTED',
+    'SESSION.RETURN_TO_REFUSED',
+    'AUTH.INVALID_TOKEN',
+    'AUTH.ISSUER_UNAVAILABLE',
+  )
+  async logout(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() body: LogoutRequestDto = {},
+  ): Promise<LogoutResponseDto> {
+    const cookie = cookieOf(request.headers.cookie, SESSION_COOKIE);
+    // An app's or a server's token is not a session: there is nothing to log out of.
+    if (typeof cookie !== 'string' || request.headers.authorization !== undefined) throw new SessionEnded('Only a browser session logs out');
+    const { logoutUrl } = await this.sessions.logout(cookie, body?.return_to);
+    void reply.header('cache-control', 'no-store').header('set-cookie', clearedCookie(SESSION_COOKIE));
+    return { logout_url: logoutUrl ?? null };
+  }
+
+  @Post('backchannel-logout')
+  @HttpCode(200)
+  @Public()
+  @Audited(OPERATION.backchannelLogout)
+  @ApiOperation({
+    summary: 'Back-channel logout (for the OpenID provider)',
+    description:
+      'OpenID Connect Back-Channel Logout 1.0: the provider posts a logout token (application/x-www-form-urlencoded); every session of its `sid`, or of its `sub`, ends on every replica. ' +
+      'Register `<PUBLIC_BASE_URL>/api/v1/session/backchannel-logout` as the client’s backchannel_logout_uri.',
+  })
+  @ApiConsumes('application/x-www-form-urlencoded')
+  @ApiBody({ type: BackchannelLogoutDto })
+  @ApiEnvelopeResponse(200, BackchannelLogoutResponseDto, { message: 'Sessions ended' })
+  @ApiErrorResponses(ERRORS.edge, 'SESSION.INVALID_LOGOUT_TOKEN', 'SESSION.NOT_CONFIGURED', 'REQUEST.UNSUPPORTED_MEDIA_TYPE', 'AUTH.ISSUER_UNAVAILABLE')
+  async backchannelLogout(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<BackchannelLogoutResponseDto> {
+    void reply.header('cache-control', 'no-store');
+    const form = request.body;
+    const tokens = form instanceof URLSearchParams ? form.getAll('logout_token') : [];
+    if (tokens.length !== 1) throw new InvalidLogoutToken('Send one logout_token, form-encoded');
+    const { client, ended } = await this.sessions.backchannelLogout(tokens[0]);
+    if (client) noteClient(recordOf(request.raw), client);
+    return { ended };
+  }
+}
+
+function firstOf(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}

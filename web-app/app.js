@@ -1,0 +1,99 @@
+// The partner gateway's reference web app (docs/security.md, "Web apps"). Copy this pattern:
+// - never handle a token: the gateway holds them; the browser holds an HttpOnly cookie it cannot read;
+// - send every API call with credentials and the header X-CSRF: 1 (the gateway refuses a call
+//   with the cookie and without it, so no other site can make the browser call on the user's behalf);
+// - log in and out by navigating, never by fetching: GET /api/v1/session/login, POST /api/v1/session/logout.
+'use strict';
+
+/** One API call: JSON in, the gateway's envelope out. */
+async function api(method, path, body) {
+  const response = await fetch(path, {
+    method,
+    credentials: 'same-origin',
+    headers: { 'X-CSRF': '1', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const envelope = await response.json().catch(() => null);
+  return { status: response.status, envelope };
+}
+
+const $ = (id) => document.getElementById(id);
+
+function say(text, isError = false) {
+  $('status').textContent = text;
+  $('status').className = isError ? 'error' : '';
+}
+
+function problem(envelope) {
+  const error = envelope && envelope.error;
+  return error ? `${error.message}${error.details ? ` (${error.details})` : ''} [error id ${error.id ?? 'n/a'}]` : 'The gateway did not answer';
+}
+
+async function showBalance(customerId, item) {
+  const { status, envelope } = await api('GET', `/api/v1/customers/${encodeURIComponent(customerId)}/balance`);
+  if (status !== 200) return say(problem(envelope), true);
+  const balance = envelope.data;
+  item.querySelector('.balance').textContent = `Balance: ${JSON.stringify(balance)}`;
+}
+
+async function render() {
+  const { status, envelope } = await api('GET', '/api/v1/session');
+  if (status === 401) {
+    $('signed-in').hidden = true;
+    $('signed-out').hidden = false;
+    return;
+  }
+  if (status !== 200) return say(problem(envelope), true);
+  const session = envelope.data;
+  $('signed-out').hidden = true;
+  $('signed-in').hidden = false;
+  $('user-id').textContent = session.id;
+  $('tenant').textContent = session.tenant;
+  $('expires-at').textContent = new Date(session.expires_at).toLocaleString();
+  const list = $('customers');
+  const select = $('account-customer');
+  list.replaceChildren();
+  select.replaceChildren();
+  $('no-customers').hidden = session.customer_ids.length > 0;
+  for (const customerId of session.customer_ids) {
+    const item = document.createElement('li');
+    item.dataset.customerId = customerId;
+    const code = document.createElement('code');
+    code.textContent = customerId;
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = 'Show balance';
+    button.className = 'show-balance';
+    button.addEventListener('click', () => void showBalance(customerId, item));
+    const balance = document.createElement('span');
+    balance.className = 'balance';
+    item.append(code, ' ', button, ' ', balance);
+    list.append(item);
+    select.append(new Option(customerId, customerId));
+  }
+}
+
+$('open-account').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const body = Object.fromEntries(new FormData(event.target));
+  // The partner's own id for this request: sent again unchanged on a retry, it is never done twice.
+  body.reference = crypto.randomUUID();
+  const { status, envelope } = await api('POST', '/api/v1/bank-accounts', body);
+  if (status !== 201) return say(problem(envelope), true);
+  say(`Account opened: ${envelope.data.id} (${envelope.data.currency})`);
+});
+
+$('logout').addEventListener('click', async () => {
+  const { status, envelope } = await api('POST', '/api/v1/session/logout', { return_to: '/app/' });
+  if (status !== 200) return say(problem(envelope), true);
+  // Logged out here; the provider's own session ends at its logout page, which comes back here.
+  if (envelope.data.logout_url) window.location.assign(envelope.data.logout_url);
+  else void render();
+});
+
+// Two years from today: well past the provider's rule that a document must not expire within a month.
+const expiry = new Date();
+expiry.setUTCFullYear(expiry.getUTCFullYear() + 2);
+$('expiration-date').value = expiry.toISOString().slice(0, 10);
+
+void render();
