@@ -10,9 +10,9 @@ const FILES: Record<string, string> = {
   'app.css': 'text/css; charset=utf-8',
 };
 
-/** Where the files are: web-app/ beside dist/, as the repository and the image lay them out. */
+/** Where the files are: web-app/ in the service's own directory (npm start runs there, as the image does). */
 export function webAppDir(): string {
-  return join(__dirname, '..', '..', '..', 'web-app');
+  return join(process.cwd(), 'web-app');
 }
 
 /**

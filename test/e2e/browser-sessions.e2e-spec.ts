@@ -257,7 +257,9 @@ describe('browser sessions of web apps', () => {
     const page = await fetch(`${idp.issuer}/session/end?client_id=partner-web`, { headers: { cookie: providerCookies } });
     const html = await page.text();
     const action = /<form[^>]*action="([^"]+)"/.exec(html)![1];
-    const fields = new URLSearchParams([...html.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)].map((match): [string, string] => [match[1], match[2]]));
+    const fields = new URLSearchParams(
+      [...html.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)].map((match): [string, string] => [match[1], match[2]]),
+    );
     fields.set('logout', 'yes');
     const confirmed = await fetch(new URL(action, idp.issuer), {
       method: 'POST',

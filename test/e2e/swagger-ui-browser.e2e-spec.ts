@@ -1,14 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import playwright from 'playwright-core';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { startTestApp, TestApp } from '../support/app';
+import { launchChromium } from '../support/browser';
 import { createCustomer } from '../support/http';
 import { DevIdentityProvider, startDevIdentityProvider } from '../../src/sandbox/dev-identity-provider';
 
-// Debian's chromium (.ci/run installs it when missing); Playwright drives it, it downloads nothing.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUTPUT = join(process.cwd(), 'test-output');
 
 /** Try it out on a GET operation, as a user clicks it (`fill` sets its parameters); the status and body shown, and a screenshot. */
@@ -26,14 +24,6 @@ async function tryItOut(page: Page, path: string, screenshot: string, fill?: (op
   await page.screenshot({ path: join(OUTPUT, screenshot), fullPage: true });
   return { shownStatus, body };
 }
-
-const launchChromium = () =>
-  playwright.chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    // This machine's network is closed: no background connections, no QUIC, no sandbox as root.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
 
 describe('Swagger UI in a real browser (live mode: the page itself needs the admin token)', () => {
   let sut: TestApp;

@@ -54,8 +54,10 @@ export class Callers {
   async authenticate(presented: PresentedCredentials): Promise<AuthenticatedClient> {
     const presentation = presentedToken(presented.authorization);
     if (!presentation) {
-      if (presented.session && presented.authorization === undefined && this.sessions.enabled)
-        return (await this.sessions.authenticate(presented.session)).client;
+      if (presented.session && presented.authorization === undefined && this.sessions.enabled) {
+        const { client, expiresAt, idleExpiresAt } = await this.sessions.authenticate(presented.session);
+        return { ...client, session: { expiresAt, idleExpiresAt } };
+      }
       return this.clients.authenticate(undefined);
     }
     const { scheme, token } = presentation;
