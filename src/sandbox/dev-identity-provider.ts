@@ -43,6 +43,9 @@ export const DEV_WEB_CLIENT_SECRET = 'partner-web-secret';
 /** Where a native app's login ends (a loopback redirect: any port, RFC 8252 section 7.3). */
 export const DEV_APP_REDIRECT_URI = 'http://127.0.0.1/callback';
 
+/** Where partner-web's public keys are published when it authenticates with private_key_jwt. */
+const WEB_CLIENT_JWKS_PATH = '/dev/partner-web/jwks.json';
+
 /** Access tokens live ten minutes: long enough to try things, short as production ones are. */
 const ACCESS_TOKEN_SECONDS = 600;
 
@@ -70,6 +73,8 @@ export interface DevIdentityProviderOptions {
   readonly webOrigins?: readonly string[];
   /** Access tokens' lifetime in seconds (ten minutes when unset). */
   readonly accessTokenSeconds?: number;
+  /** partner-web authenticates with private_key_jwt (RFC 7523) and these public keys, instead of its secret. */
+  readonly webClientKeys?: readonly JWK[];
 }
 
 /** The provider's ES256 signing key: kept under `dir` when given, so tokens survive a restart. */
@@ -160,8 +165,10 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
         },
         {
           client_id: DEV_CLIENTS.web,
-          client_secret: DEV_WEB_CLIENT_SECRET,
-          token_endpoint_auth_method: 'client_secret_basic',
+          ...(options.webClientKeys
+            ? // Its keys by URI, as a partner registers its gateway's: fetched and parsed by oidc-provider itself.
+              { token_endpoint_auth_method: 'private_key_jwt', jwks_uri: `${issuer}${WEB_CLIENT_JWKS_PATH}` }
+            : { client_secret: DEV_WEB_CLIENT_SECRET, token_endpoint_auth_method: 'client_secret_basic' }),
           grant_types: ['authorization_code', 'refresh_token'],
           response_types: ['code'],
           redirect_uris: webOrigins.map((origin) => `${origin}${SESSION_PATHS.callback}`),
@@ -268,6 +275,10 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
       return;
     }
     const path = target.path;
+    if (path === WEB_CLIENT_JWKS_PATH && options.webClientKeys) {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: options.webClientKeys }));
+      return;
+    }
     if (path.startsWith('/interaction/')) {
       interaction(request, response, path).catch(() => {
         if (!response.headersSent) response.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' });

@@ -145,10 +145,10 @@ export function setCookieValue(response: Response, name: string): string | undef
  */
 export async function webLoginUntilCallback(gateway: string, user: string, returnTo = '/app/'): Promise<WebLoginCallback> {
   const start = await fetch(`${gateway}/api/v1/session/login?return_to=${encodeURIComponent(returnTo)}`, { redirect: 'manual' });
-  await start.arrayBuffer();
+  const answer = await start.text();
   const loginCookie = setCookieValue(start, '__Host-gw_login');
   const first = start.headers.get('location');
-  if (start.status !== 302 || !first || !loginCookie) throw new Error(`The gateway did not start a login (${start.status})`);
+  if (start.status !== 302 || !first || !loginCookie) throw new Error(`The gateway did not start a login (${start.status}): ${answer}`);
   const jar = new CookieJar();
   let url = first;
   let method: 'GET' | 'POST' = 'GET';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { exportJWK, generateKeyPair } from 'jose';
 import { hashOf } from '../../src/auth/domain/browser-sessions.service';
 import { DevIdentityProvider, startDevIdentityProvider } from '../../src/sandbox/dev-identity-provider';
 import { setCookieValue, webLogin, webLoginUntilCallback } from '../../src/sandbox/dev-login';
@@ -398,5 +399,43 @@ describe('browser sessions whose access tokens expire', () => {
     expect(after).toBeGreaterThan(1);
     expect(again.status).toBe(200);
     expect(await versionOf()).toBeGreaterThan(after);
+  });
+});
+
+describe('browser sessions whose client authenticates with private_key_jwt', () => {
+  let idp: DevIdentityProvider;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+    const kid = 'gateway-1';
+    idp = await startDevIdentityProvider({
+      port: 0,
+      audience: TEST_AUDIENCE,
+      webClientKeys: [{ ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' }],
+    });
+    t = await startTestApp({
+      OIDC_ISSUER: idp.issuer,
+      OIDC_AUDIENCE: TEST_AUDIENCE,
+      OIDC_CLIENT_ID: 'partner-web',
+      OIDC_CLIENT_PRIVATE_KEY: JSON.stringify({ ...(await exportJWK(privateKey)), kid, alg: 'ES256' }),
+      SESSION_KEY: randomBytes(32).toString('base64'),
+      END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64'),
+    });
+    await idp.setWebOrigins([t.baseUrl]);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await idp?.close();
+  });
+
+  it('when demo logs in, then the pushed request and the code exchange are authenticated with a signed assertion, and the session works', async () => {
+    const { session } = await webLogin(t.baseUrl, 'demo');
+
+    const me = await callApi(t.baseUrl, 'GET', '/api/v1/session', { headers: { cookie: `__Host-gw_session=${session}`, 'x-csrf': '1' } });
+
+    expect(me.status).toBe(200);
+    expect(me.body.data).toMatchObject({ tenant: 'default' });
   });
 });

@@ -99,9 +99,9 @@ describe('the reference web app in a real browser (the browser session of RFC 10
 
     const cookie = await sessionCookieOf(context);
     // What any script on the page (a cross-site script too) could read.
-    const seenByScript = (await page.evaluate(
+    const seenByScript = await page.evaluate<{ cookie: string; local: string; session: string }>(
       '({ cookie: document.cookie, local: JSON.stringify({ ...localStorage }), session: JSON.stringify({ ...sessionStorage }) })',
-    )) as { cookie: string; local: string; session: string };
+    );
     const withoutHeader = await page.evaluate(() => fetch('/api/v1/session', { credentials: 'same-origin' }).then((response) => response.status));
 
     await page.locator('#logout').click();

@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, errors as joseErrors, importJWK, JWK, JWTVerifyGetKey, jwtVerify } from 'jose';
+import { Logger } from '@nestjs/common';
 import * as client from 'openid-client';
 import { ALL_SCOPES } from '../domain/scopes';
 import { InvalidLogoutToken, IssuerUnavailable, LoginFailed } from '../domain/auth.errors';
@@ -27,6 +28,7 @@ export class OpenIdRelyingParty extends RelyingParty {
   readonly issuer: string;
   private configuration?: { at: number; config: Promise<client.Configuration>; failed?: boolean };
   private keys?: JWTVerifyGetKey;
+  private readonly logger = new Logger('Sessions');
 
   constructor(
     private readonly settings: Pick<SessionSettings, 'issuer' | 'clientId' | 'clientAuth'>,
@@ -45,6 +47,7 @@ export class OpenIdRelyingParty extends RelyingParty {
       at: now,
       config: this.discover().catch((error: unknown) => {
         fresh.failed = true;
+        this.logger.warn({ issuer: this.issuer, reason: describe(error) }, 'The OpenID provider’s discovery failed');
         throw new IssuerUnavailable(error);
       }),
     };
@@ -93,6 +96,8 @@ export class OpenIdRelyingParty extends RelyingParty {
         ? await client.buildAuthorizationUrlWithPAR(config, parameters)
         : client.buildAuthorizationUrl(config, parameters);
     } catch (error) {
+      // A refused pushed request is the service's configuration (its client, its key), not the user's doing.
+      this.logger.warn({ issuer: this.issuer, reason: describe(error) }, 'The OpenID provider refused the authorization request');
       throw new IssuerUnavailable(error);
     }
     return { url: url.href, state, nonce, codeVerifier };
@@ -173,6 +178,12 @@ function tokensOf(response: client.TokenEndpointResponse & client.TokenEndpointR
     refreshToken: response.refresh_token,
     idToken: response.id_token,
   };
+}
+
+/** An error's kind and the provider's error code, for the operator: never a token. */
+function describe(error: unknown): string {
+  if (error instanceof client.ResponseBodyError) return `${error.error}: ${error.error_description ?? ''}`;
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 /** What failed at the callback, in words that hold no token or claim. */
