@@ -1,7 +1,7 @@
 // Throughput and latency on loopback: the same two calls straight to the sandbox, through a bare
 // Fastify + undici proxy, and through the gateway (auth, validation, tenancy, idempotency, audit,
 // signing, encryption). Every server runs in a process of its own; autocannon runs here.
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -194,6 +194,8 @@ export async function startBenchGatewayProcess({ database, dataDir, sandboxUrl, 
       RATE_LIMIT_PER_MINUTE: '1000000',
       RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
       AUDIT_PURGE_DAILY: 'false',
+      // Where a web app's login comes back to (browser sessions).
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       ...env,
     },
     // Ready as a load balancer sees it: the readiness probe answers 200.
@@ -337,7 +339,10 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
     const identityProvider = await startDevIdentityProvider({ port: 0, audience: END_USER_AUDIENCE });
     started.push({ stop: () => identityProvider.close() });
     gatewayEnv.OIDC_ISSUER = identityProvider.issuer;
+    // Web apps' browser sessions: the gateway is the development provider's partner-web client.
+    Object.assign(gatewayEnv, { OIDC_CLIENT_ID: 'partner-web', OIDC_CLIENT_SECRET: 'partner-web-secret', SESSION_KEY: randomBytes(32).toString('base64') });
     const { gateway: service, url: serviceUrl } = await startGateway(profile);
+    await identityProvider.setWebOrigins([serviceUrl]);
     // A second replica, for how throughput grows from one to two (the service is stateless).
     const second = replicas >= 2 ? await startGateway(false) : undefined;
 
@@ -380,6 +385,10 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
 
     // End users: demo with a bearer access token, alex with one bound to a DPoP key; each reads a customer of their own.
     const endUsers = await endUserCallers(identityProvider.issuer, serviceUrl);
+    // demo again, in a web app: logged in through the gateway's browser session, reading the same customer with the cookie.
+    const { webLogin } = dist('sandbox/dev-login.js');
+    const { session } = await webLogin(serviceUrl, 'demo');
+    const sessionBalance = { ...endUsers.bearerBalance, headers: { cookie: `__Host-gw_session=${session}`, 'x-csrf': '1' } };
 
     // Provider-side requests, sealed and signed ahead of time so the load generator only sends.
     const { readUpstreamPublicKey } = dist('config/upstream-public-key.js');
@@ -439,6 +448,7 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
         gateway: { url: serviceUrl, requests: [partnerBalance] },
         'gateway, end-user JWT': { url: serviceUrl, requests: [endUsers.bearerBalance] },
         'gateway, end-user DPoP': { url: serviceUrl, requests: [endUsers.dpopBalance], prepare: endUsers.prepareProofs },
+        'gateway, browser session': { url: serviceUrl, requests: [sessionBalance] },
         ...(second
           ? {
               '2 gateways': [
@@ -579,9 +589,12 @@ export function report({ rows, paced, rate, memory, connections, duration, datab
   const endUserRows = [
     ['balance: gateway, end-user JWT', 0.9],
     ['balance: gateway, end-user DPoP', 0.75],
+    ['balance: gateway, browser session', 0.85],
   ].filter(([name]) => by[name]);
   if (partnerRow && endUserRows.length > 0) {
-    lines.push('A balance read by an end user (the OpenID provider’s access token), against one with a partner client token, same run:');
+    lines.push(
+      'A balance read by an end user (the OpenID provider’s access token, or a web app’s session cookie), against one with a partner client token, same run:',
+    );
     lines.push('');
     lines.push(
       table(

@@ -95,7 +95,10 @@ async function main(): Promise<void> {
           keysDir: files.keysDir,
           swaggerRedirectUris: gatewayOrigins.map((origin) => `${origin}/oauth2-redirect.html`),
         });
-        log.warn({ issuer: identityProvider.issuer }, 'Development OpenID provider running in-process: end users demo and alex (password: the name)');
+        log.warn(
+          { issuer: identityProvider.issuer },
+          'Development OpenID provider running in-process: end users demo and alex (password: the name); web apps log in through it (/app/)',
+        );
       }
     } else {
       upstream = liveUpstreamSettings(config);
@@ -127,6 +130,9 @@ async function main(): Promise<void> {
   const shownHost = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
   const baseUrl = `http://${shownHost}:${port}`;
 
+  // The reference web app: its login must start and end on the gateway's public origin, where its cookie lives.
+  const webAppUrl = identityProvider ? `${config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`}/app/` : undefined;
+
   if (sandboxMode) {
     log.warn('SANDBOX MODE: UPSTREAM_BASE_URL is not set; nothing reaches a real provider.');
   } else {
@@ -141,15 +147,14 @@ async function main(): Promise<void> {
       } catch (error) {
         log.warn({ err: error }, 'The demo customer could not be made: Swagger UI’s examples name a customer no one has');
       }
-      process.stdout.write(devTokensBanner(tokens, baseUrl, demoCustomerId, identityProvider?.issuer));
+      process.stdout.write(devTokensBanner(tokens, baseUrl, demoCustomerId, identityProvider?.issuer, webAppUrl));
     }
   }
   log.info(
     {
       url: baseUrl,
       docs: config.DOCS_ENABLED ? `${baseUrl}/docs` : undefined,
-      // The reference web app: its login must start and end on the gateway's public origin, where its cookie lives.
-      webApp: identityProvider ? `${config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`}/app/` : undefined,
+      webApp: webAppUrl,
     },
     'Partner gateway listening',
   );

@@ -129,10 +129,22 @@ export class AuthModule {
               SESSION_KEY: config.get('SESSION_KEY', { infer: true }),
               DATA_DIR: config.getOrThrow('DATA_DIR', { infer: true }),
             });
-            if (generated) new Logger('Sessions').warn('Made the sessions’ sealing key under DATA_DIR: replicas must share one (SESSION_KEY)');
+
             // Without PUBLIC_BASE_URL (sandbox mode): the loopback address and the port this service listens on.
             const publicOrigin = () => settings.publicBaseUrl ?? `http://127.0.0.1:${listeningPort(host)}`;
-            new Logger('Sessions').log({ issuer: settings.issuer, clientId: settings.clientId }, 'Browser sessions for web apps through this OpenID provider');
+            const sessions = { issuer: settings.issuer, clientId: settings.clientId };
+            const logger = new Logger('Sessions');
+            if (!config.get('OIDC_CLIENT_ID', { infer: true })) {
+              // Sandbox mode: the development provider's web client, and a key under DATA_DIR, as expected (the provider's own line says it runs).
+              logger.debug(sessions, 'Browser sessions for web apps through the development OpenID provider');
+            } else if (generated) {
+              logger.warn(
+                sessions,
+                'Browser sessions for web apps through this OpenID provider; their sealing key was made under DATA_DIR: replicas must share one (SESSION_KEY)',
+              );
+            } else {
+              logger.log(sessions, 'Browser sessions for web apps through this OpenID provider');
+            }
             return new BrowserSessions(
               {
                 settings: {

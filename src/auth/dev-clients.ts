@@ -16,7 +16,7 @@ export async function createDevClientsIfNone(clients: ApiClientsService, tenant:
   return { partner: partner.token, admin: admin.token };
 }
 
-export function devTokensBanner(tokens: DevTokens, baseUrl: string, demoCustomerId?: string, devIssuer?: string): string {
+export function devTokensBanner(tokens: DevTokens, baseUrl: string, demoCustomerId?: string, devIssuer?: string, webAppUrl?: string): string {
   const line = '='.repeat(78);
   return [
     '',
@@ -41,6 +41,7 @@ export function devTokensBanner(tokens: DevTokens, baseUrl: string, demoCustomer
           `    curl -H "Authorization: Bearer $TOKEN" ${baseUrl}/api/v1/me`,
         ]
       : []),
+    ...(webAppUrl ? ['', `  A web app with the gateway's browser session (no token in the browser): ${webAppUrl}  (log in as demo / demo)`] : []),
     line,
     '',
   ].join('\n');

@@ -234,11 +234,18 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
   const accessTokenSeconds = options.accessTokenSeconds ?? ACCESS_TOKEN_SECONDS;
   const signing = await signingKey(options.keysDir);
   const cookieKey = randomBytes(32).toString('base64url');
-  let provider = build(options.webOrigins?.length ? options.webOrigins : ['http://127.0.0.1:3000']);
-  provider.on('server_error', () => undefined);
-  let callback = provider.callback();
+  /** Built on the first request, or when the gateway's origins are known: once, in the usual start. */
+  let built: { provider: ReturnType<typeof build>; callback: ReturnType<ReturnType<typeof build>['callback']> } | undefined;
+  const start = (origins: readonly string[]) => {
+    const provider = build(origins);
+    provider.on('server_error', () => undefined);
+    built = { provider, callback: provider.callback() };
+    return built;
+  };
+  const current = () => built ?? start(options.webOrigins?.length ? options.webOrigins : ['http://127.0.0.1:3000']);
 
   const interaction = async (request: IncomingMessage, response: ServerResponse, path: string): Promise<void> => {
+    const { provider } = current();
     const details = await provider.interactionDetails(request, response);
     const { uid, prompt, params } = details;
     if (prompt.name === 'consent') {
@@ -286,16 +293,14 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
       });
       return;
     }
-    void callback(request, response);
+    void current().callback(request, response);
   });
 
   return {
     issuer,
     setWebOrigins: (origins) => {
       if (origins.length === 0) return Promise.reject(new Error('Give at least one origin'));
-      provider = build(origins);
-      provider.on('server_error', () => undefined);
-      callback = provider.callback();
+      start(origins);
       return Promise.resolve();
     },
     close: () =>

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { startTestApp, TestApp } from '../support/app';
 import { buildBankAccountRequest, buildCustomerRequest } from '../support/builders';
 import { createCustomer } from '../support/http';
+import { DevIdentityProvider, startDevIdentityProvider } from '../../src/sandbox/dev-identity-provider';
 
 /**
  * Every string field of every body, every query parameter and every path parameter of the API (as
@@ -64,6 +65,10 @@ const ACCEPTED_QUERY: Record<string, string> = {
   limit: '10',
   older_than: '5m',
   since: '7d',
+  return_to: '/app/',
+  state: 'c3RhdGU',
+  code: 'Y29kZQ',
+  iss: 'http://127.0.0.1/',
 };
 const queryValueOf = (name: string) => {
   const accepted = Buffer.from(ACCEPTED_QUERY[name] ?? '', 'utf8');
@@ -78,19 +83,27 @@ const percentEncoded = (bytes: Buffer) => [...bytes].map((byte) => `%${byte.toSt
 /** What the service may answer to arbitrary input: success, or the client error that names it. */
 const ACCEPTABLE = [200, 201, 400, 404];
 /** A customer belongs to one end user: once bound, binding it to another subject is a 409 that says so. */
-const ALSO_ACCEPTABLE: Record<string, number[]> = { 'POST /api/v1/customers/{customer_id}/end-user': [409] };
+const ALSO_ACCEPTABLE: Record<string, number[]> = {
+  'POST /api/v1/customers/{customer_id}/end-user': [409],
+  // A login starts with a redirect to the OpenID provider.
+  'GET /api/v1/session/login': [302],
+  // A server's token is not a browser session: what the body passes reaches the handler, which says so.
+  'POST /api/v1/session/logout': [401],
+};
 
 describe('arbitrary strings in every field of every body, query and path', () => {
+  let idp: DevIdentityProvider;
   let t: TestApp;
   let partner: string;
   let admin: string;
   let customerId: string;
   const statuses = new Map<string, Set<number>>();
 
-  async function send(what: string, method: 'GET' | 'POST', path: string, token: string, body?: string): Promise<void> {
+  async function send(what: string, method: 'GET' | 'POST', path: string, token: string, body?: string, type = 'application/json'): Promise<void> {
     const response = await fetch(`${t.baseUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      redirect: 'manual',
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': type }) },
       body,
     });
     const envelope = (await response.json()) as { status: number; error: { id: string; code: string } | null };
@@ -107,11 +120,18 @@ describe('arbitrary strings in every field of every body, query and path', () =>
     'POST /api/v1/customers': { token: () => partner, base: () => buildCustomerRequest() },
     'POST /api/v1/bank-accounts': { token: () => partner, base: () => buildBankAccountRequest({ customer_id: customerId }) },
     'POST /api/v1/customers/{customer_id}/end-user': { token: () => partner, base: () => ({ subject: 'demo' }), customer: true },
+    'POST /api/v1/session/logout': { token: () => partner, base: () => ({ return_to: '/app/' }) },
+  };
+  /** The OpenID provider's form posts (application/x-www-form-urlencoded). */
+  const forms: Record<string, { fields: string[] }> = {
+    'POST /api/v1/session/backchannel-logout': { fields: ['logout_token'] },
   };
   const queries: Record<string, { token: () => string }> = {
     'GET /api/v1/audit-events': { token: () => admin },
     'GET /api/v1/audit-checkpoints': { token: () => admin },
     'GET /api/v1/unresolved-calls': { token: () => admin },
+    'GET /api/v1/session/login': { token: () => partner },
+    'GET /api/v1/session/callback': { token: () => partner },
   };
   const paths: Record<string, { token: () => string }> = {
     'GET /api/v1/audit-events/{id}': { token: () => admin },
@@ -123,25 +143,31 @@ describe('arbitrary strings in every field of every body, query and path', () =>
   );
 
   beforeAll(async () => {
+    idp = await startDevIdentityProvider({ port: 0, audience: 'urn:partner-gateway' });
     t = await startTestApp({
       RATE_LIMIT_PER_MINUTE: '1000000',
       RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
-      // An issuer is trusted, so that a partner may bind a customer to its end users (no token from it is needed).
-      OIDC_ISSUER: 'http://127.0.0.1:9/issuer',
+      // A trusted issuer, so that a partner may bind a customer to its end users, and browser sessions through it.
+      OIDC_ISSUER: idp.issuer,
+      OIDC_CLIENT_ID: 'partner-web',
+      OIDC_CLIENT_SECRET: 'partner-web-secret',
+      SESSION_KEY: 'YXJiaXRyYXJ5LXN0cmluZ3Mtc2Vzc2lvbnMta2V5LTMyYiE=',
       END_USER_PSEUDONYM_KEY: 'YXJiaXRyYXJ5LXN0cmluZ3Mta2V5LW9mLTMyLWJ5dGVzISE=',
     });
+    await idp.setWebOrigins([t.baseUrl]);
     partner = await t.createClient('partner');
     admin = await t.createClient('admin');
     customerId = await createCustomer(t.baseUrl, partner);
   });
   afterAll(async () => {
-    await t.close();
+    await t?.close();
+    await idp?.close();
   });
 
   it('when openapi.json lists an operation with a body, a query or a path parameter, then this suite sends it arbitrary strings', () => {
     const withInput = operations.filter(({ op }) => op.requestBody || (op.parameters ?? []).length > 0).map(({ key }) => key);
 
-    expect(withInput.sort()).toEqual([...Object.keys(bodies), ...Object.keys(queries), ...Object.keys(paths)].sort());
+    expect(withInput.sort()).toEqual([...Object.keys(bodies), ...Object.keys(forms), ...Object.keys(queries), ...Object.keys(paths)].sort());
   });
 
   it('when a body’s string fields hold arbitrary text, then the answer is 2xx or a 4xx naming the problem, never a 5xx', async () => {
@@ -168,6 +194,20 @@ describe('arbitrary strings in every field of every body, query and path', () =>
     expect([...statuses.get('POST /api/v1/customers/{customer_id}/end-user')!].sort()).toEqual(expect.arrayContaining([200, 400]));
   });
 
+  it('when a form the OpenID provider posts holds arbitrary text, then the answer is a 400 naming the problem, never a 5xx', async () => {
+    for (const [key, { fields }] of Object.entries(forms)) {
+      const { path } = operations.find((operation) => operation.key === key)!;
+      await fc.assert(
+        fc.asyncProperty(changesOf(fields), async (changes) => {
+          const form = new URLSearchParams(changes.map(([field, text]): [string, string] => [field, text.replace(VALID, 'a.b.c')]));
+          await send(key, 'POST', path, partner, form.toString(), 'application/x-www-form-urlencoded');
+        }),
+        { numRuns: 60 },
+      );
+    }
+    expect([...statuses.get('POST /api/v1/session/backchannel-logout')!]).toEqual([400]);
+  });
+
   it('when query parameters hold arbitrary bytes, then the answer is 2xx or 400, never a 5xx', async () => {
     for (const [key, { token }] of Object.entries(queries)) {
       const { op, path } = operations.find((operation) => operation.key === key)!;
@@ -181,10 +221,15 @@ describe('arbitrary strings in every field of every body, query and path', () =>
             await send(key, 'GET', `${path}?${pairs.join('&')}`, token());
           },
         ),
-        { numRuns: 40 * names.length },
+        // A login's first runs, examples, return to this service and to another origin: both answers are seen, whatever the seed.
+        {
+          numRuns: 40 * names.length,
+          examples: key === 'GET /api/v1/session/login' ? [[['return_to=%2Fapp%2F']], [['return_to=https%3A%2F%2Fevil.example%2F']]] : [],
+        },
       );
     }
     expect([...statuses.get('GET /api/v1/audit-events')!].sort()).toEqual([200, 400]);
+    expect([...statuses.get('GET /api/v1/session/login')!].sort()).toEqual([302, 400]);
   });
 
   it('when a path parameter holds arbitrary bytes, then the answer is 400 or 404, never a 5xx', async () => {

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { webLogin } from '../../src/sandbox/dev-login';
 import {
   cleanEnv,
   clusterPid,
@@ -119,6 +120,22 @@ describe('first start with embedded defaults (one new user, step by step)', () =
     expect(service!.output()).toContain('npm run -s users -- token --user demo');
     expect(me.data).toMatchObject({ role: 'end_user', customer_ids: [demoCustomer] });
     expect(alexBalance.status).toBe(404);
+  }, 60_000);
+
+  it('when a new user opens the reference web app and logs demo in, then the browser session lists the demo customer', async () => {
+    const demoCustomer = JSON.parse(readFileSync(join(dataDir, 'demo-customer.json'), 'utf8')).customer_id as string;
+
+    const page = await fetch(`${base}/app/`);
+    const html = await page.text();
+    const { session, location } = await webLogin(base, 'demo');
+    const me = (await (await fetch(`${base}/api/v1/session`, { headers: { cookie: `__Host-gw_session=${session}`, 'x-csrf': '1' } })).json()) as {
+      data: { customer_ids: string[] };
+    };
+
+    expect(service!.output()).toContain(`${base}/app/`);
+    expect([page.status, html]).toEqual([200, expect.stringContaining('Partner web app')]);
+    expect(location).toBe(`${base}/app/`);
+    expect(me.data.customer_ids).toEqual([demoCustomer]);
   }, 60_000);
 
   it('when Swagger UI is opened on the first start, then its examples name the demo customer, made for the development partner', async () => {

@@ -132,7 +132,10 @@ export class BrowserSessions {
     if (value.length > 2000 || /[\u0000-\u001f\u007f\\]/.test(value)) throw new ReturnToRefused();
     const relative = value.startsWith('/') && !value.startsWith('//');
     const url = URL.parse(value, origin);
-    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) throw new ReturnToRefused();
+    // A path that resolves to `//…` stays here, but reads as another host to anything that redirects on it.
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.pathname.startsWith('//')) {
+      throw new ReturnToRefused();
+    }
     if (relative ? url.origin !== origin : !settings.allowedOrigins().includes(url.origin)) throw new ReturnToRefused();
     return url.href;
   }
