@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createDpopSigner, createGatewayClient, errorCodeOf, GatewayClient, hasCode, wasReplayed } from '../../clients/typescript/src/index';
 import { DevIdentityProvider, startDevIdentityProvider } from '../../src/sandbox/dev-identity-provider';
-import { devLogin } from '../../src/sandbox/dev-login';
+import { devLogin, webLogin } from '../../src/sandbox/dev-login';
 import { monthsFromToday } from '../support/builders';
 import { startTestApp, TestApp } from '../support/app';
 
@@ -178,5 +178,50 @@ describe('the typed TypeScript client, used by an app on behalf of its end user'
 
     expect(balance.response.status).toBe(404);
     expect(errorCodeOf(balance.error!)).toBe('CUSTOMER.NOT_FOUND');
+  });
+});
+
+/** The client in a web app: no token, the gateway's browser session (its cookie, sent by the browser; here, by a fetch that adds it). */
+describe('the typed TypeScript client, used by a web app through the gateway’s browser session', () => {
+  let idp: DevIdentityProvider;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    idp = await startDevIdentityProvider({ port: 0, audience: 'urn:partner-gateway' });
+    t = await startTestApp({
+      OIDC_ISSUER: idp.issuer,
+      OIDC_CLIENT_ID: 'partner-web',
+      OIDC_CLIENT_SECRET: 'partner-web-secret',
+      SESSION_KEY: randomBytes(32).toString('hex'),
+      END_USER_PSEUDONYM_KEY: randomBytes(32).toString('hex'),
+    });
+    await idp.setWebOrigins([t.baseUrl]);
+  });
+  afterAll(async () => {
+    await t.close();
+    await idp.close();
+  });
+
+  it('when demo is logged in, then the client reads the session and logs out with the cookie and X-CSRF, and no Authorization', async () => {
+    const { session } = await webLogin(t.baseUrl, 'demo');
+    const sent: Headers[] = [];
+    // What the browser does with credentials: 'include': the cookie goes along.
+    const browserFetch: typeof fetch = (input, init) => {
+      const request = new Request(input, init);
+      request.headers.set('cookie', `__Host-gw_session=${session}`);
+      sent.push(request.headers);
+      return fetch(request);
+    };
+    const api = createGatewayClient({ baseUrl: t.baseUrl, session: true, fetch: browserFetch });
+
+    const me = await api.GET('/api/v1/session');
+    const out = await api.POST('/api/v1/session/logout', { body: { return_to: '/' } });
+    const after = await api.GET('/api/v1/session');
+
+    expect(me.data?.data).toMatchObject({ tenant: 'default', customer_ids: [] });
+    expect(out.data?.data.logout_url).toContain('/session/end');
+    expect(after.response.status).toBe(401);
+    expect(sent.every((headers) => headers.get('x-csrf') === '1' && !headers.has('authorization'))).toBe(true);
+    expect(() => createGatewayClient({ baseUrl: t.baseUrl })).toThrow(/token .* or session/);
   });
 });

@@ -44,9 +44,15 @@ export interface GatewayClientOptions {
    * so that the client always sends the current one). On your servers: a partner client token
    * (`npm run clients -- create --role partner`), which never ships inside an app.
    */
-  readonly token: TokenProvider;
+  readonly token?: TokenProvider;
   /** Sends the token under the DPoP scheme with a fresh proof on every request (the token must be bound to this signer's key). */
   readonly dpop?: DpopSigner;
+  /**
+   * In a web app: no token at all. The gateway's browser session (an HttpOnly cookie it set at
+   * login) authenticates each request; the client sends the cookie (`credentials: 'include'`) and
+   * the anti-forgery header `X-CSRF: 1`. Give this or `token`.
+   */
+  readonly session?: true;
   /** A fetch of your own (tests, proxies); the global one by default. */
   readonly fetch?: typeof globalThis.fetch;
 }
@@ -96,10 +102,19 @@ export async function createDpopSigner(keys?: Awaited<ReturnType<typeof crypto.s
  * `data` is the success envelope, `error` the error envelope, never both.
  */
 export function createGatewayClient(options: GatewayClientOptions): GatewayClient {
-  const client = createClient<paths>({ baseUrl: options.baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}) });
-  const { token, dpop } = options;
+  const { token, dpop, session } = options;
+  if ((token === undefined) === (session === undefined)) throw new Error('Give token (an app or a server) or session: true (a web app), not both');
+  const client = createClient<paths>({
+    baseUrl: options.baseUrl,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(session ? { credentials: 'include' as const } : {}),
+  });
   client.use({
     async onRequest({ request }) {
+      if (token === undefined) {
+        request.headers.set('x-csrf', '1');
+        return request;
+      }
       const current = typeof token === 'string' ? token : await token();
       if (dpop) {
         request.headers.set('authorization', `DPoP ${current}`);
