@@ -43,4 +43,9 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
     rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
   },
+  {
+    // The reference web app runs in the browser, as a classic script.
+    files: ['web-app/**/*.js'],
+    languageOptions: { globals: { ...globals.browser }, sourceType: 'script' },
+  },
 );
