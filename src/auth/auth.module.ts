@@ -151,6 +151,7 @@ export class AuthModule {
                   idleTimeoutSeconds: settings.idleTimeoutSeconds,
                   absoluteTimeoutSeconds: settings.absoluteTimeoutSeconds,
                   publicOrigin,
+                  publicOriginConfigured: settings.publicBaseUrl !== undefined,
                   allowedOrigins: () => [publicOrigin(), ...settings.allowedOrigins],
                 },
                 provider: new OpenIdRelyingParty(settings, config.getOrThrow('OIDC_AUDIENCE', { infer: true })),

@@ -8,6 +8,7 @@ import { buildBankAccountRequest } from '../support/builders';
 import { callApi, createCustomer } from '../support/http';
 import { TEST_AUDIENCE } from '../support/oidc';
 import { clearSandbox, journal } from '../support/sandbox';
+import { rawExchange } from '../support/raw-http';
 import { waitFor } from '../support/wait-for';
 
 /** Anything shaped like a JWS or JWE in compact form. */
@@ -169,6 +170,23 @@ describe('browser sessions of web apps', () => {
     expect(body.error.id).toBeDefined();
     expect(answer.headers.get('location')).toBeNull();
     expect(answer.headers.getSetCookie()).toEqual([]);
+  });
+
+  it('when a login is started on another name for this host (localhost), then the browser is sent to start it on the public origin first', async () => {
+    const { port } = new URL(t.baseUrl);
+    const answer = await rawExchange(
+      t.baseUrl,
+      `GET /api/v1/session/login?return_to=%2Fapp%2F HTTP/1.1\r\nHost: localhost:${port}\r\nConnection: close\r\n\r\n`,
+    );
+    const refused = await rawExchange(
+      t.baseUrl,
+      `GET /api/v1/session/login?return_to=%2F%2Fevil.example HTTP/1.1\r\nHost: localhost:${port}\r\nConnection: close\r\n\r\n`,
+    );
+
+    expect(answer.status).toBe(302);
+    expect(answer.headers.location).toBe(`${t.baseUrl}/api/v1/session/login?return_to=%2Fapp%2F`);
+    expect(answer.headers['set-cookie']).toBeUndefined();
+    expect(refused.status).toBe(400);
   });
 
   it('when a login returns to an allowed origin, then the browser is sent there', async () => {

@@ -68,6 +68,7 @@ function sessions(provider = new ScriptedProvider(), store = new EndingStore()) 
         idleTimeoutSeconds: 1800,
         absoluteTimeoutSeconds: 43_200,
         publicOrigin: () => ORIGIN,
+        publicOriginConfigured: true,
         allowedOrigins: () => [ORIGIN, 'https://app.partner.example'],
       },
       provider,

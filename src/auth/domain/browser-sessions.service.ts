@@ -27,8 +27,8 @@ export const SESSION_PATHS = {
 const LOGIN_TTL_MS = 10 * 60_000;
 /** An access token is renewed when it has less than this left. */
 const RENEW_BEFORE_MS = 60_000;
-/** The last use of a session is written at most this often (the idle timeout's granularity). */
-const TOUCH_EVERY_MS = 60_000;
+/** The last use of a session is written at most this often, and at least four times per idle timeout (so the sweep never takes a session in use). */
+const TOUCH_AT_MOST_EVERY_MS = 60_000;
 const REMEMBERED_TOKENS = 10_000;
 
 /** A random id of 32 bytes, as it is sent in a cookie. */
@@ -43,6 +43,8 @@ export interface SessionRuntimeSettings {
   readonly allowedOrigins: () => readonly string[];
   /** The origin browsers reach this service at. */
   readonly publicOrigin: () => string;
+  /** PUBLIC_BASE_URL is set (production): the origin is the operator's, never taken from a request. */
+  readonly publicOriginConfigured: boolean;
 }
 
 /** What a request with the session cookie presents. */
@@ -112,6 +114,18 @@ export class BrowserSessions {
   private get box(): SealedBox {
     if (!this.sealed) throw new SessionsNotConfigured();
     return this.sealed;
+  }
+
+  /**
+   * Where to start a login asked for on another origin than the public one, when that origin is
+   * the default (`http://127.0.0.1:<port>`): a developer who opened `localhost` is sent to the
+   * origin where the login cookie and the session cookie will live. Undefined: start here.
+   */
+  loginOriginFor(requestOrigin: string): string | undefined {
+    const { settings } = this.configured();
+    if (settings.publicOriginConfigured) return undefined;
+    const origin = settings.publicOrigin();
+    return requestOrigin === origin ? undefined : origin;
   }
 
   /** Where the provider sends the browser back. */
@@ -231,7 +245,7 @@ export class BrowserSessions {
     const idHash = hashOf(presented.cookie);
     let session = await this.live(idHash);
 
-    if (this.now() - session.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
+    if (this.now() - session.lastSeenAt.getTime() >= Math.min(TOUCH_AT_MOST_EVERY_MS, (settings.idleTimeoutSeconds * 1000) / 4)) {
       const at = new Date(this.now());
       await this.store.touch(idHash, at);
       session = { ...session, lastSeenAt: at };

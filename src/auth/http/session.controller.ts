@@ -8,7 +8,7 @@ import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/htt
 import { Audited } from '../../common/http/audited.decorator';
 import { recordOf, targetOf } from '../../common/http/request-context';
 import { InvalidLogoutToken, SessionEnded } from '../domain/auth.errors';
-import { BrowserSessions, LOGIN_COOKIE, SESSION_COOKIE } from '../domain/browser-sessions.service';
+import { BrowserSessions, LOGIN_COOKIE, SESSION_COOKIE, SESSION_PATHS } from '../domain/browser-sessions.service';
 import { EndUsers, Public } from './auth.decorators';
 import { clearedCookie, cookieOf, loginCookie, sessionCookie } from './session-cookies';
 
@@ -78,7 +78,15 @@ export class SessionController {
   })
   @ApiResponse({ status: 302, description: 'To the OpenID provider’s login.' })
   @ApiErrorResponses(ERRORS.edge, ...ERRORS.query, 'SESSION.RETURN_TO_REFUSED', 'SESSION.NOT_CONFIGURED', 'AUTH.ISSUER_UNAVAILABLE')
-  async login(@Query() query: LoginQueryDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<null> {
+  async login(@Query() query: LoginQueryDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<null> {
+    const origin = this.sessions.loginOriginFor(`${request.protocol}://${request.host}`);
+    if (origin !== undefined) {
+      // Checked here as on the public origin, so that nothing is redirected that would be refused there.
+      this.sessions.returnTo(query.return_to);
+      const target = `${origin}${SESSION_PATHS.login}${query.return_to === undefined ? '' : `?return_to=${encodeURIComponent(query.return_to)}`}`;
+      void reply.code(302).header('location', target).header('cache-control', 'no-store');
+      return null;
+    }
     const { location, loginCookie: binding } = await this.sessions.startLogin(query.return_to);
     void reply.code(302).header('location', location).header('cache-control', 'no-store').header('set-cookie', loginCookie(binding, LOGIN_COOKIE_SECONDS));
     return null;
