@@ -343,13 +343,19 @@ describe('browser sessions of web apps', () => {
 
   it('when sessions are stored, then the id is only a hash, the tokens are sealed, and nothing token-like reaches the audit log or the logs', async () => {
     const { session } = await webLogin(t.baseUrl, 'demo');
-    await withSession(t.baseUrl, 'GET', '/api/v1/session', session);
+    const me = await withSession(t.baseUrl, 'GET', '/api/v1/session', session);
 
+    const logins = await t.asOwner<{ client_id: string; caller_kind: string; phase: string }>(
+      `SELECT client_id, caller_kind, phase FROM audit_events WHERE operation = 'session.callback' AND client_id = $1`,
+      [me.body.data!.id],
+    );
     const rows = await t.asOwner<Record<string, unknown>>('SELECT * FROM browser_sessions');
-    const logins = await t.asOwner<Record<string, unknown>>('SELECT * FROM browser_logins');
+    const pending = await t.asOwner<Record<string, unknown>>('SELECT * FROM browser_logins');
     const audit = await t.asOwner<Record<string, unknown>>('SELECT * FROM audit_events');
-    const stored = JSON.stringify([rows, logins]);
+    const stored = JSON.stringify([rows, pending]);
 
+    // The login is audited under the end user's pseudonym.
+    expect(logins).toContainEqual({ client_id: me.body.data!.id, caller_kind: 'end_user', phase: 'succeeded' });
     expect(rows.length).toBeGreaterThan(0);
     expect(stored).not.toContain(session);
     // The sealed tokens are JWE (five parts, encrypted): no signed token is readable in them.
