@@ -51,7 +51,6 @@ class CookieJar {
 export async function devLogin(options: DevLoginOptions): Promise<DevTokens> {
   const verifier = randomBytes(32).toString('base64url');
   const state = randomBytes(16).toString('base64url');
-  const jar = new CookieJar();
   const authorize = new URL('/auth', options.issuer);
   authorize.search = new URLSearchParams({
     client_id: DEV_CLIENTS.app,
@@ -64,7 +63,26 @@ export async function devLogin(options: DevLoginOptions): Promise<DevTokens> {
     state,
   }).toString();
 
-  let url = authorize.toString();
+  const redirect = await throughLoginForm(
+    authorize.toString(),
+    options.user,
+    options.password ?? options.user,
+    new CookieJar(),
+    (next) => `${next.origin}${next.pathname}` === DEV_APP_REDIRECT_URI,
+  );
+  if (redirect.searchParams.get('state') !== state) throw new Error('The login answered with another state');
+  const code = redirect.searchParams.get('code');
+  if (!code) throw new Error(`The login was refused: ${redirect.searchParams.get('error') ?? 'no code'}`);
+  return exchange(options, code, verifier);
+}
+
+/**
+ * Follows a login at the development provider as a browser does: its redirects, with its cookies
+ * (kept in `jar`), and its form filled in once, until a redirect points where `done` says; that
+ * URL is returned.
+ */
+async function throughLoginForm(start: string, user: string, password: string, jar: CookieJar, done: (next: URL) => boolean): Promise<URL> {
+  let url = start;
   let method: 'GET' | 'POST' = 'GET';
   let body: URLSearchParams | undefined;
   for (let step = 0; step < 12; step += 1) {
@@ -78,16 +96,11 @@ export async function devLogin(options: DevLoginOptions): Promise<DevTokens> {
     const location = response.headers.get('location');
     if (location) {
       const next = new URL(location, url);
-      if (`${next.origin}${next.pathname}` === DEV_APP_REDIRECT_URI) {
-        if (next.searchParams.get('state') !== state) throw new Error('The login answered with another state');
-        const code = next.searchParams.get('code');
-        if (!code) throw new Error(`The login was refused: ${next.searchParams.get('error') ?? 'no code'}`);
-        return exchange(options, code, verifier);
-      }
+      await response.arrayBuffer();
+      if (done(next)) return next;
       url = next.href;
       method = 'GET';
       body = undefined;
-      await response.arrayBuffer();
       continue;
     }
     const page = await response.text();
@@ -95,7 +108,7 @@ export async function devLogin(options: DevLoginOptions): Promise<DevTokens> {
     if (response.status !== 200 || !form || body !== undefined) throw new Error(`The login failed (${response.status}): wrong user or password?`);
     url = new URL(form[1], url).href;
     method = 'POST';
-    body = new URLSearchParams({ login: options.user, password: options.password ?? options.user });
+    body = new URLSearchParams({ login: user, password });
   }
   throw new Error('The login did not end');
 }
@@ -150,34 +163,8 @@ export async function webLoginUntilCallback(gateway: string, user: string, retur
   const first = start.headers.get('location');
   if (start.status !== 302 || !first || !loginCookie) throw new Error(`The gateway did not start a login (${start.status}): ${answer}`);
   const jar = new CookieJar();
-  let url = first;
-  let method: 'GET' | 'POST' = 'GET';
-  let body: URLSearchParams | undefined;
-  for (let step = 0; step < 12; step += 1) {
-    if (url.startsWith(`${gateway}/api/v1/session/callback`)) return { callbackUrl: url, loginCookie, providerCookies: jar.header() };
-    const response = await fetch(url, {
-      method,
-      redirect: 'manual',
-      headers: { cookie: jar.header(), ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-      body,
-    });
-    jar.take(response);
-    const location = response.headers.get('location');
-    if (location) {
-      url = new URL(location, url).href;
-      method = 'GET';
-      body = undefined;
-      await response.arrayBuffer();
-      continue;
-    }
-    const page = await response.text();
-    const form = /<form method="post" action="([^"]+)"/.exec(page);
-    if (response.status !== 200 || !form || body !== undefined) throw new Error(`The login failed (${response.status}): wrong user or password?`);
-    url = new URL(form[1], url).href;
-    method = 'POST';
-    body = new URLSearchParams({ login: user, password: user });
-  }
-  throw new Error('The login did not end');
+  const callback = await throughLoginForm(first, user, user, jar, (next) => next.href.startsWith(`${gateway}/api/v1/session/callback`));
+  return { callbackUrl: callback.href, loginCookie, providerCookies: jar.header() };
 }
 
 /** A web app's whole login: the session cookie's value, and where the gateway sent the browser. */

@@ -9,10 +9,8 @@ import { callApi, createCustomer } from '../support/http';
 import { TEST_AUDIENCE } from '../support/oidc';
 import { clearSandbox, journal } from '../support/sandbox';
 import { rawExchange } from '../support/raw-http';
+import { JWT_LIKE, webClientEnv } from '../support/sessions';
 import { waitFor } from '../support/wait-for';
-
-/** Anything shaped like a JWS or JWE in compact form. */
-const JWT_LIKE = /eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\./;
 
 /**
  * The browser session of a web app (docs/security.md, "Web apps"), over real HTTP: the development
@@ -25,17 +23,6 @@ describe('browser sessions of web apps', () => {
   let t: TestApp;
   let replica: TestApp;
   let partner: string;
-
-  const env = () => ({
-    OIDC_ISSUER: idp.issuer,
-    OIDC_AUDIENCE: TEST_AUDIENCE,
-    OIDC_CLIENT_ID: 'partner-web',
-    OIDC_CLIENT_SECRET: 'partner-web-secret',
-    END_USER_PSEUDONYM_KEY: pseudonymKey,
-    SESSION_KEY: randomBytes(32).toString('base64'),
-    CORS_ORIGINS: 'https://app.partner.example',
-  });
-  const pseudonymKey = randomBytes(32).toString('base64');
 
   /** A call as the web app makes it: the session cookie, and the anti-forgery header unless told otherwise. */
   const withSession = (
@@ -57,7 +44,7 @@ describe('browser sessions of web apps', () => {
 
   beforeAll(async () => {
     idp = await startDevIdentityProvider({ port: 0, audience: TEST_AUDIENCE });
-    const shared = env();
+    const shared = webClientEnv(idp.issuer, { CORS_ORIGINS: 'https://app.partner.example' });
     t = await startTestApp(shared);
     replica = await startTestApp(shared, { database: t.database });
     // The provider's client for this gateway: its callback, and its back-channel logout to the first replica.
@@ -384,14 +371,7 @@ describe('browser sessions whose access tokens expire', () => {
   beforeAll(async () => {
     // Twenty-second access tokens: every use is within the renewal margin (a minute), so every use renews.
     idp = await startDevIdentityProvider({ port: 0, audience: TEST_AUDIENCE, accessTokenSeconds: 20 });
-    const env = {
-      OIDC_ISSUER: idp.issuer,
-      OIDC_AUDIENCE: TEST_AUDIENCE,
-      OIDC_CLIENT_ID: 'partner-web',
-      OIDC_CLIENT_SECRET: 'partner-web-secret',
-      SESSION_KEY: randomBytes(32).toString('base64'),
-      END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64'),
-    };
+    const env = webClientEnv(idp.issuer);
     t = await startTestApp(env);
     replica = await startTestApp(env, { database: t.database });
     await idp.setWebOrigins([t.baseUrl]);
@@ -438,14 +418,10 @@ describe('browser sessions whose client authenticates with private_key_jwt', () 
       audience: TEST_AUDIENCE,
       webClientKeys: [{ ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' }],
     });
-    t = await startTestApp({
-      OIDC_ISSUER: idp.issuer,
-      OIDC_AUDIENCE: TEST_AUDIENCE,
-      OIDC_CLIENT_ID: 'partner-web',
+    const { OIDC_CLIENT_SECRET: _secret, ...env } = webClientEnv(idp.issuer, {
       OIDC_CLIENT_PRIVATE_KEY: JSON.stringify({ ...(await exportJWK(privateKey)), kid, alg: 'ES256' }),
-      SESSION_KEY: randomBytes(32).toString('base64'),
-      END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64'),
     });
+    t = await startTestApp(env);
     await idp.setWebOrigins([t.baseUrl]);
   });
 

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createDpopSigner, createGatewayClient, errorCodeOf, GatewayClient, hasCode, wasReplayed } from '../../clients/typescript/src/index';
 import { DevIdentityProvider, startDevIdentityProvider } from '../../src/sandbox/dev-identity-provider';
 import { devLogin, webLogin } from '../../src/sandbox/dev-login';
+import { webClientEnv } from '../support/sessions';
 import { monthsFromToday } from '../support/builders';
 import { startTestApp, TestApp } from '../support/app';
 
@@ -188,13 +189,7 @@ describe('the typed TypeScript client, used by a web app through the gateway’s
 
   beforeAll(async () => {
     idp = await startDevIdentityProvider({ port: 0, audience: 'urn:partner-gateway' });
-    t = await startTestApp({
-      OIDC_ISSUER: idp.issuer,
-      OIDC_CLIENT_ID: 'partner-web',
-      OIDC_CLIENT_SECRET: 'partner-web-secret',
-      SESSION_KEY: randomBytes(32).toString('hex'),
-      END_USER_PSEUDONYM_KEY: randomBytes(32).toString('hex'),
-    });
+    t = await startTestApp(webClientEnv(idp.issuer));
     await idp.setWebOrigins([t.baseUrl]);
   });
   afterAll(async () => {

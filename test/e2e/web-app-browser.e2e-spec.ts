@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -7,11 +6,10 @@ import { startTestApp, TestApp } from '../support/app';
 import { launchChromium } from '../support/browser';
 import { callApi, createCustomer } from '../support/http';
 import { TEST_AUDIENCE } from '../support/oidc';
+import { JWT_LIKE, webClientEnv } from '../support/sessions';
 import { waitFor } from '../support/wait-for';
 
 const OUTPUT = join(process.cwd(), 'test-output');
-/** Anything shaped like a JWS or JWE in compact form. */
-const JWT_LIKE = /eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\./;
 
 /**
  * The reference web app (web-app/, served at /app/) in a real browser: Debian's Chromium driven by
@@ -27,14 +25,7 @@ describe('the reference web app in a real browser (the browser session of RFC 10
 
   beforeAll(async () => {
     idp = await startDevIdentityProvider({ port: 0, audience: TEST_AUDIENCE });
-    const env = {
-      OIDC_ISSUER: idp.issuer,
-      OIDC_AUDIENCE: TEST_AUDIENCE,
-      OIDC_CLIENT_ID: 'partner-web',
-      OIDC_CLIENT_SECRET: 'partner-web-secret',
-      END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64'),
-      SESSION_KEY: randomBytes(32).toString('base64'),
-    };
+    const env = webClientEnv(idp.issuer);
     t = await startTestApp(env, { webApp: true });
     replica = await startTestApp(env, { database: t.database });
     await idp.setWebOrigins([t.baseUrl]);
