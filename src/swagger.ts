@@ -7,7 +7,7 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { exampleDocumentExpiry } from './bank-accounts/http/open-bank-account.request.dto';
 import { Clock } from './common/domain/clock.port';
 import { ALL_SCOPES } from './auth/domain/scopes';
-import { END_USER_SECURITY_SCHEME as END_USER_SCHEME } from './auth/http/auth.decorators';
+import { BROWSER_SESSION_SECURITY_SCHEME as SESSION_SCHEME, END_USER_SECURITY_SCHEME as END_USER_SCHEME } from './auth/http/auth.decorators';
 
 export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -33,6 +33,15 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
         'An end user’s access token (RFC 9068) from the partner’s OpenID provider (OIDC_ISSUER), sent as `Authorization: Bearer <token>`, ' +
         'or bound to the app’s key with `Authorization: DPoP <token>` and a `DPoP` proof (RFC 9449). End users reach only their own ' +
         'customers; each operation names the scope it needs. The document served at /docs-json names the configured provider.',
+    })
+    .addSecurity(SESSION_SCHEME, {
+      type: 'apiKey',
+      in: 'cookie',
+      name: '__Host-gw_session',
+      description:
+        'A web app’s browser session (docs/security.md, "Web apps"): the HttpOnly cookie the gateway sets at login ' +
+        '(`GET /api/v1/session/login`), sent by the browser, with the header `X-CSRF: 1` on every request. It acts as the ' +
+        'logged-in end user, with the scopes their token grants. Swagger UI cannot send it: use the web app.',
     })
     .addServer('/', 'This gateway')
     .addTag('customers', 'Customers at the provider, owned by the calling client’s tenant')
@@ -121,10 +130,13 @@ export function withIssuer(document: OpenAPIObject, issuer: string | undefined):
     scheme.openIdConnectUrl = `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
     return document;
   }
+  // No OpenID provider: no end users, and no browser sessions (which log in through it).
   delete schemes![END_USER_SCHEME];
+  delete schemes![SESSION_SCHEME];
   for (const operations of Object.values(document.paths)) {
     for (const operation of Object.values(operations as Record<string, { security?: Record<string, string[]>[] }>)) {
-      if (operation.security) operation.security = operation.security.filter((requirement) => !(END_USER_SCHEME in requirement));
+      if (operation.security)
+        operation.security = operation.security.filter((requirement) => !(END_USER_SCHEME in requirement) && !(SESSION_SCHEME in requirement));
     }
   }
   return document;

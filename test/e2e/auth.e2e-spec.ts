@@ -262,6 +262,7 @@ describe('health and docs', () => {
     // No OpenID provider is configured here: client tokens only (with one, an end user's access token too).
     expect(response.body.paths['/api/v1/me'].get.security).toEqual([{ bearer: [] }]);
     expect(response.body.components.securitySchemes['end-user']).toBeUndefined();
+    expect(response.body.components.securitySchemes['browser-session']).toBeUndefined();
   });
 
   it('when /docs is fetched, then Swagger UI is served', async () => {

@@ -38,6 +38,17 @@ describe('openapi.json', () => {
     expect(file.components?.securitySchemes?.bearer).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque client token (pgw_…)' });
   });
 
+  it('when an end user’s operation is read, then it accepts a client token, an end user’s access token with its scope, or a web app’s session cookie', () => {
+    const file = JSON.parse(readFileSync(CHECKED_IN, 'utf8')) as OpenAPIObject;
+
+    expect(file.components?.securitySchemes?.['browser-session']).toMatchObject({ type: 'apiKey', in: 'cookie', name: '__Host-gw_session' });
+    expect(file.paths['/api/v1/customers/{customer_id}/balance'].get?.security).toEqual([
+      { bearer: [] },
+      { 'end-user': ['balances:read'] },
+      { 'browser-session': [] },
+    ]);
+  });
+
   it('when the export script runs, then it writes exactly the checked-in file', async () => {
     const target = join(mkdtempSync(join(tmpdir(), 'pgw-openapi-')), 'openapi.json');
 

@@ -22,12 +22,15 @@ export const Roles = (...roles: ApiClientRole[]) => SetMetadata(REQUIRED_ROLES, 
 export const EndUsers = (scope: Scope | null = null) =>
   applyDecorators(
     SetMetadata(END_USER_SCOPE, scope),
-    // The OpenAPI document: a partner's client token, or an end user's access token with this scope.
+    // The OpenAPI document: a partner's client token, an end user's access token with this scope, or a web app's session.
     ApiSecurity(END_USER_SECURITY_SCHEME, scope ? [scope] : []),
+    ApiSecurity(BROWSER_SESSION_SECURITY_SCHEME),
   );
 
 /** The OpenAPI security scheme of end users' access tokens (swagger.ts declares it). */
 export const END_USER_SECURITY_SCHEME = 'end-user';
+/** The OpenAPI security scheme of web apps' session cookie (swagger.ts declares it). */
+export const BROWSER_SESSION_SECURITY_SCHEME = 'browser-session';
 
 /** The authenticated caller of the current request, from the request's record (noteClient). */
 export const CurrentClient = createParamDecorator((_: unknown, context: ExecutionContext): AuthenticatedClient => {
