@@ -10,6 +10,7 @@ import { BrowserSessionStore, PendingLogin, StoredSession } from '../domain/brow
 export const BROWSER_SESSIONS_ENDED = 'browser_sessions_ended';
 const SWEEP_EVERY_MS = 60_000;
 const REMEMBERED_SESSIONS = 50_000;
+const REMEMBER_AT_MOST_MS = 30_000;
 
 interface SessionRow {
   id_hash: string;
@@ -51,7 +52,8 @@ function sessionOf(row: SessionRow): StoredSession {
  */
 @Injectable()
 export class PgBrowserSessionStore extends BrowserSessionStore implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly remembered = new LRUCache<string, StoredSession>({ max: REMEMBERED_SESSIONS });
+  // Nothing is remembered for more than 30 s, as a backstop behind NOTIFY (as client tokens are).
+  private readonly remembered = new LRUCache<string, StoredSession>({ max: REMEMBERED_SESSIONS, ttl: REMEMBER_AT_MOST_MS });
   private readonly channel: NotificationChannel;
   private sweeper?: PeriodicTask;
 
