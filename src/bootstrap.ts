@@ -82,7 +82,16 @@ export async function createApp(
       // A web app on an allowed origin sends the session cookie (credentials) with the anti-forgery header.
       credentials: true,
       allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'DPoP', 'X-CSRF'],
-      exposedHeaders: ['X-Request-Id', 'Retry-After', 'Idempotent-Replayed', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+      exposedHeaders: [
+        'X-Request-Id',
+        'Retry-After',
+        'Idempotent-Replayed',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+        'RateLimit-Policy',
+        'RateLimit',
+      ],
       maxAge: 600,
     });
   }

@@ -29,6 +29,22 @@ export async function trackerOf(request: FastifyRequest, identity: CallerIdentit
   return clientId ? { key: `client:${clientId}`, per: 'client' } : { key: `ip:${request.ip}`, per: 'ip' };
 }
 
+/** The policies' names in RateLimit-Policy and RateLimit: one per kind of tracker. */
+const POLICY_NAMES = { client: 'per-client', ip: 'per-ip' } as const;
+
+/**
+ * `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers, a Structured Field list): the policy
+ * that applies to this request, its quota `q` of requests per window `w` seconds.
+ */
+export function rateLimitPolicy(name: string, quota: number, windowSeconds: number): string {
+  return `"${name}";q=${quota};w=${windowSeconds}`;
+}
+
+/** `RateLimit`: what is left of the policy's quota `r`, and the seconds `t` until the window resets. */
+export function rateLimitState(name: string, remaining: number, resetSeconds: number): string {
+  return `"${name}";r=${remaining};t=${Math.max(0, Math.ceil(resetSeconds))}`;
+}
+
 /** Routes that are limited: the API, and whatever matches no route (scanning is limited too). */
 export function isLimited(route: string | undefined): boolean {
   return route === undefined || route.startsWith('/api/');
@@ -37,7 +53,8 @@ export function isLimited(route: string | undefined): boolean {
 /**
  * Counts every request to the API, per client or per IP, across every route, in one window per
  * minute; answers over the limit with the envelope's 429 and Retry-After, and every counted
- * request with X-RateLimit-Limit, -Remaining and -Reset. Runs as an onRequest hook (see
+ * request with X-RateLimit-Limit, -Remaining and -Reset, and the IETF draft's RateLimit-Policy and
+ * RateLimit (the 429 too). Runs as an onRequest hook (see
  * the edge's rate-limit stage), before the body is read: a caller over its limit costs no more than that.
  */
 @Injectable()
@@ -53,11 +70,20 @@ export class RateLimiter {
     const tracker = await trackerOf(request, this.identity);
     const limit = tracker.per === 'client' ? this.limits.perClient : this.limits.perIp;
     const count = await this.store.increment(tracker.key, this.limits.ttlMs, limit, this.limits.ttlMs);
-    if (count.isBlocked) throw new RateLimited(count.timeToBlockExpire, limit, tracker.per);
+    const policy = POLICY_NAMES[tracker.per];
+    const windowSeconds = Math.ceil(this.limits.ttlMs / 1000);
+    if (count.isBlocked) {
+      // The refusal says the policy too, with nothing left until Retry-After.
+      void reply.headers({ 'ratelimit-policy': rateLimitPolicy(policy, limit, windowSeconds), ratelimit: rateLimitState(policy, 0, count.timeToBlockExpire) });
+      throw new RateLimited(count.timeToBlockExpire, limit, tracker.per);
+    }
+    const remaining = Math.max(0, limit - count.totalHits);
     void reply.headers({
       'x-ratelimit-limit': limit,
-      'x-ratelimit-remaining': Math.max(0, limit - count.totalHits),
+      'x-ratelimit-remaining': remaining,
       'x-ratelimit-reset': count.timeToExpire,
+      'ratelimit-policy': rateLimitPolicy(policy, limit, windowSeconds),
+      ratelimit: rateLimitState(policy, remaining, count.timeToExpire),
     });
   }
 }

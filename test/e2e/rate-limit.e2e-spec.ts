@@ -24,6 +24,10 @@ describe('Rate limits (per client token, per IP without one)', () => {
 
     expect(allowed.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
     expect(allowed.map((a) => a.headers.get('x-ratelimit-remaining'))).toEqual(['4', '3', '2', '1', '0']);
+    // The IETF draft's fields (draft-ietf-httpapi-ratelimit-headers): the policy, and what is left of it.
+    expect(allowed.map((a) => a.headers.get('ratelimit-policy'))).toEqual(Array(5).fill('"per-client";q=5;w=60'));
+    expect(allowed.map((a) => /^"per-client";r=(\d+);t=(\d+)$/.exec(a.headers.get('ratelimit') ?? '')?.[1])).toEqual(['4', '3', '2', '1', '0']);
+    expect(allowed.every((a) => Number(/;t=(\d+)$/.exec(a.headers.get('ratelimit')!)![1]) <= 60)).toBe(true);
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({ status: 429, data: null, error: { id: expect.any(String), message: expect.stringContaining('Too many requests') } });
     expect(refused.body.error!.details).toContain('5 requests per minute per client token');
@@ -31,6 +35,8 @@ describe('Rate limits (per client token, per IP without one)', () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(unaffected.status).toBe(200);
+    expect(refused.headers.get('ratelimit-policy')).toBe('"per-client";q=5;w=60');
+    expect(refused.headers.get('ratelimit')).toBe(`"per-client";r=0;t=${retryAfter}`);
 
     const events = await auditEventsOf(sut.dataSource, refused.headers.get('x-request-id')!);
     expect(events).toEqual([
@@ -66,6 +72,8 @@ describe('Rate limits (per client token, per IP without one)', () => {
 
     expect(statuses).toEqual([401, 401, 401, 429, 429]);
     expect(refused.status).toBe(429);
+    expect(refused.headers.get('ratelimit-policy')).toBe('"per-ip";q=3;w=60');
+    expect(refused.headers.get('ratelimit')).toMatch(/^"per-ip";r=0;t=\d+$/);
     expect(refused.body.error!.details).toContain('3 requests per minute per source IP');
   });
 
