@@ -255,8 +255,10 @@ describe('browser sessions of web apps', () => {
     expect(event).toEqual([{ client_id: before.body.data!.id }]);
   });
 
-  it('when the user logs out at the provider, then its back-channel logout ends the session on the replica that holds it', async () => {
+  it('when the user logs out at the provider, then its back-channel logout ends the session on the replica that holds it, and only the one made in that provider session', async () => {
     const { session, providerCookies } = await webLogin(t.baseUrl, 'demo');
+    // demo in another browser: another session at the provider, which this logout does not end.
+    const elsewhere = await webLogin(t.baseUrl, 'demo');
     const held = await withSession(replica.baseUrl, 'GET', '/api/v1/session', session);
 
     // The provider's own logout page, and its confirmation, as the user's browser would submit it.
@@ -287,6 +289,7 @@ describe('browser sessions of web apps', () => {
     expect(held.status).toBe(200);
     expect([303, 302]).toContain(confirmed.status);
     expect(ended.body.error?.code).toBe('SESSION.ENDED');
+    expect((await withSession(replica.baseUrl, 'GET', '/api/v1/session', elsewhere.session)).status).toBe(200);
     expect(event).toContainEqual({ client_id: held.body.data!.id, phase: 'succeeded' });
   });
 

@@ -44,6 +44,14 @@ export interface LogoutNotice {
   readonly expiresAt: Date;
 }
 
+/** The provider refused a refresh token (revoked, expired, reused): the session cannot go on past its access token. */
+export class RefreshRefused extends Error {
+  constructor(cause?: unknown) {
+    super('The provider refused the refresh token', { cause });
+    this.name = 'RefreshRefused';
+  }
+}
+
 /**
  * This service as a confidential client of the partner's OpenID provider: authorization code with
  * PKCE, state and nonce; pushed authorization requests when the provider has them.
@@ -54,7 +62,7 @@ export abstract class RelyingParty {
   abstract startLogin(redirectUri: string): Promise<LoginStart>;
   /** @throws LoginFailed (with what failed, never a token) or IssuerUnavailable. */
   abstract finishLogin(callbackUrl: URL, expected: ExpectedCallback): Promise<CompletedLogin>;
-  /** @throws when the provider refuses the refresh token. */
+  /** @throws RefreshRefused when the provider refuses the refresh token; IssuerUnavailable when it cannot be asked. */
   abstract refresh(refreshToken: string): Promise<SessionTokens>;
   /** Where to send the browser to log out at the provider too (RP-initiated logout); undefined when it has no end_session_endpoint. */
   abstract logoutUrl(postLogoutRedirectUri: string): Promise<string | undefined>;
@@ -108,7 +116,10 @@ export abstract class BrowserSessionStore {
   ): Promise<StoredSession | undefined>;
   /** Ends one session, on every replica. */
   abstract end(idHash: string): Promise<StoredSession | undefined>;
-  /** Ends every session of an end user, or of a provider session, at an issuer, on every replica. */
+  /**
+   * Ends, on every replica, the sessions made in a provider session (`sidHash`, of `endUser` when
+   * given), or else every session of `endUser`, at an issuer.
+   */
   abstract endAll(where: { issuer: string; endUser?: string; sidHash?: string }): Promise<StoredSession[]>;
 }
 

@@ -2,26 +2,27 @@ import { randomBytes } from 'node:crypto';
 import { InMemoryProofReplay } from '../../../test/support/fakes';
 import { JoseSealedBox } from '../oidc/jose-sealed-box';
 import { cookieOf } from '../http/session-cookies';
-import { CsrfRejected, InvalidLogoutToken, ReturnToRefused, SessionEnded, SessionsNotConfigured } from './auth.errors';
-import { BrowserSessionStore, LogoutNotice, RelyingParty, StoredSession } from './browser-session.ports';
-import { BrowserSessions, SessionPresentation } from './browser-sessions.service';
+import { CsrfRejected, InvalidLogoutToken, IssuerUnavailable, ReturnToRefused, SessionEnded, SessionsNotConfigured } from './auth.errors';
+import { BrowserSessionStore, LogoutNotice, RefreshRefused, RelyingParty, SessionTokens, StoredSession } from './browser-session.ports';
+import { BrowserSessions, hashOf, SessionPresentation } from './browser-sessions.service';
 import { NoEndUserTokens } from './end-user-tokens.port';
 import { Pseudonyms } from './pseudonyms';
 
 const ORIGIN = 'https://api.partner.example';
 
-/** A provider whose logout tokens say what the test wants. */
+/** A provider whose logout tokens and refresh answers say what the test wants. */
 class ScriptedProvider extends RelyingParty {
   readonly issuer = 'https://login.partner.example';
   notice: LogoutNotice = { subject: 'demo', jti: 'jti-1', expiresAt: new Date(Date.now() + 60_000) };
+  refusal: Error = new RefreshRefused();
   startLogin(): never {
     throw new Error('not in these tests');
   }
   finishLogin(): never {
     throw new Error('not in these tests');
   }
-  refresh(): never {
-    throw new Error('not in these tests');
+  refresh(): Promise<SessionTokens> {
+    return Promise.reject(this.refusal);
   }
   logoutUrl(): Promise<string | undefined> {
     return Promise.resolve(undefined);
@@ -43,16 +44,20 @@ class EndingStore extends BrowserSessionStore {
   create(): never {
     throw new Error('not in these tests');
   }
-  find(): Promise<StoredSession | undefined> {
+  find(_idHash: string): Promise<StoredSession | undefined> {
     return Promise.resolve(undefined);
   }
   touch(): never {
     throw new Error('not in these tests');
   }
-  renew(): never {
-    throw new Error('not in these tests');
+  renew(
+    _idHash: string,
+    _stale: (session: StoredSession) => boolean,
+    _renew: (session: StoredSession) => Promise<{ sealedTokens: string; accessExpiresAt: Date }>,
+  ): Promise<StoredSession | undefined> {
+    return Promise.reject(new Error('not in these tests'));
   }
-  end(): Promise<StoredSession | undefined> {
+  end(_idHash: string): Promise<StoredSession | undefined> {
     return Promise.resolve(undefined);
   }
   endAll(where: { issuer: string; endUser?: string; sidHash?: string }): Promise<StoredSession[]> {
@@ -61,7 +66,50 @@ class EndingStore extends BrowserSessionStore {
   }
 }
 
-function sessions(provider = new ScriptedProvider(), store = new EndingStore()) {
+/** One session whose access token has expired, with a refresh token; renewal runs as the PostgreSQL store runs it. */
+class ExpiredSessionStore extends EndingStore {
+  readonly ended: string[] = [];
+  constructor(private readonly session: StoredSession) {
+    super();
+  }
+  override find(idHash: string): Promise<StoredSession | undefined> {
+    return Promise.resolve(idHash === this.session.idHash && !this.ended.includes(idHash) ? this.session : undefined);
+  }
+  override async renew(
+    idHash: string,
+    stale: (session: StoredSession) => boolean,
+    renew: (session: StoredSession) => Promise<{ sealedTokens: string; accessExpiresAt: Date }>,
+  ): Promise<StoredSession | undefined> {
+    const current = await this.find(idHash);
+    if (!current || !stale(current)) return current;
+    return { ...current, ...(await renew(current)), version: current.version + 1 };
+  }
+  override end(idHash: string): Promise<StoredSession | undefined> {
+    this.ended.push(idHash);
+    return Promise.resolve(undefined);
+  }
+}
+
+const BOX_KEY = randomBytes(32);
+
+async function expiredSession(cookie: string): Promise<StoredSession> {
+  const idHash = hashOf(cookie);
+  const tokens: SessionTokens = { accessToken: 'a.b.c', accessExpiresAt: Date.now() - 1000, refreshToken: 'refresh' };
+  return {
+    idHash,
+    tenant: 'default',
+    endUser: '00000000-0000-8000-8000-000000000000',
+    issuer: 'https://login.partner.example',
+    sealedTokens: await new JoseSealedBox(BOX_KEY).seal(tokens, `session:${idHash}`),
+    accessExpiresAt: new Date(tokens.accessExpiresAt),
+    createdAt: new Date(),
+    lastSeenAt: new Date(),
+    expiresAt: new Date(Date.now() + 3_600_000),
+    version: 1,
+  };
+}
+
+function sessions(provider = new ScriptedProvider(), store: BrowserSessionStore = new EndingStore()) {
   return new BrowserSessions(
     {
       settings: {
@@ -72,7 +120,7 @@ function sessions(provider = new ScriptedProvider(), store = new EndingStore()) 
         allowedOrigins: () => [ORIGIN, 'https://app.partner.example'],
       },
       provider,
-      box: new JoseSealedBox(randomBytes(32)),
+      box: new JoseSealedBox(BOX_KEY),
     },
     store,
     new NoEndUserTokens(),
@@ -86,7 +134,6 @@ const presented = (overrides: Partial<SessionPresentation> = {}): SessionPresent
   csrf: '1',
   origin: undefined,
   method: 'GET',
-  url: `${ORIGIN}/api/v1/session`,
   ...overrides,
 });
 
@@ -146,6 +193,24 @@ describe(BrowserSessions.name, () => {
     await expect(second).rejects.toBeInstanceOf(InvalidLogoutToken);
     expect(store.endings).toHaveLength(1);
     expect(store.endings[0].endUser).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('when the provider refuses the refresh token of a session whose access token has expired, then the session ends', async () => {
+    const cookie = randomBytes(32).toString('base64url');
+    const store = new ExpiredSessionStore(await expiredSession(cookie));
+
+    await expect(sessions(new ScriptedProvider(), store).authenticate(presented({ cookie }))).rejects.toBeInstanceOf(SessionEnded);
+    expect(store.ended).toEqual([hashOf(cookie)]);
+  });
+
+  it('when the provider cannot be reached to renew an expired access token, then the request is 503 and the session is kept for a retry', async () => {
+    const cookie = randomBytes(32).toString('base64url');
+    const store = new ExpiredSessionStore(await expiredSession(cookie));
+    const provider = new ScriptedProvider();
+    provider.refusal = new IssuerUnavailable(new Error('connect ECONNREFUSED'));
+
+    await expect(sessions(provider, store).authenticate(presented({ cookie }))).rejects.toBeInstanceOf(IssuerUnavailable);
+    expect(store.ended).toEqual([]);
   });
 
   it('when sessions are not configured, then every session endpoint says so', async () => {

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { END_USER_NAME, RecordedClient } from '../../common/domain/request-record';
 import type { AuthenticatedClient } from './api-client';
 import { CsrfRejected, InvalidClientToken, InvalidLogoutToken, LoginFailed, ReturnToRefused, SessionEnded, SessionsNotConfigured } from './auth.errors';
-import { BrowserSessionStore, RelyingParty, SealedBox, SessionTokens, StoredSession } from './browser-session.ports';
+import { BrowserSessionStore, RefreshRefused, RelyingParty, SealedBox, SessionTokens, StoredSession } from './browser-session.ports';
 import { EndUserTokens } from './end-user-tokens.port';
 import { ProofReplay } from './proof-replay.port';
 import { Pseudonyms } from './pseudonyms';
@@ -18,8 +18,6 @@ export const CSRF_HEADER = 'x-csrf';
 export const SESSION_PATHS = {
   login: '/api/v1/session/login',
   callback: '/api/v1/session/callback',
-  session: '/api/v1/session',
-  logout: '/api/v1/session/logout',
   backchannelLogout: '/api/v1/session/backchannel-logout',
 } as const;
 
@@ -54,7 +52,6 @@ export interface SessionPresentation {
   readonly csrf: string | string[] | undefined;
   readonly origin: string | string[] | undefined;
   readonly method: string;
-  readonly url: string;
 }
 
 /** A session as the web app may see it: who, until when. */
@@ -262,7 +259,8 @@ export class BrowserSessions {
         scheme: 'bearer',
         proof: undefined,
         method: presented.method,
-        url: presented.url,
+        // Held by this service, never presented with a DPoP proof: no URL to match.
+        url: '',
         heldByService: true,
       });
     } catch (error) {
@@ -331,9 +329,10 @@ export class BrowserSessions {
     try {
       renewed = await pending;
     } catch (error) {
-      if (error instanceof SessionEnded) throw error;
-      // The provider refused the refresh token (revoked, expired): while the access token lasts, the session does.
+      // While the access token lasts, the session does, whatever kept it from being renewed.
       if (tokens.accessExpiresAt > this.now()) return session;
+      // A provider that cannot be asked ends no session (503, try again); one that refused the refresh token does.
+      if (!(error instanceof RefreshRefused)) throw error;
       await this.store.end(session.idHash);
       throw new SessionEnded('The session could not be renewed: log in again');
     }

@@ -1,7 +1,6 @@
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyRequest } from 'fastify';
 import { CSRF_HEADER, LOGIN_COOKIE, SESSION_COOKIE, SessionPresentation } from '../domain/browser-sessions.service';
-import { targetOf } from '../../common/http/request-context';
 
 /**
  * A cookie's value from the Cookie header: undefined when absent, an array when sent more than
@@ -26,7 +25,6 @@ export function sessionPresentedBy(request: FastifyRequest): SessionPresentation
     csrf: request.headers[CSRF_HEADER],
     origin: request.headers.origin,
     method: request.method,
-    url: `${request.protocol}://${request.host}${targetOf(request.raw).path}`,
   };
 }
 

@@ -9,7 +9,8 @@ import { Audited } from '../../common/http/audited.decorator';
 import { recordOf, targetOf } from '../../common/http/request-context';
 import { InvalidLogoutToken, SessionEnded } from '../domain/auth.errors';
 import { BrowserSessions, LOGIN_COOKIE, SESSION_COOKIE, SESSION_PATHS } from '../domain/browser-sessions.service';
-import { EndUsers, Public } from './auth.decorators';
+import type { AuthenticatedClient } from '../domain/api-client';
+import { CurrentClient, EndUsers, Public } from './auth.decorators';
 import { clearedCookie, cookieOf, loginCookie, sessionCookie } from './session-cookies';
 
 const LOGIN_COOKIE_SECONDS = 600;
@@ -142,12 +143,12 @@ export class SessionController {
   async logout(
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
+    @CurrentClient() caller: AuthenticatedClient,
     @Body() body: LogoutRequestDto = {},
   ): Promise<LogoutResponseDto> {
-    const cookie = cookieOf(request.headers.cookie, SESSION_COOKIE);
-    // An app's or a server's token is not a session: there is nothing to log out of.
-    if (typeof cookie !== 'string' || request.headers.authorization !== undefined) throw new SessionEnded('Only a browser session logs out');
-    const { logoutUrl } = await this.sessions.logout(cookie, body?.return_to);
+    // Authenticated by its session (the guard read the cookie): an app's or a server's token has none to log out of.
+    if (!caller.session) throw new SessionEnded('Only a browser session logs out');
+    const { logoutUrl } = await this.sessions.logout(cookieOf(request.headers.cookie, SESSION_COOKIE) as string, body?.return_to);
     void reply.header('cache-control', 'no-store').header('set-cookie', clearedCookie(SESSION_COOKIE));
     return { logout_url: logoutUrl ?? null };
   }

@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import * as client from 'openid-client';
 import { ALL_SCOPES } from '../domain/scopes';
 import { InvalidLogoutToken, IssuerUnavailable, LoginFailed } from '../domain/auth.errors';
-import { CompletedLogin, ExpectedCallback, LoginStart, LogoutNotice, RelyingParty, SessionTokens } from '../domain/browser-session.ports';
+import { CompletedLogin, ExpectedCallback, LoginStart, LogoutNotice, RefreshRefused, RelyingParty, SessionTokens } from '../domain/browser-session.ports';
 import type { SessionSettings } from '../../config/end-user-settings';
 
 /** How long a call to the provider may take, in seconds (openid-client's timeout). */
@@ -127,7 +127,13 @@ export class OpenIdRelyingParty extends RelyingParty {
 
   async refresh(refreshToken: string): Promise<SessionTokens> {
     const config = await this.config();
-    return tokensOf(await client.refreshTokenGrant(config, refreshToken, { resource: this.resource }));
+    try {
+      return tokensOf(await client.refreshTokenGrant(config, refreshToken, { resource: this.resource }));
+    } catch (error) {
+      // The provider answered, and said no (invalid_grant and the like); anything else is the provider not answering.
+      if (error instanceof client.ResponseBodyError) throw new RefreshRefused(error);
+      throw new IssuerUnavailable(error);
+    }
   }
 
   async logoutUrl(postLogoutRedirectUri: string): Promise<string | undefined> {

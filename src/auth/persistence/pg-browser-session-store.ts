@@ -156,8 +156,13 @@ export class PgBrowserSessionStore extends BrowserSessionStore implements OnAppl
   }
 
   endAll(where: { issuer: string; endUser?: string; sidHash?: string }): Promise<StoredSession[]> {
-    // A logout token names the provider's session, its user, or both: either ends the session.
-    return this.endWhere('issuer = $1 AND (end_user = $2 OR sid_hash = $3)', [where.issuer, where.endUser ?? null, where.sidHash ?? null]);
+    // A logout token that names the provider's session ends the sessions made in it (of its user,
+    // when it names one too); one that names only a user ends all of theirs.
+    if (where.sidHash !== undefined) {
+      return this.endWhere('issuer = $1 AND sid_hash = $2 AND ($3::uuid IS NULL OR end_user = $3::uuid)', [where.issuer, where.sidHash, where.endUser ?? null]);
+    }
+    if (where.endUser === undefined) return Promise.resolve([]);
+    return this.endWhere('issuer = $1 AND end_user = $2', [where.issuer, where.endUser]);
   }
 
   private async endWhere(condition: string, parameters: unknown[]): Promise<StoredSession[]> {
