@@ -7,6 +7,7 @@ import { PurgeAsOwner1764144000000 } from './1764144000000-PurgeAsOwner';
 import { SealAuditEvents1764230400000 } from './1764230400000-SealAuditEvents';
 import { EndUsers1764316800000 } from './1764316800000-EndUsers';
 import { BrowserSessions1764403200000 } from './1764403200000-BrowserSessions';
+import { AuditTraceIds1764489600000 } from './1764489600000-AuditTraceIds';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so the same list works compiled,
@@ -22,4 +23,5 @@ export const MIGRATIONS = [
   SealAuditEvents1764230400000,
   EndUsers1764316800000,
   BrowserSessions1764403200000,
+  AuditTraceIds1764489600000,
 ];

@@ -6,6 +6,7 @@ import { targetStage } from './common/http/edge';
 import type { EdgeStage } from './common/http/edge-stage';
 import { requestContextStage } from './common/http/request-context';
 import { securityHeadersStage } from './common/http/security-headers';
+import { traceStage } from './common/http/trace-stage';
 import { Drain, drainStage } from './common/runtime/drain';
 import { createRequestLogger, requestLogStage } from './common/runtime/logging';
 import { operationalAccess } from './config/env.schema';
@@ -18,19 +19,30 @@ import { RateLimiter, rateLimitStage } from './rate-limit/rate-limiter';
  * The edge, in the order its stages run for every request (docs/architecture.md, "The edge"):
  *
  * 1. request-context — the request's record learns the caller's address; the answer carries the request id.
- * 2. security-headers — on every answer, the edge's refusals included.
- * 3. target — the canonical target and the headers: a refused one is answered here.
- * 4. request-log — one line per request when its answer has gone (or its caller has).
- * 5. drain — while shutting down, new requests are refused; the others are counted in flight.
- * 6. admin-paths — Swagger UI, the OpenAPI document and the metrics need an admin (when so configured).
- * 7. rate-limit — API requests and unmatched ones count against the limits, per client or per address.
- * 8. metrics — the request-duration histogram (when metrics are on).
+ * 2. trace — the server span is named by its route; a sampled trace's id goes into the record (when tracing is on).
+ * 3. security-headers — on every answer, the edge's refusals included.
+ * 4. target — the canonical target and the headers: a refused one is answered here.
+ * 5. request-log — one line per request when its answer has gone (or its caller has).
+ * 6. drain — while shutting down, new requests are refused; the others are counted in flight.
+ * 7. admin-paths — Swagger UI, the OpenAPI document and the metrics need an admin (when so configured).
+ * 8. rate-limit — API requests and unmatched ones count against the limits, per client or per address.
+ * 9. metrics — the request-duration histogram (when metrics are on).
  *
  * Then Nest: the authentication guard (it reads the route's @Public and @Roles; the token was
  * already looked up once, by the rate limit), the validation pipe, the handler, the answer
  * interceptor (audit, then envelope) and, for a failure at any point, the error filter.
  */
-export const EDGE_STAGE_ORDER = ['request-context', 'security-headers', 'target', 'request-log', 'drain', 'admin-paths', 'rate-limit', 'metrics'] as const;
+export const EDGE_STAGE_ORDER = [
+  'request-context',
+  'trace',
+  'security-headers',
+  'target',
+  'request-log',
+  'drain',
+  'admin-paths',
+  'rate-limit',
+  'metrics',
+] as const;
 
 type EdgeStageName = (typeof EDGE_STAGE_ORDER)[number];
 
@@ -48,6 +60,7 @@ export function edgeStages(
   if (config.METRICS_ENABLED && access.metrics === 'admin') adminPaths.push({ prefix: '/metrics', challenge: 'bearer' });
   const stages: Record<EdgeStageName, EdgeStage> = {
     'request-context': requestContextStage(),
+    trace: traceStage(),
     'security-headers': securityHeadersStage({
       // Swagger UI's stylesheet sets inline styles; nothing is loaded from other origins, and no
       // upgrade-insecure-requests, so the UI also works over plain HTTP on a developer's machine.

@@ -1,3 +1,6 @@
+// First: the tracing SDK instruments http and pg only if it starts before anything requires them.
+import { startTracing } from './common/runtime/start-tracing';
+const tracing = startTracing();
 import 'reflect-metadata';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createDevClientsIfNone, devTokensBanner } from './auth/dev-clients';
@@ -58,6 +61,8 @@ async function main(): Promise<void> {
       await sandbox?.close();
       await identityProvider?.close();
       await database?.stop();
+      // The spans of the last requests are exported before the process ends.
+      await tracing?.shutdown().catch((error: unknown) => log.warn({ err: error }, 'Traces could not be exported at shutdown'));
       log.info('Stopped');
       exit(0);
     } catch (error) {
@@ -150,6 +155,7 @@ async function main(): Promise<void> {
       process.stdout.write(devTokensBanner(tokens, baseUrl, demoCustomerId, identityProvider?.issuer, webAppUrl));
     }
   }
+  if (tracing) log.info('Tracing on: spans are exported over OTLP, as the OTEL_* variables say');
   log.info(
     {
       url: baseUrl,

@@ -20,6 +20,9 @@ export class PrometheusMetrics extends Metrics {
   private readonly newestCheckpointSeq: Gauge;
   private readonly newestCheckpointTime: Gauge;
   private readonly sealMaxLag: Gauge;
+  private readonly errors: Counter<'code'>;
+  private readonly unresolved: Gauge;
+  private readonly ready: Gauge;
   private sealer?: SealerStatus;
 
   constructor() {
@@ -88,7 +91,35 @@ export class PrometheusMetrics extends Metrics {
       help: 'AUDIT_SEAL_MAX_LAG_SECONDS: an event waiting longer to be sealed means the sealer lags',
       registers,
     });
+    this.errors = new Counter({
+      name: 'api_errors_total',
+      help: 'Requests answered with an error, by the error code the envelope carries (RATE_LIMIT.EXCEEDED: rate-limit refusals)',
+      labelNames: ['code'],
+      registers,
+    });
+    this.unresolved = new Gauge({
+      name: 'audit_unresolved_calls',
+      help: 'Mutating provider calls whose outcome is unknown, waiting for reconciliation (as of the last count, every 30 s; at most 500)',
+      registers,
+    });
+    this.ready = new Gauge({
+      name: 'health_ready',
+      help: 'The last readiness check: 1 ready, 0 not (the database does not answer, or the instance drains)',
+      registers,
+    });
     this.upstreamCircuit('closed');
+  }
+
+  errorAnswered(code: string): void {
+    this.errors.inc({ code });
+  }
+
+  unresolvedCalls(count: number): void {
+    this.unresolved.set(count);
+  }
+
+  readiness(ready: boolean): void {
+    this.ready.set(ready ? 1 : 0);
   }
 
   requestServed(method: string, route: string, status: number, seconds: number): void {

@@ -26,6 +26,8 @@ export interface JournalEntry {
   readonly method: string;
   readonly path: string;
   readonly request_id: string | null;
+  /** The W3C Trace Context the call carried (traceparent), when the gateway traces. */
+  readonly traceparent: string | null;
   reference: string | null;
   signature: 'valid' | 'invalid' | 'missing' | 'not-required';
   encrypted: boolean;
@@ -96,6 +98,7 @@ export async function createSandboxServer(options: SandboxOptions): Promise<Fast
       method: request.method,
       path,
       request_id: typeof request.headers['x-request-id'] === 'string' ? request.headers['x-request-id'] : null,
+      traceparent: typeof request.headers.traceparent === 'string' ? request.headers.traceparent : null,
       reference: null,
       signature: request.method === 'POST' ? 'missing' : 'not-required',
       encrypted: false,

@@ -5,6 +5,7 @@ import { BrokenCircuitError, TaskCancelledError } from 'cockatiel';
 import { currentRecord, noteUpstreamCall } from '../common/domain/request-record';
 import type { ProviderOperation } from '../common/domain/audit-operations';
 import { Metrics } from '../common/domain/metrics.port';
+import { SPAN_ATTRIBUTES, traced } from '../common/telemetry/tracing';
 import { CircuitStateName, UpstreamCircuit, UpstreamError } from '../common/domain/upstream';
 import { PayloadCipher } from './payload-cipher';
 import { providerErrors } from './provider-answers';
@@ -96,7 +97,22 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
     await this.transport.close();
   }
 
-  private async call(
+  /** One provider call, in a span of its own: the undici span (its one or more attempts) is its child, and carries the trace to the provider. */
+  private call(
+    operation: UpstreamOperation,
+    method: 'GET' | 'POST',
+    path: string,
+    payload?: Record<string, unknown> & { reference: string },
+  ): Promise<UpstreamReply> {
+    return traced(
+      'provider.call',
+      { [SPAN_ATTRIBUTES.operation]: operation, 'http.request.method': method },
+      () => this.untracedCall(operation, method, path, payload),
+      { succeeded: outcomeOf, failed: outcomeOf },
+    );
+  }
+
+  private async untracedCall(
     operation: UpstreamOperation,
     method: 'GET' | 'POST',
     path: string,

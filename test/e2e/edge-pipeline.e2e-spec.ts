@@ -22,7 +22,17 @@ describe('The edge: one ordered pipeline', () => {
   });
 
   it('when listed, then the stages are in the documented order', () => {
-    expect(EDGE_STAGE_ORDER).toEqual(['request-context', 'security-headers', 'target', 'request-log', 'drain', 'admin-paths', 'rate-limit', 'metrics']);
+    expect(EDGE_STAGE_ORDER).toEqual([
+      'request-context',
+      'trace',
+      'security-headers',
+      'target',
+      'request-log',
+      'drain',
+      'admin-paths',
+      'rate-limit',
+      'metrics',
+    ]);
   });
 
   it('when the target is refused, then the answer carries the request id and the security headers (earlier stages) but no rate-limit count (a later one)', async () => {

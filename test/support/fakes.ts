@@ -83,6 +83,9 @@ export class CountingMetrics extends Metrics {
     this.replays.push(operation);
   }
   auditSealer(): void {}
+  errorAnswered(): void {}
+  unresolvedCalls(): void {}
+  readiness(): void {}
 }
 
 export class InMemoryCustomerOwnership extends CustomerOwnership {

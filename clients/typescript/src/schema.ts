@@ -982,6 +982,11 @@ export interface components {
              * @example false
              */
             replayed: boolean;
+            /**
+             * @description The W3C trace id of the request, when tracing is on and its trace was sampled: search the tracing backend for it.
+             * @example 4bf92f3577b34da6a3ce929d0e0e4736
+             */
+            trace_id?: string | null;
         };
         AuditEventsPageResponseDto: {
             /** @description Newest first. */

@@ -3,6 +3,9 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { noteClient } from '../../common/domain/request-record';
 import { contextOf, targetOf } from '../../common/http/request-context';
+import { DomainError } from '../../common/domain/domain-error';
+import { statusOfCode } from '../../common/http/error-envelope.filter';
+import { SPAN_ATTRIBUTES, traced } from '../../common/telemetry/tracing';
 import { CallerIdentity } from '../../common/http/caller-identity.port';
 import { ApiClientRole, AuthenticatedClient } from '../domain/api-client';
 import { EndUsersNotAllowed, InsufficientScope, RoleNotAllowed } from '../domain/auth.errors';
@@ -32,7 +35,9 @@ function presentedBy(request: FastifyRequest): PresentedCredentials {
  */
 export function authenticationOf(request: FastifyRequest, callers: Callers): Promise<AuthenticatedClient> {
   const context = contextOf(request.raw);
-  context.caller ??= callers.authenticate(presentedBy(request)).then((client) => {
+  context.caller ??= traced('gateway.authenticate', { [SPAN_ATTRIBUTES.operation]: 'authenticate' }, () => callers.authenticate(presentedBy(request)), {
+    failed: (error) => (error instanceof DomainError && statusOfCode(error.code) < 500 ? 'refused' : 'failed'),
+  }).then((client) => {
     noteClient(context.record, client);
     return client;
   });

@@ -17,4 +17,10 @@ export abstract class Metrics {
   abstract idempotentReplay(operation: string): void;
   /** The audit sealer's state, after each of its rounds (every second). */
   abstract auditSealer(status: SealerStatus): void;
+  /** A request was answered with an error: its code (`RATE_LIMIT.EXCEEDED`, `UPSTREAM.TIMEOUT`, …). */
+  abstract errorAnswered(code: string): void;
+  /** Mutating calls whose outcome is unknown and that wait for reconciliation (a count of at most `cap`). */
+  abstract unresolvedCalls(count: number): void;
+  /** The readiness check's verdict, each time it runs (the orchestrator probes it every few seconds). */
+  abstract readiness(ready: boolean): void;
 }

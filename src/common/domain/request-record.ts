@@ -16,6 +16,7 @@ import type { UpstreamFacts } from './upstream';
  * | attempted | noteAttempted | AuditTrail.attempt | its `attempted` event is committed |
  * | replayed | noteReplayed | the edge, as it sets Idempotent-Replayed (common/http/replay-header.ts: markReplayed) | the answer comes from the store |
  * | concluded | noteConcluded | AuditTrail.conclude | its terminal event is written (or failed to be) |
+ * | traceId | noteTrace | the edge's trace stage (common/http/trace-stage.ts) | it arrives, when tracing is on and its trace is sampled |
  */
 export interface RequestRecord extends RequestSubject {
   readonly requestId: string;
@@ -31,6 +32,8 @@ export interface RequestRecord extends RequestSubject {
   readonly replayed?: boolean;
   /** The terminal event has been written, or its writing failed: never twice. */
   readonly concluded?: boolean;
+  /** The W3C trace id of the request's sampled trace: in its log lines and audit events. */
+  readonly traceId?: string;
 }
 
 /** What an API client may do: call the partner API, or administer the service too. */
@@ -120,6 +123,10 @@ export function noteSubject(subject: RequestSubject, record: RequestRecord | und
 export function noteUpstreamCall(call: UpstreamFacts): void {
   const target = write(currentRecord());
   if (target) target.upstream = { ...call };
+}
+
+export function noteTrace(record: RequestRecord, traceId: string): void {
+  write(record)!.traceId = traceId;
 }
 
 export function noteAttempted(record: RequestRecord): void {

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { Metrics } from '../domain/metrics.port';
+import { noteErrorCodeOnSpan } from '../telemetry/tracing';
 import { STATUS_CODES } from 'node:http';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, Optional } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -160,7 +162,10 @@ export function errorEnvelope(problem: Problem, errorId: string): ErrorEnvelope 
 export class ErrorEnvelopeFilter implements ExceptionFilter {
   private readonly logger = new Logger('http');
 
-  constructor(@Optional() private readonly recorder?: RequestRecorder) {}
+  constructor(
+    @Optional() private readonly recorder?: RequestRecorder,
+    @Optional() private readonly metrics?: Metrics,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -186,6 +191,8 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     }
 
     const envelope = errorEnvelope(problem, errorId);
+    this.metrics?.errorAnswered(problem.code);
+    noteErrorCodeOnSpan(problem.code);
     if (problem.challenge !== undefined) {
       void reply.header('www-authenticate', problem.challenge);
     } else if (problem.status === 401 && !reply.hasHeader('www-authenticate')) {

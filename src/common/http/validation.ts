@@ -2,6 +2,7 @@ import { ArgumentMetadata, INestApplicationContext, Type, ValidationError, Valid
 import { ModuleRef } from '@nestjs/core';
 import { getMetadataStorage, IS_OPTIONAL, useContainer } from 'class-validator';
 import { DomainError, FieldProblem } from '../domain/domain-error';
+import { SPAN_ATTRIBUTES, traced } from '../telemetry/tracing';
 
 export class RequestValidationFailed extends DomainError {
   constructor(fields: FieldProblem[], details?: string) {
@@ -68,9 +69,18 @@ export const nullMessage = (field: string) => `${field} must not be null: leave 
  * Every field's problem is named at once, in the order the DTO declares its fields.
  */
 class StrictValidationPipe extends ValidationPipe {
-  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const type = metadata.metatype;
     if ((metadata.type !== 'body' && metadata.type !== 'query') || !type) return super.transform(value, metadata);
+    return traced(
+      'gateway.validate',
+      { [SPAN_ATTRIBUTES.operation]: `validate ${metadata.type}`, 'gateway.schema': type.name },
+      () => this.strictly(value, metadata, type),
+      { failed: (error) => (error instanceof RequestValidationFailed ? 'rejected' : 'failed') },
+    );
+  }
+
+  private async strictly(value: unknown, metadata: ArgumentMetadata, type: Type): Promise<unknown> {
     const fields = declaredFieldsOf(type);
     if (fields.length === 0) return super.transform(value, metadata);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw RequestValidationFailed.notAnObject();

@@ -80,7 +80,8 @@ const FRAMEWORK_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterE
  * Nest's LoggerService over pino. `new Logger('context').warn({ fields }, 'message')` becomes one
  * line `{ context, ...fields, msg }`; an Error as the first argument is logged under `err`, with
  * its stack. A line written while a request is being served carries `req.id`, from the request's
- * record, so that support can find every line of a request by its X-Request-Id.
+ * record, so that support can find every line of a request by its X-Request-Id, and `trace_id` when
+ * its trace is sampled.
  */
 export class ServiceLogger implements LoggerService {
   constructor(private readonly pino: PinoInstance) {}
@@ -108,7 +109,10 @@ export class ServiceLogger implements LoggerService {
     if (!this.pino.isLevelEnabled(level)) return;
     const fields: Record<string, unknown> = {};
     const record = currentRecord();
-    if (record) fields.req = { id: record.requestId };
+    if (record) {
+      fields.req = { id: record.requestId };
+      if (record.traceId) fields.trace_id = record.traceId;
+    }
     // Nest passes the logger's context last.
     const params = optional.length > 0 ? optional.slice(0, -1) : [];
     if (optional.length > 0) fields.context = optional[optional.length - 1];
@@ -151,6 +155,7 @@ export function requestLogStage(logger: PinoInstance): EdgeStage {
       req: { id: request.id, method: request.method, url: loggedUrl(target), remoteAddress: request.socket?.remoteAddress },
       res: { statusCode: status },
       responseTime: Math.round(elapsedMs),
+      ...(context.record.traceId ? { trace_id: context.record.traceId } : {}),
     };
     logger[level](line, status === CLIENT_CLOSED ? 'request aborted by the client' : status >= 500 ? 'request errored' : 'request completed');
   };

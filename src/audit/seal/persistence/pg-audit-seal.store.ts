@@ -26,7 +26,10 @@ export const SEALED_COLUMNS_V1 = [
  */
 export const SEALED_COLUMNS_V2 = ['caller_kind'] as const;
 
-export const SEALED_COLUMNS = [...SEALED_COLUMNS_V1, ...SEALED_COLUMNS_V2] as const;
+/** Added by AuditTraceIds1764489600000, on the same terms as V2: an event with no trace id hashes as before. */
+export const SEALED_COLUMNS_V3 = ['trace_id'] as const;
+
+export const SEALED_COLUMNS = [...SEALED_COLUMNS_V1, ...SEALED_COLUMNS_V2, ...SEALED_COLUMNS_V3] as const;
 
 const rowOf = (columns: readonly string[]) => `pg_catalog.record_send(ROW(${columns.map((column) => `e.${column}`).join(', ')}))`;
 
@@ -37,8 +40,11 @@ const rowOf = (columns: readonly string[]) => `pg_catalog.record_send(ROW(${colu
  * that no function of another schema can stand in: five times cheaper than any text form, and the
  * rows never need to leave the server for verify to check them.
  */
-const EVENT_HASH = `pg_catalog.sha256(CASE WHEN ${SEALED_COLUMNS_V2.map((column) => `e.${column} IS NULL`).join(' AND ')}
-  THEN ${rowOf(SEALED_COLUMNS_V1)} ELSE ${rowOf(SEALED_COLUMNS)} END)`;
+const allNull = (columns: readonly string[]) => columns.map((column) => `e.${column} IS NULL`).join(' AND ');
+const EVENT_HASH = `pg_catalog.sha256(CASE
+  WHEN ${allNull([...SEALED_COLUMNS_V2, ...SEALED_COLUMNS_V3])} THEN ${rowOf(SEALED_COLUMNS_V1)}
+  WHEN ${allNull(SEALED_COLUMNS_V3)} THEN ${rowOf([...SEALED_COLUMNS_V1, ...SEALED_COLUMNS_V2])}
+  ELSE ${rowOf(SEALED_COLUMNS)} END)`;
 
 /** A manifest entry: the id's 16 bytes and the hash. */
 const ENTRY = `pg_catalog.uuid_send(e.id) || ${EVENT_HASH}`;

@@ -82,6 +82,14 @@ export class AuditEventResponseDto {
   @ApiProperty({ description: 'Served from the idempotency store; the provider was not called.', example: false })
   readonly replayed!: boolean;
 
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    description: 'The W3C trace id of the request, when tracing is on and its trace was sampled: search the tracing backend for it.',
+    example: '4bf92f3577b34da6a3ce929d0e0e4736',
+  })
+  readonly trace_id!: string | null;
+
   static from(event: AuditEvent): AuditEventResponseDto {
     return {
       id: event.id,
@@ -108,6 +116,7 @@ export class AuditEventResponseDto {
       latency_ms: event.latencyMs ?? null,
       upstream_latency_ms: event.upstreamLatencyMs ?? null,
       replayed: event.replayed ?? false,
+      trace_id: event.traceId ?? null,
     };
   }
 }

@@ -45,6 +45,8 @@ export interface AuditEvent extends RequestSubject, AuditActor, UpstreamCallFact
   readonly latencyMs?: number;
   /** Served from the idempotency store: the provider was not called. */
   readonly replayed?: boolean;
+  /** The request's W3C trace id, when its trace was sampled: where to find the trace (docs/operations.md). */
+  readonly traceId?: string;
 }
 
 export interface AuditEventFilter {

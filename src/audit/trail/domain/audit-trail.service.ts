@@ -113,6 +113,7 @@ export class AuditTrail {
       upstreamErrorId: context.upstream?.errorId,
       upstreamLatencyMs: context.upstream?.latencyMs,
       replayed: context.replayed === true,
+      traceId: context.traceId,
       ...fields,
     };
   }

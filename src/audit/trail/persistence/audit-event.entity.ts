@@ -3,6 +3,7 @@ import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 /** The audit_events table; written by migrations, append-only (see CreateAuditEvents). */
 @Entity({ name: 'audit_events' })
 @Check('audit_events_caller_kind_check', `"caller_kind" IN ('partner', 'admin', 'end_user')`)
+@Check('audit_events_trace_id_check', `"trace_id" ~ '^[0-9a-f]{32}$' AND "trace_id" <> '00000000000000000000000000000000'`)
 @Check('audit_events_phase_check', `"phase" IN ('attempted', 'succeeded', 'rejected', 'failed', 'unknown')`)
 @Index('audit_events_occurred_at_idx', ['occurredAt', 'id'])
 @Index('audit_events_reference_idx', ['reference', 'occurredAt', 'id'], { where: 'reference IS NOT NULL' })
@@ -85,6 +86,9 @@ export class AuditEventEntity {
 
   @Column({ type: 'boolean', default: false })
   replayed!: boolean;
+
+  @Column({ name: 'trace_id', type: 'varchar', length: 32, nullable: true })
+  traceId!: string | null;
 
   /**
    * The transaction that wrote the event, set by the database: the order events are sealed in

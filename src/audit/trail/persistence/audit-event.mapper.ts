@@ -31,6 +31,7 @@ export class AuditEventMapper {
       upstreamLatencyMs: orNull(event.upstreamLatencyMs),
       sourceIp: orNull(event.sourceIp),
       replayed: event.replayed ?? false,
+      traceId: orNull(event.traceId),
     };
   }
 
@@ -60,6 +61,7 @@ export class AuditEventMapper {
       upstreamLatencyMs: orUndefined(row.upstreamLatencyMs),
       sourceIp: orUndefined(row.sourceIp),
       replayed: row.replayed,
+      traceId: orUndefined(row.traceId),
     };
   }
 }

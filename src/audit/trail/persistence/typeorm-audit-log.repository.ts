@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { SPAN_ATTRIBUTES, traced } from '../../../common/telemetry/tracing';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { GroupCommit } from '../../../database/group-commit';
@@ -89,7 +90,9 @@ export class TypeOrmAuditLogRepository extends AuditLog {
   }
 
   append(event: AuditEvent): Promise<void> {
-    return this.inserts.write(AuditEventMapper.toRow(event));
+    return traced('audit.write', { [SPAN_ATTRIBUTES.operation]: event.operation, 'gateway.audit_phase': event.phase }, () =>
+      this.inserts.write(AuditEventMapper.toRow(event)),
+    );
   }
 
   private async insertRows(rows: AuditEventEntity[]): Promise<void> {

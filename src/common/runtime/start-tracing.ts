@@ -1,0 +1,69 @@
+import type { IncomingMessage } from 'node:http';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { startNodeSdk } from '@opentelemetry/sdk-node';
+import { targetOf } from '../http/request-context';
+import { loggedUrl } from './logging';
+import { noteTracingStarted } from '../telemetry/tracing';
+
+/** Paths no trace is made for: the probes and the scrapes, every few seconds from every replica. */
+const UNTRACED = /^\/(health|metrics)(\/|\?|$)/;
+
+export interface Tracing {
+  /** Exports the spans still waiting, then stops. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Whether the environment asks for traces: an OTLP endpoint is set (OTEL_EXPORTER_OTLP_ENDPOINT or
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) and the SDK is not disabled (OTEL_SDK_DISABLED).
+ */
+export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
+  if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return false;
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+}
+
+/**
+ * Starts the OpenTelemetry SDK, configured by the standard OTEL_* variables only (exporter, protocol,
+ * sampler, resource, batching), with the maintained instrumentations of the service's I/O:
+ * - HTTP server (the request's server span; an incoming traceparent/tracestate is continued);
+ * - undici (the provider call and the OpenID provider's, each carrying the trace onward);
+ * - pg (each query of a request; queries outside a request, such as the sealer's, make none).
+ * Traces only: metrics stay Prometheus's (/metrics) and logs stdout's, so no OTLP metrics or logs
+ * are sent unless OTEL_METRICS_EXPORTER / OTEL_LOGS_EXPORTER ask for them.
+ *
+ * Must run before anything requires `http` or `pg`: main.ts imports this module first.
+ * @returns undefined when tracing is off (no endpoint set): nothing is loaded, nothing costs.
+ */
+export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | undefined {
+  if (!tracingRequested(env)) return undefined;
+  env.OTEL_SERVICE_NAME ??= 'partner-gateway';
+  env.OTEL_METRICS_EXPORTER ??= 'none';
+  env.OTEL_LOGS_EXPORTER ??= 'none';
+  const sdk = startNodeSdk({
+    instrumentations: [
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (request: IncomingMessage) => UNTRACED.test(request.url ?? '/'),
+        // The service calls out through undici only; Node's http client is not its.
+        disableOutgoingRequestInstrumentation: true,
+        // The span's URL is the canonical reading the router uses, with the query's values redacted
+        // (as the request log writes it); the caller's address is the connection's until the edge
+        // knows the one TRUST_PROXY makes of it (trace stage).
+        startIncomingSpanHook: (request: IncomingMessage) => {
+          const logged = loggedUrl(targetOf(request));
+          const query = logged.indexOf('?');
+          return {
+            'url.path': query === -1 ? logged : logged.slice(0, query),
+            ...(query === -1 ? {} : { 'url.query': logged.slice(query + 1) }),
+            'client.address': request.socket.remoteAddress ?? '',
+          };
+        },
+      }),
+      new UndiciInstrumentation({ requireParentforSpans: true }),
+      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
+    ],
+  });
+  noteTracingStarted();
+  return sdk;
+}
