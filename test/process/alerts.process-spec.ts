@@ -1,0 +1,165 @@
+import { spawn, ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { freePort } from '../support/processes';
+import { callApi, createCustomer } from '../support/http';
+import { startReplicas, ReplicaSet } from '../support/replicas';
+import { injectFault } from '../support/sandbox';
+import { waitFor } from '../support/wait-for';
+
+/**
+ * A real Prometheus (Debian's package, installed by .ci/run) scrapes a running gateway with the
+ * alert rules of deploy/prometheus/alerts.yml, and the test causes what two of them are for: the
+ * provider circuit opening and the audit sealer stopping. The rules are the file's, word for word,
+ * but for their `for:` durations, shortened to 1 s so that the test takes seconds (the durations
+ * themselves are promtool's unit tests: alerts.test.yml).
+ */
+const RULES = join(process.cwd(), 'deploy', 'prometheus', 'alerts.yml');
+
+interface RuleState {
+  name: string;
+  state: 'inactive' | 'pending' | 'firing';
+}
+
+describe('alert rules in a real Prometheus scraping the gateway', () => {
+  let set: ReplicaSet;
+  let prometheus: ChildProcess;
+  let prometheusUrl: string;
+  let dir: string;
+  let partner: string;
+  let customerId: string;
+  const output: string[] = [];
+
+  const ruleStates = async (): Promise<Map<string, RuleState['state']>> => {
+    const response = await fetch(`${prometheusUrl}/api/v1/rules?type=alert`);
+    const body = (await response.json()) as { data: { groups: { rules: RuleState[] }[] } };
+    return new Map(body.data.groups.flatMap((group) => group.rules).map((rule) => [rule.name, rule.state]));
+  };
+  const stateOf = async (alert: string) => (await ruleStates()).get(alert);
+  const query = async (expr: string): Promise<number | undefined> => {
+    const response = await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(expr)}`);
+    const body = (await response.json()) as { data: { result: { value: [number, string] }[] } };
+    return body.data.result.length === 0 ? undefined : Number(body.data.result[0].value[1]);
+  };
+
+  beforeAll(async () => {
+    set = await startReplicas(1, {
+      UPSTREAM_BREAKER_THRESHOLD: '2',
+      UPSTREAM_BREAKER_HALF_OPEN_MS: '600000',
+      UPSTREAM_RETRY_MAX: '0',
+      AUDIT_SEAL_MAX_LAG_SECONDS: '5',
+    });
+    partner = await set.createClient('partner');
+    const admin = await set.createClient('admin');
+    customerId = await createCustomer(set.replicas[0].base, partner);
+
+    dir = mkdtempSync(join(tmpdir(), 'pgw-prometheus-'));
+    writeFileSync(join(dir, 'alerts.yml'), readFileSync(RULES, 'utf8').replace(/^(\s+for:\s*)\S+$/gm, '$11s'));
+    // As an operator scrapes a live gateway: /metrics needs an admin token (METRICS_PUBLIC=false).
+    writeFileSync(
+      join(dir, 'prometheus.yml'),
+      [
+        'global: { scrape_interval: 1s, evaluation_interval: 1s }',
+        'rule_files: [alerts.yml]',
+        'scrape_configs:',
+        '  - job_name: partner-gateway',
+        `    authorization: { type: Bearer, credentials: "${admin}" }`,
+        `    static_configs: [{ targets: ["${new URL(set.replicas[0].base).host}"] }]`,
+        '',
+      ].join('\n'),
+    );
+    const port = await freePort();
+    prometheusUrl = `http://127.0.0.1:${port}`;
+    prometheus = spawn(
+      'prometheus',
+      [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    // Not installed: .ci/run installs Debian's prometheus package (apt-get install prometheus).
+    prometheus.on('error', (error) => output.push(`prometheus could not start: ${error.message}`));
+    prometheus.stdout!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    prometheus.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    try {
+      await waitFor(
+        async () => (await query('up{job="partner-gateway"}').catch(() => undefined)) === 1 && (await query('audit_sealer_state{state="running"}')) === 1,
+        {
+          timeoutMs: 30_000,
+          intervalMs: 250,
+          what: 'Prometheus scraping the gateway',
+        },
+      );
+    } catch (error) {
+      throw new Error(`${(error as Error).message}; Prometheus said: ${output.join('').slice(-2000)}`);
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    prometheus?.kill('SIGKILL');
+    await set?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('when the gateway is healthy, then every rule is loaded and neither the circuit nor the sealer alert is active', async () => {
+    // A few evaluations with the gateway's series present.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const states = await ruleStates();
+    expect([...states.keys()].sort()).toEqual(
+      [
+        'GatewayAuditSealerLagging',
+        'GatewayAuditSealerStopped',
+        'GatewayAuditStoreUnavailable',
+        'GatewayClientErrors',
+        'GatewayDown',
+        'GatewayLatencyP99High',
+        'GatewayNotReady',
+        'GatewayProviderCircuitOpen',
+        'GatewayProviderErrors',
+        'GatewayServerErrors',
+        'GatewayUnresolvedCalls',
+      ].sort(),
+    );
+    expect(states.get('GatewayProviderCircuitOpen')).toBe('inactive');
+    expect(states.get('GatewayAuditSealerStopped')).toBe('inactive');
+    expect(states.get('GatewayAuditSealerLagging')).toBe('inactive');
+    expect(states.get('GatewayDown')).toBe('inactive');
+  });
+
+  it('when the provider keeps failing until the circuit opens, then GatewayProviderCircuitOpen fires', async () => {
+    await injectFault(set.sandbox, { method: 'GET', status: 500, count: 3 });
+    for (let i = 0; i < 3; i++) await callApi(set.replicas[0].base, 'GET', `/api/v1/customers/${customerId}/balance`, { token: partner });
+
+    await waitFor(async () => (await stateOf('GatewayProviderCircuitOpen')) === 'firing', {
+      timeoutMs: 20_000,
+      intervalMs: 250,
+      what: 'the circuit alert firing',
+    });
+  });
+
+  it('when the audit chain is cut under the sealer, then GatewayAuditSealerStopped and GatewayAuditSealerLagging fire', async () => {
+    await waitFor(async () => ((await query('audit_seal_newest_checkpoint_seq')) ?? 0) > 0, { timeoutMs: 10_000, what: 'a first checkpoint' });
+    const owner = new Client({ connectionString: set.database.ownerUrl });
+    await owner.connect();
+    try {
+      await owner.query('BEGIN');
+      await owner.query('SET LOCAL session_replication_role = replica');
+      await owner.query('DELETE FROM audit_manifests; DELETE FROM audit_checkpoints');
+      await owner.query('COMMIT');
+      await owner.query(
+        `INSERT INTO audit_events (id, occurred_at, request_id, operation, phase) VALUES ($1, now() - interval '1 hour', 'late', 'balance.read', 'succeeded')`,
+        [randomUUID()],
+      );
+    } finally {
+      await owner.end();
+    }
+
+    await waitFor(async () => (await stateOf('GatewayAuditSealerStopped')) === 'firing', {
+      timeoutMs: 20_000,
+      intervalMs: 250,
+      what: 'the sealer alert firing',
+    });
+    await waitFor(async () => (await stateOf('GatewayAuditSealerLagging')) === 'firing', { timeoutMs: 20_000, intervalMs: 250, what: 'the lag alert firing' });
+  });
+});
