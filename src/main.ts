@@ -9,7 +9,7 @@ import { createApp, drainAndClose } from './bootstrap';
 import { createBaseLogger, createRequestLogDestination } from './common/runtime/logging';
 import { readConfigOrExit } from './config/load-config';
 import { corsOrigins } from './config/env.schema';
-import { longestProviderCallMs } from './config/provider-call';
+import { shutdownTimes } from './config/provider-call';
 import { DatabaseHandle, resolveDatabase } from './database/database-handle';
 import { RunningSandbox, sandboxFilesUnder, startSandbox } from './sandbox/sandbox.runner';
 import { createDemoCustomer, demoCustomerFile, readDemoCustomer } from './demo-customer';
@@ -44,15 +44,12 @@ async function main(): Promise<void> {
     log.info({ signal, graceMs: config.SHUTDOWN_GRACE_MS }, 'Shutting down: readiness is 503, in-flight requests are finishing');
     // After the grace period, the work behind cut connections may still record its outcome: at
     // most one provider call with its retries.
-    const settleMs = longestProviderCallMs(config) + 2_000;
+    const { settleMs, deadlineMs } = shutdownTimes(config);
     // Whatever happens below, the process ends: a hung close must not keep a replica half-alive.
-    setTimeout(
-      () => {
-        log.error('Shutdown did not finish in time: exiting');
-        exit(1);
-      },
-      config.SHUTDOWN_GRACE_MS + settleMs + 10_000,
-    ).unref();
+    setTimeout(() => {
+      log.error('Shutdown did not finish in time: exiting');
+      exit(1);
+    }, deadlineMs).unref();
     try {
       if (app) {
         const { cut, unsettled } = await drainAndClose(app, config.SHUTDOWN_GRACE_MS, settleMs);

@@ -92,7 +92,7 @@ describe('alert rules in a real Prometheus scraping the gateway', () => {
         },
       );
     } catch (error) {
-      throw new Error(`${(error as Error).message}; Prometheus said: ${output.join('').slice(-2000)}`);
+      throw new Error(`${(error as Error).message}; Prometheus said: ${output.join('').slice(-2000)}`, { cause: error });
     }
   }, 120_000);
 

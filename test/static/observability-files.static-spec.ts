@@ -79,7 +79,7 @@ async function exported(): Promise<Map<string, Set<string>>> {
   const names = new Map<string, Set<string>>();
   for (const family of await metrics.registry.getMetricsAsJSON()) {
     const labels = new Set(family.values.flatMap((value) => Object.keys(value.labels)));
-    const series = family.type === ('histogram' as typeof family.type) ? ['_bucket', '_count', '_sum'].map((suffix) => family.name + suffix) : [family.name];
+    const series = String(family.type) === 'histogram' ? ['_bucket', '_count', '_sum'].map((suffix) => family.name + suffix) : [family.name];
     for (const name of series) names.set(name, name.endsWith('_bucket') ? new Set([...labels, 'le']) : new Set([...labels].filter((l) => l !== 'le')));
   }
   return names;
