@@ -345,6 +345,24 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
     await identityProvider.setWebOrigins([serviceUrl]);
     // A second replica, for how throughput grows from one to two (the service is stateless).
     const second = replicas >= 2 ? await startGateway(false) : undefined;
+    // The same gateway with traces on, every request sampled, exported over OTLP/HTTP (JSON) to a
+    // sink that drops them: what tracing costs at full sampling.
+    const sinkPort = await freePort();
+    const sink = await startNode(['bench/otlp-sink.mjs'], { PORT: String(sinkPort) }, /otlp sink listening/);
+    started.push(sink);
+    const { process: tracedGateway, url: tracedUrl } = await startBenchGatewayProcess({
+      database,
+      dataDir,
+      sandboxUrl,
+      nodeArgs: gatewayNodeFlags(),
+      env: {
+        ...gatewayEnv,
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sinkPort}`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_TRACES_SAMPLER: 'always_on',
+      },
+    });
+    started.push(tracedGateway);
 
     const proxyPort = await freePort();
     const proxy = await startNode(['bench/bare-proxy.mjs'], { TARGET: sandboxUrl, PORT: String(proxyPort) }, /bare proxy listening/);
@@ -424,6 +442,8 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
       sandbox: { pid: sandbox.child.pid },
       'bare proxy': { pid: proxy.child.pid },
       ...(second ? { 'gateway 2': { pid: second.gateway.child.pid } } : {}),
+      'gateway, traced': { pid: tracedGateway.child.pid },
+      'OTLP sink': { pid: sink.child.pid },
       'NestJS pass-through': { pid: passthrough.child.pid },
       'naive NestJS app': { pid: naive.child.pid },
       ...(postmaster ? { PostgreSQL: { pid: postmaster, tree: true } } : {}),
@@ -449,6 +469,7 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
         'gateway, end-user JWT': { url: serviceUrl, requests: [endUsers.bearerBalance] },
         'gateway, end-user DPoP': { url: serviceUrl, requests: [endUsers.dpopBalance], prepare: endUsers.prepareProofs },
         'gateway, browser session': { url: serviceUrl, requests: [sessionBalance] },
+        'gateway, traced (all sampled)': { url: tracedUrl, requests: [partnerBalance], pid: tracedGateway.child.pid },
         ...(second
           ? {
               '2 gateways': [
@@ -464,6 +485,7 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
         'NestJS pass-through': { url: passthroughUrl, requests: [partnerBankAccount] },
         'naive NestJS app': { url: naiveUrl, requests: [partnerBankAccount] },
         gateway: { url: serviceUrl, requests: [partnerBankAccount] },
+        'gateway, traced (all sampled)': { url: tracedUrl, requests: [partnerBankAccount], pid: tracedGateway.child.pid },
         ...(second
           ? {
               '2 gateways': [
@@ -479,7 +501,7 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
     const chosen = Object.entries(targets).filter(([call]) => calls.includes(call));
     for (const [call, byTarget] of chosen) {
       for (const [target, options] of Object.entries(byTarget)) {
-        const samplePid = target.startsWith('gateway') ? service.child.pid : undefined;
+        const samplePid = options.pid ?? (target.startsWith('gateway') ? service.child.pid : undefined);
         // Made just before the scenario: a DPoP proof is accepted for DPOP_PROOF_MAX_AGE_SECONDS only.
         if (options.prepare) await options.prepare(Math.ceil((duration + 2) * MOST_REQUESTS_PER_SECOND));
         rows.push(await measure(`${call}: ${target}`, options, { connections, duration, samplePid, processes }));
@@ -613,6 +635,31 @@ export function report({ rows, paced, rate, memory, connections, duration, datab
             ];
           }),
         ],
+      ),
+    );
+    lines.push('');
+  }
+  const tracedCalls = calls.filter((call) => by[`${call}: gateway`] && by[`${call}: gateway, traced (all sampled)`]);
+  if (tracedCalls.length > 0) {
+    lines.push(
+      'Traces on, every request sampled and exported over OTLP/HTTP (a second gateway process, measured the same way), against the gateway untraced, same run:',
+    );
+    lines.push('');
+    lines.push(
+      table(
+        ['Call', 'req/s untraced', 'req/s traced', 'traced ÷ untraced', 'gateway CPU ms/request untraced', 'traced'],
+        tracedCalls.map((call) => {
+          const plain = by[`${call}: gateway`];
+          const traced = by[`${call}: gateway, traced (all sampled)`];
+          return [
+            call,
+            fixed(plain.rps, 0),
+            fixed(traced.rps, 0),
+            fixed(traced.rps / plain.rps, 2),
+            fixed(plain.cpuMsPerRequest.gateway, 3),
+            fixed(traced.cpuMsPerRequest['gateway, traced'], 3),
+          ];
+        }),
       ),
     );
     lines.push('');

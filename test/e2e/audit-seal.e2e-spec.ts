@@ -7,6 +7,7 @@ import { runAuditPurge } from '../../src/audit/cli/audit-purge.command';
 import { runAuditVerify } from '../../src/audit/cli/audit-verify.command';
 import { SEALED_COLUMNS } from '../../src/audit/seal/persistence/pg-audit-seal.store';
 import { startTestApp, TEST_AUDIT_SIGNING_KEY, TestApp } from '../support/app';
+import { cutAuditChain } from '../support/audit';
 import { createTestDatabase } from '../support/database';
 import { waitFor } from '../support/wait-for';
 
@@ -677,20 +678,7 @@ describe('the sealer as operators see it: readiness, /metrics, and events that w
   });
 
   it('when every checkpoint is deleted, then the sealer stops and says why, the events left waiting make it lag, and verify reports them as a finding', async () => {
-    const client = new Client({ connectionString: t.database.ownerUrl });
-    await client.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('SET LOCAL session_replication_role = replica');
-      await client.query('DELETE FROM audit_manifests; DELETE FROM audit_checkpoints');
-      await client.query('COMMIT');
-      await client.query(
-        `INSERT INTO audit_events (id, occurred_at, request_id, operation, phase) VALUES ($1, now() - interval '1 hour', 'late', 'balance.read', 'succeeded')`,
-        [randomUUID()],
-      );
-    } finally {
-      await client.end();
-    }
+    await cutAuditChain(t.database.ownerUrl);
     // Lagging once the first event waiting in seal order has waited past the 5 s bound.
     await waitFor(async () => (await ready()).state === 'stopped' && (await ready()).lagging === true, {
       timeoutMs: 15_000,

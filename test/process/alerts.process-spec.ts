@@ -1,9 +1,8 @@
 import { spawn, ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
+import { cutAuditChain } from '../support/audit';
 import { freePort } from '../support/processes';
 import { callApi, createCustomer } from '../support/http';
 import { startReplicas, ReplicaSet } from '../support/replicas';
@@ -140,20 +139,7 @@ describe('alert rules in a real Prometheus scraping the gateway', () => {
 
   it('when the audit chain is cut under the sealer, then GatewayAuditSealerStopped and GatewayAuditSealerLagging fire', async () => {
     await waitFor(async () => ((await query('audit_seal_newest_checkpoint_seq')) ?? 0) > 0, { timeoutMs: 10_000, what: 'a first checkpoint' });
-    const owner = new Client({ connectionString: set.database.ownerUrl });
-    await owner.connect();
-    try {
-      await owner.query('BEGIN');
-      await owner.query('SET LOCAL session_replication_role = replica');
-      await owner.query('DELETE FROM audit_manifests; DELETE FROM audit_checkpoints');
-      await owner.query('COMMIT');
-      await owner.query(
-        `INSERT INTO audit_events (id, occurred_at, request_id, operation, phase) VALUES ($1, now() - interval '1 hour', 'late', 'balance.read', 'succeeded')`,
-        [randomUUID()],
-      );
-    } finally {
-      await owner.end();
-    }
+    await cutAuditChain(set.database.ownerUrl);
 
     await waitFor(async () => (await stateOf('GatewayAuditSealerStopped')) === 'firing', {
       timeoutMs: 20_000,

@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { generateSandboxKeys } from '../../src/sandbox/sandbox-keys';
 import { RunningSandbox, startSandbox } from '../../src/sandbox/sandbox.runner';
 import { createTestDatabase, TestDatabase } from '../support/database';
+import { podOf, renderedManifests } from '../support/kubernetes';
 import { cleanEnv, portPrinted, removeDataDir, runProcess, scratchDataDir, startProcess, Started, waitForOutput } from '../support/processes';
 
 /**
@@ -13,27 +13,8 @@ import { cleanEnv, portPrinted, removeDataDir, runProcess, scratchDataDir, start
  * cluster would differ in is replaced: the addresses (the sandbox for the provider, the test
  * database) and the port.
  */
-interface EnvVar {
-  name: string;
-  value?: string;
-  valueFrom?: { secretKeyRef?: { name: string; key: string } };
-}
-interface Container {
-  name: string;
-  command: string[];
-  env?: EnvVar[];
-}
-interface K8sObject {
-  kind: string;
-  metadata: { name: string };
-  data?: Record<string, string>;
-  spec?: { template?: { spec: { initContainers: Container[]; containers: Container[] } } };
-}
-
-const objects = (
-  JSON.parse(execFileSync('node', [join(process.cwd(), 'scripts', 'validate-manifests.mjs'), '--json'], { encoding: 'utf8' })) as Record<string, K8sObject[]>
-)['base'];
-const pod = objects.find((object) => object.kind === 'Deployment')!.spec!.template!.spec;
+const objects = renderedManifests().base;
+const pod = podOf(objects);
 const configMap = objects.find((object) => object.kind === 'ConfigMap')!.data!;
 
 describe('the Kubernetes pod, run as its manifests say', () => {
@@ -73,15 +54,16 @@ describe('the Kubernetes pod, run as its manifests say', () => {
 
   it('when the init container runs, then the migrations apply as the owner and grant the service its role', async () => {
     const [migrate] = pod.initContainers;
+    const command = migrate.command ?? [];
     const env = Object.fromEntries(
       (migrate.env ?? []).map((variable) => [
         variable.name,
         variable.value ?? secretValue(variable.valueFrom!.secretKeyRef!.name, variable.valueFrom!.secretKeyRef!.key),
       ]),
     );
-    expect(migrate.command.slice(0, 1)).toEqual(['node']);
+    expect(command.slice(0, 1)).toEqual(['node']);
 
-    const result = await runProcess(join(process.cwd(), migrate.command[1]), migrate.command.slice(2), cleanEnv(env));
+    const result = await runProcess(join(process.cwd(), command[1]), command.slice(2), cleanEnv(env));
 
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/Applied: /);

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { buildCustomerRequest } from '../support/builders';
 import { callApi } from '../support/http';
+import { rawExchange } from '../support/raw-http';
 import { OtlpReceiver, ReceivedSpan } from '../support/otlp-receiver';
 import { startReplicas, ReplicaSet } from '../support/replicas';
 import { journal } from '../support/sandbox';
@@ -195,13 +196,22 @@ describe('traces (OpenTelemetry, OTLP/HTTP)', () => {
     expect(server.name).toBe('GET /api/v1/customers/:customer_id/balance');
   });
 
-  it('when probes and scrapes arrive, then no trace is made for them', async () => {
+  it('when probes and scrapes arrive, in any spelling the router reads as theirs, then no trace is made for them', async () => {
     const before = receiver.spans.length;
-    const traceId = newTraceId();
-    expect((await fetch(`${base}/health/ready`, { headers: { traceparent: `00-${traceId}-${newSpanId()}-01` } })).status).toBe(200);
-    await callApi(base, 'GET', '/api/v1/customers/00000000-0000-4000-8000-000000000000/balance', { token: partner });
-    await waitFor(() => receiver.spans.length > before, { timeoutMs: 10_000, what: 'the later request’s spans' });
-    expect(receiver.trace(traceId)).toEqual([]);
+    const probes = [newTraceId(), newTraceId()];
+    expect((await fetch(`${base}/health/ready`, { headers: { traceparent: `00-${probes[0]}-${newSpanId()}-01` } })).status).toBe(200);
+    expect((await fetch(`${base}/%68ealth/ready`, { headers: { traceparent: `00-${probes[1]}-${newSpanId()}-01` } })).status).toBe(200);
+    // An API request in the absolute form is traced, under its canonical path.
+    const api = newTraceId();
+    const answer = await rawExchange(
+      base,
+      `GET http://health.example/api/v1/customers/${randomUUID()}/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${partner}\r\ntraceparent: 00-${api}-${newSpanId()}-01\r\nConnection: close\r\n\r\n`,
+    );
+    expect(answer.status).toBe(404);
+    const server = await waitFor(() => receiver.trace(api).find((span) => span.kind === SERVER), { timeoutMs: 10_000, what: 'the API request’s server span' });
+    expect(server.attributes['url.path']).toMatch(/^\/api\/v1\/customers\/[0-9a-f-]+\/balance$/);
+    expect(receiver.spans.length).toBeGreaterThan(before);
+    for (const probe of probes) expect(receiver.trace(probe)).toEqual([]);
   });
 });
 

@@ -1,55 +1,17 @@
-import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { knownVariables, validateEnvironment } from '../../src/config/load-config';
 import { shutdownTimes } from '../../src/config/provider-call';
 import { generateSandboxKeys } from '../../src/sandbox/sandbox-keys';
+import { K8sObject, podOf, renderedManifests } from '../support/kubernetes';
 
 /**
  * The Kubernetes manifests (deploy/kubernetes), rendered by kubectl kustomize and validated against
  * the Kubernetes schemas by scripts/validate-manifests.mjs, held to the code: the probes' paths,
  * the ports, every variable, the secrets, the grace period, the migrations and the security context.
  */
-interface Probe {
-  httpGet: { path: string; port: string | number };
-}
-interface EnvVar {
-  name: string;
-  value?: string;
-  valueFrom?: { secretKeyRef?: { name: string; key: string } };
-}
-interface Container {
-  name: string;
-  image: string;
-  command?: string[];
-  ports?: { name: string; containerPort: number }[];
-  env?: EnvVar[];
-  envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
-  livenessProbe?: Probe;
-  readinessProbe?: Probe;
-  startupProbe?: Probe;
-  lifecycle?: { preStop?: { exec?: { command: string[] } } };
-  securityContext?: { allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; capabilities?: { drop?: string[] } };
-}
-interface K8sObject {
-  kind: string;
-  metadata: { name: string; labels?: Record<string, string> };
-  data?: Record<string, string>;
-  stringData?: Record<string, string>;
-  spec?: Record<string, unknown>;
-}
-interface PodSpec {
-  terminationGracePeriodSeconds: number;
-  securityContext: { runAsNonRoot: boolean; runAsUser: number };
-  initContainers: Container[];
-  containers: Container[];
-}
-
-const rendered = JSON.parse(execFileSync('node', [join(process.cwd(), 'scripts', 'validate-manifests.mjs'), '--json'], { encoding: 'utf8' })) as Record<
-  string,
-  K8sObject[]
->;
+const rendered = renderedManifests();
 const openapi = JSON.parse(readFileSync(join(process.cwd(), 'openapi.json'), 'utf8')) as { paths: Record<string, unknown> };
 const dockerfile = readFileSync(join(process.cwd(), 'Dockerfile'), 'utf8');
 
@@ -62,7 +24,6 @@ function one(objects: K8sObject[], kind: string): K8sObject {
   expect(found).toHaveLength(1);
   return found[0];
 }
-const podOf = (objects: K8sObject[]) => (one(objects, 'Deployment').spec as { template: { spec: PodSpec } }).template.spec;
 const gatewayOf = (objects: K8sObject[]) => podOf(objects).containers.find((container) => container.name === 'gateway')!;
 
 /** Test values that the configuration's validation accepts, for the secrets' keys. */

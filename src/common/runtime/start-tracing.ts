@@ -3,12 +3,19 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { startNodeSdk } from '@opentelemetry/sdk-node';
+import { isUnder } from '../http/canonical-target';
 import { targetOf } from '../http/request-context';
 import { loggedUrl } from './logging';
 import { noteTracingStarted } from '../telemetry/tracing';
 
-/** Paths no trace is made for: the probes and the scrapes, every few seconds from every replica. */
-const UNTRACED = /^\/(health|metrics)(\/|\?|$)/;
+/**
+ * Requests no trace is made for: the probes and the scrapes, every few seconds from every replica.
+ * Decided on the canonical path, as the router reads it, never on the raw request line.
+ */
+const untraced = (request: IncomingMessage): boolean => {
+  const { path } = targetOf(request);
+  return isUnder('/health', path) || isUnder('/metrics', path);
+};
 
 export interface Tracing {
   /** Exports the spans still waiting, then stops. */
@@ -44,7 +51,7 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | un
   const sdk = startNodeSdk({
     instrumentations: [
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: (request: IncomingMessage) => UNTRACED.test(request.url ?? '/'),
+        ignoreIncomingRequestHook: untraced,
         // The service calls out through undici only; Node's http client is not its.
         disableOutgoingRequestInstrumentation: true,
         // The span's URL is the canonical reading the router uses, with the query's values redacted
