@@ -22,7 +22,8 @@ export class PrometheusMetrics extends Metrics {
   private readonly sealMaxLag: Gauge;
   private readonly errors: Counter<'code'>;
   private readonly unresolved: Gauge;
-  private readonly ready: Gauge;
+  /** Made at the first readiness check: before one, there is no verdict to export (and nothing for an alert to fire on). */
+  private ready?: Gauge;
   private sealer?: SealerStatus;
 
   constructor() {
@@ -102,11 +103,6 @@ export class PrometheusMetrics extends Metrics {
       help: 'Mutating provider calls whose outcome is unknown, waiting for reconciliation (as of the last count, every 30 s; at most 500)',
       registers,
     });
-    this.ready = new Gauge({
-      name: 'health_ready',
-      help: 'The last readiness check: 1 ready, 0 not (the database does not answer, or the instance drains)',
-      registers,
-    });
     this.upstreamCircuit('closed');
   }
 
@@ -119,6 +115,11 @@ export class PrometheusMetrics extends Metrics {
   }
 
   readiness(ready: boolean): void {
+    this.ready ??= new Gauge({
+      name: 'health_ready',
+      help: 'The last readiness check: 1 ready, 0 not (the database does not answer, or the instance drains); absent until the first check',
+      registers: [this.registry],
+    });
     this.ready.set(ready ? 1 : 0);
   }
 

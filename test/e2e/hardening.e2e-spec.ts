@@ -171,6 +171,21 @@ describe('Metrics', () => {
     expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
   });
 
+  it('when errors are answered, then each is counted by its code; and readiness is exported once it has been checked', async () => {
+    expect(await scrape()).not.toMatch(/^health_ready /m);
+    await callApi(sut.baseUrl, 'GET', '/api/v1/nowhere', { token: partner });
+    await callApi(sut.baseUrl, 'GET', '/api/v1/nowhere', { token: partner });
+    await callApi(sut.baseUrl, 'POST', '/api/v1/customers', { token: partner, body: { email: 'not-an-address' } });
+    expect((await fetch(`${sut.baseUrl}/health/ready`)).status).toBe(200);
+
+    const text = await scrape();
+
+    expect(text).toMatch(/^api_errors_total\{code="ROUTE.NOT_FOUND"\} 2$/m);
+    expect(text).toMatch(/^api_errors_total\{code="REQUEST.VALIDATION_FAILED"\} 1$/m);
+    expect(text).toMatch(/^health_ready 1$/m);
+    expect(text).toMatch(/^audit_unresolved_calls 0$/m);
+  });
+
   it('when a request is replayed from the idempotency store, then the replay is counted (and a valid request logs no error)', async () => {
     const logs = sut.logs.text.length;
     const customerId = await createCustomer(sut.baseUrl, partner);

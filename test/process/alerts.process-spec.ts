@@ -124,6 +124,8 @@ describe('alert rules in a real Prometheus scraping the gateway', () => {
     expect(states.get('GatewayAuditSealerStopped')).toBe('inactive');
     expect(states.get('GatewayAuditSealerLagging')).toBe('inactive');
     expect(states.get('GatewayDown')).toBe('inactive');
+    // No readiness check yet (nothing probes it here): no verdict, no alert.
+    expect(states.get('GatewayNotReady')).toBe('inactive');
   });
 
   it('when the provider keeps failing until the circuit opens, then GatewayProviderCircuitOpen fires', async () => {
