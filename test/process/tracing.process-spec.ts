@@ -94,6 +94,7 @@ describe('traces (OpenTelemetry, OTLP/HTTP)', () => {
 
     it('then the server span continues the caller’s trace, named by the route pattern, from the service the variables name', () => {
       expect(server.parentSpanId).toBe(callerSpanId);
+      expect(server.traceState).toBe('partner=app');
       expect(server.name).toBe('POST /api/v1/customers');
       expect(server.attributes['http.route']).toBe('/api/v1/customers');
       expect(server.attributes['http.response.status_code']).toBe(201);

@@ -6,6 +6,8 @@ export interface ReceivedSpan {
   readonly traceId: string;
   readonly spanId: string;
   readonly parentSpanId: string;
+  /** The W3C tracestate the span was made with. */
+  readonly traceState: string;
   readonly name: string;
   /** 1 internal, 2 server, 3 client (OTLP's SpanKind). */
   readonly kind: number;
@@ -29,6 +31,7 @@ interface OtlpSpan {
   traceId: string;
   spanId: string;
   parentSpanId?: string;
+  traceState?: string;
   name: string;
   kind: number;
   attributes?: OtlpAttribute[];
@@ -69,6 +72,7 @@ export class OtlpReceiver {
                   traceId: span.traceId,
                   spanId: span.spanId,
                   parentSpanId: span.parentSpanId ?? '',
+                  traceState: span.traceState ?? '',
                   name: span.name,
                   kind: span.kind,
                   attributes: attributesOf(span.attributes),
