@@ -70,17 +70,31 @@ describe('alert rules in a real Prometheus scraping the gateway', () => {
         '',
       ].join('\n'),
     );
-    const port = await freePort();
-    prometheusUrl = `http://127.0.0.1:${port}`;
-    prometheus = spawn(
-      'prometheus',
-      [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    // Not installed: .ci/run installs Debian's prometheus package (apt-get install prometheus).
-    prometheus.on('error', (error) => output.push(`prometheus could not start: ${error.message}`));
-    prometheus.stdout!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-    prometheus.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    // Prometheus cannot listen on port 0 and say where: a free port is picked, and picked again
+    // should another process take it before Prometheus binds it.
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      prometheusUrl = `http://127.0.0.1:${port}`;
+      const started = spawn(
+        'prometheus',
+        [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, `data-${attempt}`)}`, `--web.listen-address=127.0.0.1:${port}`],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      prometheus = started;
+      // Not installed: .ci/run installs Debian's prometheus package (apt-get install prometheus).
+      started.on('error', (error) => output.push(`prometheus could not start: ${error.message}`));
+      started.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+      started.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+      const listening = await waitFor(
+        async () => (started.exitCode !== null ? 'exited' : (await fetch(`${prometheusUrl}/-/ready`).catch(() => undefined))?.ok ? 'ready' : undefined),
+        { timeoutMs: 30_000, intervalMs: 100, what: 'Prometheus to start' },
+      ).catch(() => 'exited');
+      if (listening === 'ready') break;
+      started.kill('SIGKILL');
+      if (attempt === 3 || !/address already in use/.test(output.join(''))) {
+        throw new Error(`Prometheus did not start: ${output.join('').slice(-2000)}`);
+      }
+    }
     try {
       await waitFor(
         async () => (await query('up{job="partner-gateway"}').catch(() => undefined)) === 1 && (await query('audit_sealer_state{state="running"}')) === 1,
