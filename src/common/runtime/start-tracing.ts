@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { startNodeSdk } from '@opentelemetry/sdk-node';
+import type * as HttpInstrumentationModule from '@opentelemetry/instrumentation-http';
+import type * as PgInstrumentationModule from '@opentelemetry/instrumentation-pg';
+import type * as UndiciInstrumentationModule from '@opentelemetry/instrumentation-undici';
+import type * as SdkModule from '@opentelemetry/sdk-node';
 import { isUnder } from '../http/canonical-target';
 import { targetOf } from '../http/request-context';
 import { loggedUrl } from './logging';
@@ -48,6 +48,15 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | un
   env.OTEL_SERVICE_NAME ??= 'partner-gateway';
   env.OTEL_METRICS_EXPORTER ??= 'none';
   env.OTEL_LOGS_EXPORTER ??= 'none';
+  // Loaded only now: the SDK and its instrumentations weigh about 30 MiB and 0.4 s of start-up,
+  // which a service without tracing must not pay. (require, not import(): the SDK must be running
+  // before main.ts goes on to require http and pg, and an import() would finish after them.)
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { startNodeSdk } = require('@opentelemetry/sdk-node') as typeof SdkModule;
+  const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof HttpInstrumentationModule;
+  const { PgInstrumentation } = require('@opentelemetry/instrumentation-pg') as typeof PgInstrumentationModule;
+  const { UndiciInstrumentation } = require('@opentelemetry/instrumentation-undici') as typeof UndiciInstrumentationModule;
+  /* eslint-enable @typescript-eslint/no-require-imports */
   const sdk = startNodeSdk({
     instrumentations: [
       new HttpInstrumentation({
