@@ -21,22 +21,27 @@ const RULES = join(process.cwd(), 'deploy', 'prometheus', 'alerts.yml');
 interface RuleState {
   name: string;
   state: 'inactive' | 'pending' | 'firing';
+  /** When Prometheus last evaluated the rule (RFC 3339). */
+  lastEvaluation: string;
 }
 
 describe('alert rules in a real Prometheus scraping the gateway', () => {
   let set: ReplicaSet;
   let prometheus: ChildProcess;
   let prometheusUrl: string;
+  /** When the gateway's series were first seen in Prometheus. */
+  let scrapedAt = 0;
   let dir: string;
   let partner: string;
   let customerId: string;
   const output: string[] = [];
 
-  const ruleStates = async (): Promise<Map<string, RuleState['state']>> => {
+  const rules = async (): Promise<RuleState[]> => {
     const response = await fetch(`${prometheusUrl}/api/v1/rules?type=alert`);
     const body = (await response.json()) as { data: { groups: { rules: RuleState[] }[] } };
-    return new Map(body.data.groups.flatMap((group) => group.rules).map((rule) => [rule.name, rule.state]));
+    return body.data.groups.flatMap((group) => group.rules);
   };
+  const ruleStates = async (): Promise<Map<string, RuleState['state']>> => new Map((await rules()).map((rule) => [rule.name, rule.state]));
   const stateOf = async (alert: string) => (await ruleStates()).get(alert);
   const query = async (expr: string): Promise<number | undefined> => {
     const response = await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(expr)}`);
@@ -104,6 +109,7 @@ describe('alert rules in a real Prometheus scraping the gateway', () => {
           what: 'Prometheus scraping the gateway',
         },
       );
+      scrapedAt = Date.now();
     } catch (error) {
       throw new Error(`${(error as Error).message}; Prometheus said: ${output.join('').slice(-2000)}`, { cause: error });
     }
@@ -116,8 +122,13 @@ describe('alert rules in a real Prometheus scraping the gateway', () => {
   });
 
   it('when the gateway is healthy, then every rule is loaded and neither the circuit nor the sealer alert is active', async () => {
-    // A few evaluations with the gateway's series present.
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // Evaluated three times (1 s apart) since the gateway's series were first scraped: long enough for
+    // any rule whose condition held to be pending or firing (their `for:` is 1 s here).
+    await waitFor(async () => (await rules()).every((rule) => Date.parse(rule.lastEvaluation) >= scrapedAt + 3000), {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+      what: 'three evaluations of every rule since the first scrape',
+    });
     const states = await ruleStates();
     expect([...states.keys()].sort()).toEqual(
       [

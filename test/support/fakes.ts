@@ -84,7 +84,10 @@ export class CountingMetrics extends Metrics {
   }
   auditSealer(): void {}
   errorAnswered(): void {}
-  unresolvedCalls(): void {}
+  readonly unresolved: number[] = [];
+  unresolvedCalls(count: number): void {
+    this.unresolved.push(count);
+  }
   readiness(): void {}
 }
 

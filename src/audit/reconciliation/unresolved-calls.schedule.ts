@@ -21,10 +21,13 @@ export class UnresolvedCallsCount implements OnApplicationBootstrap, OnApplicati
   ) {}
 
   onApplicationBootstrap(): void {
-    this.task = startPeriodicTask('Unresolved calls count', 5_000, UNRESOLVED_COUNT_PERIOD_MS, async () => {
-      const page = await this.calls.page({}, MAX_UNRESOLVED_PAGE);
-      this.metrics.unresolvedCalls(page.calls.length);
-    });
+    this.task = startPeriodicTask('Unresolved calls count', 5_000, UNRESOLVED_COUNT_PERIOD_MS, () => this.count());
+  }
+
+  /** One count, reported to the metric. */
+  async count(): Promise<void> {
+    const page = await this.calls.page({}, MAX_UNRESOLVED_PAGE);
+    this.metrics.unresolvedCalls(page.calls.length);
   }
 
   async onApplicationShutdown(): Promise<void> {
