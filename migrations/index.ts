@@ -8,6 +8,7 @@ import { SealAuditEvents1764230400000 } from './1764230400000-SealAuditEvents';
 import { EndUsers1764316800000 } from './1764316800000-EndUsers';
 import { BrowserSessions1764403200000 } from './1764403200000-BrowserSessions';
 import { AuditTraceIds1764489600000 } from './1764489600000-AuditTraceIds';
+import { SessionRenewalClaims1764576000000 } from './1764576000000-SessionRenewalClaims';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so the same list works compiled,
@@ -24,4 +25,5 @@ export const MIGRATIONS = [
   EndUsers1764316800000,
   BrowserSessions1764403200000,
   AuditTraceIds1764489600000,
+  SessionRenewalClaims1764576000000,
 ];

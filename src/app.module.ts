@@ -3,7 +3,7 @@ import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
-import { BearerAuthGuard } from './auth/http/bearer-auth.guard';
+import { AccessGuard } from './auth/http/access.guard';
 import { BalancesModule } from './balances/balances.module';
 import { BankAccountsModule } from './bank-accounts/bank-accounts.module';
 import { CustomersModule } from './customers/customers.module';
@@ -54,7 +54,7 @@ export class AppModule {
       ],
       providers: [
         // Rate limits come before this, as a stage of the edge (edge.pipeline.ts).
-        { provide: APP_GUARD, useExisting: BearerAuthGuard },
+        { provide: APP_GUARD, useExisting: AccessGuard },
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
         // The terminal audit event of a success is written before the envelope is made.
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },

@@ -6,12 +6,13 @@ import { Drain } from './common/runtime/drain';
 import { edgeServerOptions, installEdgeServer } from './common/http/edge';
 import { installPipeline } from './common/http/pipeline';
 import { useFormBodyOn } from './common/http/json-body';
-import { SESSION_PATHS } from './auth/domain/browser-sessions.service';
+import { SESSION_PATHS } from './auth/http/browser-session-http';
 import { createRequestLogDestination, createServiceLogger, ServiceLogger } from './common/runtime/logging';
 import { requestIdOf } from './common/http/request-context';
 import { resolveConstraintsFrom } from './common/http/validation';
 import { corsOrigins } from './config/env.schema';
 import { AppConfig } from './config/load-config';
+import { readTrustedProxies, trustProxyOption } from './config/trusted-proxies';
 import { PrometheusMetrics } from './metrics/prometheus.metrics';
 import { serveMetrics } from './metrics/metrics.routes';
 import { DatabaseUrls } from './database/database-roles';
@@ -32,6 +33,7 @@ export async function createApp(
   upstream: UpstreamSettings,
   options: { logStream?: DestinationStream; demoCustomerId?: () => string | undefined; devIssuer?: string; webApp?: boolean } = {},
 ): Promise<NestFastifyApplication> {
+  const trustedProxies = readTrustedProxies(config.TRUST_PROXY, config);
   const adapter = new FastifyAdapter({
     ...edgeServerOptions({
       requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
@@ -40,7 +42,7 @@ export async function createApp(
     }),
     genReqId: requestIdOf,
     requestIdHeader: false,
-    trustProxy: config.TRUST_PROXY,
+    trustProxy: trustProxyOption(trustedProxies),
     // While draining, new requests get our own 503 envelope (see Drain), not Fastify's.
     return503OnClosing: false,
     bodyLimit: config.BODY_LIMIT_BYTES,
@@ -66,6 +68,9 @@ export async function createApp(
   const logStream = options.logStream ?? createRequestLogDestination();
   const logger = createServiceLogger(config.LOG_LEVEL, logStream);
   app.useLogger(new ServiceLogger(logger));
+  if (trustedProxies.kind === 'every-hop') {
+    logger.warn('TRUST_PROXY=true trusts every hop: a caller chooses its own address with X-Forwarded-For (refused in production)');
+  }
   resolveConstraintsFrom(app);
   const fastify = app.getHttpAdapter().getInstance();
   installEdgeServer(fastify);

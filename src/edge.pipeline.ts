@@ -1,7 +1,9 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DestinationStream } from 'pino';
 import { adminPathsStage, AdminPath } from './auth/http/admin-paths';
-import { ApiClientsService } from './auth/domain/api-clients.service';
+import { Authenticator } from './auth/domain/authenticator';
+import { BrowserSessions } from './auth/domain/browser-sessions.service';
+import { identifyStage } from './auth/http/identify.stage';
 import { targetStage } from './common/http/edge';
 import type { EdgeStage } from './common/http/edge-stage';
 import { requestContextStage } from './common/http/request-context';
@@ -24,13 +26,15 @@ import { RateLimiter, rateLimitStage } from './rate-limit/rate-limiter';
  * 4. target — the canonical target and the headers: a refused one is answered here.
  * 5. request-log — one line per request when its answer has gone (or its caller has).
  * 6. drain — while shutting down, new requests are refused; the others are counted in flight.
- * 7. admin-paths — Swagger UI, the OpenAPI document and the metrics need an admin (when so configured).
- * 8. rate-limit — API requests and unmatched ones count against the limits, per client or per address.
- * 9. metrics — the request-duration histogram (when metrics are on).
+ * 7. identify — who is calling, decided once: a client token, an end user's access token (bearer or DPoP), a
+ *    browser session; the caller or the refusal is kept, and nothing else authenticates a request.
+ * 8. admin-paths — Swagger UI, the OpenAPI document and the metrics need an admin (when so configured).
+ * 9. rate-limit — API requests and unmatched ones count against the limits, per caller or per address.
+ * 10. metrics — the request-duration histogram (when metrics are on).
  *
- * Then Nest: the authentication guard (it reads the route's @Public and @Roles; the token was
- * already looked up once, by the rate limit), the validation pipe, the handler, the answer
- * interceptor (audit, then envelope) and, for a failure at any point, the error filter.
+ * Then Nest: the access guard (may this caller call this route: its @Public, @Roles and @EndUsers),
+ * the validation pipe, the handler, the answer interceptor (audit, then envelope) and, for a
+ * failure at any point, the error filter.
  */
 export const EDGE_STAGE_ORDER = [
   'request-context',
@@ -39,6 +43,7 @@ export const EDGE_STAGE_ORDER = [
   'target',
   'request-log',
   'drain',
+  'identify',
   'admin-paths',
   'rate-limit',
   'metrics',
@@ -77,7 +82,11 @@ export function edgeStages(
     target: targetStage(),
     'request-log': requestLogStage(createRequestLogger(config.LOG_LEVEL, logStream)),
     drain: drainStage(app.get(Drain)),
-    'admin-paths': adminPathsStage(adminPaths, app.get(ApiClientsService)),
+    identify: identifyStage(app.get(Authenticator), {
+      publicOrigin: config.PUBLIC_BASE_URL,
+      sessions: app.get(BrowserSessions).enabled ? { allowedOrigins: () => app.get(BrowserSessions).allowedOrigins() } : undefined,
+    }),
+    'admin-paths': adminPathsStage(adminPaths),
     'rate-limit': rateLimitStage(app.get(RateLimiter)),
     metrics: config.METRICS_ENABLED ? metricsStage(app.get(PrometheusMetrics)) : { name: 'metrics' },
   };

@@ -17,12 +17,13 @@ import { PostgresNotifications } from '../database/postgres-notifications';
 import { ApiClientChanges } from './domain/api-client-changes.port';
 import { ApiClientStore } from './domain/api-client-store.port';
 import { ApiClientsService } from './domain/api-clients.service';
-import { Callers } from './domain/callers.service';
+import { Authenticator } from './domain/authenticator';
+import { EndUserIds } from './domain/end-user-ids';
 import { EndUserTokens } from './domain/end-user-tokens.port';
 import { ProofReplay } from './domain/proof-replay.port';
 import { Pseudonyms } from './domain/pseudonyms';
-import { CallerIdentity } from '../common/http/caller-identity.port';
-import { BearerAuthGuard, BearerCallerIdentity } from './http/bearer-auth.guard';
+import { AccessGuard } from './http/access.guard';
+import { SESSION_PATHS } from './http/browser-session-http';
 import { ClientsController } from './http/clients.controller';
 import { DpopProofs } from './oidc/dpop-proofs';
 import { JoseEndUserTokens } from './oidc/jose-end-user-tokens';
@@ -42,7 +43,7 @@ export class AuthModule {
   static forRoot(options: AuthOptions = {}): DynamicModule {
     return {
       module: AuthModule,
-      // Every feature asks it who is calling (the guard, the rate limit, the edge's admin paths).
+      // The edge's identify stage asks it who is calling; every route's access guard and the features' controllers use it.
       global: true,
       imports: [TypeOrmModule.forFeature([ApiClientEntity])],
       controllers: [ClientsController, SessionController],
@@ -102,14 +103,13 @@ export class AuthModule {
         { provide: BrowserSessionStore, useExisting: PgBrowserSessionStore },
         {
           provide: BrowserSessions,
-          inject: [ConfigService, HttpAdapterHost, BrowserSessionStore, EndUserTokens, Pseudonyms, ProofReplay],
+          inject: [ConfigService, HttpAdapterHost, BrowserSessionStore, EndUserTokens, Pseudonyms],
           useFactory: (
             config: ConfigService<AppConfig, true>,
             host: HttpAdapterHost,
             store: BrowserSessionStore,
             endUsers: EndUserTokens,
             pseudonyms: Pseudonyms,
-            replay: ProofReplay,
           ) => {
             const settings = sessionSettings(
               {
@@ -124,7 +124,7 @@ export class AuthModule {
               corsOrigins({ CORS_ORIGINS: config.getOrThrow('CORS_ORIGINS', { infer: true }) }),
               options.devIssuer && options.devWebClient ? { issuer: options.devIssuer, ...options.devWebClient } : undefined,
             );
-            if (!settings) return new BrowserSessions(undefined, store, endUsers, pseudonyms, replay);
+            if (!settings) return new BrowserSessions(undefined, store, endUsers, pseudonyms);
             const { key, generated } = loadSessionKey({
               SESSION_KEY: config.get('SESSION_KEY', { infer: true }),
               DATA_DIR: config.getOrThrow('DATA_DIR', { infer: true }),
@@ -153,6 +153,7 @@ export class AuthModule {
                   publicOrigin,
                   publicOriginConfigured: settings.publicBaseUrl !== undefined,
                   allowedOrigins: () => [publicOrigin(), ...settings.allowedOrigins],
+                  callbackPath: SESSION_PATHS.callback,
                 },
                 provider: new OpenIdRelyingParty(settings, config.getOrThrow('OIDC_AUDIENCE', { infer: true })),
                 box: new JoseSealedBox(key),
@@ -160,15 +161,19 @@ export class AuthModule {
               store,
               endUsers,
               pseudonyms,
-              replay,
             );
           },
         },
-        Callers,
-        BearerAuthGuard,
-        { provide: CallerIdentity, useClass: BearerCallerIdentity },
+        Authenticator,
+        {
+          provide: EndUserIds,
+          inject: [ConfigService, Pseudonyms],
+          useFactory: (config: ConfigService<AppConfig, true>, pseudonyms: Pseudonyms) =>
+            new EndUserIds(trustedIssuers(configValues(config), options.devIssuer), pseudonyms),
+        },
+        AccessGuard,
       ],
-      exports: [ApiClientsService, Callers, BearerAuthGuard, CallerIdentity, BrowserSessions],
+      exports: [ApiClientsService, Authenticator, EndUserIds, AccessGuard, BrowserSessions],
     };
   }
 }

@@ -1,4 +1,5 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
+import { EndUserCustomers } from '../auth/domain/end-user-customers.port';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
@@ -10,15 +11,18 @@ import { MeController } from './http/me.controller';
 import { CustomerTenantEntity } from './persistence/customer-tenant.entity';
 import { TypeOrmCustomerOwnershipRepository } from './persistence/typeorm-customer-ownership.repository';
 
+/** Global: the browser session (auth) asks it for an end user's customers, without importing this feature. */
+@Global()
 @Module({
   imports: [TypeOrmModule.forFeature([CustomerTenantEntity]), AuditModule, IdempotencyModule],
   controllers: [CustomersController, MeController],
   providers: [
     TypeOrmCustomerOwnershipRepository,
     { provide: CustomerOwnership, useExisting: TypeOrmCustomerOwnershipRepository },
+    { provide: EndUserCustomers, useExisting: TypeOrmCustomerOwnershipRepository },
     CustomerTenancy,
     CustomersService,
   ],
-  exports: [CustomerTenancy],
+  exports: [CustomerTenancy, EndUserCustomers],
 })
 export class CustomersModule {}

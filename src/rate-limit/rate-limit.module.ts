@@ -19,9 +19,8 @@ function rateLimitsOf(config: ConfigService<AppConfig, true>): RateLimits {
 /**
  * Rate limits per client token and per source IP. Counters live in memory, or in Redis when
  * RATE_LIMIT_REDIS_URL is set so that replicas share them. The limiter runs as a stage of the edge
- * (edge.pipeline.ts), ahead of authentication.
+ * (edge.pipeline.ts), after the identify stage, whose answer it counts by.
  */
-/** CallerIdentity comes from the auth feature's global module. */
 @Module({
   providers: [
     RateLimiter,

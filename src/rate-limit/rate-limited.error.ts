@@ -1,9 +1,10 @@
 import { DomainError } from '../common/domain/domain-error';
 
 export class RateLimited extends DomainError {
-  constructor(retryAfterSeconds: number, limit: number, per: 'client' | 'ip') {
+  constructor(retryAfterSeconds: number, limit: number, per: 'client' | 'ip' | 'identity-provider') {
+    const whom = { client: 'caller', ip: 'source IP without valid credentials', 'identity-provider': 'OpenID provider address (back-channel logout)' }[per];
     super('RATE_LIMIT.EXCEEDED', {
-      details: `At most ${limit} requests per minute per ${per === 'client' ? 'client token' : 'source IP without a valid client token'}`,
+      details: `At most ${limit} requests per minute per ${whom}`,
       retryAfterSeconds,
     });
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CallerIdentity } from '../common/http/caller-identity.port';
 import type { EdgeStage } from '../common/http/edge-stage';
+import { contextOf } from '../common/http/request-context';
 import { RateLimitStore } from './rate-limit-store';
 import { RateLimited } from './rate-limited.error';
 
@@ -16,21 +16,24 @@ export abstract class RateLimits {
 
 export interface Tracker {
   readonly key: string;
-  readonly per: 'client' | 'ip';
+  readonly per: 'client' | 'ip' | 'identity-provider';
 }
 
 /**
- * Whom a request counts against: its client when the token is valid, else its source IP (so
- * guessing tokens is limited too). The token is looked up once per request, and authentication
- * reuses the answer (CallerIdentity).
+ * Whom a request counts against, as the identify stage decided: its caller when its credentials
+ * were accepted; the OpenID provider's back-channel logout, per address, in a budget of its own
+ * (its calls are proven by their signed token, and anonymous traffic from the same address must
+ * not use it up); else its source IP (so guessing tokens is limited too).
  */
-export async function trackerOf(request: FastifyRequest, identity: CallerIdentity): Promise<Tracker> {
-  const clientId = await identity.clientIdOf(request);
-  return clientId ? { key: `client:${clientId}`, per: 'client' } : { key: `ip:${request.ip}`, per: 'ip' };
+export function trackerOf(request: FastifyRequest): Tracker {
+  const identity = contextOf(request.raw).identity;
+  if (identity?.caller) return { key: `client:${identity.caller.id}`, per: 'client' };
+  if (identity?.fromIdentityProvider) return { key: `identity-provider:${request.ip}`, per: 'identity-provider' };
+  return { key: `ip:${request.ip}`, per: 'ip' };
 }
 
 /** The policies' names in RateLimit-Policy and RateLimit: one per kind of tracker. */
-const POLICY_NAMES = { client: 'per-client', ip: 'per-ip' } as const;
+const POLICY_NAMES = { client: 'per-client', ip: 'per-ip', 'identity-provider': 'identity-provider' } as const;
 
 /**
  * `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers, a Structured Field list): the policy
@@ -62,13 +65,13 @@ export class RateLimiter {
   constructor(
     private readonly store: RateLimitStore,
     private readonly limits: RateLimits,
-    private readonly identity: CallerIdentity,
   ) {}
 
   /** @throws RateLimited over the limit. */
   async admit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const tracker = await trackerOf(request, this.identity);
-    const limit = tracker.per === 'client' ? this.limits.perClient : this.limits.perIp;
+    const tracker = trackerOf(request);
+    // The OpenID provider's logouts are counted as a client's: a provider ending many sessions at once is not guessing.
+    const limit = tracker.per === 'ip' ? this.limits.perIp : this.limits.perClient;
     const count = await this.store.increment(tracker.key, this.limits.ttlMs, limit, this.limits.ttlMs);
     const policy = POLICY_NAMES[tracker.per];
     const windowSeconds = Math.ceil(this.limits.ttlMs / 1000);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { exportJWK, generateKeyPair, JWK } from 'jose';
 import { ALL_SCOPES } from '../auth/domain/scopes';
 import { canonicalTarget } from '../common/http/canonical-target';
-import { SESSION_PATHS } from '../auth/domain/browser-sessions.service';
+import { SESSION_PATHS } from '../auth/http/browser-session-http';
 
 /** Where the gateway serves the reference web app in sandbox mode. */
 export const WEB_APP_PATH = '/app/';
@@ -57,6 +57,8 @@ export interface DevIdentityProvider {
    * already issued stay valid: the signing key is the same).
    */
   setWebOrigins(origins: readonly string[]): Promise<void>;
+  /** How many refresh tokens the provider has revoked or otherwise destroyed since it started. */
+  refreshTokensDestroyed(): number;
   close(): Promise<void>;
 }
 
@@ -207,6 +209,8 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
       features: {
         devInteractions: { enabled: false },
         backchannelLogout: { enabled: true },
+        // RFC 7009: the gateway revokes a session's refresh token when the session is logged out.
+        revocation: { enabled: true },
         dPoP: { enabled: true },
         resourceIndicators: {
           enabled: true,
@@ -236,9 +240,11 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
   const cookieKey = randomBytes(32).toString('base64url');
   /** Built on the first request, or when the gateway's origins are known: once, in the usual start. */
   let built: { provider: ReturnType<typeof build>; callback: ReturnType<ReturnType<typeof build>['callback']> } | undefined;
+  let refreshTokensDestroyed = 0;
   const start = (origins: readonly string[]) => {
     const provider = build(origins);
     provider.on('server_error', () => undefined);
+    provider.on('refresh_token.destroyed', () => (refreshTokensDestroyed += 1));
     built = { provider, callback: provider.callback() };
     return built;
   };
@@ -303,6 +309,7 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
       start(origins);
       return Promise.resolve();
     },
+    refreshTokensDestroyed: () => refreshTokensDestroyed,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -29,6 +29,7 @@ describe('The edge: one ordered pipeline', () => {
       'target',
       'request-log',
       'drain',
+      'identify',
       'admin-paths',
       'rate-limit',
       'metrics',

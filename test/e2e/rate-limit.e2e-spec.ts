@@ -30,7 +30,7 @@ describe('Rate limits (per client token, per IP without one)', () => {
     expect(allowed.every((a) => Number(/;t=(\d+)$/.exec(a.headers.get('ratelimit')!)![1]) <= 60)).toBe(true);
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({ status: 429, data: null, error: { id: expect.any(String), message: expect.stringContaining('Too many requests') } });
-    expect(refused.body.error!.details).toContain('5 requests per minute per client token');
+    expect(refused.body.error!.details).toContain('5 requests per minute per caller');
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);

@@ -1,4 +1,4 @@
-import { CLIENT_ROLES, ClientRole, RecordedClient } from '../../common/domain/request-record';
+import { CLIENT_ROLES, ClientRole, END_USER_NAME, RecordedClient } from '../../common/domain/request-record';
 
 export const API_CLIENT_ROLES = CLIENT_ROLES;
 export type ApiClientRole = ClientRole;
@@ -21,4 +21,9 @@ export interface NewApiClient {
   readonly role: ApiClientRole;
   readonly tenant: string;
   readonly expiresAt: Date | null;
+}
+
+/** An end user as a caller: known by their pseudonym, named as every end user is, with their token's scopes. */
+export function endUserCaller(pseudonym: string, tenant: string, scopes?: readonly string[]): AuthenticatedClient {
+  return { id: pseudonym, name: END_USER_NAME, role: 'end_user', tenant, ...(scopes ? { scopes } : {}) };
 }

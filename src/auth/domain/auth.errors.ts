@@ -23,8 +23,11 @@ export function challengeOf(scheme: 'bearer' | 'dpop', error?: 'invalid_token' |
  * and refused is answered with `error="invalid_token"` in the challenge (RFC 6750 section 3.1).
  */
 export class InvalidClientToken extends DomainError {
-  constructor(presented?: { scheme: 'bearer' | 'dpop' }) {
-    super('AUTH.INVALID_TOKEN', { details: INVALID_TOKEN_DETAILS, challenge: presented ? challengeOf(presented.scheme, 'invalid_token') : undefined });
+  constructor(presented?: { scheme?: 'bearer' | 'dpop'; details?: string }) {
+    super('AUTH.INVALID_TOKEN', {
+      details: presented?.details ?? INVALID_TOKEN_DETAILS,
+      challenge: presented?.scheme ? challengeOf(presented.scheme, 'invalid_token') : undefined,
+    });
   }
 }
 

@@ -68,6 +68,8 @@ export abstract class RelyingParty {
   abstract logoutUrl(postLogoutRedirectUri: string): Promise<string | undefined>;
   /** @throws InvalidLogoutToken. */
   abstract readLogoutToken(token: string): Promise<LogoutNotice>;
+  /** Revokes a refresh token at the provider (RFC 7009) when it advertises a revocation endpoint; does nothing otherwise. @throws when the provider cannot be asked. */
+  abstract revoke(refreshToken: string): Promise<void>;
 }
 
 /** A login under way, kept between its start and its callback. */
@@ -106,21 +108,34 @@ export abstract class BrowserSessionStore {
   abstract find(idHash: string, fresh?: boolean): Promise<StoredSession | undefined>;
   abstract touch(idHash: string, at: Date): Promise<void>;
   /**
-   * Renews the session's tokens, one replica at a time: `renew` is called only if, once this
-   * replica holds the session, it is still `stale` (another may have renewed it meanwhile).
+   * Claims the renewal of the session's tokens for `leaseMs`: true when the session is still at
+   * `version` and no other request (of any replica) holds a claim, so this one may ask the provider.
+   * Nothing is held while the provider is asked: no row lock, no connection.
    */
-  abstract renew(
-    idHash: string,
-    stale: (session: StoredSession) => boolean,
-    renew: (session: StoredSession) => Promise<{ sealedTokens: string; accessExpiresAt: Date }>,
-  ): Promise<StoredSession | undefined>;
+  abstract claimRenewal(idHash: string, version: number, leaseMs: number): Promise<boolean>;
+  /**
+   * Saves renewed tokens, if the session is still at `version`, and gives the claim up. Undefined
+   * when the session has ended meanwhile.
+   */
+  abstract saveRenewal(idHash: string, version: number, renewed: { sealedTokens: string; accessExpiresAt: Date }): Promise<StoredSession | undefined>;
+  /** Gives a claim up without renewing (the provider could not be asked). */
+  abstract releaseRenewal(idHash: string, version: number): Promise<void>;
   /** Ends one session, on every replica. */
   abstract end(idHash: string): Promise<StoredSession | undefined>;
   /**
    * Ends, on every replica, the sessions made in a provider session (`sidHash`, of `endUser` when
-   * given), or else every session of `endUser`, at an issuer.
+   * given), or else every session of `endUser`, at an issuer. With `once`, in the same transaction
+   * as recording its key: a key already recorded ends nothing (`alreadyUsed`), and a failure to end
+   * them records nothing, so the sender's retry is not refused as a replay.
    */
-  abstract endAll(where: { issuer: string; endUser?: string; sidHash?: string }): Promise<StoredSession[]>;
+  abstract endAll(
+    where: { issuer: string; endUser?: string; sidHash?: string },
+    once?: { key: string; expiresAt: Date },
+  ): Promise<{ ended: StoredSession[]; alreadyUsed: boolean }>;
+  /** The live sessions of an end user (by pseudonym), newest first (at most 100). */
+  abstract listOf(endUser: string): Promise<StoredSession[]>;
+  /** Ends, on every replica, every session of an end user (by pseudonym). */
+  abstract endAllOf(endUser: string): Promise<StoredSession[]>;
 }
 
 /** Seals secrets at rest (authenticated encryption), each to its context: a sealed value opens only where it was sealed. */

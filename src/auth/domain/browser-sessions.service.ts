@@ -1,25 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { END_USER_NAME, RecordedClient } from '../../common/domain/request-record';
-import type { AuthenticatedClient } from './api-client';
-import { CsrfRejected, InvalidClientToken, InvalidLogoutToken, LoginFailed, ReturnToRefused, SessionEnded, SessionsNotConfigured } from './auth.errors';
+import type { RecordedClient } from '../../common/domain/request-record';
+import { endUserCaller, type AuthenticatedClient } from './api-client';
+import { InvalidClientToken, InvalidLogoutToken, IssuerUnavailable, LoginFailed, ReturnToRefused, SessionEnded, SessionsNotConfigured } from './auth.errors';
 import { BrowserSessionStore, RefreshRefused, RelyingParty, SealedBox, SessionTokens, StoredSession } from './browser-session.ports';
 import { EndUserTokens } from './end-user-tokens.port';
-import { ProofReplay } from './proof-replay.port';
 import { Pseudonyms } from './pseudonyms';
-
-/** The cookies: `__Host-` (RFC 6265bis section 4.1.3.2): Secure, Path=/, no Domain, so no other host can set or read them. */
-export const SESSION_COOKIE = '__Host-gw_session';
-export const LOGIN_COOKIE = '__Host-gw_login';
-/** The anti-forgery header a request with the session cookie must carry (a cross-site form cannot send it; a cross-site fetch needs CORS's consent). */
-export const CSRF_HEADER = 'x-csrf';
-
-/** The paths of the session's endpoints (the callback is the redirect URI registered at the provider). */
-export const SESSION_PATHS = {
-  login: '/api/v1/session/login',
-  callback: '/api/v1/session/callback',
-  backchannelLogout: '/api/v1/session/backchannel-logout',
-} as const;
 
 /** How long a login may take at the provider. */
 const LOGIN_TTL_MS = 10 * 60_000;
@@ -28,6 +14,11 @@ const RENEW_BEFORE_MS = 60_000;
 /** The last use of a session is written at most this often, and at least four times per idle timeout (so the sweep never takes a session in use). */
 const TOUCH_AT_MOST_EVERY_MS = 60_000;
 const REMEMBERED_TOKENS = 10_000;
+/** How long one request may hold the renewal of a session's tokens (the provider's call is bounded well within it). */
+const RENEWAL_LEASE_MS = 15_000;
+/** While another request renews: how often, and how long at most, to look for its result. */
+const RENEWAL_POLL_MS = 100;
+const RENEWAL_WAIT_MS = 5_000;
 
 /** A random id of 32 bytes, as it is sent in a cookie. */
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
@@ -43,15 +34,8 @@ export interface SessionRuntimeSettings {
   readonly publicOrigin: () => string;
   /** PUBLIC_BASE_URL is set (production): the origin is the operator's, never taken from a request. */
   readonly publicOriginConfigured: boolean;
-}
-
-/** What a request with the session cookie presents. */
-export interface SessionPresentation {
-  /** The cookie's value; an array when it was sent more than once. */
-  readonly cookie: string | string[];
-  readonly csrf: string | string[] | undefined;
-  readonly origin: string | string[] | undefined;
-  readonly method: string;
+  /** The path of the callback on the public origin: with it, the redirect URI registered at the provider. */
+  readonly callbackPath: string;
 }
 
 /** A session as the web app may see it: who, until when. */
@@ -91,8 +75,8 @@ export class BrowserSessions {
     private readonly store: BrowserSessionStore,
     private readonly endUsers: EndUserTokens,
     private readonly pseudonyms: Pseudonyms,
-    private readonly usedLogoutTokens: ProofReplay,
     private readonly now: () => number = Date.now,
+    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   ) {
     this.settings = configured?.settings;
     this.provider = configured?.provider;
@@ -101,6 +85,11 @@ export class BrowserSessions {
 
   get enabled(): boolean {
     return this.settings !== undefined;
+  }
+
+  /** The origins a request with the session cookie may come from (the anti-forgery rules), the public one first. */
+  allowedOrigins(): readonly string[] {
+    return this.configured().settings.allowedOrigins();
   }
 
   private configured(): { settings: SessionRuntimeSettings; provider: RelyingParty } {
@@ -127,7 +116,8 @@ export class BrowserSessions {
 
   /** Where the provider sends the browser back. */
   redirectUri(): string {
-    return `${this.configured().settings.publicOrigin()}${SESSION_PATHS.callback}`;
+    const { settings } = this.configured();
+    return `${settings.publicOrigin()}${settings.callbackPath}`;
   }
 
   /**
@@ -223,23 +213,19 @@ export class BrowserSessions {
       expiresAt: new Date(now + this.configured().settings.absoluteTimeoutSeconds * 1000),
       version: 1,
     });
-    return { sessionId, returnTo: login.returnTo, client: { id: endUser, name: END_USER_NAME, role: 'end_user', tenant: user.tenant, scopes: user.scopes } };
+    return { sessionId, returnTo: login.returnTo, client: endUserCaller(endUser, user.tenant, user.scopes) };
   }
 
   /**
-   * The end user behind a request with the session cookie: only with the anti-forgery header and
-   * from an allowed origin; only while the session lasts. The access token is renewed when it is
-   * about to expire, by one replica.
-   * @throws CsrfRejected, SessionEnded, IssuerUnavailable.
+   * The end user behind a request with the session cookie (its anti-forgery rules already met, by
+   * the HTTP layer): only while the session lasts. The access token is renewed when it is about to
+   * expire, by one request of one replica at a time.
+   * @throws SessionEnded, IssuerUnavailable.
    */
-  async authenticate(presented: SessionPresentation): Promise<SessionView> {
+  async authenticate(cookie: string): Promise<SessionView> {
     const { settings } = this.configured();
-    if (presented.csrf !== '1') throw new CsrfRejected(`Send the header X-CSRF: 1 with requests that carry the session cookie`);
-    if (presented.origin !== undefined && (typeof presented.origin !== 'string' || !settings.allowedOrigins().includes(presented.origin))) {
-      throw new CsrfRejected('The request comes from an origin that is not allowed');
-    }
-    if (typeof presented.cookie !== 'string' || !COOKIE_VALUE.test(presented.cookie)) throw new SessionEnded();
-    const idHash = hashOf(presented.cookie);
+    if (!COOKIE_VALUE.test(cookie)) throw new SessionEnded();
+    const idHash = hashOf(cookie);
     let session = await this.live(idHash);
 
     if (this.now() - session.lastSeenAt.getTime() >= Math.min(TOUCH_AT_MOST_EVERY_MS, (settings.idleTimeoutSeconds * 1000) / 4)) {
@@ -258,7 +244,7 @@ export class BrowserSessions {
       user = await this.endUsers.verify(tokens.accessToken, {
         scheme: 'bearer',
         proof: undefined,
-        method: presented.method,
+        method: 'GET',
         // Held by this service, never presented with a DPoP proof: no URL to match.
         url: '',
         heldByService: true,
@@ -270,7 +256,7 @@ export class BrowserSessions {
     const id = this.pseudonyms.of(user.issuer, user.subject);
     if (id !== session.endUser || user.tenant !== session.tenant) throw new SessionEnded();
     return {
-      client: { id, name: END_USER_NAME, role: 'end_user', tenant: user.tenant, scopes: user.scopes },
+      client: endUserCaller(id, user.tenant, user.scopes),
       expiresAt: session.expiresAt,
       idleExpiresAt: new Date(Math.min(session.expiresAt.getTime(), session.lastSeenAt.getTime() + settings.idleTimeoutSeconds * 1000)),
     };
@@ -291,19 +277,33 @@ export class BrowserSessions {
     return session;
   }
 
+  /**
+   * The session's tokens, opened. Tokens sealed under another key (SESSION_KEY changed, or a
+   * replica with a key of its own) never open again: that session ends.
+   * @throws SessionEnded.
+   */
   private async tokensOf(session: StoredSession): Promise<SessionTokens> {
     const key = `${session.idHash}:${session.version}`;
     let tokens = this.opened.get(key);
     if (!tokens) {
-      tokens = await this.box.open<SessionTokens>(session.sealedTokens, `session:${session.idHash}`);
+      try {
+        tokens = await this.box.open<SessionTokens>(session.sealedTokens, `session:${session.idHash}`);
+      } catch {
+        await this.store.end(session.idHash);
+        throw new SessionEnded('The session can no longer be read here: log in again');
+      }
       this.opened.set(key, tokens);
     }
     return tokens;
   }
 
-  /** The session with a fresh access token: renewed by one request of one replica at a time. */
+  /**
+   * The session with a fresh access token. One request of one replica renews it at a time (a claim
+   * in the store, and one promise per session here); the provider is asked with nothing held, no
+   * row lock and no connection. The others go on with the token they have while it lasts, or wait
+   * a little for the renewal.
+   */
   private async renewed(session: StoredSession, tokens: SessionTokens): Promise<StoredSession> {
-    const { provider } = this.configured();
     if (!tokens.refreshToken) {
       if (tokens.accessExpiresAt > this.now()) return session;
       await this.store.end(session.idHash);
@@ -311,18 +311,7 @@ export class BrowserSessions {
     }
     let pending = this.renewing.get(session.idHash);
     if (!pending) {
-      pending = this.store
-        .renew(
-          session.idHash,
-          (current) => current.accessExpiresAt.getTime() - this.now() < RENEW_BEFORE_MS,
-          async (current) => {
-            const held = await this.tokensOf(current);
-            const fresh = await provider.refresh(held.refreshToken!);
-            const next: SessionTokens = { ...fresh, refreshToken: fresh.refreshToken ?? held.refreshToken, idToken: fresh.idToken ?? held.idToken };
-            return { sealedTokens: await this.box.seal(next, `session:${current.idHash}`), accessExpiresAt: new Date(next.accessExpiresAt) };
-          },
-        )
-        .finally(() => this.renewing.delete(session.idHash));
+      pending = this.renew(session).finally(() => this.renewing.delete(session.idHash));
       this.renewing.set(session.idHash, pending);
     }
     let renewed: StoredSession | undefined;
@@ -341,34 +330,118 @@ export class BrowserSessions {
   }
 
   /**
-   * Ends the session here (every replica), then, when the provider has RP-initiated logout, says
-   * where to send the browser to end it there too. The ID token is not sent: the provider asks.
+   * Renews the session's tokens under a claim, or finds them renewed by whoever holds it. A copy
+   * this replica remembered may be a version behind: then the fresh one is what needs renewing.
+   * Undefined when the session has ended.
    */
-  async logout(cookie: string, returnTo: string | undefined): Promise<{ ended?: StoredSession; logoutUrl?: string }> {
+  private async renew(session: StoredSession): Promise<StoredSession | undefined> {
+    let current = session;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if (await this.store.claimRenewal(current.idHash, current.version, RENEWAL_LEASE_MS)) return this.renewClaimed(current);
+      const fresh = await this.store.find(current.idHash, true);
+      if (!fresh || fresh.version === current.version) return fresh && this.renewedElsewhere(fresh);
+      if (fresh.accessExpiresAt.getTime() - this.now() >= RENEW_BEFORE_MS) return fresh;
+      current = fresh;
+    }
+    return this.renewedElsewhere(current);
+  }
+
+  /** Asks the provider for fresh tokens, with the claim held (and given up should the provider not answer). */
+  private async renewClaimed(session: StoredSession): Promise<StoredSession | undefined> {
+    const { provider } = this.configured();
+    const held = await this.tokensOf(session);
+    if (!held.refreshToken) throw new RefreshRefused();
+    let fresh: SessionTokens;
+    try {
+      fresh = await provider.refresh(held.refreshToken);
+    } catch (error) {
+      await this.store.releaseRenewal(session.idHash, session.version).catch(() => undefined);
+      throw error;
+    }
+    const next: SessionTokens = { ...fresh, refreshToken: fresh.refreshToken ?? held.refreshToken, idToken: fresh.idToken ?? held.idToken };
+    return this.store.saveRenewal(session.idHash, session.version, {
+      sealedTokens: await this.box.seal(next, `session:${session.idHash}`),
+      accessExpiresAt: new Date(next.accessExpiresAt),
+    });
+  }
+
+  /** Another request holds the renewal: its result, once saved (or the session as it is, while its token lasts). */
+  private async renewedElsewhere(session: StoredSession): Promise<StoredSession | undefined> {
+    const until = this.now() + RENEWAL_WAIT_MS;
+    for (;;) {
+      const current = await this.store.find(session.idHash, true);
+      if (!current || current.version !== session.version || current.accessExpiresAt.getTime() > this.now()) return current;
+      if (this.now() >= until) throw new IssuerUnavailable();
+      await this.sleep(RENEWAL_POLL_MS);
+    }
+  }
+
+  /**
+   * Ends the session of this cookie here (every replica) and, when the provider has a revocation
+   * endpoint, revokes its refresh token there (RFC 7009); then says where to send the browser to log
+   * out at the provider too (RP-initiated logout). Needs nothing but the cookie: the provider being
+   * down neither keeps the session nor fails the logout (no `logoutUrl` then). The ID token is not
+   * sent: the provider asks.
+   * @throws ReturnToRefused.
+   */
+  async logout(cookie: string | undefined, returnTo: string | undefined): Promise<{ ended?: StoredSession; logoutUrl?: string }> {
     const { provider } = this.configured();
     const target = this.returnTo(returnTo);
-    const ended = COOKIE_VALUE.test(cookie) ? await this.store.end(hashOf(cookie)) : undefined;
-    return { ended, logoutUrl: await provider.logoutUrl(target) };
+    const ended = await this.end(cookie);
+    const logoutUrl = await provider.logoutUrl(target).catch(() => undefined);
+    return { ended, logoutUrl };
+  }
+
+  /**
+   * Ends the session of this cookie, if it names one, on every replica, and revokes its refresh
+   * token at the provider when it can (a failure there is not the user's: the row is gone).
+   */
+  async end(cookie: string | undefined): Promise<StoredSession | undefined> {
+    if (cookie === undefined || !COOKIE_VALUE.test(cookie)) return undefined;
+    const ended = await this.store.end(hashOf(cookie));
+    if (ended) await this.revoke(ended);
+    return ended;
+  }
+
+  private async revoke(session: StoredSession): Promise<void> {
+    const { provider } = this.configured();
+    try {
+      const tokens = await this.box.open<SessionTokens>(session.sealedTokens, `session:${session.idHash}`);
+      if (tokens.refreshToken) await provider.revoke(tokens.refreshToken);
+    } catch {
+      // Sealed under another key, or the provider could not be asked: the session has ended here all the same.
+    }
   }
 
   /**
    * A logout token from the provider (OpenID Connect Back-Channel Logout 1.0): every session of
-   * its `sid`, or of its `sub`, ends on every replica. A token is accepted once.
+   * its `sid`, or of its `sub`, ends on every replica. A token is accepted once: its `jti` is used
+   * up in the same transaction that ends the sessions, so a failure leaves the provider's retry good.
    * @throws InvalidLogoutToken.
    */
   async backchannelLogout(token: string): Promise<{ client?: RecordedClient; ended: number }> {
     const { provider } = this.configured();
     const notice = await provider.readLogoutToken(token);
-    const first = await this.usedLogoutTokens.useOnce(
-      createHash('sha256').update(`logout-token\0${provider.issuer}\0${notice.jti}`).digest('hex'),
-      notice.expiresAt,
-    );
-    if (!first) throw new InvalidLogoutToken('The logout token was already used');
     const endUser = notice.subject === undefined ? undefined : this.pseudonyms.of(provider.issuer, notice.subject);
-    const ended = await this.store.endAll({ issuer: provider.issuer, endUser, sidHash: notice.sid === undefined ? undefined : hashOf(notice.sid) });
+    const { ended, alreadyUsed } = await this.store.endAll(
+      { issuer: provider.issuer, endUser, sidHash: notice.sid === undefined ? undefined : hashOf(notice.sid) },
+      { key: createHash('sha256').update(`logout-token\0${provider.issuer}\0${notice.jti}`).digest('hex'), expiresAt: notice.expiresAt },
+    );
+    if (alreadyUsed) throw new InvalidLogoutToken('The logout token was already used');
     const [one] = ended;
     // The audit names whose sessions ended (by pseudonym), when any did.
-    const client: RecordedClient | undefined = one && { id: one.endUser, name: END_USER_NAME, role: 'end_user', tenant: one.tenant };
-    return { client, ended: ended.length };
+    return { client: one && endUserCaller(one.endUser, one.tenant), ended: ended.length };
+  }
+
+  /** An end user's live sessions (by pseudonym), for an operator. */
+  async sessionsOf(endUser: string): Promise<StoredSession[]> {
+    return this.store.listOf(endUser);
+  }
+
+  /** Ends every session of an end user (by pseudonym) on every replica, and revokes their refresh tokens where the provider can. */
+  async endSessionsOf(endUser: string): Promise<StoredSession[]> {
+    const ended = await this.store.endAllOf(endUser);
+    if (this.enabled) for (const session of ended) await this.revoke(session);
+    return ended;
   }
 }

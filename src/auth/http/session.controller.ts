@@ -8,10 +8,22 @@ import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/htt
 import { Audited } from '../../common/http/audited.decorator';
 import { recordOf, targetOf } from '../../common/http/request-context';
 import { InvalidLogoutToken, SessionEnded } from '../domain/auth.errors';
-import { BrowserSessions, LOGIN_COOKIE, SESSION_COOKIE, SESSION_PATHS } from '../domain/browser-sessions.service';
-import type { AuthenticatedClient } from '../domain/api-client';
+import { BrowserSessions } from '../domain/browser-sessions.service';
+import { EndUserCustomers } from '../domain/end-user-customers.port';
+import { endUserCaller, type AuthenticatedClient } from '../domain/api-client';
 import { CurrentClient, EndUsers, Public } from './auth.decorators';
-import { clearedCookie, cookieOf, loginCookie, sessionCookie } from './session-cookies';
+import {
+  checkAntiForgery,
+  clearedCookie,
+  cookieOf,
+  LOGIN_COOKIE,
+  loginCookie,
+  SESSION_COOKIE,
+  SESSION_PATHS,
+  sessionCookie,
+  sessionCookieOf,
+} from './browser-session-http';
+import { SessionResponseDto } from './session.response.dto';
 
 const LOGIN_COOKIE_SECONDS = 600;
 
@@ -66,7 +78,28 @@ export class BackchannelLogoutResponseDto {
 @ApiTags('session')
 @Controller({ path: 'api/v1/session' })
 export class SessionController {
-  constructor(@Inject(BrowserSessions) private readonly sessions: BrowserSessions) {}
+  constructor(
+    @Inject(BrowserSessions) private readonly sessions: BrowserSessions,
+    private readonly customers: EndUserCustomers,
+  ) {}
+
+  @Get()
+  @Audited(OPERATION.readSession)
+  @EndUsers()
+  @ApiOperation({
+    summary: 'Who is logged in, in this browser',
+    description:
+      'For a web app, with the session cookie and `X-CSRF: 1`: the end user’s pseudonym, tenant, scopes and customers, and until when the session lasts. ' +
+      'Never a token. Without a session: 401.',
+  })
+  @ApiEnvelopeResponse(200, SessionResponseDto)
+  @ApiErrorResponses(ERRORS.edge, 'AUTH.INVALID_TOKEN', 'SESSION.ENDED', 'SESSION.CSRF_REJECTED', 'AUTH.ISSUER_UNAVAILABLE')
+  async session(@CurrentClient() caller: AuthenticatedClient): Promise<SessionResponseDto> {
+    // An app's access token or a server's client token is not a browser session.
+    if (!caller.session) throw new SessionEnded('This request has no browser session');
+    const customers = await this.customers.customersOf(caller.tenant, caller.id);
+    return SessionResponseDto.from(caller, caller.session, customers);
+  }
 
   @Get('login')
   @Public()
@@ -113,6 +146,8 @@ export class SessionController {
     void reply.header('cache-control', 'no-store').header('set-cookie', clearedCookie(LOGIN_COOKIE));
     const { sessionId, returnTo, client } = await this.sessions.finishLogin(query, firstOf(cookieOf(request.headers.cookie, LOGIN_COOKIE)));
     noteClient(recordOf(request.raw), client);
+    // The browser's previous session, if it had one, ends with the new login: one browser, one session.
+    await this.sessions.end(firstOf(sessionCookieOf(request)));
     void reply
       .code(302)
       .header('location', returnTo)
@@ -122,34 +157,29 @@ export class SessionController {
 
   @Post('logout')
   @HttpCode(200)
-  @EndUsers()
+  @Public()
   @Audited(OPERATION.logout)
   @ApiOperation({
     summary: 'Log the browser out',
     description:
-      'With the session cookie and `X-CSRF: 1`. The session ends on every replica and its cookie is cleared; `logout_url` is where to send the browser to log out at the OpenID provider too.',
+      'With the session cookie and `X-CSRF: 1`; the body is optional. The session ends on every replica and its cookie is cleared, whatever the OpenID provider’s state: ' +
+      'its refresh token is revoked there when the provider can be asked, and `logout_url` is where to send the browser to log out at the provider too (null when it has none, or cannot be reached).',
   })
   @ApiBody({ type: LogoutRequestDto, required: false })
   @ApiEnvelopeResponse(200, LogoutResponseDto, { message: 'Logged out' })
-  @ApiErrorResponses(
-    ERRORS.edge,
-    ...ERRORS.body,
-    'SESSION.ENDED',
-    'SESSION.CSRF_REJECTED',
-    'SESSION.RETURN_TO_REFUSED',
-    'AUTH.INVALID_TOKEN',
-    'AUTH.ISSUER_UNAVAILABLE',
-  )
+  @ApiErrorResponses(ERRORS.edge, ...ERRORS.body, 'SESSION.ENDED', 'SESSION.CSRF_REJECTED', 'SESSION.RETURN_TO_REFUSED', 'SESSION.NOT_CONFIGURED')
   async logout(
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-    @CurrentClient() caller: AuthenticatedClient,
     @Body() body: LogoutRequestDto = {},
   ): Promise<LogoutResponseDto> {
-    // Authenticated by its session (the guard read the cookie): an app's or a server's token has none to log out of.
-    if (!caller.session) throw new SessionEnded('Only a browser session logs out');
-    const { logoutUrl } = await this.sessions.logout(cookieOf(request.headers.cookie, SESSION_COOKIE) as string, body?.return_to);
+    // Needs only the cookie and the anti-forgery rules: never the provider, never a token's renewal.
+    const cookie = sessionCookieOf(request);
+    if (cookie === undefined) throw new SessionEnded('Only a browser session logs out');
+    checkAntiForgery(request, this.sessions.allowedOrigins());
     void reply.header('cache-control', 'no-store').header('set-cookie', clearedCookie(SESSION_COOKIE));
+    const { ended, logoutUrl } = await this.sessions.logout(firstOf(cookie), body?.return_to);
+    if (ended) noteClient(recordOf(request.raw), endUserCaller(ended.endUser, ended.tenant));
     return { logout_url: logoutUrl ?? null };
   }
 

@@ -55,6 +55,11 @@ export class PgBrowserSessionStore extends BrowserSessionStore implements OnAppl
   // Nothing is remembered for more than 30 s, as a backstop behind NOTIFY (as client tokens are).
   private readonly remembered = new LRUCache<string, StoredSession>({ max: REMEMBERED_SESSIONS, ttl: REMEMBER_AT_MOST_MS });
   private readonly channel: NotificationChannel;
+  /**
+   * Bumped on every ending heard: a read that started before one must not be remembered after it
+   * (it may hold a session that has just ended, which would then live on here for up to 30 s).
+   */
+  private generation = 0;
   private sweeper?: PeriodicTask;
 
   constructor(
@@ -65,7 +70,10 @@ export class PgBrowserSessionStore extends BrowserSessionStore implements OnAppl
   ) {
     super();
     this.channel = notifications.channel(BROWSER_SESSIONS_ENDED);
-    this.channel.subscribe(() => this.remembered.clear());
+    this.channel.subscribe(() => {
+      this.generation += 1;
+      this.remembered.clear();
+    });
   }
 
   async saveLogin(login: PendingLogin): Promise<void> {
@@ -114,8 +122,9 @@ export class PgBrowserSessionStore extends BrowserSessionStore implements OnAppl
       const known = this.remembered.get(idHash);
       if (known) return known;
     }
+    const generation = this.generation;
     const rows: SessionRow[] = await unavailableOnOutage(() => this.dataSource.query(`SELECT ${COLUMNS} FROM browser_sessions WHERE id_hash = $1`, [idHash]));
-    return this.remember(rows[0]);
+    return this.remember(rows[0], generation);
   }
 
   async touch(idHash: string, at: Date): Promise<void> {
@@ -126,28 +135,37 @@ export class PgBrowserSessionStore extends BrowserSessionStore implements OnAppl
     if (known && known.lastSeenAt < at) this.remembered.set(idHash, { ...known, lastSeenAt: at });
   }
 
-  async renew(
-    idHash: string,
-    stale: (session: StoredSession) => boolean,
-    renew: (session: StoredSession) => Promise<{ sealedTokens: string; accessExpiresAt: Date }>,
-  ): Promise<StoredSession | undefined> {
-    const renewed = await unavailableOnOutage(() =>
-      this.dataSource.transaction(async (manager: EntityManager) => {
-        // The row is held until commit: a second replica renewing the same session waits, then finds it fresh.
-        const rows: SessionRow[] = await manager.query(`SELECT ${COLUMNS} FROM browser_sessions WHERE id_hash = $1 FOR UPDATE`, [idHash]);
-        const current = rows[0] && sessionOf(rows[0]);
-        if (!current || !stale(current)) return current;
-        const next = await renew(current);
-        const [updated] = await manager.query<[SessionRow[], number]>(
-          `UPDATE browser_sessions SET sealed_tokens = $2, access_expires_at = $3, version = version + 1 WHERE id_hash = $1 RETURNING ${COLUMNS}`,
-          [idHash, next.sealedTokens, next.accessExpiresAt],
-        );
-        return sessionOf(updated[0]);
-      }),
+  async claimRenewal(idHash: string, version: number, leaseMs: number): Promise<boolean> {
+    const [, claimed] = await unavailableOnOutage(() =>
+      this.dataSource.query<[unknown[], number]>(
+        `UPDATE browser_sessions SET renewal_claimed_until = now() + make_interval(secs => $3 / 1000.0)
+          WHERE id_hash = $1 AND version = $2 AND (renewal_claimed_until IS NULL OR renewal_claimed_until < now())`,
+        [idHash, version, leaseMs],
+      ),
     );
-    if (!renewed) this.remembered.delete(idHash);
-    else if (this.channel.live) this.remembered.set(idHash, renewed);
-    return renewed;
+    return claimed === 1;
+  }
+
+  async saveRenewal(idHash: string, version: number, renewed: { sealedTokens: string; accessExpiresAt: Date }): Promise<StoredSession | undefined> {
+    const generation = this.generation;
+    const [rows] = await unavailableOnOutage(() =>
+      this.dataSource.query<[SessionRow[], number]>(
+        `UPDATE browser_sessions SET sealed_tokens = $3, access_expires_at = $4, version = version + 1, renewal_claimed_until = NULL
+          WHERE id_hash = $1 AND version = $2 RETURNING ${COLUMNS}`,
+        [idHash, version, renewed.sealedTokens, renewed.accessExpiresAt],
+      ),
+    );
+    if (!rows[0]) {
+      this.remembered.delete(idHash);
+      return undefined;
+    }
+    return this.remember(rows[0], generation);
+  }
+
+  async releaseRenewal(idHash: string, version: number): Promise<void> {
+    await unavailableOnOutage(() =>
+      this.dataSource.query('UPDATE browser_sessions SET renewal_claimed_until = NULL WHERE id_hash = $1 AND version = $2', [idHash, version]),
+    );
   }
 
   async end(idHash: string): Promise<StoredSession | undefined> {
@@ -155,19 +173,52 @@ export class PgBrowserSessionStore extends BrowserSessionStore implements OnAppl
     return ended[0];
   }
 
-  endAll(where: { issuer: string; endUser?: string; sidHash?: string }): Promise<StoredSession[]> {
+  async endAll(
+    where: { issuer: string; endUser?: string; sidHash?: string },
+    once?: { key: string; expiresAt: Date },
+  ): Promise<{ ended: StoredSession[]; alreadyUsed: boolean }> {
     // A logout token that names the provider's session ends the sessions made in it (of its user,
     // when it names one too); one that names only a user ends all of theirs.
-    if (where.sidHash !== undefined) {
-      return this.endWhere('issuer = $1 AND sid_hash = $2 AND ($3::uuid IS NULL OR end_user = $3::uuid)', [where.issuer, where.sidHash, where.endUser ?? null]);
-    }
-    if (where.endUser === undefined) return Promise.resolve([]);
-    return this.endWhere('issuer = $1 AND end_user = $2', [where.issuer, where.endUser]);
+    const [condition, parameters] =
+      where.sidHash !== undefined
+        ? ['issuer = $1 AND sid_hash = $2 AND ($3::uuid IS NULL OR end_user = $3::uuid)', [where.issuer, where.sidHash, where.endUser ?? null]]
+        : where.endUser !== undefined
+          ? ['issuer = $1 AND end_user = $2', [where.issuer, where.endUser]]
+          : [undefined, []];
+    let alreadyUsed = false;
+    const ended = await this.endWhere(condition, parameters, async (manager) => {
+      if (!once) return true;
+      // The key is recorded in the same transaction as the ending: should the ending fail, it is not recorded.
+      const used: unknown[] = await manager.query(
+        `INSERT INTO dpop_proofs (key, expires_at) VALUES ($1, $2)
+          ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE dpop_proofs.expires_at < now() RETURNING key`,
+        [once.key, once.expiresAt],
+      );
+      alreadyUsed = used.length === 0;
+      return !alreadyUsed;
+    });
+    return { ended, alreadyUsed };
   }
 
-  private async endWhere(condition: string, parameters: unknown[]): Promise<StoredSession[]> {
+  async listOf(endUser: string): Promise<StoredSession[]> {
+    const rows: SessionRow[] = await unavailableOnOutage(() =>
+      this.dataSource.query(`SELECT ${COLUMNS} FROM browser_sessions WHERE end_user = $1 AND expires_at > now() ORDER BY created_at DESC LIMIT 100`, [endUser]),
+    );
+    return rows.map(sessionOf);
+  }
+
+  endAllOf(endUser: string): Promise<StoredSession[]> {
+    return this.endWhere('end_user = $1', [endUser]);
+  }
+
+  private async endWhere(
+    condition: string | undefined,
+    parameters: unknown[],
+    first: (manager: EntityManager) => Promise<boolean> = () => Promise.resolve(true),
+  ): Promise<StoredSession[]> {
     const rows = await unavailableOnOutage(() =>
       this.dataSource.transaction(async (manager: EntityManager) => {
+        if (!(await first(manager)) || condition === undefined) return [];
         const [deleted] = await manager.query<[SessionRow[], number]>(`DELETE FROM browser_sessions WHERE ${condition} RETURNING ${COLUMNS}`, parameters);
         // Delivered on commit, to every replica (this one too).
         if (deleted.length > 0) await manager.query(`SELECT pg_notify('${BROWSER_SESSIONS_ENDED}', '')`);
@@ -178,10 +229,11 @@ export class PgBrowserSessionStore extends BrowserSessionStore implements OnAppl
     return rows.map(sessionOf);
   }
 
-  private remember(row: SessionRow | undefined): StoredSession | undefined {
+  /** The row as a session, remembered only if no ending was heard since the read began (`generation`). */
+  private remember(row: SessionRow | undefined, generation: number): StoredSession | undefined {
     if (!row) return undefined;
     const session = sessionOf(row);
-    if (this.channel.live) this.remembered.set(session.idHash, session);
+    if (this.channel.live && generation === this.generation) this.remembered.set(session.idHash, session);
     return session;
   }
 

@@ -46,7 +46,7 @@ const ERROR_EXAMPLES: Partial<Record<ErrorCode, { details: string; fields?: { fi
     details: 'A reference identifies one transaction: send a new reference for a different request.',
     fields: [{ field: 'reference', message: 'reference was already used with a different body' }],
   },
-  'RATE_LIMIT.EXCEEDED': { details: 'At most 600 requests per minute per client token' },
+  'RATE_LIMIT.EXCEEDED': { details: 'At most 600 requests per minute per caller' },
   'UPSTREAM.REJECTED': { details: 'The provider answered 400. Quote the error id to support.' },
   'AUDIT.UNAVAILABLE': { details: 'Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.' },
   'UPSTREAM.TIMEOUT': { details: 'The request may or may not have been processed; retry with the same reference to find out.' },

@@ -13,6 +13,25 @@ export interface Interruption {
   readonly errorId: string;
 }
 
+/** How a request's credentials were presented: an Authorization scheme, or the browser session's cookie. */
+export type CredentialKind = 'bearer' | 'dpop' | 'basic' | 'session';
+
+/**
+ * Who the request comes from, as the edge's identify stage decided it, once: the caller, or why
+ * the credentials it presented were refused, or neither (it presented none). Every later decision
+ * (the rate limit, the admin paths, the routes' access check, the audit) reads this.
+ */
+export interface Identification {
+  /** The caller, when the request presented credentials and they were accepted. */
+  readonly caller?: RecordedClient;
+  /** Why the credentials presented were refused: raised by whatever needs a caller, never for a public route. */
+  readonly refusal?: DomainError;
+  /** How the credentials were presented; absent when none were. */
+  readonly presentedAs?: CredentialKind;
+  /** The request is the OpenID provider's back-channel logout: it has its own rate-limit budget (its token is checked by the route). */
+  readonly fromIdentityProvider?: boolean;
+}
+
 /**
  * Everything the edge knows about one request, in one object: made when the request is first seen
  * (its target is read before routing) and dropped with it. Each field has one writer; nothing else
@@ -22,7 +41,7 @@ export interface Interruption {
  * |---|---|---|
  * | target | contextOf (the canonical reading of the request line) | before routing |
  * | record | contextOf (with the request id: the caller's X-Request-Id when sane, else a new one); then the record's own writers (common/domain/request-record.ts) | before routing |
- * | caller | the authentication stage (auth/http: authenticationOf) | the first stage that needs the caller asks |
+ * | identity | the identify stage (auth/http/identify.stage.ts) | before the rate limit, for every request |
  * | interruption | the edge's client-error handler (common/http/edge.ts) | the connection timed out or broke mid-request |
  * | leaveDrain | the drain stage (edge.pipeline.ts) | the request is admitted |
  * | logged | the request log (common/runtime/logging.ts) | its one line is written |
@@ -30,8 +49,8 @@ export interface Interruption {
 export class RequestContext {
   readonly target: CanonicalTarget;
   readonly record: RequestRecord;
-  /** The pending lookup of the caller's credentials: one per request, however many stages ask. */
-  caller?: Promise<RecordedClient>;
+  /** Who is calling, decided once by the identify stage. */
+  identity?: Identification;
   /** How the edge already answered the request (a timeout, a broken connection). */
   interruption?: Interruption;
   /** Leaves the drain's count of requests in flight; called once, when the answer is ready. */

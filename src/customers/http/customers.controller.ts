@@ -1,6 +1,6 @@
 import { OPERATION } from '../../common/domain/audit-operations';
 import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
-import { Callers } from '../../auth/domain/callers.service';
+import { EndUserIds } from '../../auth/domain/end-user-ids';
 import { CustomerIdParamDto } from '../../common/http/customer-id.param.dto';
 import { BindCustomerRequestDto, BoundCustomerResponseDto } from './bind-customer.dto';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -24,7 +24,7 @@ import { CustomerResponseDto } from './customer.response.dto';
 export class CustomersController {
   constructor(
     private readonly customers: CustomersService,
-    private readonly callers: Callers,
+    private readonly endUserIds: EndUserIds,
   ) {}
 
   @Post()
@@ -64,7 +64,12 @@ export class CustomersController {
     @Param() params: CustomerIdParamDto,
     @Body() body: BindCustomerRequestDto,
   ): Promise<BoundCustomerResponseDto> {
-    const endUserId = this.callers.endUserIdFor(body.subject, body.issuer, undefined, { subject: 'subject', issuer: 'issuer' });
+    // Only an issuer of the partner's own tenant: a binding to another tenant's end user could never be used, and would block the right one.
+    const endUserId = this.endUserIds.pseudonymOf(body.subject, {
+      issuer: body.issuer,
+      tenant: client.tenant,
+      names: { subject: 'subject', issuer: 'issuer' },
+    });
     const binding = await this.customers.bind(client, params.customer_id, endUserId);
     return { customer_id: params.customer_id, end_user_id: endUserId, binding };
   }

@@ -1,8 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
-import { SessionEnded } from '../../auth/domain/auth.errors';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
-import { CallerResponseDto, SessionResponseDto } from './me.response.dto';
+import { CallerResponseDto } from './me.response.dto';
 import { CurrentClient, EndUsers } from '../../auth/http/auth.decorators';
 import { OPERATION } from '../../common/domain/audit-operations';
 import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/http/api-envelope.decorators';
@@ -29,23 +28,5 @@ export class MeController {
   async me(@CurrentClient() caller: AuthenticatedClient): Promise<CallerResponseDto> {
     const customers = caller.role === 'end_user' ? await this.ownership.customersOf(caller.tenant, caller.id) : undefined;
     return CallerResponseDto.from(caller, customers);
-  }
-
-  @Get('session')
-  @Audited(OPERATION.readSession)
-  @EndUsers()
-  @ApiOperation({
-    summary: 'Who is logged in, in this browser',
-    description:
-      'For a web app, with the session cookie and `X-CSRF: 1`: the end user’s pseudonym, tenant, scopes and customers, and until when the session lasts. ' +
-      'Never a token. Without a session: 401.',
-  })
-  @ApiEnvelopeResponse(200, SessionResponseDto)
-  @ApiErrorResponses(ERRORS.edge, 'AUTH.INVALID_TOKEN', 'SESSION.ENDED', 'SESSION.CSRF_REJECTED', 'AUTH.ISSUER_UNAVAILABLE')
-  async session(@CurrentClient() caller: AuthenticatedClient): Promise<SessionResponseDto> {
-    // An app's access token or a server's client token is not a browser session.
-    if (!caller.session) throw new SessionEnded('This request has no browser session');
-    const customers = await this.ownership.customersOf(caller.tenant, caller.id);
-    return SessionResponseDto.from(caller, caller.session, customers);
   }
 }

@@ -3,7 +3,7 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../../common/http/api-envelope.decorators';
 import { Roles } from '../../../auth/http/auth.decorators';
-import { Callers } from '../../../auth/domain/callers.service';
+import { EndUserIds } from '../../../auth/domain/end-user-ids';
 import { AuditEventsService } from '../domain/audit-events.service';
 import { AuditEventIdParamDto, AuditEventsQueryDto } from './audit-events.request.dto';
 import { AuditEventResponseDto, AuditEventsPageResponseDto } from './audit-event.response.dto';
@@ -18,7 +18,7 @@ const DEFAULT_PAGE = 50;
 export class AuditEventsController {
   constructor(
     private readonly events: AuditEventsService,
-    private readonly callers: Callers,
+    private readonly endUserIds: EndUserIds,
   ) {}
 
   @Get()
@@ -39,7 +39,8 @@ export class AuditEventsController {
         customerId: query.customer_id,
         operation: query.operation,
         phase: query.outcome,
-        clientId: query.end_user === undefined ? query.client : this.callers.endUserIdFor(query.end_user, query.end_user_issuer, query.client),
+        clientId:
+          query.end_user === undefined ? query.client : this.endUserIds.pseudonymOf(query.end_user, { issuer: query.end_user_issuer, client: query.client }),
         from: query.from === undefined ? undefined : new Date(query.from),
         to: query.to === undefined ? undefined : new Date(query.to),
       },

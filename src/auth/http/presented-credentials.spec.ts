@@ -1,4 +1,4 @@
-import { presentedToken } from './callers.service';
+import { presentedToken } from './presented-credentials';
 
 describe(presentedToken.name, () => {
   it.each([

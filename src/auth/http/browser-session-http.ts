@@ -1,6 +1,20 @@
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyRequest } from 'fastify';
-import { CSRF_HEADER, LOGIN_COOKIE, SESSION_COOKIE, SessionPresentation } from '../domain/browser-sessions.service';
+import { CsrfRejected } from '../domain/auth.errors';
+
+/** The cookies: `__Host-` (RFC 6265bis section 4.1.3.2): Secure, Path=/, no Domain, so no other host can set or read them. */
+export const SESSION_COOKIE = '__Host-gw_session';
+export const LOGIN_COOKIE = '__Host-gw_login';
+/** The anti-forgery header a request with the session cookie must carry (a cross-site form cannot send it; a cross-site fetch needs CORS's consent). */
+export const CSRF_HEADER = 'x-csrf';
+
+/** The paths of the session's endpoints (the callback is the redirect URI registered at the provider). */
+export const SESSION_PATHS = {
+  login: '/api/v1/session/login',
+  callback: '/api/v1/session/callback',
+  logout: '/api/v1/session/logout',
+  backchannelLogout: '/api/v1/session/backchannel-logout',
+} as const;
 
 /**
  * A cookie's value from the Cookie header: undefined when absent, an array when sent more than
@@ -16,16 +30,23 @@ export function cookieOf(header: string | undefined, name: string): string | str
   return values.length === 0 ? undefined : values.length === 1 ? values[0] : values;
 }
 
-/** What a request presents with the session cookie, when it has one. */
-export function sessionPresentedBy(request: FastifyRequest): SessionPresentation | undefined {
-  const cookie = cookieOf(request.headers.cookie, SESSION_COOKIE);
-  if (cookie === undefined) return undefined;
-  return {
-    cookie,
-    csrf: request.headers[CSRF_HEADER],
-    origin: request.headers.origin,
-    method: request.method,
-  };
+/** The session cookie's value, when the request carries it once (sent twice, it names no session). */
+export function sessionCookieOf(request: FastifyRequest): string | string[] | undefined {
+  return cookieOf(request.headers.cookie, SESSION_COOKIE);
+}
+
+/**
+ * The anti-forgery rules of a request that carries the session cookie: the header `X-CSRF: 1`
+ * (which a cross-site form cannot send, and a cross-site fetch only with CORS's consent), and, when
+ * the browser names one, an allowed origin.
+ * @throws CsrfRejected.
+ */
+export function checkAntiForgery(request: FastifyRequest, allowedOrigins: readonly string[]): void {
+  if (request.headers[CSRF_HEADER] !== '1') throw new CsrfRejected(`Send the header X-CSRF: 1 with requests that carry the session cookie`);
+  const origin = request.headers.origin;
+  if (origin !== undefined && (typeof origin !== 'string' || !allowedOrigins.includes(origin))) {
+    throw new CsrfRejected('The request comes from an origin that is not allowed');
+  }
 }
 
 /**

@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import { endUserCaller, type AuthenticatedClient } from './api-client';
+import { ApiClientsService } from './api-clients.service';
+import { BrowserSessions } from './browser-sessions.service';
+import { InvalidClientToken } from './auth.errors';
+import { EndUserTokens } from './end-user-tokens.port';
+import { Pseudonyms } from './pseudonyms';
+
+/**
+ * What a request presents to say who it is, as the HTTP layer read it:
+ * - `token`: `Authorization: Bearer <token>` or `DPoP <token>`, with the DPoP header and what a proof must match;
+ * - `password`: `Authorization: Basic`, whose password is a client token (what a browser prompts for on /docs);
+ * - `session`: a web app's session cookie, its anti-forgery rules already met;
+ * - `malformed`: an Authorization header that is none of these (`details` says which part is wrong).
+ */
+export type PresentedCredentials =
+  | {
+      readonly kind: 'token';
+      readonly scheme: 'bearer' | 'dpop';
+      readonly token: string;
+      /** The `DPoP` header: undefined when absent, an array when sent more than once. */
+      readonly dpop: string | string[] | undefined;
+      readonly method: string;
+      /** The request's URL without its query, on the canonical path, at the service's public origin. */
+      readonly url: string;
+    }
+  | { readonly kind: 'password'; readonly token: string }
+  | { readonly kind: 'session'; readonly cookie: string }
+  | { readonly kind: 'malformed'; readonly details: string };
+
+/** A JWS in compact form: three base64url parts. Client tokens never look like one. */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/**
+ * Decides who is calling, for every kind of credential: partner servers and admins with client
+ * tokens (server-side credentials, tenant-wide); the partner's end users with an access token from
+ * the partner's OpenID provider (bearer, or bound to a key with DPoP), or with a web app's browser
+ * session. An end user is known by their pseudonym, never by their subject. The edge's identify
+ * stage is its one caller.
+ */
+@Injectable()
+export class Authenticator {
+  constructor(
+    private readonly clients: ApiClientsService,
+    private readonly endUsers: EndUserTokens,
+    private readonly pseudonyms: Pseudonyms,
+    private readonly sessions: BrowserSessions,
+  ) {}
+
+  /**
+   * The caller the credentials belong to.
+   * @throws InvalidClientToken, InvalidDpopProof, IssuerUnavailable, SessionEnded.
+   */
+  async authenticate(presented: PresentedCredentials): Promise<AuthenticatedClient> {
+    switch (presented.kind) {
+      case 'malformed':
+        // No token could be read: the challenge names no error (RFC 6750 section 3.1).
+        throw new InvalidClientToken();
+      case 'password':
+        return this.clients.authenticate(presented.token);
+      case 'session': {
+        const { client, expiresAt, idleExpiresAt } = await this.sessions.authenticate(presented.cookie);
+        return { ...client, session: { expiresAt, idleExpiresAt } };
+      }
+      case 'token':
+        return this.byToken(presented);
+    }
+  }
+
+  private async byToken(presented: Extract<PresentedCredentials, { kind: 'token' }>): Promise<AuthenticatedClient> {
+    const { scheme, token } = presented;
+    if (this.endUsers.enabled && COMPACT_JWS.test(token)) {
+      const user = await this.endUsers.verify(token, { scheme, proof: presented.dpop, method: presented.method, url: presented.url });
+      return endUserCaller(this.pseudonyms.of(user.issuer, user.subject), user.tenant, user.scopes);
+    }
+    // A client token is a bearer token: it is bound to no key.
+    if (scheme === 'dpop') throw new InvalidClientToken({ scheme });
+    try {
+      return await this.clients.authenticate(token);
+    } catch (error) {
+      if (error instanceof InvalidClientToken) throw new InvalidClientToken({ scheme });
+      throw error;
+    }
+  }
+}

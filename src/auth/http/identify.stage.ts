@@ -1,0 +1,88 @@
+import type { FastifyRequest } from 'fastify';
+import { DomainError } from '../../common/domain/domain-error';
+import { noteClient } from '../../common/domain/request-record';
+import type { EdgeStage } from '../../common/http/edge-stage';
+import { statusOfCode } from '../../common/http/error-envelope.filter';
+import { contextOf, CredentialKind, Identification, targetOf } from '../../common/http/request-context';
+import { SPAN_ATTRIBUTES, traced } from '../../common/telemetry/tracing';
+import { Authenticator, PresentedCredentials } from '../domain/authenticator';
+import { SESSION_PATHS } from './browser-session-http';
+import { CredentialRules, credentialsOf } from './presented-credentials';
+
+const NOBODY: Identification = {};
+const IDENTITY_PROVIDER: Identification = { fromIdentityProvider: true };
+
+/**
+ * The session's own endpoints, which identify nobody from a request's credentials: a login and its
+ * callback are navigations (no anti-forgery header), logout needs only the cookie (never the
+ * OpenID provider), and the back-channel logout is the provider's, proven by its signed token.
+ */
+const SESSION_ENDPOINTS: ReadonlySet<string> = new Set([SESSION_PATHS.login, SESSION_PATHS.callback, SESSION_PATHS.logout]);
+
+function kindOf(presented: PresentedCredentials): CredentialKind | undefined {
+  switch (presented.kind) {
+    case 'token':
+      return presented.scheme;
+    case 'password':
+      return 'basic';
+    case 'session':
+      return 'session';
+    case 'malformed':
+      return undefined;
+  }
+}
+
+/**
+ * The identify stage: who is calling, decided once for every request, and kept in its context (the
+ * caller, or why its credentials were refused). It never refuses a request itself: the rate limit
+ * counts by what it found, the admin paths and the routes' access check raise its refusal where a
+ * caller is needed, and a public route goes on. An answer to a request that presented credentials
+ * is never stored by a shared cache (RFC 9111 keeps answers to Authorization requests from them,
+ * but not answers to cookie ones).
+ */
+export function identifyStage(authenticator: Authenticator, rules: CredentialRules): EdgeStage {
+  return {
+    name: 'identify',
+    onRequest: (request, reply) => {
+      const context = contextOf(request.raw);
+      const path = targetOf(request.raw).path;
+      if (path === SESSION_PATHS.backchannelLogout) {
+        context.identity = IDENTITY_PROVIDER;
+        return undefined;
+      }
+      if (SESSION_ENDPOINTS.has(path)) {
+        context.identity = NOBODY;
+        return undefined;
+      }
+      let presented: PresentedCredentials | undefined;
+      try {
+        presented = credentialsOf(request, rules);
+      } catch (refusal) {
+        void reply.header('cache-control', 'no-store');
+        context.identity = { refusal: refusal as DomainError, presentedAs: 'session' };
+        return undefined;
+      }
+      if (presented === undefined) {
+        context.identity = NOBODY;
+        return undefined;
+      }
+      void reply.header('cache-control', 'no-store');
+      return identify(request, authenticator, presented);
+    },
+  };
+}
+
+async function identify(request: FastifyRequest, authenticator: Authenticator, presented: PresentedCredentials): Promise<void> {
+  const context = contextOf(request.raw);
+  const presentedAs = kindOf(presented);
+  try {
+    const caller = await traced('gateway.authenticate', { [SPAN_ATTRIBUTES.operation]: 'authenticate' }, () => authenticator.authenticate(presented), {
+      failed: (error) => (error instanceof DomainError && statusOfCode(error.code) < 500 ? 'refused' : 'failed'),
+    });
+    noteClient(context.record, caller);
+    context.identity = { caller, presentedAs };
+  } catch (refusal) {
+    // Kept, not thrown: only what needs a caller raises it (an unexpected failure too, as INTERNAL).
+    context.identity = { refusal: refusal as DomainError, presentedAs };
+  }
+}
