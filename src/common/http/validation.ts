@@ -83,6 +83,8 @@ class StrictValidationPipe extends ValidationPipe {
   private async strictly(value: unknown, metadata: ArgumentMetadata, type: Type): Promise<unknown> {
     const fields = declaredFieldsOf(type);
     if (fields.length === 0) return super.transform(value, metadata);
+    // No body at all where every field may be left out: the body is optional, and absent means none of them.
+    if (value === undefined && metadata.type === 'body' && fields.every((field) => field.optional)) value = {};
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw RequestValidationFailed.notAnObject();
     const carried = value as Record<string, unknown>;
     const known = new Set(fields.map((field) => field.name));

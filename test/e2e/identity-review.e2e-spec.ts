@@ -1,0 +1,216 @@
+import { randomBytes } from 'node:crypto';
+import { DevIdentityProvider, startDevIdentityProvider } from '../../src/sandbox/dev-identity-provider';
+import { webLogin } from '../../src/sandbox/dev-login';
+import { startTestApp, TestApp } from '../support/app';
+import { callApi, createCustomer } from '../support/http';
+import { dpopProof, newDpopKey, TEST_AUDIENCE, TestIssuer } from '../support/oidc';
+import { rawExchange } from '../support/raw-http';
+import { webClientEnv } from '../support/sessions';
+
+/**
+ * What a review of identity and sessions found, each over HTTP as an attacker or an unlucky user
+ * would meet it (docs/security.md, "Threat model"). Each test is named after its finding.
+ */
+
+/** A call as a web app makes it: the session cookie and the anti-forgery header. */
+const withSession = (base: string, method: 'GET' | 'POST', path: string, session: string, options: { body?: unknown; rawBody?: string } = {}) =>
+  callApi<Record<string, unknown>>(base, method, path, { ...options, headers: { cookie: `__Host-gw_session=${session}`, 'x-csrf': '1' } });
+
+describe('browser sessions: what the review found', () => {
+  let idp: DevIdentityProvider;
+  let t: TestApp;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    idp = await startDevIdentityProvider({ port: 0, audience: TEST_AUDIENCE });
+    env = webClientEnv(idp.issuer);
+    t = await startTestApp(env);
+    await idp.setWebOrigins([t.baseUrl]);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await idp?.close();
+  });
+
+  it('finding 4: when a web app logs out with no body at all, then the session ends (the body is optional)', async () => {
+    const { session } = await webLogin(t.baseUrl, 'demo');
+
+    const logout = await withSession(t.baseUrl, 'POST', '/api/v1/session/logout', session);
+    const after = await withSession(t.baseUrl, 'GET', '/api/v1/session', session);
+
+    expect(logout.status).toBe(200);
+    expect(after.status).toBe(401);
+  });
+
+  it('finding 12: when a browser logs out, then its refresh token is revoked at the provider (RFC 7009)', async () => {
+    const { session } = await webLogin(t.baseUrl, 'demo');
+    const before = idp.refreshTokensDestroyed();
+
+    const logout = await withSession(t.baseUrl, 'POST', '/api/v1/session/logout', session, { body: {} });
+
+    expect(logout.status).toBe(200);
+    expect(idp.refreshTokensDestroyed()).toBe(before + 1);
+  });
+
+  it('finding 17: when an answer is to a request with the session cookie, then no shared cache may store it', async () => {
+    const { session } = await webLogin(t.baseUrl, 'demo');
+
+    const answers = [await withSession(t.baseUrl, 'GET', '/api/v1/session', session), await withSession(t.baseUrl, 'GET', '/api/v1/me', session)];
+
+    expect(answers.map((answer) => [answer.status, answer.headers.get('cache-control')])).toEqual([
+      [200, 'no-store'],
+      [200, 'no-store'],
+    ]);
+  });
+
+  it('finding 5: when a replica seals with another SESSION_KEY, then a session it cannot open ends with 401, never a 500', async () => {
+    const other = await startTestApp({ ...env, SESSION_KEY: randomBytes(32).toString('base64') }, { database: t.database });
+    try {
+      const { session } = await webLogin(t.baseUrl, 'demo');
+
+      const there = await withSession(other.baseUrl, 'GET', '/api/v1/session', session);
+
+      expect(there.status).toBe(401);
+      expect(there.body.error?.code).toBe('SESSION.ENDED');
+    } finally {
+      await other.app.close();
+      await other.sandbox.close();
+    }
+  });
+});
+
+describe('the OpenID provider’s back-channel logout and the per-address limit', () => {
+  let idp: DevIdentityProvider;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    idp = await startDevIdentityProvider({ port: 0, audience: TEST_AUDIENCE });
+    t = await startTestApp(webClientEnv(idp.issuer, { RATE_LIMIT_PER_IP_PER_MINUTE: '5' }));
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await idp?.close();
+  });
+
+  it('finding 10: when anonymous calls from the provider’s address have used up the per-address limit, then its back-channel logouts are still heard', async () => {
+    for (let i = 0; i < 6; i++) await callApi(t.baseUrl, 'GET', '/api/v1/no-such-route');
+    const anonymous = await callApi(t.baseUrl, 'GET', '/api/v1/no-such-route');
+
+    const logout = await fetch(`${t.baseUrl}/api/v1/session/backchannel-logout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'logout_token=not-a-token',
+    });
+
+    expect(anonymous.status).toBe(429);
+    // Heard, and refused for what it is: a token that is not the provider's.
+    expect(logout.status).toBe(400);
+    expect(logout.headers.get('ratelimit-policy')).toContain('"identity-provider"');
+  });
+});
+
+describe('browser sessions whose provider is down at logout', () => {
+  let idp: DevIdentityProvider;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    // Two-second access tokens: once one has expired, using the session means renewing it at the provider.
+    idp = await startDevIdentityProvider({ port: 0, audience: TEST_AUDIENCE, accessTokenSeconds: 2 });
+    t = await startTestApp(webClientEnv(idp.issuer));
+    await idp.setWebOrigins([t.baseUrl]);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('finding 3: when the OpenID provider is down, then logout still ends the session and clears the cookie', async () => {
+    const { session } = await webLogin(t.baseUrl, 'demo');
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await idp.close();
+
+    const logout = await withSession(t.baseUrl, 'POST', '/api/v1/session/logout', session, { body: { return_to: '/app/' } });
+    const rows = await t.asOwner('SELECT 1 FROM browser_sessions');
+
+    expect(logout.status).toBe(200);
+    expect(logout.headers.getSetCookie().find((line) => line.startsWith('__Host-gw_session='))).toMatch(/Max-Age=0/i);
+    expect(rows).toEqual([]);
+  });
+});
+
+describe('end users’ tokens: what the review found', () => {
+  let issuer: TestIssuer;
+  let other: TestIssuer;
+  let t: TestApp;
+  let partner: string;
+  const PUBLIC = 'https://api.partner.example';
+
+  beforeAll(async () => {
+    issuer = await TestIssuer.start();
+    other = await TestIssuer.start();
+    t = await startTestApp({
+      OIDC_ISSUER: issuer.issuer,
+      OIDC_AUDIENCE: TEST_AUDIENCE,
+      OIDC_ISSUERS: JSON.stringify([{ issuer: other.issuer, audience: TEST_AUDIENCE, tenant: 'globex' }]),
+      END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64'),
+      PUBLIC_BASE_URL: PUBLIC,
+    });
+    partner = await t.createClient('partner');
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await issuer?.close();
+    await other?.close();
+  });
+
+  it('finding 14: when a partner binds a customer to an end user of another tenant’s issuer, then 400 and the customer stays free', async () => {
+    const customerId = await createCustomer(t.baseUrl, partner);
+
+    const foreign = await callApi(t.baseUrl, 'POST', `/api/v1/customers/${customerId}/end-user`, {
+      token: partner,
+      body: { subject: 'demo', issuer: other.issuer },
+    });
+    const own = await callApi(t.baseUrl, 'POST', `/api/v1/customers/${customerId}/end-user`, {
+      token: partner,
+      body: { subject: 'demo', issuer: issuer.issuer },
+    });
+
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error?.fields?.map((field) => field.field)).toEqual(['issuer']);
+    expect(own.status).toBe(200);
+  });
+
+  it('finding 15: when a DPoP-bound token comes with two DPoP headers, then 401 says to send exactly one', async () => {
+    const key = await newDpopKey();
+    const token = await issuer.token({ cnf: { jkt: key.jkt } });
+    const url = `${PUBLIC}/api/v1/me`;
+    const proofs = [await dpopProof(key, { method: 'GET', url, accessToken: token }), await dpopProof(key, { method: 'GET', url, accessToken: token })];
+
+    const answer = await rawExchange(
+      t.baseUrl,
+      `GET /api/v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: DPoP ${token}\r\nDPoP: ${proofs[0]}\r\nDPoP: ${proofs[1]}\r\nConnection: close\r\n\r\n`,
+    );
+
+    expect(answer.status).toBe(401);
+    expect(answer.body?.error?.details).toBe('Send exactly one DPoP header');
+  });
+
+  it('finding 2: when PUBLIC_BASE_URL is set, then a DPoP proof must name it: one made for the Host the caller sent is refused', async () => {
+    const key = await newDpopKey();
+    const token = await issuer.token({ cnf: { jkt: key.jkt } });
+    const request = (htu: string, host: string) =>
+      dpopProof(key, { method: 'GET', url: htu, accessToken: token }).then((proof) =>
+        rawExchange(t.baseUrl, `GET /api/v1/me HTTP/1.1\r\nHost: ${host}\r\nAuthorization: DPoP ${token}\r\nDPoP: ${proof}\r\nConnection: close\r\n\r\n`),
+      );
+
+    const forHostSent = await request('http://attacker.example/api/v1/me', 'attacker.example');
+    const forPublicOrigin = await request(`${PUBLIC}/api/v1/me`, 'attacker.example');
+
+    expect(forHostSent.status).toBe(401);
+    expect(forHostSent.body?.error?.details).toBe('The DPoP proof is for another URL');
+    expect(forPublicOrigin.status).toBe(200);
+  });
+});
