@@ -66,9 +66,9 @@ describe('AuditTrail', () => {
   });
 
   it('when attempt resolves, then the attempted event is already in the log with the request’s identifiers', async () => {
-    const context: RequestRecord = { ...newRecord('req-1'), sourceIp: '10.0.0.1', client: { id: 'c-1', name: 'ios-app', tenant: 'acme', role: 'partner' } };
+    const record: RequestRecord = { ...newRecord('req-1'), sourceIp: '10.0.0.1', client: { id: 'c-1', name: 'ios-app', tenant: 'acme', role: 'partner' } };
 
-    await runWithRecord(context, () => sut.attempt('bank_account.create', { reference: 'ref-1', customerId: 'cust-1', currency: 'EUR' }));
+    await runWithRecord(record, () => sut.attempt('bank_account.create', { reference: 'ref-1', customerId: 'cust-1', currency: 'EUR' }));
 
     expect(log.events).toHaveLength(1);
     expect(log.events[0]).toMatchObject({
@@ -82,23 +82,23 @@ describe('AuditTrail', () => {
       currency: 'EUR',
       occurredAt: new Date('2026-11-21T10:00:00Z'),
     });
-    expect(context.attempted).toBe(true);
+    expect(record.attempted).toBe(true);
   });
 
   it('when the log cannot be written, then attempt throws AuditUnavailable, the request is not marked attempted, and the failure is counted', async () => {
     log.failing = true;
-    const context = newRecord('req-2');
+    const record = newRecord('req-2');
 
-    await expect(runWithRecord(context, () => sut.attempt('customer.create', {}))).rejects.toBeInstanceOf(AuditUnavailable);
-    expect(context.attempted).toBeUndefined();
+    await expect(runWithRecord(record, () => sut.attempt('customer.create', {}))).rejects.toBeInstanceOf(AuditUnavailable);
+    expect(record.attempted).toBeUndefined();
     expect(metrics.auditFailures).toBe(1);
   });
 
   it('when conclude is called twice, then only one terminal event is written', async () => {
-    const context: RequestRecord = { ...newRecord('req-3'), upstream: { status: 502, errorId: 'UP-1', latencyMs: 12 } };
+    const record: RequestRecord = { ...newRecord('req-3'), upstream: { status: 502, errorId: 'UP-1', latencyMs: 12 } };
 
-    await sut.conclude(context, { operation: 'balance.read', phase: 'failed', httpStatus: 502, errorId: 'e-1' });
-    await sut.conclude(context, { operation: 'balance.read', phase: 'failed', httpStatus: 502, errorId: 'e-1' });
+    await sut.conclude(record, { operation: 'balance.read', phase: 'failed', httpStatus: 502, errorId: 'e-1' });
+    await sut.conclude(record, { operation: 'balance.read', phase: 'failed', httpStatus: 502, errorId: 'e-1' });
 
     expect(log.events).toHaveLength(1);
     expect(log.events[0]).toMatchObject({ phase: 'failed', upstreamStatus: 502, upstreamErrorId: 'UP-1', upstreamLatencyMs: 12 });

@@ -50,11 +50,11 @@ export class AuditTrail {
    * @throws AuditUnavailable when the event could not be committed: nothing may be sent then.
    */
   async attempt(operation: AuditOperation, subject: RequestSubject): Promise<void> {
-    const context = currentRecord();
-    if (!context) throw new Error('AuditTrail.attempt called outside a request');
-    noteSubject(subject, context);
-    await this.write(this.event(context, { operation, phase: 'attempted' }));
-    noteAttempted(context);
+    const record = currentRecord();
+    if (!record) throw new Error('AuditTrail.attempt called outside a request');
+    noteSubject(subject, record);
+    await this.write(this.event(record, { operation, phase: 'attempted' }));
+    noteAttempted(record);
   }
 
   /**
@@ -85,35 +85,35 @@ export class AuditTrail {
    * Writes the terminal event of a request, once.
    * @throws AuditUnavailable when it could not be written.
    */
-  async conclude(context: RequestRecord, conclusion: RequestConclusion): Promise<void> {
-    if (!noteConcluded(context)) return;
+  async conclude(record: RequestRecord, conclusion: RequestConclusion): Promise<void> {
+    if (!noteConcluded(record)) return;
     await this.write(
-      this.event(context, {
+      this.event(record, {
         ...conclusion,
         errorMessage: conclusion.errorMessage?.slice(0, MAX_MESSAGE),
-        latencyMs: Math.round(performance.now() - context.startedAt),
+        latencyMs: Math.round(performance.now() - record.startedAt),
       }),
     );
   }
 
-  private event(context: RequestRecord, fields: Pick<AuditEvent, 'operation' | 'phase'> & Partial<AuditEvent>): AuditEvent {
+  private event(record: RequestRecord, fields: Pick<AuditEvent, 'operation' | 'phase'> & Partial<AuditEvent>): AuditEvent {
     return {
       id: randomUUID(),
       occurredAt: this.clock.now(),
-      requestId: context.requestId,
-      callerKind: context.client?.role,
-      clientId: context.client?.id,
-      clientName: context.client?.name,
-      tenant: context.client?.tenant,
-      sourceIp: context.sourceIp,
-      reference: context.reference,
-      customerId: context.customerId,
-      currency: context.currency,
-      upstreamStatus: context.upstream?.status,
-      upstreamErrorId: context.upstream?.errorId,
-      upstreamLatencyMs: context.upstream?.latencyMs,
-      replayed: context.replayed === true,
-      traceId: context.traceId,
+      requestId: record.requestId,
+      callerKind: record.client?.role,
+      clientId: record.client?.id,
+      clientName: record.client?.name,
+      tenant: record.client?.tenant,
+      sourceIp: record.sourceIp,
+      reference: record.reference,
+      customerId: record.customerId,
+      currency: record.currency,
+      upstreamStatus: record.upstream?.status,
+      upstreamErrorId: record.upstream?.errorId,
+      upstreamLatencyMs: record.upstream?.latencyMs,
+      replayed: record.replayed === true,
+      traceId: record.traceId,
       ...fields,
     };
   }

@@ -64,18 +64,18 @@ export class RequestAuditor extends RequestRecorder {
 
   async recordFailure(request: FastifyRequest, problem: RecordedProblem, exception: unknown): Promise<void> {
     if (!isAuditedRequest(request)) return;
-    const context = recordOf(request.raw);
+    const record = recordOf(request.raw);
     const refused = new Set(exception instanceof DomainError ? (exception.fields ?? []).map((problem) => problem.field) : []);
     const found = identifiersOf(request, refused);
     // What the handler named stands; the refused body only fills in what it did not.
     noteSubject(
-      { reference: context.reference ?? found.reference, customerId: context.customerId ?? found.customerId, currency: context.currency ?? found.currency },
-      context,
+      { reference: record.reference ?? found.reference, customerId: record.customerId ?? found.customerId, currency: record.currency ?? found.currency },
+      record,
     );
-    await this.trail.conclude(context, {
+    await this.trail.conclude(record, {
       ...this.where(request),
       operation: this.operation(request, problem.status),
-      phase: this.phaseOf(problem.status, exception, context.attempted === true),
+      phase: this.phaseOf(problem.status, exception, record.attempted === true),
       httpStatus: problem.status,
       errorId: problem.errorId,
       errorCode: problem.code,
