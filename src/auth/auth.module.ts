@@ -10,6 +10,7 @@ import { loadPseudonymKey, loadSessionKey, sessionSettings, trustedIssuers } fro
 import { BrowserSessionStore } from './domain/browser-session.ports';
 import { BrowserSessions } from './domain/browser-sessions.service';
 import { SessionController } from './http/session.controller';
+import { EndUserSessionsController } from './http/end-user-sessions.controller';
 import { JoseSealedBox } from './oidc/jose-sealed-box';
 import { OpenIdRelyingParty } from './oidc/openid-relying-party';
 import { PgBrowserSessionStore } from './persistence/pg-browser-session-store';
@@ -46,7 +47,7 @@ export class AuthModule {
       // The edge's identify stage asks it who is calling; every route's access guard and the features' controllers use it.
       global: true,
       imports: [TypeOrmModule.forFeature([ApiClientEntity])],
-      controllers: [ClientsController, SessionController],
+      controllers: [ClientsController, SessionController, EndUserSessionsController],
       providers: [
         ApiClientsService,
         TypeOrmApiClientRepository,

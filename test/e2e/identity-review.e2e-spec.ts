@@ -64,6 +64,32 @@ describe('browser sessions: what the review found', () => {
     ]);
   });
 
+  it('when an admin logs an end user out everywhere, then every session of theirs ends, both calls are audited under the admin, and nobody else’s session ends', async () => {
+    const adminName = `support-${randomBytes(4).toString('hex')}`;
+    const admin = await t.createClient('admin', { name: adminName });
+    const first = await webLogin(t.baseUrl, 'demo');
+    const second = await webLogin(t.baseUrl, 'demo');
+    const someoneElse = await webLogin(t.baseUrl, 'alex');
+
+    const listed = await callApi<Record<string, unknown>[]>(t.baseUrl, 'GET', '/api/v1/end-user-sessions?end_user=demo', { token: admin });
+    const ended = await callApi(t.baseUrl, 'POST', '/api/v1/end-user-sessions/end', { token: admin, body: { end_user: 'demo' } });
+    const after = await Promise.all([first, second, someoneElse].map(({ session }) => withSession(t.baseUrl, 'GET', '/api/v1/session', session)));
+    const events = await t.asOwner<{ operation: string; client_name: string }>(
+      `SELECT operation, client_name FROM audit_events WHERE request_id = ANY($1) ORDER BY occurred_at`,
+      [[listed.headers.get('x-request-id'), ended.headers.get('x-request-id')]],
+    );
+
+    expect(listed.status).toBe(200);
+    expect(listed.body.data!.length).toBeGreaterThanOrEqual(2);
+    expect(Object.keys(listed.body.data![0]).sort()).toEqual(['created_at', 'end_user_id', 'expires_at', 'issuer', 'last_seen_at', 'tenant']);
+    expect(ended.body.data!.ended).toBeGreaterThanOrEqual(2);
+    expect(after.map((answer) => answer.status)).toEqual([401, 401, 200]);
+    expect(events).toEqual([
+      { operation: 'session.list', client_name: adminName },
+      { operation: 'session.end_all', client_name: adminName },
+    ]);
+  });
+
   it('finding 5: when a replica seals with another SESSION_KEY, then a session it cannot open ends with 401, never a 500', async () => {
     const other = await startTestApp({ ...env, SESSION_KEY: randomBytes(32).toString('base64') }, { database: t.database });
     try {

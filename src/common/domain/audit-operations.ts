@@ -18,6 +18,8 @@ export const OPERATION = {
   readSession: 'session.read',
   logout: 'session.logout',
   backchannelLogout: 'session.backchannel_logout',
+  listSessions: 'session.list',
+  endSessions: 'session.end_all',
   unknownRoute: 'route.unknown',
 } as const;
 

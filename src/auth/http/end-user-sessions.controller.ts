@@ -1,0 +1,54 @@
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { OPERATION } from '../../common/domain/audit-operations';
+import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/http/api-envelope.decorators';
+import { Audited } from '../../common/http/audited.decorator';
+import { BrowserSessions } from '../domain/browser-sessions.service';
+import { EndUserIds } from '../domain/end-user-ids';
+import { Roles } from './auth.decorators';
+import { EndedSessionsResponseDto, EndUserRefDto, EndUserSessionResponseDto } from './end-user-sessions.dto';
+
+/**
+ * An end user's browser sessions, for operators (admin): who is logged in where, and logging
+ * someone out everywhere (a lost device, an account taken over). Each call is audited under the
+ * admin who made it.
+ */
+@ApiTags('session')
+@ApiBearerAuth()
+@Roles('admin')
+@Controller({ path: 'api/v1/end-user-sessions' })
+export class EndUserSessionsController {
+  constructor(
+    private readonly sessions: BrowserSessions,
+    private readonly endUserIds: EndUserIds,
+  ) {}
+
+  @Get()
+  @Audited(OPERATION.listSessions)
+  @ApiOperation({
+    summary: 'An end user’s browser sessions (admin)',
+    description: 'Their live sessions, newest first (at most 100): when each began, was last used and ends. Never a session id, cookie or token.',
+  })
+  @ApiEnvelopeResponse(200, EndUserSessionResponseDto, { isArray: true })
+  @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.query)
+  async list(@Query() query: EndUserRefDto): Promise<EndUserSessionResponseDto[]> {
+    const endUser = this.endUserIds.pseudonymOf(query.end_user, { issuer: query.end_user_issuer });
+    return (await this.sessions.sessionsOf(endUser)).map((session) => EndUserSessionResponseDto.from(session));
+  }
+
+  @Post('end')
+  @HttpCode(200)
+  @Audited(OPERATION.endSessions)
+  @ApiOperation({
+    summary: 'Log an end user out everywhere (admin)',
+    description:
+      'Ends every browser session of the end user on every replica, and revokes their refresh tokens at the OpenID provider where it can. ' +
+      'Their access tokens held by apps last until they expire (at most OIDC_MAX_TOKEN_LIFETIME_SECONDS).',
+  })
+  @ApiEnvelopeResponse(200, EndedSessionsResponseDto, { message: 'Sessions ended' })
+  @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.body)
+  async end(@Body() body: EndUserRefDto): Promise<EndedSessionsResponseDto> {
+    const endUser = this.endUserIds.pseudonymOf(body.end_user, { issuer: body.end_user_issuer });
+    return { ended: (await this.sessions.endSessionsOf(endUser)).length };
+  }
+}
