@@ -11,16 +11,23 @@ async function call(t: TestApp, path: string, headers: Record<string, string> = 
 }
 
 /** The provider's 401 envelope, field by field: nothing more, nothing less. */
-function expectProviderUnauthorizedEnvelope(body: Record<string, any>): void {
+/** The provider's 401 envelope, with the code added: what is wrong, without telling a wrong token from a revoked one. */
+function expectProviderUnauthorizedEnvelope(
+  body: Record<string, any>,
+  expected: { code: string; details?: string } = { code: 'AUTH.INVALID_TOKEN', details: 'The token is invalid or expired' },
+): void {
   expect(Object.keys(body).sort()).toEqual(['data', 'error', 'message', 'status']);
   expect(body.status).toBe(401);
   expect(body.data).toBeNull();
   expect(typeof body.message).toBe('string');
   expect(body.message.length).toBeGreaterThan(0);
-  expect(Object.keys(body.error).sort()).toEqual(['details', 'id', 'message']);
+  expect(Object.keys(body.error).sort()).toEqual(['code', 'details', 'id', 'message']);
   expect(body.error.id).toMatch(UUID);
-  expect(body.error.details).toBe('The token is invalid or expired');
-  expect(body.error.message).toBe('The supplied token is invalid or expired');
+  expect(body.error.code).toBe(expected.code);
+  if (expected.details !== undefined) expect(body.error.details).toBe(expected.details);
+  expect(body.error.message).toBe(
+    expected.code === 'AUTH.INVALID_TOKEN' ? 'The supplied token is invalid or expired' : 'The request carries no token this service can read',
+  );
 }
 
 describe('client authentication on /api/v1', () => {
@@ -52,7 +59,7 @@ describe('client authentication on /api/v1', () => {
 
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe('Bearer realm="partner-gateway"');
-    expectProviderUnauthorizedEnvelope(response.body);
+    expectProviderUnauthorizedEnvelope(response.body, { code: 'AUTH.TOKEN_MISSING', details: 'Send the token as `Authorization: Bearer <token>`' });
   });
 
   it('when a partner token calls an admin endpoint, then 403 with the code AUTH.FORBIDDEN, and no challenge', async () => {
@@ -73,15 +80,25 @@ describe('client authentication on /api/v1', () => {
       'DPoP pgw_unknownunknownunknownunknownunknownunknown',
       expect.stringMatching(/^DPoP realm="partner-gateway", error="invalid_token", algs="/),
     ],
-    // No token was presented: the challenge names no error (RFC 6750 section 3.1).
-    ['another scheme', 'Basic dXNlcjpwYXNz', 'Bearer realm="partner-gateway"'],
-    ['the scheme alone', 'Bearer', 'Bearer realm="partner-gateway"'],
-  ])('when the header carries %s, then 401 with the provider envelope and the RFC 6750 challenge', async (_, header, challenge) => {
+  ])('when the header carries %s, then 401 AUTH.INVALID_TOKEN with the provider envelope and the RFC 6750 challenge', async (_, header, challenge) => {
     const response = await call(t, '/api/v1/me', { authorization: header });
 
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toEqual(challenge);
     expectProviderUnauthorizedEnvelope(response.body);
+  });
+
+  it.each([
+    // No token was presented: the challenge names no error (RFC 6750 section 3.1); `details` names the part that is wrong.
+    ['Basic (for /docs only)', 'Basic dXNlcjpwYXNz', 'Basic authentication is for /docs only: send the token as `Authorization: Bearer <token>`'],
+    ['the scheme alone', 'Bearer', 'The Authorization header must be `Bearer <token>` or `DPoP <token>`'],
+    ['another scheme', 'Token abc', 'The Authorization header must be `Bearer <token>` or `DPoP <token>`'],
+  ])('when the header carries %s, then 401 AUTH.TOKEN_MISSING says what is wrong, with a challenge naming no error', async (_, header, details) => {
+    const response = await call(t, '/api/v1/me', { authorization: header });
+
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="partner-gateway"');
+    expectProviderUnauthorizedEnvelope(response.body, { code: 'AUTH.TOKEN_MISSING', details });
   });
 
   it('when the token has expired, then 401 with the provider envelope', async () => {

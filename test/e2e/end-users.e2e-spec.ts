@@ -171,6 +171,7 @@ describe('end users of the partner’s OpenID provider', () => {
     expect(answer.status).toBe(401);
     expect(answer.body.error).toEqual({
       id: expect.any(String),
+      code: 'AUTH.INVALID_TOKEN',
       details: 'The token is invalid or expired',
       message: 'The supplied token is invalid or expired',
     });

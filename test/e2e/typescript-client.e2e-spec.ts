@@ -68,7 +68,7 @@ describe('the typed TypeScript client, used as a partner app uses it', () => {
         case 'REQUEST.VALIDATION_FAILED':
           return 'show the fields';
         default:
-          return `something else: ${code ?? 'no code (401)'}`;
+          return `something else: ${code}`;
       }
     };
 
@@ -78,13 +78,13 @@ describe('the typed TypeScript client, used as a partner app uses it', () => {
     expect(new Set(hasCode(refused) ? refused.error.fields?.map((f) => f.field) : [])).toEqual(new Set(['email']));
   });
 
-  it('when the token is wrong, then the 401 has no code and the app knows it by its status', async () => {
+  it('when the token is wrong, then the 401 carries AUTH.INVALID_TOKEN, as every error answer carries its code', async () => {
     const stranger = createGatewayClient({ baseUrl: t.baseUrl, token: 'pgw_wrong' });
 
     const answer = await stranger.GET('/api/v1/me');
 
     expect(answer.response.status).toBe(401);
-    expect(errorCodeOf(answer.error!)).toBeUndefined();
+    expect(errorCodeOf(answer.error!)).toBe('AUTH.INVALID_TOKEN');
   });
 
   it('when a request is sent again with its reference, then the first answer comes back, marked as replayed', async () => {

@@ -33,7 +33,7 @@ export async function open(customerId: string): Promise<string | ErrorCode | und
       issued_date: '2020-01-15', expiration_date: '2030-01-31', country: 'GB', zip_code: 'SW1A 1AA', street: '1 Horse Guards Road', date_of_birth: '1990-12-10',
     },
   });
-  // The 401 is the provider's envelope, without a code: errorCodeOf says undefined for it.
+  // Every error answer has a code, the 401 too (AUTH.TOKEN_MISSING, AUTH.INVALID_TOKEN, …).
   return answer.data ? answer.data.data.id : errorCodeOf(answer.error);
 }
 `;

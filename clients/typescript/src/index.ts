@@ -3,14 +3,11 @@ import type { components, paths } from './schema.js';
 
 export type { components, operations, paths } from './schema.js';
 
-/** Every code an error envelope can carry (docs/errors.md). The 401 carries none. */
+/** Every code an error envelope can carry (docs/errors.md). */
 export type ErrorCode = components['schemas']['ErrorCode'];
 
 /** An error answer's body: `error.code` says what went wrong; `error.id` is what support asks for. */
 export type ErrorEnvelope = components['schemas']['ErrorEnvelopeSchema'];
-
-/** The 401's body: the provider's envelope, word for word, with no code. */
-export type UnauthenticatedEnvelope = components['schemas']['UnauthenticatedEnvelopeSchema'];
 
 export type GatewayClient = Client<paths>;
 
@@ -128,16 +125,13 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   return client;
 }
 
-/**
- * The code of an error answer, to branch on; undefined for the 401 (recognise it by
- * `response.status`), which is the provider's envelope and has none.
- */
+/** The code of an error answer, to branch on (every error answer has one, the 401 too: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, …). */
 export function errorCodeOf<E extends { error: object }>(error: E): E extends { error: { code: infer C } } ? C : undefined;
 export function errorCodeOf(error: { error: object }): ErrorCode | undefined {
   return 'code' in error.error ? (error.error.code as ErrorCode) : undefined;
 }
 
-/** Narrows an error answer to the ones with a code: every one but the 401. */
+/** Narrows an error answer to the ones with a code (every error answer the gateway gives). */
 export function hasCode<E extends { error: object }>(error: E): error is Extract<E, { error: { code: unknown } }> {
   return 'code' in error.error;
 }

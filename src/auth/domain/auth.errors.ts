@@ -31,6 +31,27 @@ export class InvalidClientToken extends DomainError {
   }
 }
 
+/**
+ * No token could be read from the request: no Authorization header (nor a session cookie), or
+ * one of another form. `details` names what is missing or malformed. The challenge names no error
+ * (RFC 6750 section 3.1): the plain Bearer one, or the one of the path that asked (a browser's prompt on /docs).
+ */
+export class TokenMissing extends DomainError {
+  constructor(details = 'Send the token as `Authorization: Bearer <token>`') {
+    super('AUTH.TOKEN_MISSING', { details });
+  }
+}
+
+/**
+ * The token must be sent bound to its key, with a proof (RFC 9449): a DPoP-bound token presented
+ * as a bearer token (section 7.1), or an unbound one where the service requires DPoP (OIDC_REQUIRE_DPOP).
+ */
+export class DpopRequired extends DomainError {
+  constructor(details: string) {
+    super('AUTH.DPOP_REQUIRED', { details, challenge: challengeOf('dpop', 'invalid_token') });
+  }
+}
+
 /** A DPoP proof that is missing, malformed, replayed, or for another key, token, method or URL (RFC 9449). */
 export class InvalidDpopProof extends DomainError {
   constructor(reason: string) {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { endUserCaller, type AuthenticatedClient } from './api-client';
 import { ApiClientsService } from './api-clients.service';
 import { BrowserSessions } from './browser-sessions.service';
-import { InvalidClientToken } from './auth.errors';
+import { InvalidClientToken, TokenMissing } from './auth.errors';
 import { EndUserTokens } from './end-user-tokens.port';
 import { Pseudonyms } from './pseudonyms';
 
@@ -54,8 +54,7 @@ export class Authenticator {
   async authenticate(presented: PresentedCredentials): Promise<AuthenticatedClient> {
     switch (presented.kind) {
       case 'malformed':
-        // No token could be read: the challenge names no error (RFC 6750 section 3.1).
-        throw new InvalidClientToken();
+        throw new TokenMissing(presented.details);
       case 'password':
         return this.clients.authenticate(presented.token);
       case 'session': {

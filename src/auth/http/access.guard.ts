@@ -4,17 +4,18 @@ import type { FastifyRequest } from 'fastify';
 import { contextOf, Identification } from '../../common/http/request-context';
 import type { AuthenticatedClient } from '../domain/api-client';
 import { ApiClientRole } from '../domain/api-client';
-import { EndUsersNotAllowed, InsufficientScope, InvalidClientToken, RoleNotAllowed } from '../domain/auth.errors';
+import { EndUsersNotAllowed, InsufficientScope, RoleNotAllowed, TokenMissing } from '../domain/auth.errors';
+import { BrowserSessions } from '../domain/browser-sessions.service';
 import { END_USER_SCOPE, IS_PUBLIC, REQUIRED_ROLES } from './auth.decorators';
 
 /**
  * The caller the identify stage found, for a route that needs one: the stored refusal raised, or
  * a 401 when nothing was presented.
- * @throws what identification refused with; InvalidClientToken when no credentials were presented, or a password where a token is needed.
+ * @throws what identification refused with; TokenMissing when no credentials were presented.
  */
-export function callerOf(identity: Identification | undefined): AuthenticatedClient {
+export function callerOf(identity: Identification | undefined, details?: string): AuthenticatedClient {
   if (identity?.refusal) throw identity.refusal;
-  if (!identity?.caller) throw new InvalidClientToken();
+  if (!identity?.caller) throw new TokenMissing(details);
   return identity.caller;
 }
 
@@ -27,16 +28,26 @@ export function callerOf(identity: Identification | undefined): AuthenticatedCli
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector) {}
+  /** What a request with no credentials is told to send. */
+  private readonly missing: string;
+
+  constructor(
+    private readonly reflector: Reflector,
+    sessions: BrowserSessions,
+  ) {
+    this.missing = sessions.enabled
+      ? 'Send the token as `Authorization: Bearer <token>` (or `DPoP <token>`), or, from a web app, the session cookie with `X-CSRF: 1`'
+      : 'Send the token as `Authorization: Bearer <token>`';
+  }
 
   canActivate(context: ExecutionContext): boolean {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
 
     const identity = contextOf(context.switchToHttp().getRequest<FastifyRequest>().raw).identity;
-    const client = callerOf(identity);
     // Basic is for the browser's prompt on /docs: an API call presents its token as a token.
-    if (identity?.presentedAs === 'basic') throw new InvalidClientToken();
+    if (identity?.presentedAs === 'basic') throw new TokenMissing('Basic authentication is for /docs only: send the token as `Authorization: Bearer <token>`');
+    const client = callerOf(identity, this.missing);
 
     if (client.role === 'end_user') {
       const scope = this.reflector.getAllAndOverride<string | null | undefined>(END_USER_SCOPE, targets);

@@ -49,7 +49,9 @@ export const ERROR_CODES = {
   'ROUTE.NOT_FOUND': 'not_found',
   'RATE_LIMIT.EXCEEDED': 'rate_limited',
   // Who is calling
+  'AUTH.TOKEN_MISSING': 'unauthenticated',
   'AUTH.INVALID_TOKEN': 'unauthenticated',
+  'AUTH.DPOP_REQUIRED': 'unauthenticated',
   'AUTH.FORBIDDEN': 'forbidden',
   'AUTH.INSUFFICIENT_SCOPE': 'forbidden',
   'AUTH.INVALID_DPOP_PROOF': 'unauthenticated',
@@ -97,9 +99,3 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 export const ALL_ERROR_CODES = Object.keys(ERROR_CODES) as ErrorCode[];
-
-/**
- * The code whose envelope is the provider's own 401, word for word (its interface document shows
- * no code): the partner recognises it by the status, and the audit log still records the code.
- */
-export const CODE_NOT_IN_ENVELOPE: ErrorCode = 'AUTH.INVALID_TOKEN';

@@ -1,16 +1,16 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { STATUS_CODES } from 'node:http';
-import { CODE_NOT_IN_ENVELOPE, ErrorCode } from '../domain/error-codes';
+import { ErrorCode } from '../domain/error-codes';
 import { ERROR_MESSAGES, isCatalogued } from '../domain/error-messages';
-import { ErrorEnvelope, ErrorEnvelopeSchema, UnauthenticatedEnvelopeSchema } from './envelope';
+import { ErrorEnvelope, ErrorEnvelopeSchema } from './envelope';
 import { statusOfCode } from './error-envelope.filter';
 import { ExpectationFailed } from './edge.errors';
 import { ResponseMessage } from './envelope.interceptor';
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Bad input: malformed JSON, unknown field, bad format or a broken rule',
-  401: 'Missing, invalid, expired or revoked client token (the provider’s envelope, with no code)',
+  401: 'No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added)',
   403: 'The client token lacks the role this endpoint needs',
   404: 'Not found, or not visible to this client',
   408: 'The request did not arrive whole in time',
@@ -37,7 +37,9 @@ const ERROR_EXAMPLES: Partial<Record<ErrorCode, { details: string; fields?: { fi
     details: 'currency must be EUR or GBP',
     fields: [{ field: 'currency', message: 'currency must be EUR or GBP' }],
   },
+  'AUTH.TOKEN_MISSING': { details: 'Send the token as `Authorization: Bearer <token>`' },
   'AUTH.INVALID_TOKEN': { details: 'The token is invalid or expired' },
+  'AUTH.DPOP_REQUIRED': { details: 'The token is bound to a key: send it as `Authorization: DPoP <token>` with a DPoP proof' },
   'AUTH.FORBIDDEN': { details: 'Requires the admin role' },
   'AUTH.INSUFFICIENT_SCOPE': { details: 'Requires the balances:read scope' },
   'AUTH.INVALID_DPOP_PROOF': { details: 'The DPoP proof was already used' },
@@ -68,7 +70,7 @@ export function errorExample(code: ErrorCode): ErrorEnvelope {
     message: text,
     error: {
       id: EXAMPLE_ERROR_ID,
-      ...(code === CODE_NOT_IN_ENVELOPE ? {} : { code }),
+      code,
       details: example.details,
       message,
       ...(example.fields ? { fields: example.fields } : {}),
@@ -98,9 +100,17 @@ export const ERRORS = {
     'SERVICE.SHUTTING_DOWN',
     'INTERNAL',
   ],
-  authenticated: ['AUTH.INVALID_TOKEN', 'AUTH.FORBIDDEN'],
+  authenticated: ['AUTH.TOKEN_MISSING', 'AUTH.INVALID_TOKEN', 'AUTH.FORBIDDEN'],
   /** What an end user's access token can also be refused for, on the routes end users may call. */
-  endUser: ['AUTH.INVALID_TOKEN', 'AUTH.FORBIDDEN', 'AUTH.INVALID_DPOP_PROOF', 'AUTH.INSUFFICIENT_SCOPE', 'AUTH.ISSUER_UNAVAILABLE'],
+  endUser: [
+    'AUTH.TOKEN_MISSING',
+    'AUTH.INVALID_TOKEN',
+    'AUTH.DPOP_REQUIRED',
+    'AUTH.FORBIDDEN',
+    'AUTH.INVALID_DPOP_PROOF',
+    'AUTH.INSUFFICIENT_SCOPE',
+    'AUTH.ISSUER_UNAVAILABLE',
+  ],
   query: ['REQUEST.VALIDATION_FAILED'],
   body: [
     'REQUEST.VALIDATION_FAILED',
@@ -136,11 +146,11 @@ export function ApiErrorResponses(...codes: (ErrorCode | readonly ErrorCode[])[]
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   return applyDecorators(
-    ApiExtraModels(ErrorEnvelopeSchema, UnauthenticatedEnvelopeSchema),
+    ApiExtraModels(ErrorEnvelopeSchema),
     ...[...byStatus.entries()]
       .sort(([a], [b]) => a - b)
       .map(([status, statusCodes]) => {
-        const listed = statusCodes.filter((code) => code !== CODE_NOT_IN_ENVELOPE);
+        const listed = statusCodes;
         const example = statusCodes.find((code) => ERROR_EXAMPLES[code]) ?? statusCodes[0];
         const coded = {
           allOf: [
@@ -152,9 +162,7 @@ export function ApiErrorResponses(...codes: (ErrorCode | readonly ErrorCode[])[]
             },
           ],
         };
-        const unauthenticated = { $ref: getSchemaPath(UnauthenticatedEnvelopeSchema) };
-        // A 401 is the provider's envelope (no code), or, where end users may call, a refused DPoP proof (with its code).
-        const schema = listed.length === 0 ? unauthenticated : listed.length < statusCodes.length ? { oneOf: [unauthenticated, coded] } : coded;
+        const schema = coded;
         return ApiResponse({
           status,
           description: `${ERROR_DESCRIPTIONS[status] ?? STATUS_CODES[status] ?? 'Error'}.${listed.length > 0 ? ` Codes: ${listed.map((code) => `\`${code}\``).join(', ')}.` : ''}`,

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ALL_ERROR_CODES, CODE_NOT_IN_ENVELOPE, type ErrorCode } from '../domain/error-codes';
+import { ALL_ERROR_CODES, type ErrorCode } from '../domain/error-codes';
 
 /** The body of every error response: the provider's 401 envelope, generalised. */
 export interface ErrorEnvelope {
@@ -8,8 +8,7 @@ export interface ErrorEnvelope {
   readonly message: string;
   readonly error: {
     readonly id: string;
-    /** Absent only from the 401, which is the provider's envelope word for word. */
-    readonly code?: ErrorCode;
+    readonly code: ErrorCode;
     readonly details: string;
     readonly message: string;
     readonly fields?: readonly { field: string; message: string }[];
@@ -31,22 +30,6 @@ export class FieldProblemSchema {
   readonly message!: string;
 }
 
-/** The provider's 401 body, word for word: no code. */
-export class UnauthenticatedErrorBodySchema {
-  @ApiProperty({
-    format: 'uuid',
-    description: 'Error id: quote it to support; it finds the event in the audit log.',
-    example: '0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11',
-  })
-  readonly id!: string;
-
-  @ApiProperty({ example: 'The token is invalid or expired' })
-  readonly details!: string;
-
-  @ApiProperty({ example: 'The supplied token is invalid or expired' })
-  readonly message!: string;
-}
-
 export class ErrorBodySchema {
   @ApiProperty({
     format: 'uuid',
@@ -56,7 +39,7 @@ export class ErrorBodySchema {
   readonly id!: string;
 
   @ApiProperty({
-    enum: ALL_ERROR_CODES.filter((code) => code !== CODE_NOT_IN_ENVELOPE),
+    enum: ALL_ERROR_CODES,
     enumName: 'ErrorCode',
     description: 'Stable and machine-readable: branch on it (docs/errors.md says what each means and what to do).',
     example: 'REQUEST.VALIDATION_FAILED',
@@ -71,21 +54,6 @@ export class ErrorBodySchema {
 
   @ApiPropertyOptional({ type: [FieldProblemSchema] })
   readonly fields?: FieldProblemSchema[];
-}
-
-/** The 401: the provider's own envelope (its interface document), with no code. */
-export class UnauthenticatedEnvelopeSchema {
-  @ApiProperty({ description: 'The HTTP status, repeated', example: 401 })
-  readonly status!: number;
-
-  @ApiProperty({ type: 'object', additionalProperties: false, nullable: true, example: null, description: 'Always null on an error' })
-  readonly data!: null;
-
-  @ApiProperty({ description: 'The status text', example: 'Unauthorized' })
-  readonly message!: string;
-
-  @ApiProperty({ type: UnauthenticatedErrorBodySchema })
-  readonly error!: UnauthenticatedErrorBodySchema;
 }
 
 export class ErrorEnvelopeSchema {

@@ -20,11 +20,12 @@ describe('problemOf', () => {
     expect(problemOf(new DomainError(code)).status).toBe(status);
   });
 
-  it('when the envelope is the 401, then it is the provider’s word for word: no code; every other envelope has its code', () => {
+  it('when the envelope is the 401, then it is the provider’s with the code added, as every other envelope has its code', () => {
     const unauthenticated = errorEnvelope(problemOf(new DomainError('AUTH.INVALID_TOKEN')), 'id');
     const forbidden = errorEnvelope(problemOf(new DomainError('AUTH.FORBIDDEN')), 'id');
 
-    expect(Object.keys(unauthenticated.error).sort()).toEqual(['details', 'id', 'message']);
+    expect(Object.keys(unauthenticated.error).sort()).toEqual(['code', 'details', 'id', 'message']);
+    expect(unauthenticated.error.code).toBe('AUTH.INVALID_TOKEN');
     expect(forbidden.error.code).toBe('AUTH.FORBIDDEN');
   });
 

@@ -6,7 +6,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, Optional 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ErrorKind, FieldProblem } from '../domain/domain-error';
 import { ERROR_MESSAGES } from '../domain/error-messages';
-import { CODE_NOT_IN_ENVELOPE, ERROR_CODES, ErrorCode } from '../domain/error-codes';
+import { ERROR_CODES, ErrorCode } from '../domain/error-codes';
 import { ErrorEnvelope } from './envelope';
 import { interruptionOf } from './interruption';
 import { RequestRecorder } from './request-recorder.port';
@@ -138,7 +138,7 @@ export function problemOf(exception: unknown): Problem {
   };
 }
 
-/** The body of an error response: the provider's 401 word for word, every other one with its code. */
+/** The body of an error response: the provider's envelope, with the code that says what went wrong. */
 export function errorEnvelope(problem: Problem, errorId: string): ErrorEnvelope {
   return {
     status: problem.status,
@@ -146,7 +146,7 @@ export function errorEnvelope(problem: Problem, errorId: string): ErrorEnvelope 
     message: STATUS_CODES[problem.status] ?? (problem.status === 499 ? 'Client Closed Request' : 'Error'),
     error: {
       id: errorId,
-      ...(problem.code === CODE_NOT_IN_ENVELOPE ? {} : { code: problem.code }),
+      code: problem.code,
       details: problem.details,
       message: problem.message,
       ...(problem.fields && problem.fields.length > 0 ? { fields: problem.fields } : {}),
