@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, JWK } from 'jose';
+import { startTestApp, TestApp } from '../support/app';
+import { callApi } from '../support/http';
+import { DpopKey, dpopProof, newDpopKey, TEST_AUDIENCE, TestIssuer, unsignedDpopProof } from '../support/oidc';
+
+/**
+ * Findings of the security review of end-user tokens (docs/security.md, "End users", threat
+ * model), over HTTP: one replica trusting a hand-made issuer.
+ */
+describe('end-user tokens: findings of the security review', () => {
+  let issuer: TestIssuer;
+  let t: TestApp;
+  const ME = '/api/v1/me';
+
+  beforeAll(async () => {
+    issuer = await TestIssuer.start();
+    t = await startTestApp({
+      OIDC_ISSUER: issuer.issuer,
+      OIDC_AUDIENCE: TEST_AUDIENCE,
+      END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64'),
+    });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await issuer?.close();
+  });
+
+  describe('finding 1: a forged DPoP proof must not lock its key out of a replica', () => {
+    /** An app's key for proofs signed with `alg`. */
+    const appKey = async (alg: 'ES256' | 'PS256'): Promise<DpopKey> => {
+      if (alg === 'ES256') return newDpopKey();
+      const { privateKey, publicKey } = await generateKeyPair('PS256', { extractable: true, modulusLength: 2048 });
+      const publicJwk = await exportJWK(publicKey);
+      return { privateKey, publicJwk, jkt: await calculateJwkThumbprint(publicJwk, 'sha256') };
+    };
+
+    it.each<[string, 'ES256' | 'PS256', (jwk: JWK) => Record<string, unknown>]>([
+      ['header alg ECDH-ES', 'ES256', (jwk) => ({ alg: 'ECDH-ES', typ: 'dpop+jwt', jwk })],
+      ['header alg ES384 (another curve)', 'ES256', (jwk) => ({ alg: 'ES384', typ: 'dpop+jwt', jwk })],
+      ['jwk.alg ECDH-ES under header alg ES256', 'ES256', (jwk) => ({ alg: 'ES256', typ: 'dpop+jwt', jwk: { ...jwk, alg: 'ECDH-ES' } })],
+      ['header alg RS256 where the victim signs PS256', 'PS256', (jwk) => ({ alg: 'RS256', typ: 'dpop+jwt', jwk })],
+    ])(
+      'finding 1: when a forged proof carries the victim’s public key with %s and a junk signature, then it is refused and the victim’s next valid proof is still accepted',
+      async (_, victimAlg, forgedHeader) => {
+        const victim = await appKey(victimAlg);
+        const token = await issuer.token({ sub: 'victim', cnf: { jkt: victim.jkt } });
+        const url = `${t.baseUrl}${ME}`;
+        const forged = unsignedDpopProof(forgedHeader(victim.publicJwk), { method: 'GET', url, accessToken: token });
+        const valid = await dpopProof(victim, { method: 'GET', url, accessToken: token }, { header: { alg: victimAlg } });
+
+        const attack = await callApi(t.baseUrl, 'GET', ME, { headers: { authorization: `DPoP ${token}`, dpop: forged } });
+        const next = await callApi(t.baseUrl, 'GET', ME, { headers: { authorization: `DPoP ${token}`, dpop: valid } });
+
+        expect([attack.status, attack.body.error?.code]).toEqual([401, 'AUTH.INVALID_DPOP_PROOF']);
+        expect([next.status, next.body.error?.code ?? null]).toEqual([200, null]);
+      },
+    );
+  });
+});
