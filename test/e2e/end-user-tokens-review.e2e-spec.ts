@@ -58,4 +58,30 @@ describe('end-user tokens: findings of the security review', () => {
       },
     );
   });
+
+  describe('finding 8: only access tokens (typ at+jwt, RFC 9068) are accepted', () => {
+    it('finding 8: when a token of the trusted issuer says no typ, then it is 401 with error="invalid_token"', async () => {
+      const token = await issuer.token({ sub: 'untyped' }, { header: { typ: undefined } });
+
+      const answered = await callApi(t.baseUrl, 'GET', ME, { token });
+
+      expect(answered.status).toBe(401);
+      expect(answered.headers.get('www-authenticate')).toBe('Bearer realm="partner-gateway", error="invalid_token"');
+    });
+
+    it('finding 8: when a token of the trusted issuer is typed JWT (an ID token for a client), then it is 401 with error="invalid_token"', async () => {
+      const token = await issuer.token({ sub: 'id-token', aud: TEST_AUDIENCE }, { header: { typ: 'JWT' } });
+
+      const answered = await callApi(t.baseUrl, 'GET', ME, { token });
+
+      expect(answered.status).toBe(401);
+      expect(answered.headers.get('www-authenticate')).toBe('Bearer realm="partner-gateway", error="invalid_token"');
+    });
+
+    it('when a token of the trusted issuer is typed at+jwt, then it is accepted (the refusals above are about the type)', async () => {
+      const answered = await callApi(t.baseUrl, 'GET', ME, { token: await issuer.token({ sub: 'typed' }) });
+
+      expect(answered.status).toBe(200);
+    });
+  });
 });

@@ -121,6 +121,10 @@ describe(JoseEndUserTokens.name, () => {
     await expect(sut.verify(await issuer.token({ iss: `${issuer.issuer}/` }), bearer)).rejects.toMatchObject({ code: 'AUTH.ISSUER_UNAVAILABLE' });
   });
 
+  it('finding 8: when a token of the trusted issuer says no typ, then it is refused as invalid_token (RFC 9068 section 4)', async () => {
+    await expect(tokens().verify(await issuer.token({}, { header: { typ: undefined } }), bearer)).rejects.toMatchObject({ code: 'AUTH.INVALID_TOKEN' });
+  });
+
   describe('DPoP (RFC 9449)', () => {
     it('when a bound token comes with a valid proof, then it is accepted as sender-constrained; the same proof again is a replay', async () => {
       const key = await newDpopKey();

@@ -33,8 +33,8 @@ interface VerifiedToken {
 /**
  * Access tokens from the issuers the service trusts (RFC 9068), verified with jose: the issuer's
  * keys from its discovery document, the algorithms it advertises (asymmetric only), `iss`, `aud`,
- * `exp`, `nbf`, `iat` with OIDC_CLOCK_SKEW_SECONDS of leeway, `typ` `at+jwt` when set, a lifetime
- * of at most OIDC_MAX_TOKEN_LIFETIME_SECONDS. A token verified once is remembered until it expires
+ * `exp`, `nbf`, `iat` with OIDC_CLOCK_SKEW_SECONDS of leeway, `typ` `at+jwt` (RFC 9068 section 4:
+ * an ID token is not an access token), a lifetime of at most OIDC_MAX_TOKEN_LIFETIME_SECONDS. A token verified once is remembered until it expires
  * (by its SHA-256), so an app's next calls cost a hash; its DPoP proof is checked on every call.
  */
 export class JoseEndUserTokens extends EndUserTokens {
@@ -86,7 +86,7 @@ export class JoseEndUserTokens extends EndUserTokens {
     let unverified: JWTPayload;
     try {
       const header = decodeProtectedHeader(token);
-      if (header.typ !== undefined && !ACCESS_TOKEN_TYPES.has(header.typ.toLowerCase())) throw refused();
+      if (typeof header.typ !== 'string' || !ACCESS_TOKEN_TYPES.has(header.typ.toLowerCase())) throw refused();
       unverified = decodeJwt(token);
     } catch {
       throw refused();
