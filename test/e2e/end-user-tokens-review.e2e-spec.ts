@@ -2,22 +2,29 @@ import { randomBytes } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, JWK } from 'jose';
 import { startTestApp, TestApp } from '../support/app';
 import { callApi } from '../support/http';
-import { DpopKey, dpopProof, newDpopKey, TEST_AUDIENCE, TestIssuer, unsignedDpopProof } from '../support/oidc';
+import { DpopKey, dpopProof, IssuerAnswer, newDpopKey, TEST_AUDIENCE, TestIssuer, unsignedDpopProof } from '../support/oidc';
 
 /**
  * Findings of the security review of end-user tokens (docs/security.md, "End users", threat
- * model), over HTTP: one replica trusting a hand-made issuer.
+ * model), over HTTP: one replica trusting a hand-made issuer whose tokens are good, and issuers
+ * whose keys cannot be read.
  */
 describe('end-user tokens: findings of the security review', () => {
   let issuer: TestIssuer;
+  const broken: Partial<Record<IssuerAnswer, TestIssuer>> = {};
   let t: TestApp;
   const ME = '/api/v1/me';
 
   beforeAll(async () => {
     issuer = await TestIssuer.start();
+    for (const answer of ['unavailable', 'garbage'] as const) {
+      broken[answer] = await TestIssuer.start();
+      broken[answer].jwksAnswer = answer;
+    }
     t = await startTestApp({
       OIDC_ISSUER: issuer.issuer,
       OIDC_AUDIENCE: TEST_AUDIENCE,
+      OIDC_ISSUERS: JSON.stringify(Object.values(broken).map(({ issuer }) => ({ issuer, audience: TEST_AUDIENCE, tenant: 'globex' }))),
       END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64'),
     });
   });
@@ -25,6 +32,7 @@ describe('end-user tokens: findings of the security review', () => {
   afterAll(async () => {
     await t?.close();
     await issuer?.close();
+    for (const other of Object.values(broken)) await other.close();
   });
 
   describe('finding 1: a forged DPoP proof must not lock its key out of a replica', () => {
@@ -55,6 +63,21 @@ describe('end-user tokens: findings of the security review', () => {
 
         expect([attack.status, attack.body.error?.code]).toEqual([401, 'AUTH.INVALID_DPOP_PROOF']);
         expect([next.status, next.body.error?.code ?? null]).toEqual([200, null]);
+      },
+    );
+  });
+
+  describe('finding 7: an issuer whose keys cannot be read is unavailable, not a reason to throw the token away', () => {
+    it.each(['unavailable', 'garbage'] as const)(
+      'finding 7: when the issuer’s JWKS answers %s, then a token from it is 503 AUTH.ISSUER_UNAVAILABLE with Retry-After, not 401',
+      async (answer) => {
+        const token = await broken[answer]!.token();
+
+        const answered = await callApi(t.baseUrl, 'GET', ME, { token });
+
+        expect([answered.status, answered.body.error?.code]).toEqual([503, 'AUTH.ISSUER_UNAVAILABLE']);
+        expect(answered.headers.get('retry-after')).toBe('5');
+        expect(answered.headers.get('www-authenticate')).toBeNull();
       },
     );
   });

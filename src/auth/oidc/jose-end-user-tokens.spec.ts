@@ -23,7 +23,7 @@ describe(JoseEndUserTokens.name, () => {
       [{ issuer: issuer.issuer, audience: TEST_AUDIENCE, tenant: 'acme' }],
       { ...settings, ...overrides },
       new DpopProofs(proofs, { maxAgeSeconds: 60, clockSkewSeconds: 30 }),
-      new IssuerDirectory(COOLDOWN_MS),
+      new IssuerDirectory({ refetchCooldownMs: COOLDOWN_MS }),
     );
 
   beforeEach(async () => {
@@ -123,6 +123,82 @@ describe(JoseEndUserTokens.name, () => {
 
   it('finding 8: when a token of the trusted issuer says no typ, then it is refused as invalid_token (RFC 9068 section 4)', async () => {
     await expect(tokens().verify(await issuer.token({}, { header: { typ: undefined } }), bearer)).rejects.toMatchObject({ code: 'AUTH.INVALID_TOKEN' });
+  });
+
+  it.each([
+    ['answers 503', 'unavailable'],
+    ['answers what is not JSON', 'garbage'],
+  ] as const)('finding 7: when the issuer’s JWKS %s, then the issuer is unavailable (503), not the token bad', async (_, answer) => {
+    issuer.jwksAnswer = answer;
+
+    await expect(tokens().verify(await issuer.token(), bearer)).rejects.toMatchObject({ code: 'AUTH.ISSUER_UNAVAILABLE', retryAfterSeconds: 5 });
+  });
+
+  it('when the issuer’s JWKS does not answer in time, then the issuer is unavailable (503)', async () => {
+    issuer.jwksAnswer = 'hang';
+    const sut = new JoseEndUserTokens(
+      [{ issuer: issuer.issuer, audience: TEST_AUDIENCE, tenant: 'acme' }],
+      settings,
+      new DpopProofs(proofs, { maxAgeSeconds: 60, clockSkewSeconds: 30 }),
+      new IssuerDirectory({ fetchTimeoutMs: 200 }),
+    );
+
+    await expect(sut.verify(await issuer.token(), bearer)).rejects.toMatchObject({ code: 'AUTH.ISSUER_UNAVAILABLE' });
+  });
+
+  it('when the issuer’s JWKS fails, then calls one after another cost one fetch until the failure is five seconds old, and the JWKS is read again after', async () => {
+    let now = Date.now();
+    const clock = () => now;
+    const sut = new JoseEndUserTokens(
+      [{ issuer: issuer.issuer, audience: TEST_AUDIENCE, tenant: 'acme' }],
+      settings,
+      new DpopProofs(proofs, { maxAgeSeconds: 60, clockSkewSeconds: 30 }),
+      new IssuerDirectory({ now: clock }),
+      clock,
+    );
+    issuer.jwksAnswer = 'unavailable';
+    const token = await issuer.token();
+
+    const flood: PromiseSettledResult<unknown>[] = [];
+    for (let call = 0; call < 20; call += 1) flood.push(...(await Promise.allSettled([sut.verify(token, bearer)])));
+    const fetchesDuringFailure = issuer.jwksFetches;
+    issuer.jwksAnswer = 'keys';
+    now += 5_000;
+    const after = await sut.verify(token, bearer);
+
+    expect(flood.every((result) => result.status === 'rejected' && (result.reason as { code: string }).code === 'AUTH.ISSUER_UNAVAILABLE')).toBe(true);
+    expect(fetchesDuringFailure).toBe(1);
+    expect(after.subject).toBe('user-1');
+  });
+
+  describe('finding 9: a remembered verification does not outlive its key by more than ten minutes', () => {
+    const MINUTE = 60_000;
+
+    it('finding 9: when the key that signed a remembered token leaves the JWKS, then the token is still accepted five minutes after its keys were read, and refused just after ten', async () => {
+      let now = Date.now();
+      const clock = () => now;
+      const sut = new JoseEndUserTokens(
+        [{ issuer: issuer.issuer, audience: TEST_AUDIENCE, tenant: 'acme' }],
+        settings,
+        new DpopProofs(proofs, { maxAgeSeconds: 60, clockSkewSeconds: 30 }),
+        new IssuerDirectory({ refetchCooldownMs: COOLDOWN_MS, now: clock }),
+        clock,
+      );
+      const token = await issuer.token({}, { lifetimeSeconds: 3600 });
+      await sut.verify(token, bearer);
+      issuer.keys = [await newIssuerKey()];
+
+      now += 5 * MINUTE;
+      const fiveMinutesOn = await sut.verify(token, bearer);
+      const fetchesAfterFive = issuer.jwksFetches;
+      now += 5 * MINUTE + 1_000;
+      const tenMinutesOn = sut.verify(token, bearer);
+
+      expect(fiveMinutesOn.subject).toBe('user-1');
+      // Accepted from memory: the JWKS was not read again.
+      expect(fetchesAfterFive).toBe(1);
+      await expect(tenMinutesOn).rejects.toMatchObject({ code: 'AUTH.INVALID_TOKEN' });
+    });
   });
 
   describe('DPoP (RFC 9449)', () => {

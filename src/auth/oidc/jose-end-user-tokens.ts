@@ -6,7 +6,7 @@ import { InvalidClientToken, IssuerUnavailable } from '../domain/auth.errors';
 import { EndUserTokens, TokenPresentation, VerifiedEndUser } from '../domain/end-user-tokens.port';
 import { scopesOf } from '../domain/scopes';
 import { DpopProofs } from './dpop-proofs';
-import { IssuerDirectory } from './issuer-metadata';
+import { IssuerDirectory, KEYS_TRUSTED_FOR_MS } from './issuer-metadata';
 
 export interface AccessTokenSettings {
   readonly clockSkewSeconds: number;
@@ -21,21 +21,43 @@ const ACCESS_TOKEN_TYPES = new Set(['at+jwt', 'application/at+jwt']);
 const REMEMBERED_TOKENS = 10_000;
 /** A token far larger than any issuer makes is not worth parsing. */
 const MAX_TOKEN_LENGTH = 8192;
+/**
+ * What jose throws when the token is at fault: no key of the issuer's fits it, its signature or
+ * claims are wrong, it is malformed, or its algorithm is not allowed. Anything else (the JWKS did not
+ * answer, answered an error, or answered what is not a JWKS) says nothing about the token.
+ */
+const TOKEN_FAULTS = [
+  errors.JWKSNoMatchingKey,
+  errors.JWKSMultipleMatchingKeys,
+  errors.JWSSignatureVerificationFailed,
+  errors.JWTClaimValidationFailed,
+  errors.JWTExpired,
+  errors.JWSInvalid,
+  errors.JWTInvalid,
+  errors.JOSEAlgNotAllowed,
+  errors.JOSENotSupported,
+];
 
 interface VerifiedToken {
   readonly user: Omit<VerifiedEndUser, 'senderConstrained'>;
   /** cnf.jkt: the key the token is bound to, if any. */
   readonly jkt?: string;
-  /** When the token expires, in ms: it is not remembered beyond. */
-  readonly expiresAtMs: number;
+  /**
+   * Until when the verification is remembered, in ms: the token's expiry (with the leeway), and no
+   * later than KEYS_TRUSTED_FOR_MS after the JWKS holding its key was read, so a key removed from the
+   * JWKS stops every token it signed within that time.
+   */
+  readonly rememberedUntilMs: number;
 }
 
 /**
  * Access tokens from the issuers the service trusts (RFC 9068), verified with jose: the issuer's
  * keys from its discovery document, the algorithms it advertises (asymmetric only), `iss`, `aud`,
  * `exp`, `nbf`, `iat` with OIDC_CLOCK_SKEW_SECONDS of leeway, `typ` `at+jwt` (RFC 9068 section 4:
- * an ID token is not an access token), a lifetime of at most OIDC_MAX_TOKEN_LIFETIME_SECONDS. A token verified once is remembered until it expires
- * (by its SHA-256), so an app's next calls cost a hash; its DPoP proof is checked on every call.
+ * an ID token is not an access token), a lifetime of at most OIDC_MAX_TOKEN_LIFETIME_SECONDS. A token
+ * verified once is remembered (by its SHA-256) until it expires, and for at most ten minutes after
+ * its issuer's keys were read, so an app's next calls cost a hash; its DPoP proof is checked on every
+ * call.
  */
 export class JoseEndUserTokens extends EndUserTokens {
   readonly enabled: boolean;
@@ -62,7 +84,7 @@ export class JoseEndUserTokens extends EndUserTokens {
     if (token.length > MAX_TOKEN_LENGTH) throw refused();
     const hash = createHash('sha256').update(token, 'ascii').digest('base64url');
     let found = this.verified.get(hash);
-    if (found && found.expiresAtMs + this.settings.clockSkewSeconds * 1000 <= this.now()) {
+    if (found && found.rememberedUntilMs <= this.now()) {
       this.verified.delete(hash);
       found = undefined;
     }
@@ -94,7 +116,7 @@ export class JoseEndUserTokens extends EndUserTokens {
     const issuer = typeof unverified.iss === 'string' ? this.trusted.get(unverified.iss) : undefined;
     if (!issuer) throw refused();
 
-    const { keys, algorithms } = await this.directory.keysOf(issuer.issuer);
+    const { keys, algorithms, readAt } = await this.directory.keysOf(issuer.issuer);
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, keys, {
@@ -107,11 +129,10 @@ export class JoseEndUserTokens extends EndUserTokens {
         currentDate: new Date(this.now()),
       }));
     } catch (error) {
-      // The issuer's keys could not be fetched (a timeout, a bad JWKS, the network): not the token's fault.
-      if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError)) {
-        throw new IssuerUnavailable(error);
-      }
-      throw refused();
+      if (error instanceof IssuerUnavailable) throw error;
+      if (TOKEN_FAULTS.some((fault) => error instanceof fault)) throw refused();
+      // Whether the token is good is not known: the issuer's keys could not be used.
+      throw new IssuerUnavailable(error);
     }
     const { sub, exp, iat } = payload as { sub: unknown; exp: number; iat: number };
     if (typeof sub !== 'string' || sub.length === 0 || sub.length > 255) throw refused();
@@ -121,7 +142,7 @@ export class JoseEndUserTokens extends EndUserTokens {
     return {
       user: { issuer: issuer.issuer, subject: sub, tenant: issuer.tenant, scopes: scopesOf(payload.scope) },
       jkt: cnf?.jkt as string | undefined,
-      expiresAtMs: exp * 1000,
+      rememberedUntilMs: Math.min((exp + this.settings.clockSkewSeconds) * 1000, (readAt() ?? this.now()) + KEYS_TRUSTED_FOR_MS),
     };
   }
 }

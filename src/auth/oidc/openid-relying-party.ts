@@ -1,10 +1,11 @@
-import { createRemoteJWKSet, errors as joseErrors, importJWK, JWK, JWTVerifyGetKey, jwtVerify } from 'jose';
+import { importJWK, JWK, jwtVerify } from 'jose';
 import { Logger } from '@nestjs/common';
 import * as client from 'openid-client';
 import { ALL_SCOPES } from '../domain/scopes';
 import { InvalidLogoutToken, IssuerUnavailable, LoginFailed } from '../domain/auth.errors';
 import { CompletedLogin, ExpectedCallback, LoginStart, LogoutNotice, RefreshRefused, RelyingParty, SessionTokens } from '../domain/browser-session.ports';
 import type { SessionSettings } from '../../config/end-user-settings';
+import { IssuerDirectory, IssuerKeys, IssuerMetadata, isLoopbackHttp, timedOut } from './issuer-metadata';
 
 /** How long a call to the provider may take, in seconds (openid-client's timeout). */
 const TIMEOUT_SECONDS = 5;
@@ -12,10 +13,6 @@ const TIMEOUT_SECONDS = 5;
 const LOGOUT_TOKEN_MAX_AGE_SECONDS = 300;
 const CLOCK_SKEW_SECONDS = 30;
 const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
-/** How long a failed discovery is remembered, so a flood of logins does not become a flood of fetches. */
-const FAILURE_TTL_MS = 5_000;
-
-const loopback = (url: URL) => url.hostname === '127.0.0.1' || url.hostname === '[::1]' || url.hostname === 'localhost';
 
 /**
  * This service as a confidential client of the partner's OpenID provider, with openid-client
@@ -23,55 +20,53 @@ const loopback = (url: URL) => url.hostname === '127.0.0.1' || url.hostname === 
  * state + nonce, pushed authorization requests (RFC 9126) whenever the provider advertises them,
  * client_secret_basic or private_key_jwt, the ID token validated (signature, iss, aud, exp, nonce),
  * refresh, RP-initiated logout. Logout tokens are verified with jose against the provider's keys.
+ * The provider's discovery document and keys come from the IssuerDirectory the access-token verifier
+ * reads too (one cache of each per issuer, when the module gives both the same directory).
  */
 export class OpenIdRelyingParty extends RelyingParty {
   readonly issuer: string;
-  private configuration?: { at: number; config: Promise<client.Configuration>; failed?: boolean };
-  private keys?: JWTVerifyGetKey;
+  /** openid-client's view of the provider, made from the directory's document, again when the directory reads a new one. */
+  private configuration?: { readonly metadata: IssuerMetadata; readonly config: client.Configuration };
+  private authentication?: Promise<client.ClientAuth>;
   private readonly logger = new Logger('Sessions');
 
   constructor(
     private readonly settings: Pick<SessionSettings, 'issuer' | 'clientId' | 'clientAuth'>,
     /** The resource the access tokens are for (OIDC_AUDIENCE, RFC 8707). */
     private readonly resource: string,
+    private readonly directory = new IssuerDirectory(),
   ) {
     super();
     this.issuer = settings.issuer;
   }
 
-  private config(): Promise<client.Configuration> {
-    const now = Date.now();
-    const entry = this.configuration;
-    if (entry && !(entry.failed && now - entry.at >= FAILURE_TTL_MS)) return entry.config;
-    const fresh: { at: number; config: Promise<client.Configuration>; failed?: boolean } = {
-      at: now,
-      config: this.discover().catch((error: unknown) => {
-        fresh.failed = true;
-        this.logger.warn({ issuer: this.issuer, reason: describe(error) }, 'The OpenID provider’s discovery failed');
-        throw new IssuerUnavailable(error);
-      }),
-    };
-    fresh.config.catch(() => undefined);
-    this.configuration = fresh;
-    return fresh.config;
+  /** @throws IssuerUnavailable. */
+  private async config(): Promise<client.Configuration> {
+    const metadata = await this.directory.metadataOf(this.issuer);
+    const known = this.configuration;
+    if (known?.metadata === metadata) return known.config;
+    const config = new client.Configuration(metadata.document as client.ServerMetadata, this.settings.clientId, undefined, await this.clientAuthentication());
+    config.timeout = TIMEOUT_SECONDS;
+    // The directory reads a provider over TLS, or over plain HTTP on loopback (the development provider, tests): openid-client is told of the latter.
+    if (isLoopbackHttp(new URL(this.issuer))) client.allowInsecureRequests(config);
+    this.configuration = { metadata, config };
+    return config;
   }
 
-  private async discover(): Promise<client.Configuration> {
-    const server = new URL(this.settings.issuer);
+  /** How this client authenticates to the provider, made once. */
+  private clientAuthentication(): Promise<client.ClientAuth> {
     const auth = this.settings.clientAuth;
-    const authentication =
+    this.authentication ??=
       'secret' in auth
-        ? client.ClientSecretBasic(auth.secret)
-        : client.PrivateKeyJwt({ key: (await importJWK(auth.privateJwk as JWK, auth.privateJwk.alg)) as client.CryptoKey, kid: auth.privateJwk.kid });
-    const config = await client.discovery(server, this.settings.clientId, undefined, authentication, {
-      // The development provider and tests run on loopback over plain HTTP; anything else must be TLS.
-      execute: server.protocol === 'http:' && loopback(server) ? [client.allowInsecureRequests] : [],
-      timeout: TIMEOUT_SECONDS,
-    });
-    const jwksUri = config.serverMetadata().jwks_uri;
-    if (!jwksUri) throw new Error('The provider’s discovery document has no jwks_uri');
-    this.keys = createRemoteJWKSet(new URL(jwksUri), { timeoutDuration: TIMEOUT_SECONDS * 1000 });
-    return config;
+        ? Promise.resolve(client.ClientSecretBasic(auth.secret))
+        : importJWK(auth.privateJwk as JWK, auth.privateJwk.alg).then(
+            (key) => client.PrivateKeyJwt({ key: key as client.CryptoKey, kid: auth.privateJwk.kid }),
+            (error: unknown) => {
+              this.logger.warn({ issuer: this.issuer, reason: describe(error) }, 'The client’s private key (OIDC_CLIENT_PRIVATE_KEY) cannot be used');
+              throw new IssuerUnavailable(error);
+            },
+          );
+    return this.authentication;
   }
 
   async startLogin(redirectUri: string): Promise<LoginStart> {
@@ -144,15 +139,14 @@ export class OpenIdRelyingParty extends RelyingParty {
   }
 
   async readLogoutToken(token: string): Promise<LogoutNotice> {
-    const config = await this.config();
     if (typeof token !== 'string' || token.length === 0 || token.length > 8192) throw new InvalidLogoutToken('Send one logout_token');
-    const advertised = config.serverMetadata().id_token_signing_alg_values_supported ?? ['RS256'];
     let payload;
     try {
-      const verified = await jwtVerify(token, this.keys!, {
+      const { keys, algorithms }: IssuerKeys = await this.directory.keysOf(this.issuer);
+      const verified = await jwtVerify(token, keys, {
         issuer: this.issuer,
         audience: this.settings.clientId,
-        algorithms: advertised.filter((alg) => alg !== 'none' && !alg.startsWith('HS')),
+        algorithms,
         maxTokenAge: LOGOUT_TOKEN_MAX_AGE_SECONDS,
         clockTolerance: CLOCK_SKEW_SECONDS,
         requiredClaims: ['iat', 'jti'],
@@ -160,7 +154,10 @@ export class OpenIdRelyingParty extends RelyingParty {
       if (verified.protectedHeader.typ !== undefined && verified.protectedHeader.typ.toLowerCase() !== 'logout+jwt') throw new Error('typ');
       payload = verified.payload;
     } catch (error) {
-      if (error instanceof joseErrors.JWKSTimeout) throw new IssuerUnavailable(error);
+      // A provider that did not answer in time may answer the same logout again later (503); any
+      // other failure to read its document or keys is a logout that failed, and 400 tells it so.
+      if (error instanceof IssuerUnavailable && timedOut(error)) throw error;
+      if (error instanceof IssuerUnavailable) throw new InvalidLogoutToken('The provider’s keys could not be read to verify the logout token', error);
       throw new InvalidLogoutToken('The logout token is not signed by the provider for this client, or has expired', error);
     }
     const events = payload.events as Record<string, unknown> | undefined;
