@@ -6,7 +6,7 @@ import { Drain } from './common/runtime/drain';
 import { edgeServerOptions, installEdgeServer } from './common/http/edge';
 import { installPipeline } from './common/http/pipeline';
 import { useFormBodyOn } from './common/http/json-body';
-import { SESSION_PATHS } from './auth/http/browser-session-http';
+import { SESSION_PATHS } from './auth/domain/session-endpoints';
 import { createRequestLogDestination, createServiceLogger, ServiceLogger } from './common/runtime/logging';
 import { requestIdOf } from './common/http/request-context';
 import { resolveConstraintsFrom } from './common/http/validation';

@@ -47,6 +47,9 @@ async function render() {
   const session = envelope.data;
   $('signed-out').hidden = true;
   $('signed-in').hidden = false;
+  // The user's own display claims, as their provider gave them: shown to them, never stored by the gateway.
+  const { name, preferred_username: username, email, sub } = session.user;
+  $('user-name').textContent = [name, username ?? email].filter(Boolean).join(' · ') || sub;
   $('user-id').textContent = session.id;
   $('tenant').textContent = session.tenant;
   $('expires-at').textContent = new Date(session.expires_at).toLocaleString();

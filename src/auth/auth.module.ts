@@ -10,6 +10,7 @@ import { loadPseudonymKey, loadSessionKey, sessionSettings, trustedIssuers } fro
 import { BrowserSessionStore } from './domain/browser-session.ports';
 import { BrowserSessions } from './domain/browser-sessions.service';
 import { SessionController } from './http/session.controller';
+import { MeController } from './http/me.controller';
 import { EndUserSessionsController } from './http/end-user-sessions.controller';
 import { JoseSealedBox } from './oidc/jose-sealed-box';
 import { OpenIdRelyingParty } from './oidc/openid-relying-party';
@@ -24,7 +25,7 @@ import { EndUserTokens } from './domain/end-user-tokens.port';
 import { ProofReplay } from './domain/proof-replay.port';
 import { Pseudonyms } from './domain/pseudonyms';
 import { AccessGuard } from './http/access.guard';
-import { SESSION_PATHS } from './http/browser-session-http';
+import { SESSION_PATHS } from './domain/session-endpoints';
 import { ClientsController } from './http/clients.controller';
 import { DpopProofs } from './oidc/dpop-proofs';
 import { JoseEndUserTokens } from './oidc/jose-end-user-tokens';
@@ -47,7 +48,7 @@ export class AuthModule {
       // The edge's identify stage asks it who is calling; every route's access guard and the features' controllers use it.
       global: true,
       imports: [TypeOrmModule.forFeature([ApiClientEntity])],
-      controllers: [ClientsController, SessionController, EndUserSessionsController],
+      controllers: [ClientsController, MeController, SessionController, EndUserSessionsController],
       providers: [
         ApiClientsService,
         TypeOrmApiClientRepository,

@@ -7,7 +7,6 @@ import { CustomerTenancy } from './domain/customer-tenancy.service';
 import { CustomerOwnership } from './domain/customer-ownership.port';
 import { CustomersService } from './domain/customers.service';
 import { CustomersController } from './http/customers.controller';
-import { MeController } from './http/me.controller';
 import { CustomerTenantEntity } from './persistence/customer-tenant.entity';
 import { TypeOrmCustomerOwnershipRepository } from './persistence/typeorm-customer-ownership.repository';
 
@@ -15,7 +14,7 @@ import { TypeOrmCustomerOwnershipRepository } from './persistence/typeorm-custom
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([CustomerTenantEntity]), AuditModule, IdempotencyModule],
-  controllers: [CustomersController, MeController],
+  controllers: [CustomersController],
   providers: [
     TypeOrmCustomerOwnershipRepository,
     { provide: CustomerOwnership, useExisting: TypeOrmCustomerOwnershipRepository },

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { exportJWK, generateKeyPair, JWK } from 'jose';
 import { ALL_SCOPES } from '../auth/domain/scopes';
 import { canonicalTarget } from '../common/http/canonical-target';
-import { SESSION_PATHS } from '../auth/http/browser-session-http';
+import { SESSION_PATHS } from '../auth/domain/session-endpoints';
 
 /** Where the gateway serves the reference web app in sandbox mode. */
 export const WEB_APP_PATH = '/app/';
@@ -188,7 +188,9 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
       },
       cookies: { keys: [cookieKey] },
       scopes: ['openid', 'offline_access', ...ALL_SCOPES],
-      claims: { openid: ['sub'], email: ['email'], profile: ['name'] },
+      claims: { openid: ['sub'], email: ['email'], profile: ['name', 'preferred_username'] },
+      // The ID token carries the display claims its scopes ask for, as many providers do (the gateway shows them to the user).
+      conformIdTokenClaims: false,
       pkce: { required: () => true },
       // The code flow only (OAuth 2.1, FAPI 2.0): no implicit or hybrid responses.
       responseTypes: ['code'],
@@ -231,7 +233,7 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
       findAccount: (_ctx: unknown, sub: string) => {
         const user = (DEV_USERS as Record<string, (typeof DEV_USERS)[DevUser]>)[sub];
         if (!user) return undefined;
-        return { accountId: sub, claims: () => ({ sub, name: user.name, email: user.email }) };
+        return { accountId: sub, claims: () => ({ sub, name: user.name, preferred_username: sub, email: user.email }) };
       },
       interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     });

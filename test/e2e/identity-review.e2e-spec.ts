@@ -33,6 +33,25 @@ describe('browser sessions: what the review found', () => {
     await idp?.close();
   });
 
+  it('when demo logs in through a web app, then the session names them as their provider does, to them only: never in the audit log or a log line', async () => {
+    const { session } = await webLogin(t.baseUrl, 'demo');
+
+    const view = await withSession(t.baseUrl, 'GET', '/api/v1/session', session);
+    const me = await withSession(t.baseUrl, 'GET', '/api/v1/me', session);
+    const events = await t.asOwner(`SELECT * FROM audit_events WHERE request_id = ANY($1)`, [
+      [view.headers.get('x-request-id'), me.headers.get('x-request-id')],
+    ]);
+
+    const shown = { sub: 'demo', name: 'Demo User', preferred_username: 'demo', email: 'demo@example.com' };
+    expect(view.body.data!.user).toEqual(shown);
+    expect(me.body.data!.user).toEqual(shown);
+    expect(events).toHaveLength(2);
+    for (const claim of ['Demo User', 'demo@example.com']) {
+      expect(JSON.stringify(events)).not.toContain(claim);
+      expect(t.logs.text).not.toContain(claim);
+    }
+  });
+
   it('finding 4: when a web app logs out with no body at all, then the session ends (the body is optional)', async () => {
     const { session } = await webLogin(t.baseUrl, 'demo');
 

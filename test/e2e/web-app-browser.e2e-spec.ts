@@ -72,6 +72,18 @@ describe('the reference web app in a real browser (the browser session of RFC 10
     await page.locator('#user-id').filter({ hasText: /.+/ }).waitFor();
   }
 
+  it('when demo logs in through the app, then the app names them as their provider does (their name, never only a pseudonym)', async () => {
+    const { context, page, problems } = await openBrowser();
+    try {
+      await logIn(page, 'demo');
+
+      await expect(page.locator('#user-name').textContent()).resolves.toMatch(/^Demo User/);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   const sessionCookieOf = async (context: BrowserContext) => (await context.cookies(t.baseUrl)).find((cookie) => cookie.name === '__Host-gw_session');
   const withCookie = (base: string, value: string) =>
     callApi(base, 'GET', '/api/v1/session', { headers: { cookie: `__Host-gw_session=${value}`, 'x-csrf': '1' } });

@@ -13,8 +13,23 @@ export interface ApiClient {
   readonly revokedAt: Date | null;
 }
 
-/** The caller of a request, once its token has been accepted: the record's client (one shape, no cast between them). */
-export type AuthenticatedClient = RecordedClient;
+/**
+ * How an end user is shown to themself: their subject at their provider and, from a web app's ID
+ * token, the display claims the provider gave. Only ever in an answer to that user: never in the
+ * request's record, so never in the audit log or a log line (the pseudonym is their name there).
+ */
+export interface EndUserProfile {
+  readonly subject: string;
+  readonly name?: string;
+  readonly preferredUsername?: string;
+  readonly email?: string;
+}
+
+/**
+ * The caller of a request, once its credentials have been accepted: the record's client (noteClient
+ * copies the record's fields, and nothing else), and for an end user their profile.
+ */
+export type AuthenticatedClient = RecordedClient & { readonly profile?: EndUserProfile };
 
 export interface NewApiClient {
   readonly name: string;
@@ -24,6 +39,6 @@ export interface NewApiClient {
 }
 
 /** An end user as a caller: known by their pseudonym, named as every end user is, with their token's scopes. */
-export function endUserCaller(pseudonym: string, tenant: string, scopes?: readonly string[]): AuthenticatedClient {
-  return { id: pseudonym, name: END_USER_NAME, role: 'end_user', tenant, ...(scopes ? { scopes } : {}) };
+export function endUserCaller(pseudonym: string, tenant: string, scopes?: readonly string[], profile?: EndUserProfile): AuthenticatedClient {
+  return { id: pseudonym, name: END_USER_NAME, role: 'end_user', tenant, ...(scopes ? { scopes } : {}), ...(profile ? { profile } : {}) };
 }

@@ -70,7 +70,7 @@ export class Authenticator {
     const { scheme, token } = presented;
     if (this.endUsers.enabled && COMPACT_JWS.test(token)) {
       const user = await this.endUsers.verify(token, { scheme, proof: presented.dpop, method: presented.method, url: presented.url });
-      return endUserCaller(this.pseudonyms.of(user.issuer, user.subject), user.tenant, user.scopes);
+      return endUserCaller(this.pseudonyms.of(user.issuer, user.subject), user.tenant, user.scopes, { subject: user.subject });
     }
     // A client token is a bearer token: it is bound to no key.
     if (scheme === 'dpop') throw new InvalidClientToken({ scheme });

@@ -26,6 +26,15 @@ export interface SessionTokens {
   readonly accessExpiresAt: number;
   readonly refreshToken?: string;
   readonly idToken?: string;
+  /** The ID token's display claims (name, preferred_username, email), shown to the user only. */
+  readonly displayClaims?: DisplayClaims;
+}
+
+/** What an ID token says to show a user as, where the provider gives it. */
+export interface DisplayClaims {
+  readonly name?: string;
+  readonly preferredUsername?: string;
+  readonly email?: string;
 }
 
 /** A completed login: the tokens, and who the ID token says logged in. */

@@ -199,6 +199,7 @@ export class BrowserSessions {
       accessExpiresAt: completed.accessExpiresAt,
       refreshToken: completed.refreshToken,
       idToken: completed.idToken,
+      displayClaims: completed.displayClaims,
     };
     await this.store.create({
       idHash,
@@ -213,7 +214,11 @@ export class BrowserSessions {
       expiresAt: new Date(now + this.configured().settings.absoluteTimeoutSeconds * 1000),
       version: 1,
     });
-    return { sessionId, returnTo: login.returnTo, client: endUserCaller(endUser, user.tenant, user.scopes) };
+    return {
+      sessionId,
+      returnTo: login.returnTo,
+      client: endUserCaller(endUser, user.tenant, user.scopes, { subject: user.subject, ...completed.displayClaims }),
+    };
   }
 
   /**
@@ -256,7 +261,7 @@ export class BrowserSessions {
     const id = this.pseudonyms.of(user.issuer, user.subject);
     if (id !== session.endUser || user.tenant !== session.tenant) throw new SessionEnded();
     return {
-      client: endUserCaller(id, user.tenant, user.scopes),
+      client: endUserCaller(id, user.tenant, user.scopes, { subject: user.subject, ...tokens.displayClaims }),
       expiresAt: session.expiresAt,
       idleExpiresAt: new Date(Math.min(session.expiresAt.getTime(), session.lastSeenAt.getTime() + settings.idleTimeoutSeconds * 1000)),
     };
@@ -358,7 +363,12 @@ export class BrowserSessions {
       await this.store.releaseRenewal(session.idHash, session.version).catch(() => undefined);
       throw error;
     }
-    const next: SessionTokens = { ...fresh, refreshToken: fresh.refreshToken ?? held.refreshToken, idToken: fresh.idToken ?? held.idToken };
+    const next: SessionTokens = {
+      ...fresh,
+      refreshToken: fresh.refreshToken ?? held.refreshToken,
+      idToken: fresh.idToken ?? held.idToken,
+      displayClaims: fresh.displayClaims ?? held.displayClaims,
+    };
     return this.store.saveRenewal(session.idHash, session.version, {
       sealedTokens: await this.box.seal(next, `session:${session.idHash}`),
       accessExpiresAt: new Date(next.accessExpiresAt),

@@ -1,7 +1,7 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import { ApiSecurity } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { recordOf } from '../../common/http/request-context';
+import { contextOf } from '../../common/http/request-context';
 import { ApiClientRole, AuthenticatedClient } from '../domain/api-client';
 import type { Scope } from '../domain/scopes';
 
@@ -32,9 +32,9 @@ export const END_USER_SECURITY_SCHEME = 'end-user';
 /** The OpenAPI security scheme of web apps' session cookie (swagger.ts declares it). */
 export const BROWSER_SESSION_SECURITY_SCHEME = 'browser-session';
 
-/** The authenticated caller of the current request, from the request's record (noteClient). */
+/** The caller of the current request, as the edge's identify stage found it (its record holds the same, less the end user's profile). */
 export const CurrentClient = createParamDecorator((_: unknown, context: ExecutionContext): AuthenticatedClient => {
-  const client = recordOf(context.switchToHttp().getRequest<FastifyRequest>().raw).client;
+  const client = contextOf(context.switchToHttp().getRequest<FastifyRequest>().raw).identity?.caller;
   if (!client) throw new Error('CurrentClient used on a route without authentication');
   return client;
 });

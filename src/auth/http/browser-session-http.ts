@@ -8,14 +8,6 @@ export const LOGIN_COOKIE = '__Host-gw_login';
 /** The anti-forgery header a request with the session cookie must carry (a cross-site form cannot send it; a cross-site fetch needs CORS's consent). */
 export const CSRF_HEADER = 'x-csrf';
 
-/** The paths of the session's endpoints (the callback is the redirect URI registered at the provider). */
-export const SESSION_PATHS = {
-  login: '/api/v1/session/login',
-  callback: '/api/v1/session/callback',
-  logout: '/api/v1/session/logout',
-  backchannelLogout: '/api/v1/session/backchannel-logout',
-} as const;
-
 /**
  * A cookie's value from the Cookie header: undefined when absent, an array when sent more than
  * once (which cookie the browser meant cannot be told, so such a request has no session).

@@ -6,7 +6,7 @@ import { statusOfCode } from '../../common/http/error-envelope.filter';
 import { contextOf, CredentialKind, Identification, targetOf } from '../../common/http/request-context';
 import { SPAN_ATTRIBUTES, traced } from '../../common/telemetry/tracing';
 import { Authenticator, PresentedCredentials } from '../domain/authenticator';
-import { SESSION_PATHS } from './browser-session-http';
+import { SESSION_PATHS } from '../domain/session-endpoints';
 import { CredentialRules, credentialsOf } from './presented-credentials';
 
 const NOBODY: Identification = {};

@@ -12,18 +12,9 @@ import { BrowserSessions } from '../domain/browser-sessions.service';
 import { EndUserCustomers } from '../domain/end-user-customers.port';
 import { endUserCaller, type AuthenticatedClient } from '../domain/api-client';
 import { CurrentClient, EndUsers, Public } from './auth.decorators';
-import {
-  checkAntiForgery,
-  clearedCookie,
-  cookieOf,
-  LOGIN_COOKIE,
-  loginCookie,
-  SESSION_COOKIE,
-  SESSION_PATHS,
-  sessionCookie,
-  sessionCookieOf,
-} from './browser-session-http';
+import { checkAntiForgery, clearedCookie, cookieOf, LOGIN_COOKIE, loginCookie, SESSION_COOKIE, sessionCookie, sessionCookieOf } from './browser-session-http';
 import { SessionResponseDto } from './session.response.dto';
+import { SESSION_PATHS } from '../domain/session-endpoints';
 
 const LOGIN_COOKIE_SECONDS = 600;
 

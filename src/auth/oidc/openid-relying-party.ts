@@ -3,7 +3,16 @@ import { Logger } from '@nestjs/common';
 import * as client from 'openid-client';
 import { ALL_SCOPES } from '../domain/scopes';
 import { InvalidLogoutToken, IssuerUnavailable, LoginFailed } from '../domain/auth.errors';
-import { CompletedLogin, ExpectedCallback, LoginStart, LogoutNotice, RefreshRefused, RelyingParty, SessionTokens } from '../domain/browser-session.ports';
+import {
+  CompletedLogin,
+  DisplayClaims,
+  ExpectedCallback,
+  LoginStart,
+  LogoutNotice,
+  RefreshRefused,
+  RelyingParty,
+  SessionTokens,
+} from '../domain/browser-session.ports';
 import type { SessionSettings } from '../../config/end-user-settings';
 import { IssuerDirectory, IssuerKeys, IssuerMetadata, isLoopbackHttp, timedOut } from './issuer-metadata';
 
@@ -75,7 +84,9 @@ export class OpenIdRelyingParty extends RelyingParty {
     const state = client.randomState();
     const nonce = client.randomNonce();
     const offered = config.serverMetadata().scopes_supported;
-    const scope = ['openid', ...ALL_SCOPES, ...(offered?.includes('offline_access') ? ['offline_access'] : [])].join(' ');
+    // profile and email, where offered: the ID token's display claims, shown to the user only.
+    const display = ['profile', 'email'].filter((scope) => offered?.includes(scope));
+    const scope = ['openid', ...display, ...ALL_SCOPES, ...(offered?.includes('offline_access') ? ['offline_access'] : [])].join(' ');
     const parameters = {
       redirect_uri: redirectUri,
       scope,
@@ -117,6 +128,7 @@ export class OpenIdRelyingParty extends RelyingParty {
       ...tokensOf(tokens),
       subject: claims.sub,
       sid: typeof claims.sid === 'string' ? claims.sid : undefined,
+      displayClaims: displayClaimsOf(claims),
     };
   }
 
@@ -136,6 +148,16 @@ export class OpenIdRelyingParty extends RelyingParty {
     if (!config.serverMetadata().end_session_endpoint) return undefined;
     // No id_token_hint: the browser never sees a token. The provider identifies the client and asks the user.
     return client.buildEndSessionUrl(config, { client_id: this.settings.clientId, post_logout_redirect_uri: postLogoutRedirectUri }).href;
+  }
+
+  async revoke(refreshToken: string): Promise<void> {
+    const config = await this.config();
+    if (!config.serverMetadata().revocation_endpoint) return;
+    try {
+      await client.tokenRevocation(config, refreshToken, { token_type_hint: 'refresh_token' });
+    } catch (error) {
+      throw new IssuerUnavailable(error);
+    }
   }
 
   async readLogoutToken(token: string): Promise<LogoutNotice> {
@@ -197,4 +219,11 @@ function reasonOf(error: unknown): string {
   if (code === 'OAUTH_JWT_CLAIM_COMPARISON_FAILED') return 'The ID token does not match the login (nonce, issuer or audience)';
   if (code === 'OAUTH_INVALID_RESPONSE') return 'The provider’s answer is not a valid token response';
   return 'The login could not be completed with the provider';
+}
+
+/** The ID token's display claims, where the provider gives them as short strings: shown to the user, never logged or audited. */
+function displayClaimsOf(claims: client.IDToken): DisplayClaims | undefined {
+  const text = (value: unknown) => (typeof value === 'string' && value.length > 0 && value.length <= 200 ? value : undefined);
+  const shown: DisplayClaims = { name: text(claims.name), preferredUsername: text(claims.preferred_username), email: text(claims.email) };
+  return (shown.name ?? shown.preferredUsername ?? shown.email) ? shown : undefined;
 }

@@ -10,7 +10,7 @@ import type { UpstreamFacts } from './upstream';
  * |---|---|---|---|
  * | requestId, startedAt | newRecord | the request's context (common/http/request-context.ts), when the request is first seen | it arrives |
  * | sourceIp | noteArrival | the edge's request-context stage (edge.pipeline.ts) | it arrives |
- * | client | noteClient | authentication (auth/http: authenticationOf) | its token is checked |
+ * | client | noteClient | the identify stage (auth/http/identify.stage.ts); the session endpoints, for the user a login or logout is about | its credentials are accepted |
  * | reference, customerId, currency | noteSubject | domain services (AuditTrail.about, ProviderWrites.begin); the auditor, from a refused body's exact identifiers | it is known what the request is about |
  * | upstream | noteUpstreamCall | the upstream client | after each provider call |
  * | attempted | noteAttempted | AuditTrail.attempt | its `attempted` event is committed |

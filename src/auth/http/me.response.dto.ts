@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import type { AuthenticatedClient } from '../../auth/domain/api-client';
+import type { AuthenticatedClient } from '../domain/api-client';
+import { EndUserProfileResponseDto } from './session.response.dto';
 import { CALLER_KINDS } from '../../common/domain/request-record';
 
 /** Who a token belongs to (GET /api/v1/me). */
@@ -20,6 +21,12 @@ export class CallerResponseDto {
   @ApiProperty({ example: 'default', description: 'The tenant whose customers this caller sees.' })
   readonly tenant!: string;
 
+  @ApiPropertyOptional({
+    type: EndUserProfileResponseDto,
+    description: 'End users only: who they are, to themself (their subject; with a web app’s session, the ID token’s display claims).',
+  })
+  readonly user?: EndUserProfileResponseDto;
+
   @ApiPropertyOptional({ type: [String], example: ['customers:write', 'balances:read'], description: 'End users only: the scopes their access token grants.' })
   readonly scopes?: string[];
 
@@ -33,6 +40,13 @@ export class CallerResponseDto {
 
   static from(client: AuthenticatedClient, customerIds?: readonly string[]): CallerResponseDto {
     const base = { id: client.id, name: client.name, role: client.role, tenant: client.tenant };
-    return client.role === 'end_user' ? { ...base, scopes: [...(client.scopes ?? [])], customer_ids: [...(customerIds ?? [])] } : base;
+    return client.role === 'end_user'
+      ? {
+          ...base,
+          ...(client.profile ? { user: EndUserProfileResponseDto.from(client.profile) } : {}),
+          scopes: [...(client.scopes ?? [])],
+          customer_ids: [...(customerIds ?? [])],
+        }
+      : base;
   }
 }

@@ -1,18 +1,18 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AuthenticatedClient } from '../../auth/domain/api-client';
+import type { AuthenticatedClient } from '../domain/api-client';
 import { CallerResponseDto } from './me.response.dto';
-import { CurrentClient, EndUsers } from '../../auth/http/auth.decorators';
+import { CurrentClient, EndUsers } from './auth.decorators';
 import { OPERATION } from '../../common/domain/audit-operations';
 import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/http/api-envelope.decorators';
 import { Audited } from '../../common/http/audited.decorator';
-import { CustomerOwnership } from '../domain/customer-ownership.port';
+import { EndUserCustomers } from '../domain/end-user-customers.port';
 
 @ApiTags('clients')
 @ApiBearerAuth()
 @Controller({ path: 'api/v1' })
 export class MeController {
-  constructor(private readonly ownership: CustomerOwnership) {}
+  constructor(private readonly customers: EndUserCustomers) {}
 
   @Get('me')
   @Audited(OPERATION.readClient)
@@ -26,7 +26,7 @@ export class MeController {
   @ApiEnvelopeResponse(200, CallerResponseDto)
   @ApiErrorResponses(ERRORS.edge, 'AUTH.INVALID_TOKEN', 'AUTH.INVALID_DPOP_PROOF', 'AUTH.ISSUER_UNAVAILABLE')
   async me(@CurrentClient() caller: AuthenticatedClient): Promise<CallerResponseDto> {
-    const customers = caller.role === 'end_user' ? await this.ownership.customersOf(caller.tenant, caller.id) : undefined;
+    const customers = caller.role === 'end_user' ? await this.customers.customersOf(caller.tenant, caller.id) : undefined;
     return CallerResponseDto.from(caller, customers);
   }
 }
