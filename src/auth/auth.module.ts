@@ -29,6 +29,7 @@ import { SESSION_PATHS } from './domain/session-endpoints';
 import { ClientsController } from './http/clients.controller';
 import { DpopProofs } from './oidc/dpop-proofs';
 import { JoseEndUserTokens } from './oidc/jose-end-user-tokens';
+import { IssuerDirectory } from './oidc/issuer-metadata';
 import { ApiClientEntity } from './persistence/api-client.entity';
 import { PgProofReplay } from './persistence/pg-proof-replay';
 import { PostgresApiClientChanges } from './persistence/postgres-api-client-changes';
@@ -60,10 +61,12 @@ export class AuthModule {
         },
         PgProofReplay,
         { provide: ProofReplay, useExisting: PgProofReplay },
+        // One directory of the issuers' discovery documents and keys, for the tokens and the relying party alike.
+        { provide: IssuerDirectory, useFactory: () => new IssuerDirectory() },
         {
           provide: EndUserTokens,
-          inject: [ConfigService, ProofReplay],
-          useFactory: (config: ConfigService<AppConfig, true>, replay: ProofReplay) => {
+          inject: [ConfigService, ProofReplay, IssuerDirectory],
+          useFactory: (config: ConfigService<AppConfig, true>, replay: ProofReplay, directory: IssuerDirectory) => {
             const issuers = trustedIssuers(configValues(config), options.devIssuer);
             const clockSkewSeconds = config.getOrThrow('OIDC_CLOCK_SKEW_SECONDS', { infer: true });
             const proofs = new DpopProofs(replay, { maxAgeSeconds: config.getOrThrow('DPOP_PROOF_MAX_AGE_SECONDS', { infer: true }), clockSkewSeconds });
@@ -81,6 +84,7 @@ export class AuthModule {
                 requireDpop: config.getOrThrow('OIDC_REQUIRE_DPOP', { infer: true }),
               },
               proofs,
+              directory,
             );
           },
         },
@@ -105,13 +109,14 @@ export class AuthModule {
         { provide: BrowserSessionStore, useExisting: PgBrowserSessionStore },
         {
           provide: BrowserSessions,
-          inject: [ConfigService, HttpAdapterHost, BrowserSessionStore, EndUserTokens, Pseudonyms],
+          inject: [ConfigService, HttpAdapterHost, BrowserSessionStore, EndUserTokens, Pseudonyms, IssuerDirectory],
           useFactory: (
             config: ConfigService<AppConfig, true>,
             host: HttpAdapterHost,
             store: BrowserSessionStore,
             endUsers: EndUserTokens,
             pseudonyms: Pseudonyms,
+            directory: IssuerDirectory,
           ) => {
             const settings = sessionSettings(
               {
@@ -157,7 +162,7 @@ export class AuthModule {
                   allowedOrigins: () => [publicOrigin(), ...settings.allowedOrigins],
                   callbackPath: SESSION_PATHS.callback,
                 },
-                provider: new OpenIdRelyingParty(settings, config.getOrThrow('OIDC_AUDIENCE', { infer: true })),
+                provider: new OpenIdRelyingParty(settings, config.getOrThrow('OIDC_AUDIENCE', { infer: true }), directory),
                 box: new JoseSealedBox(key),
               },
               store,

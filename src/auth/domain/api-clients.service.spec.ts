@@ -3,7 +3,7 @@ import { ApiClient } from './api-client';
 import { ApiClientChanges } from './api-client-changes.port';
 import { ApiClientStore, StoredApiClient } from './api-client-store.port';
 import { ApiClientsService, REMEMBER_CLIENT_MS } from './api-clients.service';
-import { ApiClientNameTaken, InvalidApiClient, InvalidClientToken } from './auth.errors';
+import { ApiClientNameTaken, InvalidApiClient, InvalidToken } from './auth.errors';
 import { hashClientToken } from './client-token';
 
 class InMemoryApiClientStore extends ApiClientStore {
@@ -87,10 +87,10 @@ describe('ApiClientsService', () => {
     ['empty', ''],
     ['unknown', 'pgw_not-a-real-token'],
     ['far too long', 'x'.repeat(10_000)],
-  ])('when the token is %s, then InvalidClientToken', async (_, token) => {
+  ])('when the token is %s, then InvalidToken', async (_, token) => {
     await sut.create({ name: 'web', role: 'partner', tenant: 'acme', expiresAt: null });
 
-    await expect(sut.authenticate(token)).rejects.toBeInstanceOf(InvalidClientToken);
+    await expect(sut.authenticate(token)).rejects.toBeInstanceOf(InvalidToken);
   });
 
   it('when the expiry passes, then the token stops working at that instant', async () => {
@@ -105,7 +105,7 @@ describe('ApiClientsService', () => {
 
     clock.current = new Date('2026-11-21T11:00:00Z');
 
-    await expect(sut.authenticate(token)).rejects.toBeInstanceOf(InvalidClientToken);
+    await expect(sut.authenticate(token)).rejects.toBeInstanceOf(InvalidToken);
   });
 
   it('when a client is revoked, then its token is refused and its name can be reused', async () => {
@@ -114,7 +114,7 @@ describe('ApiClientsService', () => {
     const revoked = await sut.revoke('web');
 
     expect(revoked?.revokedAt).toEqual(clock.current);
-    await expect(sut.authenticate(token)).rejects.toBeInstanceOf(InvalidClientToken);
+    await expect(sut.authenticate(token)).rejects.toBeInstanceOf(InvalidToken);
     await expect(sut.create({ name: 'web', role: 'partner', tenant: 'acme', expiresAt: null })).resolves.toBeDefined();
   });
 
@@ -160,7 +160,7 @@ describe('ApiClientsService', () => {
       changes.announce();
 
       expect(beforeAnnouncement.name).toBe('web'); // the documented window: until the NOTIFY arrives
-      await expect(sut.authenticate(token)).rejects.toBeInstanceOf(InvalidClientToken);
+      await expect(sut.authenticate(token)).rejects.toBeInstanceOf(InvalidToken);
     });
 
     it('when the feed is down, then every request reads the store, and nothing read meanwhile is trusted once it is back', async () => {
@@ -198,7 +198,7 @@ describe('ApiClientsService', () => {
       await sut.authenticate(lasting.token);
 
       clock.current = new Date(clock.current.getTime() + 10_000);
-      await expect(sut.authenticate(expiring.token)).rejects.toBeInstanceOf(InvalidClientToken);
+      await expect(sut.authenticate(expiring.token)).rejects.toBeInstanceOf(InvalidToken);
       const lookupsBefore = store.lookups;
       clock.current = new Date(clock.current.getTime() + REMEMBER_CLIENT_MS);
       await sut.authenticate(lasting.token);
@@ -207,7 +207,7 @@ describe('ApiClientsService', () => {
     });
 
     it('when a token is unknown, then it is not remembered (guessing does not fill memory)', async () => {
-      for (let i = 0; i < 3; i++) await expect(sut.authenticate(`pgw_guess_${i}`)).rejects.toBeInstanceOf(InvalidClientToken);
+      for (let i = 0; i < 3; i++) await expect(sut.authenticate(`pgw_guess_${i}`)).rejects.toBeInstanceOf(InvalidToken);
 
       expect(sut.rememberedCount).toBe(0);
     });

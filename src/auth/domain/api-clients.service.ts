@@ -4,7 +4,7 @@ import { Clock } from '../../common/domain/clock.port';
 import { API_CLIENT_ROLES, ApiClient, AuthenticatedClient, NewApiClient } from './api-client';
 import { ApiClientChanges, NoApiClientChanges } from './api-client-changes.port';
 import { ApiClientStore, StoredApiClient } from './api-client-store.port';
-import { InvalidApiClient, InvalidClientToken } from './auth.errors';
+import { InvalidApiClient, InvalidToken } from './auth.errors';
 import { generateClientToken, hashClientToken, sameHash } from './client-token';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -69,17 +69,17 @@ export class ApiClientsService {
   }
 
   /**
-   * The client a bearer token belongs to. Throws InvalidClientToken for a missing, unknown,
+   * The client a bearer token belongs to. Throws InvalidToken for a missing, unknown,
    * expired or revoked token alike, so a caller learns nothing about which it was.
    */
   async authenticate(token: string | undefined): Promise<AuthenticatedClient> {
-    if (!token || token.length > MAX_TOKEN_LENGTH) throw new InvalidClientToken();
+    if (!token || token.length > MAX_TOKEN_LENGTH) throw new InvalidToken();
     const hash = hashClientToken(token);
     const now = this.clock.now().getTime();
     const found = this.rememberedClient(hash, now) ?? (await this.lookUp(hash, now));
-    if (!found || !sameHash(found.tokenHash, hash)) throw new InvalidClientToken();
-    if (found.revokedAt && found.revokedAt.getTime() <= now) throw new InvalidClientToken();
-    if (found.expiresAt && found.expiresAt.getTime() <= now) throw new InvalidClientToken();
+    if (!found || !sameHash(found.tokenHash, hash)) throw new InvalidToken();
+    if (found.revokedAt && found.revokedAt.getTime() <= now) throw new InvalidToken();
+    if (found.expiresAt && found.expiresAt.getTime() <= now) throw new InvalidToken();
     return { id: found.id, name: found.name, role: found.role, tenant: found.tenant };
   }
 

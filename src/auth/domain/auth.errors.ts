@@ -22,7 +22,7 @@ export function challengeOf(scheme: 'bearer' | 'dpop', error?: 'invalid_token' |
  * No token, or one the service cannot accept: the provider's own 401. A token that was presented
  * and refused is answered with `error="invalid_token"` in the challenge (RFC 6750 section 3.1).
  */
-export class InvalidClientToken extends DomainError {
+export class InvalidToken extends DomainError {
   constructor(presented?: { scheme?: 'bearer' | 'dpop'; details?: string }) {
     super('AUTH.INVALID_TOKEN', {
       details: presented?.details ?? INVALID_TOKEN_DETAILS,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { endUserCaller, type AuthenticatedClient } from './api-client';
 import { ApiClientsService } from './api-clients.service';
 import { BrowserSessions } from './browser-sessions.service';
-import { InvalidClientToken, TokenMissing } from './auth.errors';
+import { InvalidToken, TokenMissing } from './auth.errors';
 import { EndUserTokens } from './end-user-tokens.port';
 import { Pseudonyms } from './pseudonyms';
 
@@ -49,7 +49,7 @@ export class Authenticator {
 
   /**
    * The caller the credentials belong to.
-   * @throws InvalidClientToken, InvalidDpopProof, IssuerUnavailable, SessionEnded.
+   * @throws InvalidToken, InvalidDpopProof, IssuerUnavailable, SessionEnded.
    */
   async authenticate(presented: PresentedCredentials): Promise<AuthenticatedClient> {
     switch (presented.kind) {
@@ -73,11 +73,11 @@ export class Authenticator {
       return endUserCaller(this.pseudonyms.of(user.issuer, user.subject), user.tenant, user.scopes, { subject: user.subject });
     }
     // A client token is a bearer token: it is bound to no key.
-    if (scheme === 'dpop') throw new InvalidClientToken({ scheme });
+    if (scheme === 'dpop') throw new InvalidToken({ scheme });
     try {
       return await this.clients.authenticate(token);
     } catch (error) {
-      if (error instanceof InvalidClientToken) throw new InvalidClientToken({ scheme });
+      if (error instanceof InvalidToken) throw new InvalidToken({ scheme });
       throw error;
     }
   }

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { RecordedClient } from '../../common/domain/request-record';
 import { endUserCaller, type AuthenticatedClient } from './api-client';
-import { InvalidClientToken, InvalidLogoutToken, IssuerUnavailable, LoginFailed, ReturnToRefused, SessionEnded, SessionsNotConfigured } from './auth.errors';
+import { InvalidToken, InvalidLogoutToken, IssuerUnavailable, LoginFailed, ReturnToRefused, SessionEnded, SessionsNotConfigured } from './auth.errors';
 import { BrowserSessionStore, RefreshRefused, RelyingParty, SealedBox, SessionTokens, StoredSession } from './browser-session.ports';
 import { EndUserTokens } from './end-user-tokens.port';
 import { Pseudonyms } from './pseudonyms';
@@ -184,7 +184,7 @@ export class BrowserSessions {
     try {
       user = await this.endUsers.verify(completed.accessToken, { scheme: 'bearer', proof: undefined, method: 'GET', url: '', heldByService: true });
     } catch (error) {
-      if (error instanceof InvalidClientToken)
+      if (error instanceof InvalidToken)
         throw new LoginFailed('The provider’s access token is not one this service accepts (issuer, audience or lifetime)', error);
       throw error;
     }
@@ -255,7 +255,7 @@ export class BrowserSessions {
         heldByService: true,
       });
     } catch (error) {
-      if (error instanceof InvalidClientToken) throw new SessionEnded('The session’s access token is no longer accepted: log in again');
+      if (error instanceof InvalidToken) throw new SessionEnded('The session’s access token is no longer accepted: log in again');
       throw error;
     }
     const id = this.pseudonyms.of(user.issuer, user.subject);

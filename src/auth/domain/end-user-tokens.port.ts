@@ -24,7 +24,7 @@ export interface VerifiedEndUser {
 /**
  * Verifies end users' access tokens against the issuers the service trusts. The adapter speaks
  * OpenID Connect Discovery, JWKS, RFC 9068 and RFC 9449.
- * @throws InvalidClientToken for a token it cannot accept, InvalidDpopProof for a bad proof,
+ * @throws InvalidToken for a token it cannot accept, InvalidDpopProof for a bad proof,
  *   IssuerUnavailable when the issuer's keys cannot be fetched.
  */
 export abstract class EndUserTokens {

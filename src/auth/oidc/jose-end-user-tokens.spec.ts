@@ -216,12 +216,15 @@ describe(JoseEndUserTokens.name, () => {
       });
     });
 
-    it('when a bound token is sent as a bearer token, then it is refused (a stolen token without its key is useless)', async () => {
+    it('when a bound token is sent as a bearer token, then it is refused as AUTH.DPOP_REQUIRED (a stolen token without its key is useless)', async () => {
       const key = await newDpopKey();
-      await expect(tokens().verify(await issuer.token({ cnf: { jkt: key.jkt } }), bearer)).rejects.toMatchObject({ code: 'AUTH.INVALID_TOKEN' });
+      await expect(tokens().verify(await issuer.token({ cnf: { jkt: key.jkt } }), bearer)).rejects.toMatchObject({
+        code: 'AUTH.DPOP_REQUIRED',
+        challenge: expect.stringMatching(/^DPoP realm="partner-gateway", error="invalid_token"/),
+      });
     });
 
-    it('when an unbound token is sent under the DPoP scheme, or as a bearer token in FAPI mode, then it is refused with a DPoP challenge', async () => {
+    it('when an unbound token is sent under the DPoP scheme (AUTH.INVALID_TOKEN), or as a bearer token in FAPI mode (AUTH.DPOP_REQUIRED), then it is refused with a DPoP challenge', async () => {
       const token = await issuer.token();
       const key = await newDpopKey();
       const proof = await dpopProof(key, { method: 'GET', url: URL_, accessToken: token });
@@ -231,7 +234,7 @@ describe(JoseEndUserTokens.name, () => {
         code: 'AUTH.INVALID_TOKEN',
         challenge: dpopChallenge,
       });
-      await expect(tokens({ requireDpop: true }).verify(token, bearer)).rejects.toMatchObject({ code: 'AUTH.INVALID_TOKEN', challenge: dpopChallenge });
+      await expect(tokens({ requireDpop: true }).verify(token, bearer)).rejects.toMatchObject({ code: 'AUTH.DPOP_REQUIRED', challenge: dpopChallenge });
     });
 
     const badProofs: [string, (key: Awaited<ReturnType<typeof newDpopKey>>, token: string) => Promise<string | string[] | undefined>][] = [

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, errors, JWTPayload, jwtVerify } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { TrustedIssuer } from '../../config/end-user-settings';
-import { InvalidClientToken, IssuerUnavailable } from '../domain/auth.errors';
+import { DpopRequired, InvalidToken, IssuerUnavailable } from '../domain/auth.errors';
 import { EndUserTokens, TokenPresentation, VerifiedEndUser } from '../domain/end-user-tokens.port';
 import { scopesOf } from '../domain/scopes';
 import { DpopProofs } from './dpop-proofs';
@@ -80,7 +80,7 @@ export class JoseEndUserTokens extends EndUserTokens {
 
   async verify(token: string, presentation: TokenPresentation): Promise<VerifiedEndUser> {
     // Made only when a token is refused: an error's stack trace is not free, and most calls succeed.
-    const refused = () => new InvalidClientToken({ scheme: presentation.scheme });
+    const refused = () => new InvalidToken({ scheme: presentation.scheme });
     if (token.length > MAX_TOKEN_LENGTH) throw refused();
     const hash = createHash('sha256').update(token, 'ascii').digest('base64url');
     let found = this.verified.get(hash);
@@ -95,16 +95,20 @@ export class JoseEndUserTokens extends EndUserTokens {
 
     if (found.jkt !== undefined) {
       // RFC 9449 section 7.1: a bound token presented as a bearer token is refused.
-      if (presentation.scheme !== 'dpop' || presentation.heldByService) throw refused();
+      if (presentation.heldByService) throw refused();
+      if (presentation.scheme !== 'dpop') throw new DpopRequired('The token is bound to a key: send it as `Authorization: DPoP <token>` with a DPoP proof');
       await this.proofs.check({ proof: presentation.proof, method: presentation.method, url: presentation.url, accessToken: token, jkt: found.jkt });
       return { ...found.user, senderConstrained: true };
     }
     // An unbound token sent under the DPoP scheme claims a binding it does not have.
-    if (presentation.scheme === 'dpop' || (this.settings.requireDpop && !presentation.heldByService)) throw new InvalidClientToken({ scheme: 'dpop' });
+    if (presentation.scheme === 'dpop') throw new InvalidToken({ scheme: 'dpop' });
+    if (this.settings.requireDpop && !presentation.heldByService) {
+      throw new DpopRequired('This service accepts end users’ tokens only bound to a key (DPoP, RFC 9449): ask the OpenID provider for a DPoP-bound token');
+    }
     return { ...found.user, senderConstrained: false };
   }
 
-  private async verifyToken(token: string, refused: () => InvalidClientToken): Promise<VerifiedToken> {
+  private async verifyToken(token: string, refused: () => InvalidToken): Promise<VerifiedToken> {
     let unverified: JWTPayload;
     try {
       const header = decodeProtectedHeader(token);

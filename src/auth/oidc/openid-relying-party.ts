@@ -27,7 +27,7 @@ const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-lo
  * This service as a confidential client of the partner's OpenID provider, with openid-client
  * (panva's OpenID Certified relying-party library): discovery, authorization code + PKCE (S256) +
  * state + nonce, pushed authorization requests (RFC 9126) whenever the provider advertises them,
- * client_secret_basic or private_key_jwt, the ID token validated (signature, iss, aud, exp, nonce),
+ * client_secret_basic or private_key_jwt, the ID token validated (iss, aud, exp, nonce; received from the token endpoint over TLS, its signature is not checked, as OpenID Connect Core 3.1.3.7 allows),
  * refresh, RP-initiated logout. Logout tokens are verified with jose against the provider's keys.
  * The provider's discovery document and keys come from the IssuerDirectory the access-token verifier
  * reads too (one cache of each per issuer, when the module gives both the same directory).
