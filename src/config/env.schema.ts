@@ -1,6 +1,7 @@
 import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { readAuditPublicKeys, readAuditSigningKey } from './audit-keys';
 import { readClientPrivateKey, readExtraIssuers, readPseudonymKey } from './end-user-settings';
+import { readTrustedProxies } from './trusted-proxies';
 import { IsFlag, IsIntegerBetween, IsReadableBy, IsUpstreamPublicKey, IsUrlWithProtocol } from './env.validators';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -112,8 +113,13 @@ export class EnvironmentVariables {
   @IsFlag()
   readonly DOCS_ENABLED: boolean = true;
 
-  @IsFlag()
-  readonly TRUST_PROXY: boolean = false;
+  /**
+   * The proxies in front that are believed about a request's origin (X-Forwarded-For, -Host,
+   * -Proto): their addresses or CIDR ranges, comma-separated, or their number; false or 0: none.
+   * `true` trusts every hop, so that a caller chooses its own address: refused in production.
+   */
+  @IsReadableBy(readTrustedProxies)
+  readonly TRUST_PROXY: string = 'false';
 
   @IsString()
   @MinLength(1)

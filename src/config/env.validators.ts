@@ -53,8 +53,13 @@ export function IsUrlWithProtocol(protocols: string[], options?: ValidationOptio
     });
 }
 
-/** A variable that `read` must accept; its error, which never echoes the value, is the message. */
-export function IsReadableBy(read: (value: string) => unknown, options?: ValidationOptions) {
+const environmentOf = (object: object | undefined): Record<string, unknown> => (object ?? {}) as Record<string, unknown>;
+
+/**
+ * A variable that `read` must accept, given the whole environment for rules that depend on another
+ * variable (NODE_ENV); its error, which never echoes the value, is the message.
+ */
+export function IsReadableBy(read: (value: string, env: Record<string, unknown>) => unknown, options?: ValidationOptions) {
   return (target: object, propertyName: string) =>
     registerDecorator({
       name: 'isReadableBy',
@@ -62,10 +67,10 @@ export function IsReadableBy(read: (value: string) => unknown, options?: Validat
       propertyName,
       options,
       validator: {
-        validate(value: unknown) {
+        validate(value: unknown, args) {
           if (typeof value !== 'string') return false;
           try {
-            read(value);
+            read(value, environmentOf(args?.object));
             return true;
           } catch {
             return false;
@@ -74,7 +79,7 @@ export function IsReadableBy(read: (value: string) => unknown, options?: Validat
         defaultMessage(args) {
           if (typeof args?.value !== 'string') return '$property is required';
           try {
-            read(args.value);
+            read(args.value, environmentOf(args.object));
             return '$property is invalid';
           } catch (error) {
             return `$property ${(error as Error).message}`;

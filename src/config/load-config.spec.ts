@@ -107,6 +107,25 @@ describe('validateEnvironment', () => {
   });
 });
 
+describe('TRUST_PROXY', () => {
+  it('finding 2: when TRUST_PROXY is true in production, then start-up fails naming TRUST_PROXY, with every other bad variable', () => {
+    const problems = problemsOf({ NODE_ENV: 'production', TRUST_PROXY: 'true', PORT: 'eighty' });
+
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['PORT', 'TRUST_PROXY']);
+    expect(problems.find((p) => p.startsWith('TRUST_PROXY:'))).toMatch(/^TRUST_PROXY: TRUST_PROXY must not be true in production/);
+  });
+
+  it('when TRUST_PROXY names the proxies or their number, then production accepts it; outside production true is accepted too', () => {
+    expect(validateEnvironment({ NODE_ENV: 'production', TRUST_PROXY: '10.244.0.0/16' }).TRUST_PROXY).toBe('10.244.0.0/16');
+    expect(validateEnvironment({ NODE_ENV: 'production', TRUST_PROXY: '1' }).TRUST_PROXY).toBe('1');
+    expect(validateEnvironment({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe('true');
+    expect(validateEnvironment({}).TRUST_PROXY).toBe('false');
+    expect(problemsOf({ TRUST_PROXY: 'the-load-balancer' })).toEqual([
+      "TRUST_PROXY: TRUST_PROXY must be the proxies' addresses or CIDR ranges, comma-separated (10.0.0.0/8), their number (1), or false",
+    ]);
+  });
+});
+
 describe('operational access and CORS', () => {
   const live = {
     UPSTREAM_BASE_URL: 'https://provider.example',

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { knownVariables, validateEnvironment } from '../../src/config/load-config';
 import { shutdownTimes } from '../../src/config/provider-call';
+import { readTrustedProxies } from '../../src/config/trusted-proxies';
 import { generateSandboxKeys } from '../../src/sandbox/sandbox-keys';
 import { K8sObject, podOf, renderedManifests } from '../support/kubernetes';
 
@@ -74,6 +75,12 @@ describe.each(renderings)('deploy/kubernetes/%s', (name) => {
     expect(valid.MIGRATIONS_RUN).toBe(false);
     // The example secret names every key the test had to supply.
     expect(secretKeys('partner-gateway').sort()).toEqual(Object.keys(secretValues()).sort());
+  });
+
+  it('finding 2: when TRUST_PROXY is read, then it names the ingress’s addresses, never true (every hop, which lets a caller choose its own address)', () => {
+    expect(config.TRUST_PROXY).toBeDefined();
+    expect(['true', 'yes', 'on']).not.toContain(config.TRUST_PROXY.trim().toLowerCase());
+    expect(readTrustedProxies(config.TRUST_PROXY, config).kind).toBe('addresses');
   });
 
   it('when the pod is stopped, then Kubernetes waits for preStop and the whole of the service’s own shutdown before it kills it', () => {
