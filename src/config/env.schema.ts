@@ -296,11 +296,14 @@ export class EnvironmentVariables {
 
   /**
    * The key the sessions' tokens are sealed with at rest (AES-256-GCM): 32 bytes, hex or base64,
-   * or a file's path. Unset: DATA_DIR/session.key, made at first start. Replicas must share one;
-   * a new key ends every session.
+   * or a file's path. Required with OIDC_CLIENT_ID in production: a key made under each pod's own
+   * DATA_DIR would open only that pod's sessions. Otherwise unset means DATA_DIR/session.key, made
+   * at first start. Replicas must share one; a new key ends every session.
    */
-  @IsOptional()
+  @ValidateIf((env: EnvironmentVariables) => env.SESSION_KEY !== undefined || (env.NODE_ENV === 'production' && env.OIDC_CLIENT_ID !== undefined))
+  // Checked bottom-up: a missing key is named as missing before a present one is read.
   @IsReadableBy(readPseudonymKey)
+  @IsString({ message: '$property is required with OIDC_CLIENT_ID in production: 32 random bytes, base64 (openssl rand -base64 32), shared by every replica' })
   readonly SESSION_KEY?: string = undefined;
 
   /** A session not used for this long ends. */

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -123,6 +123,42 @@ describe('TRUST_PROXY', () => {
     expect(problemsOf({ TRUST_PROXY: 'the-load-balancer' })).toEqual([
       "TRUST_PROXY: TRUST_PROXY must be the proxies' addresses or CIDR ranges, comma-separated (10.0.0.0/8), their number (1), or false",
     ]);
+  });
+});
+
+describe('SESSION_KEY', () => {
+  /** A production configuration with browser sessions (OIDC_CLIENT_ID), every other variable they need given. */
+  const productionWithSessions = (): Record<string, string> => ({
+    NODE_ENV: 'production',
+    UPSTREAM_BASE_URL: 'https://provider.example',
+    UPSTREAM_BEARER_TOKEN: 'token',
+    UPSTREAM_PUBLIC_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    DATABASE_URL: 'postgres://u@db/x',
+    OIDC_ISSUER: 'https://login.partner.example',
+    OIDC_CLIENT_ID: 'partner-web',
+    OIDC_CLIENT_SECRET: 'a-client-secret',
+    PUBLIC_BASE_URL: 'https://api.partner.example',
+  });
+
+  it('finding 5: when OIDC_CLIENT_ID is set in production without SESSION_KEY, then start-up fails naming SESSION_KEY, with every other bad variable', () => {
+    const problems = problemsOf({ ...productionWithSessions(), PORT: 'eighty' });
+
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['PORT', 'SESSION_KEY']);
+    expect(problems.find((p) => p.startsWith('SESSION_KEY:'))).toContain('SESSION_KEY is required with OIDC_CLIENT_ID in production');
+  });
+
+  it('finding 5: when OIDC_CLIENT_ID is set in production with a SESSION_KEY, then the configuration is valid', () => {
+    const key = randomBytes(32).toString('base64');
+
+    expect(validateEnvironment({ ...productionWithSessions(), SESSION_KEY: key }).SESSION_KEY).toBe(key);
+  });
+
+  it('when there are no browser sessions in production, or it is not production, then SESSION_KEY may stay unset; a short one is refused anywhere', () => {
+    const { OIDC_CLIENT_ID: _clientId, OIDC_CLIENT_SECRET: _secret, ...withoutSessions } = productionWithSessions();
+
+    expect(validateEnvironment(withoutSessions).SESSION_KEY).toBeUndefined();
+    expect(validateEnvironment({ ...productionWithSessions(), NODE_ENV: 'development' }).SESSION_KEY).toBeUndefined();
+    expect(problemsOf({ SESSION_KEY: randomBytes(16).toString('base64') })).toEqual(['SESSION_KEY: SESSION_KEY must hold at least 32 bytes (hex or base64)']);
   });
 });
 

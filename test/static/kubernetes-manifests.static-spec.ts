@@ -37,6 +37,7 @@ function secretValues(): Record<string, string> {
     UPSTREAM_PUBLIC_KEY: generateSandboxKeys().publicKeyPem,
     AUDIT_SIGNING_KEY: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
     END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64'),
+    SESSION_KEY: randomBytes(32).toString('base64'),
   };
 }
 
@@ -81,6 +82,13 @@ describe.each(renderings)('deploy/kubernetes/%s', (name) => {
     expect(config.TRUST_PROXY).toBeDefined();
     expect(['true', 'yes', 'on']).not.toContain(config.TRUST_PROXY.trim().toLowerCase());
     expect(readTrustedProxies(config.TRUST_PROXY, config).kind).toBe('addresses');
+  });
+
+  it('finding 5: when web apps are turned on (OIDC_CLIENT_ID), then the example Secret already holds the SESSION_KEY every pod shares, and production accepts it', () => {
+    expect(secretKeys('partner-gateway')).toContain('SESSION_KEY');
+
+    const valid = validateEnvironment({ ...config, ...secretValues(), OIDC_CLIENT_ID: 'partner-web', OIDC_CLIENT_SECRET: 'a-client-secret' });
+    expect(valid.SESSION_KEY).toBeDefined();
   });
 
   it('when the pod is stopped, then Kubernetes waits for preStop and the whole of the service’s own shutdown before it kills it', () => {
