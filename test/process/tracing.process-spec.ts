@@ -162,6 +162,18 @@ describe('traces (OpenTelemetry, OTLP/HTTP)', () => {
     });
   });
 
+  it('finding 16: when a caller sends an unsampled traceparent under the default configuration, then the gateway decides (at 1.0: sampled) and still continues the caller’s trace', async () => {
+    const traceId = newTraceId();
+    const callerSpanId = newSpanId();
+    const requestId = randomUUID();
+
+    const answer = await callApi(base, 'GET', '/api/v1/me', { token: partner, requestId, headers: { traceparent: `00-${traceId}-${callerSpanId}-00` } });
+
+    expect(answer.status).toBe(200);
+    const server = await waitFor(() => receiver.trace(traceId).find((span) => span.kind === SERVER), { timeoutMs: 10_000, what: 'the server span' });
+    expect(server.parentSpanId).toBe(callerSpanId);
+  });
+
   it('when a request is refused, then error.id leads to its audit event, and the event to the trace that carries the error code', async () => {
     const answer = await callApi(base, 'POST', '/api/v1/customers', { token: partner, body: { ...buildCustomerRequest(), email: 'not-an-address' } });
     expect(answer.status).toBe(400);
@@ -213,6 +225,53 @@ describe('traces (OpenTelemetry, OTLP/HTTP)', () => {
     expect(server.attributes['url.path']).toMatch(/^\/api\/v1\/customers\/[0-9a-f-]+\/balance$/);
     expect(receiver.spans.length).toBeGreaterThan(before);
     for (const probe of probes) expect(receiver.trace(probe)).toEqual([]);
+  });
+});
+
+describe('traces at a tiny ratio (OTEL_TRACES_SAMPLER_ARG, the sampler left unset)', () => {
+  const receiver = new OtlpReceiver();
+  let set: ReplicaSet;
+
+  beforeAll(async () => {
+    const endpoint = await receiver.start();
+    set = await startReplicas(1, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      // One trace in a billion: never, for this test's one request, unless the caller decides.
+      OTEL_TRACES_SAMPLER_ARG: '0.000000001',
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await set?.close();
+    await receiver.close();
+  });
+
+  it('finding 16: when a caller sends a sampled traceparent with a trace id of its choosing, then the request is not sampled, and the trace id is still carried on to the provider', async () => {
+    const partner = await set.createClient('partner');
+    const admin = await set.createClient('admin');
+    const base = set.replicas[0].base;
+    // Sampled by the SDK's traceidratio at any ratio above zero (its hash is 1), and flagged sampled.
+    const chosenTraceId = '00000000000000000000000000000001';
+    const body = buildCustomerRequest();
+    const requestId = randomUUID();
+
+    const answer = await callApi(base, 'POST', '/api/v1/customers', {
+      token: partner,
+      body,
+      requestId,
+      headers: { traceparent: `00-${chosenTraceId}-${newSpanId()}-01` },
+    });
+
+    expect(answer.status).toBe(201);
+    const events = await callApi<{ events: AuditEventRow[] }>(base, 'GET', `/api/v1/audit-events?reference=${body.reference as string}`, { token: admin });
+    const own = events.body.data!.events.filter((event) => event.request_id === requestId);
+    expect(own.map((event) => [event.phase, event.trace_id]).sort()).toEqual([
+      ['attempted', null],
+      ['succeeded', null],
+    ]);
+    const received = (await journal(set.sandbox)).find((entry) => entry.request_id === requestId && entry.method === 'POST');
+    expect(received?.traceparent).toMatch(new RegExp(`^00-${chosenTraceId}-[0-9a-f]{16}-00$`));
   });
 });
 

@@ -6,6 +6,7 @@ import type * as SdkModule from '@opentelemetry/sdk-node';
 import { isUnder } from '../http/canonical-target';
 import { targetOf } from '../http/request-context';
 import { loggedUrl } from './logging';
+import { edgeSamplerFor } from '../telemetry/edge-sampler';
 import { noteTracingStarted } from '../telemetry/tracing';
 
 /**
@@ -38,7 +39,9 @@ export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
  * - undici (the provider call and the OpenID provider's, each carrying the trace onward);
  * - pg (each query of a request; queries outside a request, such as the sealer's, make none).
  * Traces only: metrics stay Prometheus's (/metrics) and logs stdout's, so no OTLP metrics or logs
- * are sent unless OTEL_METRICS_EXPORTER / OTEL_LOGS_EXPORTER ask for them.
+ * are sent unless OTEL_METRICS_EXPORTER / OTEL_LOGS_EXPORTER ask for them. Whether a trace is sampled
+ * is decided here, never by a caller's traceparent, unless OTEL_TRACES_SAMPLER names a parent-based
+ * sampler (edge-sampler.ts).
  *
  * Must run before anything requires `http` or `pg`: main.ts imports this module first.
  * @returns undefined when tracing is off (no endpoint set): nothing is loaded, nothing costs.
@@ -58,6 +61,7 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | un
   const { UndiciInstrumentation } = require('@opentelemetry/instrumentation-undici') as typeof UndiciInstrumentationModule;
   /* eslint-enable @typescript-eslint/no-require-imports */
   const sdk = startNodeSdk({
+    sampler: edgeSamplerFor(env),
     instrumentations: [
       new HttpInstrumentation({
         ignoreIncomingRequestHook: untraced,
