@@ -1,24 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import type { RecordedClient } from '../../common/domain/request-record';
 import { endUserCaller, type AuthenticatedClient } from './api-client';
-import { InvalidToken, InvalidLogoutToken, IssuerUnavailable, LoginFailed, ReturnToRefused, SessionEnded, SessionsNotConfigured } from './auth.errors';
-import { BrowserSessionStore, RefreshRefused, RelyingParty, SealedBox, SessionTokens, StoredSession } from './browser-session.ports';
+import { InvalidToken, InvalidLogoutToken, LoginFailed, ReturnToRefused, SessionEnded, SessionsNotConfigured } from './auth.errors';
+import { BrowserSessionStore, RelyingParty, SealedBox, SessionTokens, StoredSession } from './browser-session.ports';
 import { EndUserTokens } from './end-user-tokens.port';
 import { Pseudonyms } from './pseudonyms';
+import { SessionTokenKeeper } from './session-token-keeper';
 
 /** How long a login may take at the provider. */
 const LOGIN_TTL_MS = 10 * 60_000;
-/** An access token is renewed when it has less than this left. */
-const RENEW_BEFORE_MS = 60_000;
 /** The last use of a session is written at most this often, and at least four times per idle timeout (so the sweep never takes a session in use). */
 const TOUCH_AT_MOST_EVERY_MS = 60_000;
-const REMEMBERED_TOKENS = 10_000;
-/** How long one request may hold the renewal of a session's tokens (the provider's call is bounded well within it). */
-const RENEWAL_LEASE_MS = 15_000;
-/** While another request renews: how often, and how long at most, to look for its result. */
-const RENEWAL_POLL_MS = 100;
-const RENEWAL_WAIT_MS = 5_000;
 
 /** A random id of 32 bytes, as it is sent in a cookie. */
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
@@ -61,9 +53,8 @@ interface SealedLogin {
  * token: the token the session holds is verified as any other.
  */
 export class BrowserSessions {
-  /** Opened tokens, by session and version: sealed at rest, opened once per replica. */
-  private readonly opened = new LRUCache<string, SessionTokens>({ max: REMEMBERED_TOKENS });
-  private readonly renewing = new Map<string, Promise<StoredSession | undefined>>();
+  /** The sessions' tokens: opened, and renewed one request at a time. */
+  private readonly tokens?: SessionTokenKeeper;
 
   private readonly settings?: SessionRuntimeSettings;
   private readonly provider?: RelyingParty;
@@ -76,11 +67,12 @@ export class BrowserSessions {
     private readonly endUsers: EndUserTokens,
     private readonly pseudonyms: Pseudonyms,
     private readonly now: () => number = Date.now,
-    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   ) {
     this.settings = configured?.settings;
     this.provider = configured?.provider;
     this.sealed = configured?.box;
+    this.tokens = configured && new SessionTokenKeeper(configured.provider, configured.box, store, now, sleep);
   }
 
   get enabled(): boolean {
@@ -100,6 +92,11 @@ export class BrowserSessions {
   private get box(): SealedBox {
     if (!this.sealed) throw new SessionsNotConfigured();
     return this.sealed;
+  }
+
+  private get keeper(): SessionTokenKeeper {
+    if (!this.tokens) throw new SessionsNotConfigured();
+    return this.tokens;
   }
 
   /**
@@ -207,7 +204,7 @@ export class BrowserSessions {
       endUser,
       issuer: user.issuer,
       sidHash: completed.sid === undefined ? undefined : hashOf(completed.sid),
-      sealedTokens: await this.box.seal(tokens, `session:${idHash}`),
+      sealedTokens: await this.keeper.seal(tokens, idHash),
       accessExpiresAt: new Date(completed.accessExpiresAt),
       createdAt: new Date(now),
       lastSeenAt: new Date(now),
@@ -232,17 +229,14 @@ export class BrowserSessions {
     if (!COOKIE_VALUE.test(cookie)) throw new SessionEnded();
     const idHash = hashOf(cookie);
     let session = await this.live(idHash);
+    let tokens: SessionTokens;
 
     if (this.now() - session.lastSeenAt.getTime() >= Math.min(TOUCH_AT_MOST_EVERY_MS, (settings.idleTimeoutSeconds * 1000) / 4)) {
       const at = new Date(this.now());
       await this.store.touch(idHash, at);
       session = { ...session, lastSeenAt: at };
     }
-    let tokens = await this.tokensOf(session);
-    if (tokens.accessExpiresAt - this.now() < RENEW_BEFORE_MS) {
-      session = await this.renewed(session, tokens);
-      tokens = await this.tokensOf(session);
-    }
+    ({ session, tokens } = await this.keeper.fresh(session));
 
     let user;
     try {
@@ -280,110 +274,6 @@ export class BrowserSessions {
       throw new SessionEnded('The session has expired: log in again');
     }
     return session;
-  }
-
-  /**
-   * The session's tokens, opened. Tokens sealed under another key (SESSION_KEY changed, or a
-   * replica with a key of its own) never open again: that session ends.
-   * @throws SessionEnded.
-   */
-  private async tokensOf(session: StoredSession): Promise<SessionTokens> {
-    const key = `${session.idHash}:${session.version}`;
-    let tokens = this.opened.get(key);
-    if (!tokens) {
-      try {
-        tokens = await this.box.open<SessionTokens>(session.sealedTokens, `session:${session.idHash}`);
-      } catch {
-        await this.store.end(session.idHash);
-        throw new SessionEnded('The session can no longer be read here: log in again');
-      }
-      this.opened.set(key, tokens);
-    }
-    return tokens;
-  }
-
-  /**
-   * The session with a fresh access token. One request of one replica renews it at a time (a claim
-   * in the store, and one promise per session here); the provider is asked with nothing held, no
-   * row lock and no connection. The others go on with the token they have while it lasts, or wait
-   * a little for the renewal.
-   */
-  private async renewed(session: StoredSession, tokens: SessionTokens): Promise<StoredSession> {
-    if (!tokens.refreshToken) {
-      if (tokens.accessExpiresAt > this.now()) return session;
-      await this.store.end(session.idHash);
-      throw new SessionEnded('The session’s access token has expired: log in again');
-    }
-    let pending = this.renewing.get(session.idHash);
-    if (!pending) {
-      pending = this.renew(session).finally(() => this.renewing.delete(session.idHash));
-      this.renewing.set(session.idHash, pending);
-    }
-    let renewed: StoredSession | undefined;
-    try {
-      renewed = await pending;
-    } catch (error) {
-      // While the access token lasts, the session does, whatever kept it from being renewed.
-      if (tokens.accessExpiresAt > this.now()) return session;
-      // A provider that cannot be asked ends no session (503, try again); one that refused the refresh token does.
-      if (!(error instanceof RefreshRefused)) throw error;
-      await this.store.end(session.idHash);
-      throw new SessionEnded('The session could not be renewed: log in again');
-    }
-    if (!renewed) throw new SessionEnded();
-    return renewed;
-  }
-
-  /**
-   * Renews the session's tokens under a claim, or finds them renewed by whoever holds it. A copy
-   * this replica remembered may be a version behind: then the fresh one is what needs renewing.
-   * Undefined when the session has ended.
-   */
-  private async renew(session: StoredSession): Promise<StoredSession | undefined> {
-    let current = session;
-    for (let attempt = 0; attempt < 2; attempt++) {
-      if (await this.store.claimRenewal(current.idHash, current.version, RENEWAL_LEASE_MS)) return this.renewClaimed(current);
-      const fresh = await this.store.find(current.idHash, true);
-      if (!fresh || fresh.version === current.version) return fresh && this.renewedElsewhere(fresh);
-      if (fresh.accessExpiresAt.getTime() - this.now() >= RENEW_BEFORE_MS) return fresh;
-      current = fresh;
-    }
-    return this.renewedElsewhere(current);
-  }
-
-  /** Asks the provider for fresh tokens, with the claim held (and given up should the provider not answer). */
-  private async renewClaimed(session: StoredSession): Promise<StoredSession | undefined> {
-    const { provider } = this.configured();
-    const held = await this.tokensOf(session);
-    if (!held.refreshToken) throw new RefreshRefused();
-    let fresh: SessionTokens;
-    try {
-      fresh = await provider.refresh(held.refreshToken);
-    } catch (error) {
-      await this.store.releaseRenewal(session.idHash, session.version).catch(() => undefined);
-      throw error;
-    }
-    const next: SessionTokens = {
-      ...fresh,
-      refreshToken: fresh.refreshToken ?? held.refreshToken,
-      idToken: fresh.idToken ?? held.idToken,
-      displayClaims: fresh.displayClaims ?? held.displayClaims,
-    };
-    return this.store.saveRenewal(session.idHash, session.version, {
-      sealedTokens: await this.box.seal(next, `session:${session.idHash}`),
-      accessExpiresAt: new Date(next.accessExpiresAt),
-    });
-  }
-
-  /** Another request holds the renewal: its result, once saved (or the session as it is, while its token lasts). */
-  private async renewedElsewhere(session: StoredSession): Promise<StoredSession | undefined> {
-    const until = this.now() + RENEWAL_WAIT_MS;
-    for (;;) {
-      const current = await this.store.find(session.idHash, true);
-      if (!current || current.version !== session.version || current.accessExpiresAt.getTime() > this.now()) return current;
-      if (this.now() >= until) throw new IssuerUnavailable();
-      await this.sleep(RENEWAL_POLL_MS);
-    }
   }
 
   /**
