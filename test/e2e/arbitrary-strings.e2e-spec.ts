@@ -87,7 +87,7 @@ const ALSO_ACCEPTABLE: Record<string, number[]> = {
   'POST /api/v1/customers/{customer_id}/end-user': [409],
   // A login starts with a redirect to the OpenID provider.
   'GET /api/v1/session/login': [302],
-  // A server's token is not a browser session: what the body passes reaches the handler, which says so.
+  // No session cookie: only a browser session logs out (401 SESSION.ENDED).
   'POST /api/v1/session/logout': [401],
 };
 
@@ -121,6 +121,7 @@ describe('arbitrary strings in every field of every body, query and path', () =>
     'POST /api/v1/bank-accounts': { token: () => partner, base: () => buildBankAccountRequest({ customer_id: customerId }) },
     'POST /api/v1/customers/{customer_id}/end-user': { token: () => partner, base: () => ({ subject: 'demo' }), customer: true },
     'POST /api/v1/session/logout': { token: () => partner, base: () => ({ return_to: '/app/' }) },
+    'POST /api/v1/end-user-sessions/end': { token: () => admin, base: () => ({ end_user: 'demo' }) },
   };
   /** The OpenID provider's form posts (application/x-www-form-urlencoded). */
   const forms: Record<string, { fields: string[] }> = {
@@ -130,6 +131,7 @@ describe('arbitrary strings in every field of every body, query and path', () =>
     'GET /api/v1/audit-events': { token: () => admin },
     'GET /api/v1/audit-checkpoints': { token: () => admin },
     'GET /api/v1/unresolved-calls': { token: () => admin },
+    'GET /api/v1/end-user-sessions': { token: () => admin },
     'GET /api/v1/session/login': { token: () => partner },
     'GET /api/v1/session/callback': { token: () => partner },
   };

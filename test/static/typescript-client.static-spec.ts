@@ -18,12 +18,12 @@ describe('clients/typescript', () => {
     expect(readFileSync(target, 'utf8')).toBe(readFileSync(CHECKED_IN, 'utf8'));
   });
 
-  it('when its error code type is read, then it lists every code of docs/errors.md but the 401’s', () => {
+  it('when its error code type is read, then it lists every code of docs/errors.md (the 401’s too)', () => {
     const schema = readFileSync(CHECKED_IN, 'utf8');
     const documented = [...readFileSync(join(process.cwd(), 'docs', 'errors.md'), 'utf8').matchAll(/^\| `([A-Z_.]+)` \|/gm)].map((m) => m[1]);
 
     const typed = [...(schema.match(/^\s+ErrorCode: (.*);$/m)?.[1] ?? '').matchAll(/"([A-Z_.]+)"/g)].map((m) => m[1]);
 
-    expect(typed).toEqual(documented.filter((code) => code !== 'AUTH.INVALID_TOKEN'));
+    expect(typed).toEqual(documented);
   });
 });

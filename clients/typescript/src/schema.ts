@@ -24,6 +24,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who the token belongs to
+         * @description A quick way to check a token. For an end user: their tenant, the scopes their token grants and their customers, so that an app finds its customer after login. Needs no scope.
+         */
+        get: operations["MeController_me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is logged in, in this browser
+         * @description For a web app, with the session cookie and `X-CSRF: 1`: the end user’s pseudonym, tenant, scopes and customers, and until when the session lasts. Never a token. Without a session: 401.
+         */
+        get: operations["SessionController_session"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/session/login": {
         parameters: {
             query?: never;
@@ -75,7 +115,7 @@ export interface paths {
         put?: never;
         /**
          * Log the browser out
-         * @description With the session cookie and `X-CSRF: 1`. The session ends on every replica and its cookie is cleared; `logout_url` is where to send the browser to log out at the OpenID provider too.
+         * @description With the session cookie and `X-CSRF: 1`; the body is optional. The session ends on every replica and its cookie is cleared, whatever the OpenID provider’s state: its refresh token is revoked there when the provider can be asked, and `logout_url` is where to send the browser to log out at the provider too (null when it has none, or cannot be reached).
          */
         post: operations["SessionController_logout"];
         delete?: never;
@@ -98,6 +138,46 @@ export interface paths {
          * @description OpenID Connect Back-Channel Logout 1.0: the provider posts a logout token (application/x-www-form-urlencoded); every session of its `sid`, or of its `sub`, ends on every replica. Register `<PUBLIC_BASE_URL>/api/v1/session/backchannel-logout` as the client’s backchannel_logout_uri.
          */
         post: operations["SessionController_backchannelLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/end-user-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An end user’s browser sessions (admin)
+         * @description Their live sessions, newest first (at most 100): when each began, was last used and ends. Never a session id, cookie or token.
+         */
+        get: operations["EndUserSessionsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/end-user-sessions/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log an end user out everywhere (admin)
+         * @description Ends every browser session of the end user on every replica, and revokes their refresh tokens at the OpenID provider where it can. Their access tokens held by apps last until they expire (at most OIDC_MAX_TOKEN_LIFETIME_SECONDS).
+         */
+        post: operations["EndUserSessionsController_end"];
         delete?: never;
         options?: never;
         head?: never;
@@ -138,46 +218,6 @@ export interface paths {
          * @description From then on the end user reaches this customer with their own access token (GET /api/v1/me lists it). A customer belongs to one end user at most: binding it to another is 409. End-user tokens cannot call this.
          */
         post: operations["CustomersController_bind"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/me": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Who the token belongs to
-         * @description A quick way to check a token. For an end user: their tenant, the scopes their token grants and their customers, so that an app finds its customer after login. Needs no scope.
-         */
-        get: operations["MeController_me"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/session": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Who is logged in, in this browser
-         * @description For a web app, with the session cookie and `X-CSRF: 1`: the end user’s pseudonym, tenant, scopes and customers, and until when the session lasts. Never a token. Without a session: 401.
-         */
-        get: operations["MeController_session"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -352,7 +392,7 @@ export interface components {
          * @description Stable and machine-readable: branch on it (docs/errors.md says what each means and what to do).
          * @enum {string}
          */
-        ErrorCode: "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.TIMEOUT" | "REQUEST.EXPECTATION_FAILED" | "REQUEST.URI_TOO_LONG" | "REQUEST.HEADERS_TOO_LARGE" | "REQUEST.CLIENT_CLOSED" | "REQUEST.BODY_TOO_LARGE" | "REQUEST.UNSUPPORTED_MEDIA_TYPE" | "REQUEST.UNSUPPORTED_ENCODING" | "ROUTE.NOT_FOUND" | "RATE_LIMIT.EXCEEDED" | "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE" | "AUTH.INVALID_DPOP_PROOF" | "AUTH.ISSUER_UNAVAILABLE" | "AUTH.CLIENT_NAME_TAKEN" | "AUTH.INVALID_CLIENT" | "SESSION.NOT_CONFIGURED" | "SESSION.ENDED" | "SESSION.CSRF_REJECTED" | "SESSION.RETURN_TO_REFUSED" | "SESSION.LOGIN_FAILED" | "SESSION.INVALID_LOGOUT_TOKEN" | "CUSTOMER.ALREADY_BOUND" | "CUSTOMER.NOT_FOUND" | "IDEMPOTENCY.IN_FLIGHT" | "IDEMPOTENCY.REFERENCE_REUSED" | "IDEMPOTENCY.REFERENCE_TAKEN" | "IDEMPOTENCY.OUTCOME_UNKNOWN" | "UPSTREAM.BAD_RESPONSE" | "UPSTREAM.CREDENTIALS_REFUSED" | "UPSTREAM.NOT_FOUND" | "UPSTREAM.CONFLICT" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.REJECTED" | "UPSTREAM.SERVER_ERROR" | "UPSTREAM.TIMEOUT" | "UPSTREAM.UNREACHABLE" | "UPSTREAM.CONNECTION_LOST" | "UPSTREAM.CIRCUIT_OPEN" | "AUDIT.EVENT_NOT_FOUND" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE" | "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "SERVICE.NOT_READY" | "INTERNAL";
+        ErrorCode: "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.TIMEOUT" | "REQUEST.EXPECTATION_FAILED" | "REQUEST.URI_TOO_LONG" | "REQUEST.HEADERS_TOO_LARGE" | "REQUEST.CLIENT_CLOSED" | "REQUEST.BODY_TOO_LARGE" | "REQUEST.UNSUPPORTED_MEDIA_TYPE" | "REQUEST.UNSUPPORTED_ENCODING" | "ROUTE.NOT_FOUND" | "RATE_LIMIT.EXCEEDED" | "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE" | "AUTH.INVALID_DPOP_PROOF" | "AUTH.ISSUER_UNAVAILABLE" | "AUTH.CLIENT_NAME_TAKEN" | "AUTH.INVALID_CLIENT" | "SESSION.NOT_CONFIGURED" | "SESSION.ENDED" | "SESSION.CSRF_REJECTED" | "SESSION.RETURN_TO_REFUSED" | "SESSION.LOGIN_FAILED" | "SESSION.INVALID_LOGOUT_TOKEN" | "CUSTOMER.ALREADY_BOUND" | "CUSTOMER.NOT_FOUND" | "IDEMPOTENCY.IN_FLIGHT" | "IDEMPOTENCY.REFERENCE_REUSED" | "IDEMPOTENCY.REFERENCE_TAKEN" | "IDEMPOTENCY.OUTCOME_UNKNOWN" | "UPSTREAM.BAD_RESPONSE" | "UPSTREAM.CREDENTIALS_REFUSED" | "UPSTREAM.NOT_FOUND" | "UPSTREAM.CONFLICT" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.REJECTED" | "UPSTREAM.SERVER_ERROR" | "UPSTREAM.TIMEOUT" | "UPSTREAM.UNREACHABLE" | "UPSTREAM.CONNECTION_LOST" | "UPSTREAM.CIRCUIT_OPEN" | "AUDIT.EVENT_NOT_FOUND" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE" | "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "SERVICE.NOT_READY" | "INTERNAL";
         FieldProblemSchema: {
             /** @example currency */
             field: string;
@@ -395,36 +435,6 @@ export interface components {
             message: string;
             error: components["schemas"]["ErrorBodySchema"];
         };
-        UnauthenticatedErrorBodySchema: {
-            /**
-             * Format: uuid
-             * @description Error id: quote it to support; it finds the event in the audit log.
-             * @example 0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11
-             */
-            id: string;
-            /** @example The token is invalid or expired */
-            details: string;
-            /** @example The supplied token is invalid or expired */
-            message: string;
-        };
-        UnauthenticatedEnvelopeSchema: {
-            /**
-             * @description The HTTP status, repeated
-             * @example 401
-             */
-            status: number;
-            /**
-             * @description Always null on an error
-             * @example null
-             */
-            data: Record<string, never> | null;
-            /**
-             * @description The status text
-             * @example Unauthorized
-             */
-            message: string;
-            error: components["schemas"]["UnauthenticatedErrorBodySchema"];
-        };
         ApiClientResponseDto: {
             /**
              * Format: uuid
@@ -459,6 +469,107 @@ export interface components {
              */
             revoked_at: string | null;
         };
+        EndUserProfileResponseDto: {
+            /**
+             * @description Their subject (`sub`) at their OpenID provider.
+             * @example demo
+             */
+            sub: string;
+            /**
+             * @description From the ID token (web apps), when the provider gives it.
+             * @example Demo User
+             */
+            name?: string;
+            /**
+             * @description From the ID token (web apps), when the provider gives it.
+             * @example demo
+             */
+            preferred_username?: string;
+            /**
+             * @description From the ID token (web apps), when the provider gives it.
+             * @example demo@example.com
+             */
+            email?: string;
+        };
+        CallerResponseDto: {
+            /**
+             * Format: uuid
+             * @description The client’s id; for an end user, their pseudonym: the id support finds their audit events by.
+             * @example 3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10
+             */
+            id: string;
+            /**
+             * @description The client’s name; `end-user` for every end user.
+             * @example acme-backend
+             */
+            name: string;
+            /**
+             * @example partner
+             * @enum {string}
+             */
+            role: "partner" | "admin" | "end_user";
+            /**
+             * @description The tenant whose customers this caller sees.
+             * @example default
+             */
+            tenant: string;
+            /** @description End users only: who they are, to themself (their subject; with a web app’s session, the ID token’s display claims). */
+            user?: components["schemas"]["EndUserProfileResponseDto"];
+            /**
+             * @description End users only: the scopes their access token grants.
+             * @example [
+             *       "customers:write",
+             *       "balances:read"
+             *     ]
+             */
+            scopes?: string[];
+            /**
+             * @description End users only: their customers (at most 1000, oldest first).
+             * @example [
+             *       "5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44"
+             *     ]
+             */
+            customer_ids?: string[];
+        };
+        SessionResponseDto: {
+            /**
+             * Format: uuid
+             * @description The end user’s pseudonym.
+             * @example 3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10
+             */
+            id: string;
+            /** @description Who they are, to themself: their subject and the ID token’s display claims. */
+            user: components["schemas"]["EndUserProfileResponseDto"];
+            /** @example default */
+            tenant: string;
+            /**
+             * @example [
+             *       "customers:write",
+             *       "balances:read",
+             *       "bank_accounts:write"
+             *     ]
+             */
+            scopes: string[];
+            /**
+             * @description Their customers (at most 1000, oldest first).
+             * @example [
+             *       "5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44"
+             *     ]
+             */
+            customer_ids: string[];
+            /**
+             * Format: date-time
+             * @description The session ends then, however it is used (SESSION_ABSOLUTE_TIMEOUT_SECONDS).
+             * @example 2026-11-24T18:00:00.000Z
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description The session ends then unless it is used before (SESSION_IDLE_TIMEOUT_SECONDS).
+             * @example 2026-11-24T06:30:00.000Z
+             */
+            idle_expires_at: string;
+        };
         LogoutResponseDto: {
             /**
              * @description Where to send the browser to log out at the OpenID provider too (RP-initiated logout); null when the provider has none.
@@ -483,6 +594,55 @@ export interface components {
         BackchannelLogoutDto: {
             /** @description The logout token: a JWT signed by the OpenID provider (OpenID Connect Back-Channel Logout 1.0, section 2.4). */
             logout_token: string;
+        };
+        EndUserSessionResponseDto: {
+            /**
+             * Format: uuid
+             * @description The end user’s pseudonym.
+             * @example 3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10
+             */
+            end_user_id: string;
+            /** @example default */
+            tenant: string;
+            /**
+             * @description The OpenID provider the session was made at.
+             * @example https://login.partner.example
+             */
+            issuer: string;
+            /**
+             * Format: date-time
+             * @description When the user logged in.
+             * @example 2026-11-24T06:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the session was last used (written at most once a minute).
+             * @example 2026-11-24T06:10:00.000Z
+             */
+            last_seen_at: string;
+            /**
+             * Format: date-time
+             * @description When it ends, however it is used.
+             * @example 2026-11-24T18:00:00.000Z
+             */
+            expires_at: string;
+        };
+        EndedSessionsResponseDto: {
+            /**
+             * @description How many sessions ended.
+             * @example 2
+             */
+            ended: number;
+        };
+        EndUserRefDto: {
+            /**
+             * @description The end user’s subject (`sub`) at their OpenID provider. The service finds them by the pseudonym it derives; the subject is never stored or logged.
+             * @example demo
+             */
+            end_user: string;
+            /** @description Their issuer, when the service trusts more than one (OIDC_ISSUERS). */
+            end_user_issuer?: string;
         };
         CustomerResponseDto: {
             /**
@@ -563,81 +723,6 @@ export interface components {
             subject: string;
             /** @description The end user’s issuer (its URL, as OIDC_ISSUER or OIDC_ISSUERS names it); needed only when the service trusts more than one. */
             issuer?: string;
-        };
-        CallerResponseDto: {
-            /**
-             * Format: uuid
-             * @description The client’s id; for an end user, their pseudonym: the id support finds their audit events by.
-             * @example 3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10
-             */
-            id: string;
-            /**
-             * @description The client’s name; `end-user` for every end user.
-             * @example acme-backend
-             */
-            name: string;
-            /**
-             * @example partner
-             * @enum {string}
-             */
-            role: "partner" | "admin" | "end_user";
-            /**
-             * @description The tenant whose customers this caller sees.
-             * @example default
-             */
-            tenant: string;
-            /**
-             * @description End users only: the scopes their access token grants.
-             * @example [
-             *       "customers:write",
-             *       "balances:read"
-             *     ]
-             */
-            scopes?: string[];
-            /**
-             * @description End users only: their customers (at most 1000, oldest first).
-             * @example [
-             *       "5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44"
-             *     ]
-             */
-            customer_ids?: string[];
-        };
-        SessionResponseDto: {
-            /**
-             * Format: uuid
-             * @description The end user’s pseudonym.
-             * @example 3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10
-             */
-            id: string;
-            /** @example default */
-            tenant: string;
-            /**
-             * @example [
-             *       "customers:write",
-             *       "balances:read",
-             *       "bank_accounts:write"
-             *     ]
-             */
-            scopes: string[];
-            /**
-             * @description Their customers (at most 1000, oldest first).
-             * @example [
-             *       "5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44"
-             *     ]
-             */
-            customer_ids: string[];
-            /**
-             * Format: date-time
-             * @description The session ends then, however it is used (SESSION_ABSOLUTE_TIMEOUT_SECONDS).
-             * @example 2026-11-24T18:00:00.000Z
-             */
-            expires_at: string;
-            /**
-             * Format: date-time
-             * @description The session ends then unless it is used before (SESSION_IDLE_TIMEOUT_SECONDS).
-             * @example 2026-11-24T06:30:00.000Z
-             */
-            idle_expires_at: string;
         };
         BalanceResponseDto: {
             /**
@@ -909,7 +994,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "route.unknown";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown";
             /**
              * @example succeeded
              * @enum {string}
@@ -1051,7 +1136,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "route.unknown";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown";
             /**
              * Format: uuid
              * @description The transaction’s reference, as the provider knows it.
@@ -1181,7 +1266,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). */
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1194,12 +1279,18 @@ export interface operations {
                      *       "message": "Unauthorized",
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "details": "The token is invalid or expired",
-                     *         "message": "The supplied token is invalid or expired"
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read"
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"];
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                        };
+                    };
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
@@ -1351,7 +1442,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per client token",
+                     *         "details": "At most 600 requests per minute per caller",
                      *         "message": "Too many requests; retry after the number of seconds in Retry-After"
                      *       }
                      *     }
@@ -1441,6 +1532,633 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    MeController_me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["CallerResponseDto"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.BAD_PATH",
+                     *         "details": "Bad Request",
+                     *         "message": "Bad Request"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.INVALID_TOKEN`, `AUTH.INVALID_DPOP_PROOF`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.INVALID_TOKEN",
+                     *         "details": "The token is invalid or expired",
+                     *         "message": "The supplied token is invalid or expired"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.INVALID_TOKEN" | "AUTH.INVALID_DPOP_PROOF";
+                        };
+                    };
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                        };
+                    };
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                        };
+                    };
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                        };
+                    };
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    SessionController_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["SessionResponseDto"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.BAD_PATH",
+                     *         "details": "Bad Request",
+                     *         "message": "Bad Request"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.INVALID_TOKEN`, `SESSION.ENDED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.INVALID_TOKEN",
+                     *         "details": "The token is invalid or expired",
+                     *         "message": "The supplied token is invalid or expired"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.INVALID_TOKEN" | "SESSION.ENDED";
+                        };
+                    };
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `SESSION.CSRF_REJECTED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "SESSION.CSRF_REJECTED",
+                     *         "details": "A request with the session cookie must come from an allowed origin and carry the X-CSRF header",
+                     *         "message": "A request with the session cookie must come from an allowed origin and carry the X-CSRF header"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "SESSION.CSRF_REJECTED";
+                        };
+                    };
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                        };
+                    };
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                        };
+                    };
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                        };
+                    };
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
                         };
                     };
                 };
@@ -1648,7 +2366,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per client token",
+                     *         "details": "At most 600 requests per minute per caller",
                      *         "message": "Too many requests; retry after the number of seconds in Retry-After"
                      *       }
                      *     }
@@ -1940,7 +2658,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per client token",
+                     *         "details": "At most 600 requests per minute per caller",
                      *         "message": "Too many requests; retry after the number of seconds in Retry-After"
                      *       }
                      *     }
@@ -2101,7 +2819,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). Codes: `SESSION.ENDED`. */
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `SESSION.ENDED`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2114,17 +2832,18 @@ export interface operations {
                      *       "message": "Unauthorized",
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "details": "The token is invalid or expired",
-                     *         "message": "The supplied token is invalid or expired"
+                     *         "code": "SESSION.ENDED",
+                     *         "details": "The session has ended or expired: log in again",
+                     *         "message": "The session has ended or expired: log in again"
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"] | (components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
                             code: "SESSION.ENDED";
                         };
-                    });
+                    };
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `SESSION.CSRF_REJECTED`. */
@@ -2150,6 +2869,33 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "SESSION.CSRF_REJECTED";
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this client. Codes: `SESSION.NOT_CONFIGURED`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "data": null,
+                     *       "message": "Not Found",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "SESSION.NOT_CONFIGURED",
+                     *         "details": "Browser sessions are not configured on this service",
+                     *         "message": "Browser sessions are not configured on this service"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "SESSION.NOT_CONFIGURED";
                         };
                     };
                 };
@@ -2303,7 +3049,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per client token",
+                     *         "details": "At most 600 requests per minute per caller",
                      *         "message": "Too many requests; retry after the number of seconds in Retry-After"
                      *       }
                      *     }
@@ -2370,7 +3116,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2392,7 +3138,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
                         };
                     };
                 };
@@ -2607,7 +3353,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per client token",
+                     *         "details": "At most 600 requests per minute per caller",
                      *         "message": "Too many requests; retry after the number of seconds in Retry-After"
                      *       }
                      *     }
@@ -2703,6 +3449,708 @@ export interface operations {
             };
         };
     };
+    EndUserSessionsController_list: {
+        parameters: {
+            query: {
+                /** @description The end user’s subject (`sub`) at their OpenID provider. The service finds them by the pseudonym it derives; the subject is never stored or logged. */
+                end_user: string;
+                /** @description Their issuer, when the service trusts more than one (OIDC_ISSUERS). */
+                end_user_issuer?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["EndUserSessionResponseDto"][];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                        };
+                    };
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                        };
+                    };
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                        };
+                    };
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                        };
+                    };
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    EndUserSessionsController_end: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EndUserRefDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example Sessions ended */
+                        message: string;
+                        data: components["schemas"]["EndedSessionsResponseDto"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `REQUEST.MALFORMED_JSON`, `REQUEST.JSON_TOO_DEEP`, `REQUEST.BAD_CONTENT_LENGTH`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH";
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                        };
+                    };
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. Codes: `REQUEST.BODY_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "data": null,
+                     *       "message": "Payload Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.BODY_TOO_LARGE",
+                     *         "details": "The request body is larger than the service accepts",
+                     *         "message": "The request body is larger than the service accepts"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.BODY_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                        };
+                    };
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`, `REQUEST.UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING" | "REQUEST.UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                        };
+                    };
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                        };
+                    };
+                };
+            };
+        };
+    };
     CustomersController_create: {
         parameters: {
             query?: never;
@@ -2768,7 +4216,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). Codes: `AUTH.INVALID_DPOP_PROOF`. */
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2781,17 +4229,18 @@ export interface operations {
                      *       "message": "Unauthorized",
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "details": "The token is invalid or expired",
-                     *         "message": "The supplied token is invalid or expired"
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read"
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"] | (components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUTH.INVALID_DPOP_PROOF";
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
                         };
-                    });
+                    };
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
@@ -3057,7 +4506,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per client token",
+                     *         "details": "At most 600 requests per minute per caller",
                      *         "message": "Too many requests; retry after the number of seconds in Retry-After"
                      *       }
                      *     }
@@ -3275,7 +4724,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). */
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3288,12 +4737,18 @@ export interface operations {
                      *       "message": "Unauthorized",
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "details": "The token is invalid or expired",
-                     *         "message": "The supplied token is invalid or expired"
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read"
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"];
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                        };
+                    };
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
@@ -3526,7 +4981,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per client token",
+                     *         "details": "At most 600 requests per minute per caller",
                      *         "message": "Too many requests; retry after the number of seconds in Retry-After"
                      *       }
                      *     }
@@ -3622,631 +5077,6 @@ export interface operations {
             };
         };
     };
-    MeController_me: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example 200 */
-                        status: number;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["CallerResponseDto"];
-                        /**
-                         * @description Always null on success
-                         * @example null
-                         */
-                        error: Record<string, never> | null;
-                    };
-                };
-            };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "data": null,
-                     *       "message": "Bad Request",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.BAD_PATH",
-                     *         "details": "Bad Request",
-                     *         "message": "Bad Request"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
-                        };
-                    };
-                };
-            };
-            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). Codes: `AUTH.INVALID_DPOP_PROOF`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "data": null,
-                     *       "message": "Unauthorized",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "details": "The token is invalid or expired",
-                     *         "message": "The supplied token is invalid or expired"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"] | (components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH.INVALID_DPOP_PROOF";
-                        };
-                    });
-                };
-            };
-            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 408,
-                     *       "data": null,
-                     *       "message": "Request Timeout",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.TIMEOUT",
-                     *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.TIMEOUT";
-                        };
-                    };
-                };
-            };
-            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 414,
-                     *       "data": null,
-                     *       "message": "URI Too Long",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.URI_TOO_LONG",
-                     *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.URI_TOO_LONG";
-                        };
-                    };
-                };
-            };
-            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "data": null,
-                     *       "message": "Unsupported Media Type",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
-                     *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.UNSUPPORTED_ENCODING";
-                        };
-                    };
-                };
-            };
-            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 417,
-                     *       "data": null,
-                     *       "message": "Expectation Failed",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.EXPECTATION_FAILED",
-                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.EXPECTATION_FAILED";
-                        };
-                    };
-                };
-            };
-            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "data": null,
-                     *       "message": "Too Many Requests",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per client token",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT.EXCEEDED";
-                        };
-                    };
-                };
-            };
-            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 431,
-                     *       "data": null,
-                     *       "message": "Request Header Fields Too Large",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
-                     *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.HEADERS_TOO_LARGE";
-                        };
-                    };
-                };
-            };
-            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 500,
-                     *       "data": null,
-                     *       "message": "Internal Server Error",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "INTERNAL",
-                     *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL";
-                        };
-                    };
-                };
-            };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "data": null,
-                     *       "message": "Service Unavailable",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
-                        };
-                    };
-                };
-            };
-        };
-    };
-    MeController_session: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example 200 */
-                        status: number;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["SessionResponseDto"];
-                        /**
-                         * @description Always null on success
-                         * @example null
-                         */
-                        error: Record<string, never> | null;
-                    };
-                };
-            };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "data": null,
-                     *       "message": "Bad Request",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.BAD_PATH",
-                     *         "details": "Bad Request",
-                     *         "message": "Bad Request"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
-                        };
-                    };
-                };
-            };
-            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). Codes: `SESSION.ENDED`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "data": null,
-                     *       "message": "Unauthorized",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "details": "The token is invalid or expired",
-                     *         "message": "The supplied token is invalid or expired"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"] | (components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "SESSION.ENDED";
-                        };
-                    });
-                };
-            };
-            /** @description The client token lacks the role this endpoint needs. Codes: `SESSION.CSRF_REJECTED`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 403,
-                     *       "data": null,
-                     *       "message": "Forbidden",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "SESSION.CSRF_REJECTED",
-                     *         "details": "A request with the session cookie must come from an allowed origin and carry the X-CSRF header",
-                     *         "message": "A request with the session cookie must come from an allowed origin and carry the X-CSRF header"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "SESSION.CSRF_REJECTED";
-                        };
-                    };
-                };
-            };
-            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 408,
-                     *       "data": null,
-                     *       "message": "Request Timeout",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.TIMEOUT",
-                     *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.TIMEOUT";
-                        };
-                    };
-                };
-            };
-            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 414,
-                     *       "data": null,
-                     *       "message": "URI Too Long",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.URI_TOO_LONG",
-                     *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.URI_TOO_LONG";
-                        };
-                    };
-                };
-            };
-            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "data": null,
-                     *       "message": "Unsupported Media Type",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
-                     *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.UNSUPPORTED_ENCODING";
-                        };
-                    };
-                };
-            };
-            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 417,
-                     *       "data": null,
-                     *       "message": "Expectation Failed",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.EXPECTATION_FAILED",
-                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.EXPECTATION_FAILED";
-                        };
-                    };
-                };
-            };
-            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "data": null,
-                     *       "message": "Too Many Requests",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per client token",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT.EXCEEDED";
-                        };
-                    };
-                };
-            };
-            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 431,
-                     *       "data": null,
-                     *       "message": "Request Header Fields Too Large",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
-                     *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.HEADERS_TOO_LARGE";
-                        };
-                    };
-                };
-            };
-            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 500,
-                     *       "data": null,
-                     *       "message": "Internal Server Error",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "INTERNAL",
-                     *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL";
-                        };
-                    };
-                };
-            };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "data": null,
-                     *       "message": "Service Unavailable",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
-                        };
-                    };
-                };
-            };
-        };
-    };
     BalancesController_read: {
         parameters: {
             query?: never;
@@ -4311,7 +5141,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). Codes: `AUTH.INVALID_DPOP_PROOF`. */
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4324,17 +5154,18 @@ export interface operations {
                      *       "message": "Unauthorized",
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "details": "The token is invalid or expired",
-                     *         "message": "The supplied token is invalid or expired"
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read"
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"] | (components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUTH.INVALID_DPOP_PROOF";
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
                         };
-                    });
+                    };
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
@@ -4513,7 +5344,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per client token",
+                     *         "details": "At most 600 requests per minute per caller",
                      *         "message": "Too many requests; retry after the number of seconds in Retry-After"
                      *       }
                      *     }
@@ -4728,7 +5559,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). Codes: `AUTH.INVALID_DPOP_PROOF`. */
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4741,17 +5572,18 @@ export interface operations {
                      *       "message": "Unauthorized",
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "details": "The token is invalid or expired",
-                     *         "message": "The supplied token is invalid or expired"
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read"
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"] | (components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUTH.INVALID_DPOP_PROOF";
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
                         };
-                    });
+                    };
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
@@ -5017,7 +5849,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per client token",
+                     *         "details": "At most 600 requests per minute per caller",
                      *         "message": "Too many requests; retry after the number of seconds in Retry-After"
                      *       }
                      *     }
@@ -5264,7 +6096,7 @@ export interface operations {
                 /** @description The customer the events are about. */
                 customer_id?: string;
                 /** @description What the request did. */
-                operation?: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "route.unknown";
+                operation?: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown";
                 /** @description The event’s phase. */
                 outcome?: "attempted" | "succeeded" | "rejected" | "failed" | "unknown";
                 /** @description The API client’s id. */
@@ -5340,7 +6172,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). */
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5353,12 +6185,18 @@ export interface operations {
                      *       "message": "Unauthorized",
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "details": "The token is invalid or expired",
-                     *         "message": "The supplied token is invalid or expired"
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read"
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"];
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                        };
+                    };
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
@@ -5510,7 +6348,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per client token",
+                     *         "details": "At most 600 requests per minute per caller",
                      *         "message": "Too many requests; retry after the number of seconds in Retry-After"
                      *       }
                      *     }
@@ -5670,7 +6508,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). */
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5683,12 +6521,18 @@ export interface operations {
                      *       "message": "Unauthorized",
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "details": "The token is invalid or expired",
-                     *         "message": "The supplied token is invalid or expired"
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read"
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"];
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                        };
+                    };
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
@@ -5867,7 +6711,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per client token",
+                     *         "details": "At most 600 requests per minute per caller",
                      *         "message": "Too many requests; retry after the number of seconds in Retry-After"
                      *       }
                      *     }
@@ -6027,7 +6871,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). */
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6040,12 +6884,18 @@ export interface operations {
                      *       "message": "Unauthorized",
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "details": "The token is invalid or expired",
-                     *         "message": "The supplied token is invalid or expired"
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read"
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"];
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                        };
+                    };
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
@@ -6197,7 +7047,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per client token",
+                     *         "details": "At most 600 requests per minute per caller",
                      *         "message": "Too many requests; retry after the number of seconds in Retry-After"
                      *       }
                      *     }
@@ -6363,7 +7213,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked client token (the provider’s envelope, with no code). */
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6376,12 +7226,18 @@ export interface operations {
                      *       "message": "Unauthorized",
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "details": "The token is invalid or expired",
-                     *         "message": "The supplied token is invalid or expired"
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read"
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["UnauthenticatedEnvelopeSchema"];
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                        };
+                    };
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
@@ -6533,7 +7389,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per client token",
+                     *         "details": "At most 600 requests per minute per caller",
                      *         "message": "Too many requests; retry after the number of seconds in Retry-After"
                      *       }
                      *     }
