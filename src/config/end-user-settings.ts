@@ -68,7 +68,7 @@ function keyBytes(text: string): Buffer {
 }
 
 /** END_USER_PSEUDONYM_KEY: the key itself (hex or base64), or the path of a file holding it. Throws with a reason, never the key. */
-export function readPseudonymKey(value: string): Buffer {
+export function readSecretKey(value: string): Buffer {
   const trimmed = value.trim();
   if (trimmed.includes('/') && existsSync(trimmed)) return keyBytes(readFileSync(trimmed, 'utf8'));
   return keyBytes(trimmed);
@@ -93,15 +93,15 @@ export function loadSessionKey(settings: { SESSION_KEY?: string; DATA_DIR: strin
 
 /** A key as configured (the key, or a file's path), or the one kept in `file`, made there at first use. */
 function loadKey(configured: string | undefined, file: string): { key: Buffer; generated: boolean } {
-  if (configured) return { key: readPseudonymKey(configured), generated: false };
-  if (existsSync(file)) return { key: readPseudonymKey(file), generated: false };
+  if (configured) return { key: readSecretKey(configured), generated: false };
+  if (existsSync(file)) return { key: readSecretKey(file), generated: false };
   mkdirSync(dirname(file), { recursive: true });
   const key = randomBytes(MIN_KEY_BYTES);
   try {
     writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
   } catch (error) {
     // Another process made it first: use theirs.
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return { key: readPseudonymKey(file), generated: false };
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return { key: readSecretKey(file), generated: false };
     throw error;
   }
   return { key, generated: true };

@@ -1,6 +1,6 @@
 import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { readAuditPublicKeys, readAuditSigningKey } from './audit-keys';
-import { readClientPrivateKey, readExtraIssuers, readPseudonymKey } from './end-user-settings';
+import { readClientPrivateKey, readExtraIssuers, readSecretKey } from './end-user-settings';
 import { readTrustedProxies } from './trusted-proxies';
 import { IsFlag, IsIntegerBetween, IsReadableBy, IsUpstreamPublicKey, IsUrlWithProtocol } from './env.validators';
 
@@ -255,7 +255,7 @@ export class EnvironmentVariables {
    * one, and it must never change: a new key makes every end user a stranger to their customers.
    */
   @IsOptional()
-  @IsReadableBy(readPseudonymKey)
+  @IsReadableBy(readSecretKey)
   readonly END_USER_PSEUDONYM_KEY?: string = undefined;
 
   /**
@@ -302,7 +302,7 @@ export class EnvironmentVariables {
    */
   @ValidateIf((env: EnvironmentVariables) => env.SESSION_KEY !== undefined || (env.NODE_ENV === 'production' && env.OIDC_CLIENT_ID !== undefined))
   // Checked bottom-up: a missing key is named as missing before a present one is read.
-  @IsReadableBy(readPseudonymKey)
+  @IsReadableBy(readSecretKey)
   @IsString({ message: '$property is required with OIDC_CLIENT_ID in production: 32 random bytes, base64 (openssl rand -base64 32), shared by every replica' })
   readonly SESSION_KEY?: string = undefined;
 
