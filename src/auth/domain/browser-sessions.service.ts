@@ -228,15 +228,15 @@ export class BrowserSessions {
     const { settings } = this.configured();
     if (!COOKIE_VALUE.test(cookie)) throw new SessionEnded();
     const idHash = hashOf(cookie);
-    let session = await this.live(idHash);
-    let tokens: SessionTokens;
+    const live = await this.live(idHash);
 
-    if (this.now() - session.lastSeenAt.getTime() >= Math.min(TOUCH_AT_MOST_EVERY_MS, (settings.idleTimeoutSeconds * 1000) / 4)) {
+    let seen = live;
+    if (this.now() - live.lastSeenAt.getTime() >= Math.min(TOUCH_AT_MOST_EVERY_MS, (settings.idleTimeoutSeconds * 1000) / 4)) {
       const at = new Date(this.now());
       await this.store.touch(idHash, at);
-      session = { ...session, lastSeenAt: at };
+      seen = { ...live, lastSeenAt: at };
     }
-    ({ session, tokens } = await this.keeper.fresh(session));
+    const { session, tokens } = await this.keeper.fresh(seen);
 
     let user;
     try {
