@@ -57,6 +57,24 @@ module.exports = {
       },
     },
     {
+      name: 'one-place-identifies-callers',
+      comment:
+        'Who is calling is decided once for every request, by the edge’s identify stage (src/auth/http/identify.stage.ts): ' +
+        'nothing else asks the Authenticator. The module provides it, the pipeline builds the stage with it.',
+      severity: 'error',
+      from: {
+        path: '^src/',
+        pathNot: [
+          '^src/auth/http/identify[.]stage[.]ts$',
+          '^src/auth/http/presented-credentials[.]ts$',
+          '^src/auth/auth[.]module[.]ts$',
+          '^src/edge[.]pipeline[.]ts$',
+          '^src/auth/domain/authenticator[.]ts$',
+        ],
+      },
+      to: { path: '^src/auth/domain/authenticator[.]ts$' },
+    },
+    {
       name: 'no-unused-files',
       comment:
         'A file no entry point reaches is dead: the entry points are the service, the sandbox, the command-line tools, the OpenAPI export and the TypeORM data source.',

@@ -119,6 +119,22 @@ describe('Architecture boundaries (npm run lint)', () => {
     expect(alive.output).not.toMatch(/no-unused-files/);
   });
 
+  it('when anything but the identify stage asks the Authenticator who is calling, then lint fails; the stage may', async () => {
+    const authenticator = 'export class Authenticator { authenticate(): string { return "x"; } }\n';
+    const elsewhere = await cruise({
+      'src/auth/domain/authenticator.ts': authenticator,
+      'src/customers/http/x.controller.ts': `import { Authenticator } from '../../auth/domain/authenticator';\nexport const y = Authenticator;\n`,
+    });
+    const stage = await cruise({
+      'src/auth/domain/authenticator.ts': authenticator,
+      'src/auth/http/identify.stage.ts': `import { Authenticator } from '../domain/authenticator';\nexport const y = Authenticator;\n`,
+    });
+
+    expect(elsewhere.code).not.toBe(0);
+    expect(elsewhere.output).toMatch(/one-place-identifies-callers/);
+    expect(stage.output).not.toMatch(/one-place-identifies-callers/);
+  });
+
   it('when a feature module names an upstream adapter, then lint fails', async () => {
     const result = await cruise({
       'src/balances/balances.module.ts': `import { x } from '../upstream/x.adapter';\nexport const y = x;\n`,
