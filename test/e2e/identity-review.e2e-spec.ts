@@ -52,6 +52,15 @@ describe('browser sessions: what the review found', () => {
     }
   });
 
+  it('when a browser that holds a web app’s session opens /docs, then it is asked for the admin token (the session counts for nothing there)', async () => {
+    const { session } = await webLogin(t.baseUrl, 'demo');
+
+    const docs = await fetch(`${t.baseUrl}/docs`, { headers: { cookie: `__Host-gw_session=${session}` } });
+
+    expect(docs.status).toBe(401);
+    expect(docs.headers.get('www-authenticate')).toMatch(/^Basic /);
+  });
+
   it('finding 4: when a web app logs out with no body at all, then the session ends (the body is optional)', async () => {
     const { session } = await webLogin(t.baseUrl, 'demo');
 

@@ -31,7 +31,9 @@ export function adminPathsStage(paths: readonly AdminPath[]): EdgeStage {
       const guarded = paths.find((candidate) => covers(candidate.prefix, request.routeOptions.url) || covers(candidate.prefix, context.target.path));
       if (!guarded) return;
       try {
-        const client = callerOf(context.identity);
+        // A browser session is an end user's: on these paths it counts for nothing, so that an admin whose browser also holds one still gets the prompt.
+        const identity = context.identity?.presentedAs === 'session' ? undefined : context.identity;
+        const client = callerOf(identity);
         if (client.role !== 'admin') throw new RoleNotAllowed(['admin']);
       } catch (refusal) {
         if (guarded.challenge === 'basic') void reply.header('www-authenticate', 'Basic realm="Partner gateway admin", charset="UTF-8"');
