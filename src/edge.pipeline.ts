@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DestinationStream } from 'pino';
-import { adminPathsStage, AdminPath } from './auth/http/admin-paths';
+import { adminPathOf, adminPathsStage, AdminPath } from './auth/http/admin-paths';
 import { Authenticator } from './auth/domain/authenticator';
 import { BrowserSessions } from './auth/domain/browser-sessions.service';
 import { identifyStage } from './auth/http/identify.stage';
@@ -15,7 +15,7 @@ import { operationalAccess } from './config/env.schema';
 import { AppConfig } from './config/load-config';
 import { metricsStage } from './metrics/metrics.routes';
 import { PrometheusMetrics } from './metrics/prometheus.metrics';
-import { RateLimiter, rateLimitStage } from './rate-limit/rate-limiter';
+import { isLimited, RateLimiter, rateLimitStage } from './rate-limit/rate-limiter';
 
 /**
  * The edge, in the order its stages run for every request (docs/architecture.md, "The edge"):
@@ -82,10 +82,15 @@ export function edgeStages(
     target: targetStage(),
     'request-log': requestLogStage(createRequestLogger(config.LOG_LEVEL, logStream)),
     drain: drainStage(app.get(Drain)),
-    identify: identifyStage(app.get(Authenticator), {
-      publicOrigin: config.PUBLIC_BASE_URL,
-      sessions: app.get(BrowserSessions).enabled ? { allowedOrigins: () => app.get(BrowserSessions).allowedOrigins() } : undefined,
-    }),
+    identify: identifyStage(
+      app.get(Authenticator),
+      {
+        publicOrigin: config.PUBLIC_BASE_URL,
+        sessions: app.get(BrowserSessions).enabled ? { allowedOrigins: () => app.get(BrowserSessions).allowedOrigins() } : undefined,
+      },
+      // The API and unmatched routes (what the rate limit counts), and the admin paths.
+      (request) => isLimited(request.routeOptions.url) || adminPathOf(adminPaths, request) !== undefined,
+    ),
     'admin-paths': adminPathsStage(adminPaths),
     'rate-limit': rateLimitStage(app.get(RateLimiter)),
     metrics: config.METRICS_ENABLED ? metricsStage(app.get(PrometheusMetrics)) : { name: 'metrics' },

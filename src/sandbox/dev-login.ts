@@ -154,10 +154,14 @@ export function setCookieValue(response: Response, name: string): string | undef
 /**
  * A web app's login through the gateway's browser session, as a browser makes it, up to the
  * provider's redirect back: GET the gateway's login (its login cookie kept), the provider's form
- * filled in, its redirects followed until they point at the gateway's callback.
+ * filled in, its redirects followed until they point at the gateway's callback. `session`: the
+ * session cookie the browser already holds, sent with the start (a same-site navigation).
  */
-export async function webLoginUntilCallback(gateway: string, user: string, returnTo = '/app/'): Promise<WebLoginCallback> {
-  const start = await fetch(`${gateway}/api/v1/session/login?return_to=${encodeURIComponent(returnTo)}`, { redirect: 'manual' });
+export async function webLoginUntilCallback(gateway: string, user: string, returnTo = '/app/', session?: string): Promise<WebLoginCallback> {
+  const start = await fetch(`${gateway}/api/v1/session/login?return_to=${encodeURIComponent(returnTo)}`, {
+    redirect: 'manual',
+    headers: session === undefined ? {} : { cookie: `__Host-gw_session=${session}` },
+  });
   const answer = await start.text();
   const loginCookie = setCookieValue(start, '__Host-gw_login');
   const first = start.headers.get('location');
@@ -168,8 +172,13 @@ export async function webLoginUntilCallback(gateway: string, user: string, retur
 }
 
 /** A web app's whole login: the session cookie's value, and where the gateway sent the browser. */
-export async function webLogin(gateway: string, user: string, returnTo = '/app/'): Promise<{ session: string; location: string; providerCookies: string }> {
-  const { callbackUrl, loginCookie, providerCookies } = await webLoginUntilCallback(gateway, user, returnTo);
+export async function webLogin(
+  gateway: string,
+  user: string,
+  returnTo = '/app/',
+  previousSession?: string,
+): Promise<{ session: string; location: string; providerCookies: string }> {
+  const { callbackUrl, loginCookie, providerCookies } = await webLoginUntilCallback(gateway, user, returnTo, previousSession);
   const callback = await fetch(callbackUrl, { redirect: 'manual', headers: { cookie: `__Host-gw_login=${loginCookie}` } });
   const text = await callback.text();
   const session = setCookieValue(callback, '__Host-gw_session');

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Authenticator } from '../../src/auth/domain/authenticator';
 import { DevIdentityProvider, startDevIdentityProvider } from '../../src/sandbox/dev-identity-provider';
 import { webLogin } from '../../src/sandbox/dev-login';
 import { startTestApp, TestApp } from '../support/app';
@@ -59,6 +60,80 @@ describe('browser sessions: what the review found', () => {
 
     expect(docs.status).toBe(401);
     expect(docs.headers.get('www-authenticate')).toMatch(/^Basic /);
+  });
+
+  it('finding 12: when a browser that holds a session logs in again, then the session it had ends once the new login completes (its cookie is sent with the start, a same-site navigation; the provider’s redirect to the callback carries no SameSite=Strict cookie)', async () => {
+    const first = await webLogin(t.baseUrl, 'demo');
+
+    const second = await webLogin(t.baseUrl, 'demo', '/app/', first.session);
+
+    expect((await withSession(t.baseUrl, 'GET', '/api/v1/session', first.session)).status).toBe(401);
+    expect((await withSession(t.baseUrl, 'GET', '/api/v1/session', second.session)).status).toBe(200);
+  });
+
+  it('when a logout names a return_to that is refused, then 400 and nothing changes: the session lives and its cookie is kept, for a retry', async () => {
+    const { session } = await webLogin(t.baseUrl, 'demo');
+
+    const refused = await withSession(t.baseUrl, 'POST', '/api/v1/session/logout', session, { body: { return_to: 'https://evil.example/' } });
+
+    expect(refused.status).toBe(400);
+    expect(refused.headers.getSetCookie().filter((line) => line.startsWith('__Host-gw_session='))).toEqual([]);
+    expect((await withSession(t.baseUrl, 'GET', '/api/v1/session', session)).status).toBe(200);
+  });
+
+  it('when a logout carries the session cookie twice, then both sessions end (which one was meant cannot be told)', async () => {
+    const one = await webLogin(t.baseUrl, 'demo');
+    const other = await webLogin(t.baseUrl, 'alex');
+
+    const logout = await callApi(t.baseUrl, 'POST', '/api/v1/session/logout', {
+      headers: { cookie: `__Host-gw_session=${one.session}; __Host-gw_session=${other.session}`, 'x-csrf': '1' },
+    });
+
+    expect(logout.status).toBe(200);
+    expect((await withSession(t.baseUrl, 'GET', '/api/v1/session', one.session)).status).toBe(401);
+    expect((await withSession(t.baseUrl, 'GET', '/api/v1/session', other.session)).status).toBe(401);
+  });
+
+  it('when an admin of another tenant asks for an end user’s sessions, then 400: an admin reaches its own tenant’s end users only', async () => {
+    const outsider = await t.createClient('admin', { tenant: 'globex' });
+
+    const listed = await callApi(t.baseUrl, 'GET', '/api/v1/end-user-sessions?end_user=demo', { token: outsider });
+    const ended = await callApi(t.baseUrl, 'POST', '/api/v1/end-user-sessions/end', { token: outsider, body: { end_user: 'demo' } });
+
+    expect([listed.status, ended.status]).toEqual([400, 400]);
+  });
+
+  it('when a probe or a static page comes with credentials, then none is looked up (only the API and the admin paths identify a caller)', async () => {
+    const authenticator = t.app.get(Authenticator);
+    const authenticate = authenticator.authenticate.bind(authenticator);
+    let asked = 0;
+    authenticator.authenticate = (presented) => {
+      asked += 1;
+      return authenticate(presented);
+    };
+    try {
+      const probes = await Promise.all(
+        ['/health/live', '/health/ready'].map((path) =>
+          fetch(`${t.baseUrl}${path}`, { headers: { authorization: 'Bearer pgw_guessguessguessguessguessguessguessguess' } }),
+        ),
+      );
+      const api = await callApi(t.baseUrl, 'GET', '/api/v1/me', { token: 'pgw_guessguessguessguessguessguessguessguess' });
+
+      expect(probes.map((answer) => answer.status)).toEqual([200, 200]);
+      expect(api.status).toBe(401);
+      expect(asked).toBe(1);
+    } finally {
+      authenticator.authenticate = authenticate;
+    }
+  });
+
+  it('when Basic credentials are sent to /metrics, whose challenge is Bearer, then they count for nothing there (401)', async () => {
+    const admin = await t.createClient('admin');
+
+    const metrics = await fetch(`${t.baseUrl}/metrics`, { headers: { authorization: `Basic ${Buffer.from(`x:${admin}`).toString('base64')}` } });
+    const bearer = await fetch(`${t.baseUrl}/metrics`, { headers: { authorization: `Bearer ${admin}` } });
+
+    expect([metrics.status, bearer.status]).toEqual([401, 200]);
   });
 
   it('finding 4: when a web app logs out with no body at all, then the session ends (the body is optional)', async () => {

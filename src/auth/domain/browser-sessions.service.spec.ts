@@ -5,6 +5,7 @@ import { BrowserSessionStore, LogoutNotice, RefreshRefused, RelyingParty, Sessio
 import { BrowserSessions, hashOf } from './browser-sessions.service';
 import { NoEndUserTokens } from './end-user-tokens.port';
 import { Pseudonyms } from './pseudonyms';
+import { SessionTokenKeeper } from './session-token-keeper';
 
 const ORIGIN = 'https://api.partner.example';
 
@@ -224,7 +225,7 @@ describe(BrowserSessions.name, () => {
     const provider = new ScriptedProvider();
     provider.down = new IssuerUnavailable(new Error('connect ECONNREFUSED'));
 
-    const answer = await sessions(provider, store).logout(cookie, '/app/');
+    const answer = await sessions(provider, store).logout([cookie], '/app/');
 
     expect(answer.logoutUrl).toBeUndefined();
     expect(answer.ended?.idHash).toBe(hashOf(cookie));
@@ -235,7 +236,7 @@ describe(BrowserSessions.name, () => {
     const cookie = randomBytes(32).toString('base64url');
     const provider = new ScriptedProvider();
 
-    await sessions(provider, new OneSessionStore(await expiredSession(cookie))).logout(cookie, undefined);
+    await sessions(provider, new OneSessionStore(await expiredSession(cookie))).logout([cookie], undefined);
 
     expect(provider.revoked).toEqual(['refresh']);
   });
@@ -256,6 +257,26 @@ describe(BrowserSessions.name, () => {
 
     await expect(sessions(provider, store).authenticate(cookie)).rejects.toBeInstanceOf(IssuerUnavailable);
     expect(store.ended).toEqual([]);
+  });
+
+  it('when this request’s renewal claim outlived its lease and another request saved first, then the session goes on with theirs (never a 401)', async () => {
+    const cookie = randomBytes(32).toString('base64url');
+    const store = new OneSessionStore(await expiredSession(cookie));
+    const theirs: StoredSession = { ...(await expiredSession(cookie)), accessExpiresAt: new Date(Date.now() + 600_000), version: 2 };
+    const tokens: SessionTokens = { accessToken: 'x.y.z', accessExpiresAt: Date.now() + 600_000, refreshToken: 'rt-2' };
+    const sealed = { ...theirs, sealedTokens: await new JoseSealedBox(BOX_KEY).seal(tokens, `session:${theirs.idHash}`) };
+    const provider = new ScriptedProvider();
+    provider.refresh = () => {
+      // Meanwhile, the other request saved its renewal: this one's save finds the session at version 2.
+      store.session = sealed;
+      return Promise.resolve({ accessToken: 'mine', accessExpiresAt: Date.now() + 600_000 });
+    };
+    const keeper = new SessionTokenKeeper(provider, new JoseSealedBox(BOX_KEY), store, Date.now, () => Promise.resolve());
+
+    const fresh = await keeper.fresh(await expiredSession(cookie));
+
+    expect(fresh.session.version).toBe(2);
+    expect(fresh.tokens.accessToken).toBe('x.y.z');
   });
 
   it('when sessions are not configured, then every session endpoint says so', async () => {

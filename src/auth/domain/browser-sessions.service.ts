@@ -43,6 +43,8 @@ interface SealedLogin {
   readonly state: string;
   readonly returnTo: string;
   readonly redirectUri: string;
+  /** The SHA-256 of the session the browser had when the login started: it ends when the login completes. */
+  readonly previousSessionHash?: string;
 }
 
 /**
@@ -139,14 +141,27 @@ export class BrowserSessions {
   }
 
   /** Starts a login: where to send the browser, and the login cookie that binds the callback to it. */
-  async startLogin(returnTo: string | undefined): Promise<{ location: string; loginCookie: string }> {
+  /**
+   * Starts a login: where to send the browser, and the login cookie that binds the callback to it.
+   * `previousCookie` is the session cookie the browser sent with the start (a navigation from the
+   * app's own page, so SameSite=Strict lets it through, where the provider's redirect to the
+   * callback would not): that session ends when this login completes. One browser, one session.
+   */
+  async startLogin(returnTo: string | undefined, previousCookie?: string): Promise<{ location: string; loginCookie: string }> {
     const { provider } = this.configured();
     const target = this.returnTo(returnTo);
     const redirectUri = this.redirectUri();
     const start = await provider.startLogin(redirectUri);
     const loginCookie = randomBytes(32).toString('base64url');
     const stateHash = hashOf(start.state);
-    const login: SealedLogin = { nonce: start.nonce, codeVerifier: start.codeVerifier, state: start.state, returnTo: target, redirectUri };
+    const login: SealedLogin = {
+      nonce: start.nonce,
+      codeVerifier: start.codeVerifier,
+      state: start.state,
+      returnTo: target,
+      redirectUri,
+      ...(previousCookie !== undefined && COOKIE_VALUE.test(previousCookie) ? { previousSessionHash: hashOf(previousCookie) } : {}),
+    };
     await this.store.saveLogin({
       stateHash,
       bindingHash: hashOf(loginCookie),
@@ -211,6 +226,7 @@ export class BrowserSessions {
       expiresAt: new Date(now + this.configured().settings.absoluteTimeoutSeconds * 1000),
       version: 1,
     });
+    if (login.previousSessionHash !== undefined) await this.endByHash(login.previousSessionHash);
     return {
       sessionId,
       returnTo: login.returnTo,
@@ -284,10 +300,12 @@ export class BrowserSessions {
    * sent: the provider asks.
    * @throws ReturnToRefused.
    */
-  async logout(cookie: string | undefined, returnTo: string | undefined): Promise<{ ended?: StoredSession; logoutUrl?: string }> {
+  async logout(cookies: readonly string[], returnTo: string | undefined): Promise<{ ended?: StoredSession; logoutUrl?: string }> {
     const { provider } = this.configured();
     const target = this.returnTo(returnTo);
-    const ended = await this.end(cookie);
+    // A cookie sent twice: which one the browser meant cannot be told, so both end.
+    let ended: StoredSession | undefined;
+    for (const cookie of cookies) ended = (await this.end(cookie)) ?? ended;
     const logoutUrl = await provider.logoutUrl(target).catch(() => undefined);
     return { ended, logoutUrl };
   }
@@ -298,7 +316,11 @@ export class BrowserSessions {
    */
   async end(cookie: string | undefined): Promise<StoredSession | undefined> {
     if (cookie === undefined || !COOKIE_VALUE.test(cookie)) return undefined;
-    const ended = await this.store.end(hashOf(cookie));
+    return this.endByHash(hashOf(cookie));
+  }
+
+  private async endByHash(idHash: string): Promise<StoredSession | undefined> {
+    const ended = await this.store.end(idHash);
     if (ended) await this.revoke(ended);
     return ended;
   }

@@ -131,10 +131,12 @@ export class SessionTokenKeeper {
       idToken: fresh.idToken ?? held.idToken,
       displayClaims: fresh.displayClaims ?? held.displayClaims,
     };
-    return this.store.saveRenewal(session.idHash, session.version, {
+    const saved = await this.store.saveRenewal(session.idHash, session.version, {
       sealedTokens: await this.seal(next, session.idHash),
       accessExpiresAt: new Date(next.accessExpiresAt),
     });
+    // Another request renewed it meanwhile (this one's claim outlived its lease): theirs is as good, if the session lives.
+    return saved ?? this.store.find(session.idHash, true);
   }
 
   /** Another request holds the renewal: its result, once saved (or the session as it is, while its token lasts). */

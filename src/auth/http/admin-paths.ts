@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { EdgeStage } from '../../common/http/edge-stage';
 import { contextOf } from '../../common/http/request-context';
 import { RoleNotAllowed } from '../domain/auth.errors';
@@ -16,6 +17,12 @@ function covers(prefix: string, path: string | undefined): boolean {
   return lower === prefix || lower.startsWith(`${prefix}/`) || lower.startsWith(`${prefix}-`);
 }
 
+/** The admin path a request falls under, on the route the router matched and the canonical path (never the request line as spelled). */
+export function adminPathOf(paths: readonly AdminPath[], request: FastifyRequest): AdminPath | undefined {
+  const path = contextOf(request.raw).target.path;
+  return paths.find((candidate) => covers(candidate.prefix, request.routeOptions.url) || covers(candidate.prefix, path));
+}
+
 /**
  * Routes served outside the controllers (Swagger UI, the OpenAPI document, metrics) that need an
  * admin client: the caller the identify stage found must be one. Refusals are the usual envelope
@@ -27,12 +34,13 @@ export function adminPathsStage(paths: readonly AdminPath[]): EdgeStage {
     name: 'admin-paths',
     onRequest: (request, reply) => {
       const context = contextOf(request.raw);
-      // The route the router matched, and the canonical path: never the request line as spelled.
-      const guarded = paths.find((candidate) => covers(candidate.prefix, request.routeOptions.url) || covers(candidate.prefix, context.target.path));
+      const guarded = adminPathOf(paths, request);
       if (!guarded) return;
       try {
         // A browser session is an end user's: on these paths it counts for nothing, so that an admin whose browser also holds one still gets the prompt.
-        const identity = context.identity?.presentedAs === 'session' ? undefined : context.identity;
+        // Basic is what a browser's prompt sends, and only where it is asked for (/docs).
+        const ignored = context.identity?.presentedAs === 'session' || (context.identity?.presentedAs === 'basic' && guarded.challenge !== 'basic');
+        const identity = ignored ? undefined : context.identity;
         const client = callerOf(identity);
         if (client.role !== 'admin') throw new RoleNotAllowed(['admin']);
       } catch (refusal) {

@@ -5,13 +5,14 @@ import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/htt
 import { Audited } from '../../common/http/audited.decorator';
 import { BrowserSessions } from '../domain/browser-sessions.service';
 import { EndUserIds } from '../domain/end-user-ids';
-import { Roles } from './auth.decorators';
+import type { AuthenticatedClient } from '../domain/api-client';
+import { CurrentClient, Roles } from './auth.decorators';
 import { EndedSessionsResponseDto, EndUserRefDto, EndUserSessionResponseDto } from './end-user-sessions.dto';
 
 /**
  * An end user's browser sessions, for operators (admin): who is logged in where, and logging
- * someone out everywhere (a lost device, an account taken over). Each call is audited under the
- * admin who made it.
+ * someone out everywhere (a lost device, an account taken over). An admin reaches the end users of
+ * its own tenant's issuers. Each call is audited under the admin who made it.
  */
 @ApiTags('session')
 @ApiBearerAuth()
@@ -31,8 +32,9 @@ export class EndUserSessionsController {
   })
   @ApiEnvelopeResponse(200, EndUserSessionResponseDto, { isArray: true })
   @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.query)
-  async list(@Query() query: EndUserRefDto): Promise<EndUserSessionResponseDto[]> {
-    const endUser = this.endUserIds.pseudonymOf(query.end_user, { issuer: query.end_user_issuer });
+  async list(@CurrentClient() admin: AuthenticatedClient, @Query() query: EndUserRefDto): Promise<EndUserSessionResponseDto[]> {
+    // Least privilege: an admin reaches the end users of its own tenant's issuers only.
+    const endUser = this.endUserIds.pseudonymOf(query.end_user, { issuer: query.end_user_issuer, tenant: admin.tenant });
     return (await this.sessions.sessionsOf(endUser)).map((session) => EndUserSessionResponseDto.from(session));
   }
 
@@ -47,8 +49,8 @@ export class EndUserSessionsController {
   })
   @ApiEnvelopeResponse(200, EndedSessionsResponseDto, { message: 'Sessions ended' })
   @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.body)
-  async end(@Body() body: EndUserRefDto): Promise<EndedSessionsResponseDto> {
-    const endUser = this.endUserIds.pseudonymOf(body.end_user, { issuer: body.end_user_issuer });
+  async end(@CurrentClient() admin: AuthenticatedClient, @Body() body: EndUserRefDto): Promise<EndedSessionsResponseDto> {
+    const endUser = this.endUserIds.pseudonymOf(body.end_user, { issuer: body.end_user_issuer, tenant: admin.tenant });
     return { ended: (await this.sessions.endSessionsOf(endUser)).length };
   }
 }

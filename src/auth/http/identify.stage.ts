@@ -40,13 +40,23 @@ function kindOf(presented: PresentedCredentials): CredentialKind | undefined {
  * is never stored by a shared cache (RFC 9111 keeps answers to Authorization requests from them,
  * but not answers to cookie ones).
  */
-export function identifyStage(authenticator: Authenticator, rules: CredentialRules): EdgeStage {
+export function identifyStage(
+  authenticator: Authenticator,
+  rules: CredentialRules,
+  /** Whether a caller can matter to this request (its route counts against the limits, or needs an admin): no credential of any other is read. */
+  mayNeedCaller: (request: FastifyRequest) => boolean,
+): EdgeStage {
   return {
     name: 'identify',
     onRequest: (request, reply) => {
       const context = contextOf(request.raw);
       const path = targetOf(request.raw).path;
-      if (path === SESSION_PATHS.backchannelLogout) {
+      // A probe or a static page is nobody's: no credential is looked up for it, so none costs a database read there.
+      if (!mayNeedCaller(request)) {
+        context.identity = NOBODY;
+        return undefined;
+      }
+      if (path === SESSION_PATHS.backchannelLogout && request.method === 'POST') {
         context.identity = IDENTITY_PROVIDER;
         return undefined;
       }

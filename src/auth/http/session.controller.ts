@@ -112,7 +112,7 @@ export class SessionController {
       void reply.code(302).header('location', target).header('cache-control', 'no-store');
       return null;
     }
-    const { location, loginCookie: binding } = await this.sessions.startLogin(query.return_to);
+    const { location, loginCookie: binding } = await this.sessions.startLogin(query.return_to, firstOf(sessionCookieOf(request)));
     void reply.code(302).header('location', location).header('cache-control', 'no-store').header('set-cookie', loginCookie(binding, LOGIN_COOKIE_SECONDS));
     return null;
   }
@@ -168,8 +168,9 @@ export class SessionController {
     const cookie = sessionCookieOf(request);
     if (cookie === undefined) throw new SessionEnded('Only a browser session logs out');
     checkAntiForgery(request, this.sessions.allowedOrigins());
+    // The cookie is cleared once the session has ended: a refused return_to or a database away leaves both, for a retry.
+    const { ended, logoutUrl } = await this.sessions.logout(typeof cookie === 'string' ? [cookie] : cookie, body?.return_to);
     void reply.header('cache-control', 'no-store').header('set-cookie', clearedCookie(SESSION_COOKIE));
-    const { ended, logoutUrl } = await this.sessions.logout(firstOf(cookie), body?.return_to);
     if (ended) noteClient(recordOf(request.raw), endUserCaller(ended.endUser, ended.tenant));
     return { logout_url: logoutUrl ?? null };
   }
