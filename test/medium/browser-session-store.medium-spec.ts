@@ -120,14 +120,18 @@ describe(PgBrowserSessionStore.name, () => {
     const notifications = t.app.get(PostgresNotifications);
     await waitFor(() => notifications.live, { timeoutMs: 5000, what: 'the notifications to be live' });
 
-    // The read is held after PostgreSQL answered it, until the ending has been heard.
+    // The store's read of this session is held after PostgreSQL answered it (the row still there), until the ending has been heard.
     const dataSource = t.dataSource;
     const query = dataSource.query.bind(dataSource);
+    let answered!: () => void;
+    const readAnswered = new Promise<void>((resolve) => (answered = resolve));
     let heard!: () => void;
     const endingHeard = new Promise<void>((resolve) => (heard = resolve));
     const held = async (sql: string, parameters?: unknown[]): Promise<unknown> => {
+      if (!sql.includes('FROM browser_sessions WHERE id_hash')) return query(sql, parameters);
       dataSource.query = query;
       const rows: unknown = await query(sql, parameters);
+      answered();
       await endingHeard;
       return rows;
     };
@@ -135,9 +139,10 @@ describe(PgBrowserSessionStore.name, () => {
     notifications.channel(BROWSER_SESSIONS_ENDED).subscribe(() => heard());
     try {
       const reading = store.find(session.idHash, true);
+      await readAnswered;
       // Another replica ends it: the row goes, and every replica is told.
       await t.asOwner(`WITH gone AS (DELETE FROM browser_sessions WHERE id_hash = $1) SELECT pg_notify('${BROWSER_SESSIONS_ENDED}', '')`, [session.idHash]);
-      await reading;
+      await expect(reading).resolves.toMatchObject({ idHash: session.idHash });
 
       await expect(store.find(session.idHash)).resolves.toBeUndefined();
     } finally {

@@ -1593,7 +1593,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.INVALID_TOKEN`, `AUTH.INVALID_DPOP_PROOF`. */
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1606,16 +1606,16 @@ export interface operations {
                      *       "message": "Unauthorized",
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "AUTH.INVALID_TOKEN",
-                     *         "details": "The token is invalid or expired",
-                     *         "message": "The supplied token is invalid or expired"
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUTH.INVALID_TOKEN" | "AUTH.INVALID_DPOP_PROOF";
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
                         };
                     };
                 };
@@ -1893,7 +1893,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.INVALID_TOKEN`, `SESSION.ENDED`. */
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `SESSION.ENDED`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1906,16 +1906,16 @@ export interface operations {
                      *       "message": "Unauthorized",
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "AUTH.INVALID_TOKEN",
-                     *         "details": "The token is invalid or expired",
-                     *         "message": "The supplied token is invalid or expired"
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUTH.INVALID_TOKEN" | "SESSION.ENDED";
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "SESSION.ENDED";
                         };
                     };
                 };

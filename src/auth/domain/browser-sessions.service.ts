@@ -177,7 +177,12 @@ export class BrowserSessions {
    * browser had: no fixation).
    * @throws LoginFailed.
    */
-  async finishLogin(query: URLSearchParams, loginCookie: string | undefined): Promise<{ sessionId: string; returnTo: string; client: RecordedClient }> {
+  async finishLogin(
+    query: URLSearchParams,
+    loginCookie: string | undefined,
+    /** The session cookie the callback itself carries, if any (a provider on the same site): it ends too. */
+    presentedSession?: string,
+  ): Promise<{ sessionId: string; returnTo: string; client: RecordedClient }> {
     const { provider } = this.configured();
     const state = query.get('state');
     if (!state || query.getAll('state').length !== 1) throw new LoginFailed('The callback has no state');
@@ -226,7 +231,12 @@ export class BrowserSessions {
       expiresAt: new Date(now + this.configured().settings.absoluteTimeoutSeconds * 1000),
       version: 1,
     });
-    if (login.previousSessionHash !== undefined) await this.endByHash(login.previousSessionHash);
+    // One browser, one session: the one it had at the login's start, and one its callback carries, end.
+    const previous = new Set([
+      login.previousSessionHash,
+      presentedSession !== undefined && COOKIE_VALUE.test(presentedSession) ? hashOf(presentedSession) : undefined,
+    ]);
+    for (const ended of previous) if (ended !== undefined && ended !== idHash) await this.endByHash(ended);
     return {
       sessionId,
       returnTo: login.returnTo,
@@ -305,20 +315,15 @@ export class BrowserSessions {
     const target = this.returnTo(returnTo);
     // A cookie sent twice: which one the browser meant cannot be told, so both end.
     let ended: StoredSession | undefined;
-    for (const cookie of cookies) ended = (await this.end(cookie)) ?? ended;
+    for (const cookie of cookies) if (COOKIE_VALUE.test(cookie)) ended = (await this.endByHash(hashOf(cookie))) ?? ended;
     const logoutUrl = await provider.logoutUrl(target).catch(() => undefined);
     return { ended, logoutUrl };
   }
 
   /**
-   * Ends the session of this cookie, if it names one, on every replica, and revokes its refresh
-   * token at the provider when it can (a failure there is not the user's: the row is gone).
+   * Ends a session (by its id's hash) on every replica, and revokes its refresh token at the
+   * provider when it can (a failure there is not the user's: the row is gone).
    */
-  async end(cookie: string | undefined): Promise<StoredSession | undefined> {
-    if (cookie === undefined || !COOKIE_VALUE.test(cookie)) return undefined;
-    return this.endByHash(hashOf(cookie));
-  }
-
   private async endByHash(idHash: string): Promise<StoredSession | undefined> {
     const ended = await this.store.end(idHash);
     if (ended) await this.revoke(ended);

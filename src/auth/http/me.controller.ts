@@ -24,7 +24,7 @@ export class MeController {
       'so that an app finds its customer after login. Needs no scope.',
   })
   @ApiEnvelopeResponse(200, CallerResponseDto)
-  @ApiErrorResponses(ERRORS.edge, 'AUTH.INVALID_TOKEN', 'AUTH.INVALID_DPOP_PROOF', 'AUTH.ISSUER_UNAVAILABLE')
+  @ApiErrorResponses(ERRORS.edge, 'AUTH.TOKEN_MISSING', 'AUTH.INVALID_TOKEN', 'AUTH.DPOP_REQUIRED', 'AUTH.INVALID_DPOP_PROOF', 'AUTH.ISSUER_UNAVAILABLE')
   async me(@CurrentClient() caller: AuthenticatedClient): Promise<CallerResponseDto> {
     const customers = caller.role === 'end_user' ? await this.customers.customersOf(caller.tenant, caller.id) : undefined;
     return CallerResponseDto.from(caller, customers);

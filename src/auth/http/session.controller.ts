@@ -84,7 +84,7 @@ export class SessionController {
       'Never a token. Without a session: 401.',
   })
   @ApiEnvelopeResponse(200, SessionResponseDto)
-  @ApiErrorResponses(ERRORS.edge, 'AUTH.INVALID_TOKEN', 'SESSION.ENDED', 'SESSION.CSRF_REJECTED', 'AUTH.ISSUER_UNAVAILABLE')
+  @ApiErrorResponses(ERRORS.edge, 'AUTH.TOKEN_MISSING', 'AUTH.INVALID_TOKEN', 'SESSION.ENDED', 'SESSION.CSRF_REJECTED', 'AUTH.ISSUER_UNAVAILABLE')
   async session(@CurrentClient() caller: AuthenticatedClient): Promise<SessionResponseDto> {
     // An app's access token or a server's client token is not a browser session.
     if (!caller.session) throw new SessionEnded('This request has no browser session');
@@ -135,10 +135,12 @@ export class SessionController {
     // The callback's parameters as sent (code, state, iss, or error): passed whole to the relying-party library.
     const query = new URLSearchParams(targetOf(request.raw).query);
     void reply.header('cache-control', 'no-store').header('set-cookie', clearedCookie(LOGIN_COOKIE));
-    const { sessionId, returnTo, client } = await this.sessions.finishLogin(query, firstOf(cookieOf(request.headers.cookie, LOGIN_COOKIE)));
+    const { sessionId, returnTo, client } = await this.sessions.finishLogin(
+      query,
+      firstOf(cookieOf(request.headers.cookie, LOGIN_COOKIE)),
+      firstOf(sessionCookieOf(request)),
+    );
     noteClient(recordOf(request.raw), client);
-    // The browser's previous session, if it had one, ends with the new login: one browser, one session.
-    await this.sessions.end(firstOf(sessionCookieOf(request)));
     void reply
       .code(302)
       .header('location', returnTo)
