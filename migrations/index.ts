@@ -9,6 +9,7 @@ import { EndUsers1764316800000 } from './1764316800000-EndUsers';
 import { BrowserSessions1764403200000 } from './1764403200000-BrowserSessions';
 import { AuditTraceIds1764489600000 } from './1764489600000-AuditTraceIds';
 import { SessionRenewalClaims1764576000000 } from './1764576000000-SessionRenewalClaims';
+import { OwnerKeepsTheAuditChain1764662400000 } from './1764662400000-OwnerKeepsTheAuditChain';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so the same list works compiled,
@@ -26,4 +27,5 @@ export const MIGRATIONS = [
   BrowserSessions1764403200000,
   AuditTraceIds1764489600000,
   SessionRenewalClaims1764576000000,
+  OwnerKeepsTheAuditChain1764662400000,
 ];

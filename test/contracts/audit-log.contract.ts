@@ -9,23 +9,29 @@ import type { AuditLog } from '../../src/audit/trail/domain/audit-log.port';
  * of its own: the real log is shared by the whole run.
  */
 export function auditLogContract(subject: () => AuditLog): void {
-  const base = Date.parse('2026-01-01T00:00:00.000Z');
-  let seconds = 0;
-  /** Events in the order written, a second apart. */
+  /** Events in the order written, each written after the one before: the log records when (a database, its own clock). */
+  let last = 0;
   const event = (overrides: Partial<AuditEvent> & Pick<AuditEvent, 'phase' | 'requestId'>): AuditEvent => ({
     id: randomUUID(),
-    occurredAt: new Date(base + ++seconds * 1000),
+    // The fake keeps this (a millisecond after the one made before); a database records its own time when the event is written.
+    occurredAt: new Date((last = Math.max(Date.now(), last + 1))),
     operation: 'bank_account.create',
     clientId: randomUUID(),
     clientName: 'contract',
     tenant: 'contract',
     ...overrides,
   });
-  const later = new Date(base + 10 * 365 * 24 * 3600 * 1000);
+  const later = new Date(Date.now() + 10 * 365 * 24 * 3600 * 1000);
   const unresolvedOf = (reference: string, extra: { exceptRequestId?: string; attemptedBefore?: Date; limit?: number } = {}) =>
     subject().unresolved({ reference, attemptedBefore: extra.attemptedBefore ?? later, exceptRequestId: extra.exceptRequestId, limit: extra.limit ?? 10 });
   const write = async (...events: AuditEvent[]) => {
-    for (const one of events) await subject().append(one);
+    for (const one of events) {
+      await subject().append(one);
+      // More than a millisecond before the next, by the clock (not a timer, which may fire early), so
+      // that times read back to the millisecond keep the order written.
+      const after = Date.now() + 2;
+      while (Date.now() < after) await new Promise((resolve) => setTimeout(resolve, 1));
+    }
   };
 
   it('when an attempt has no terminal event, then it is unresolved with no outcome, naming its request and reference', async () => {
@@ -42,7 +48,7 @@ export function auditLogContract(subject: () => AuditLog): void {
         customerId,
         requestId: 'r-crashed',
         state: 'no_outcome',
-        attemptedAt: attempt.occurredAt,
+        attemptedAt: expect.any(Date),
         operation: 'bank_account.create',
       }),
     ]);
@@ -83,7 +89,8 @@ export function auditLogContract(subject: () => AuditLog): void {
 
     expect((await unresolvedOf(reference)).calls.map((call) => call.requestId)).toEqual(['r-4', 'r-3', 'r-2', 'r-1']);
     expect((await unresolvedOf(reference, { exceptRequestId: 'r-4' })).calls.map((call) => call.requestId)).toEqual(['r-3', 'r-2', 'r-1']);
-    expect((await unresolvedOf(reference, { attemptedBefore: attempts[2].occurredAt })).calls.map((call) => call.requestId)).toEqual(['r-2', 'r-1']);
+    const third = (await unresolvedOf(reference)).calls.find((call) => call.requestId === 'r-3')!.attemptedAt;
+    expect((await unresolvedOf(reference, { attemptedBefore: third })).calls.map((call) => call.requestId)).toEqual(['r-2', 'r-1']);
     expect((await unresolvedOf(reference, { limit: 1 })).calls.map((call) => call.requestId)).toEqual(['r-4']);
   });
 

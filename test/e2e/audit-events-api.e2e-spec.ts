@@ -46,7 +46,8 @@ describe('GET /api/v1/audit-events', () => {
     const me = await get<{ id: string }>('/api/v1/me');
     adminId = me.body.data!.id;
     // A few thousand events over sixty days, many sharing a millisecond, so paging must be exact.
-    await t.dataSource.query(
+    // Dated by the owner: the service's role may not write occurred_at.
+    await t.asOwner(
       `INSERT INTO audit_events (id, occurred_at, request_id, operation, phase, reference, customer_id, currency, http_status, upstream_error_id, client_id)
        SELECT gen_random_uuid(),
               timestamptz '2026-09-01T00:00:00Z' + ((i / 3) * interval '30 minutes'),

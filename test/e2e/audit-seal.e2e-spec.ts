@@ -556,8 +556,8 @@ describe('a forged newest checkpoint', () => {
       const forger = generateKeyPairSync('ed25519').privateKey;
       const statement = newest.statement.replace(`"seq":${newest.seq},`, `"seq":${Number(newest.seq) + 1},`);
 
-      // The service's role may INSERT checkpoints (the sealer does); without the key, only forged ones.
-      await t.dataSource.query(
+      // The owner may insert any checkpoint row (the service's role may not); without the key, only forged ones.
+      await t.asOwner(
         `INSERT INTO audit_checkpoints (seq, kind, sealed_at, end_tx, end_id, events, statement, head, key_id, signature)
          VALUES ($1, 'seal', now(), $2, $3, 0, $4, sha256(convert_to($4, 'UTF8')), 'forged', $5)`,
         [Number(newest.seq) + 1, '9223372036854775806', newest.end_id, statement, signEd25519(null, Buffer.from(statement), forger)],
@@ -593,7 +593,8 @@ describe('retention purge of the sealed log', () => {
     const out: string[] = [];
     const io = { out: (line: string) => out.push(line), err: (line: string) => out.push(line) };
     const insert = async (daysAgo: number) => {
-      const client = new Client({ connectionString: database.url });
+      // Dated by the owner (history from before the gateway): the service's role may not write occurred_at.
+      const client = new Client({ connectionString: database.ownerUrl });
       await client.connect();
       const id = randomUUID();
       await client.query(
@@ -642,7 +643,11 @@ describe('the sealer as operators see it: readiness, /metrics, and events that w
   let admin: string;
 
   const ready = async () =>
-    ((await (await fetch(`${t.baseUrl}/health/ready`)).json()) as { data: { details: { auditSealer: Record<string, unknown> } } }).data.details.auditSealer;
+    (
+      (await (await fetch(`${t.baseUrl}/health/details`, { headers: { authorization: `Bearer ${admin}` } })).json()) as {
+        data: { details: { auditSealer: Record<string, unknown> } };
+      }
+    ).data.details.auditSealer;
   const metrics = async () => (await fetch(`${t.baseUrl}/metrics`, { headers: { authorization: `Bearer ${admin}` } })).text();
   const gauge = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
 
@@ -715,14 +720,18 @@ describe('a sealer that fails', () => {
     try {
       const admin = await t.createClient('admin');
       const ready = async () =>
-        ((await (await fetch(`${t.baseUrl}/health/ready`)).json()) as { data: { details: { auditSealer: Record<string, unknown> } } }).data.details.auditSealer;
+        (
+          (await (await fetch(`${t.baseUrl}/health/details`, { headers: { authorization: `Bearer ${admin}` } })).json()) as {
+            data: { details: { auditSealer: Record<string, unknown> } };
+          }
+        ).data.details.auditSealer;
       const state = async () =>
         (await (await fetch(`${t.baseUrl}/metrics`, { headers: { authorization: `Bearer ${admin}` } })).text()).match(
           /^audit_sealer_state\{state="(\w+)"\} 1$/m,
         )?.[1];
       await waitFor(async () => (await ready()).state === 'running', { timeoutMs: 5000, what: 'the sealer to run' });
 
-      await owner.query(`REVOKE INSERT ON audit_checkpoints FROM ${role}`);
+      await owner.query(`REVOKE EXECUTE ON FUNCTION append_audit_checkpoint(text, varchar, bytea, bytea) FROM ${role}`);
       // A request leaves an event to seal; the sealer's next checkpoint is refused.
       await fetch(`${t.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${admin}` } });
       // Readiness reads the sealer's state at once; /metrics gets it at the end of the round.
@@ -734,7 +743,7 @@ describe('a sealer that fails', () => {
       expect(await ready()).toMatchObject({ state: 'failing', reason: expect.stringMatching(/the last sealing round failed/) });
       expect(t.logs.text.match(/Audit sealing failed/g)).toHaveLength(1);
 
-      await owner.query(`GRANT INSERT ON audit_checkpoints TO ${role}`);
+      await owner.query(`GRANT EXECUTE ON FUNCTION append_audit_checkpoint(text, varchar, bytea, bytea) TO ${role}`);
       await waitFor(async () => (await ready()).state === 'running' && (await state()) === 'running', { timeoutMs: 10_000, what: 'the sealer to recover' });
 
       expect((await ready()).reason).toBeUndefined();
@@ -751,7 +760,9 @@ describe('sealing off', () => {
     const t = await startTestApp({ AUDIT_SEALING: 'false' });
     try {
       const admin = await t.createClient('admin');
-      const body = (await (await fetch(`${t.baseUrl}/health/ready`)).json()) as { data: { details: { auditSealer: Record<string, unknown> } } };
+      const body = (await (await fetch(`${t.baseUrl}/health/details`, { headers: { authorization: `Bearer ${admin}` } })).json()) as {
+        data: { details: { auditSealer: Record<string, unknown> } };
+      };
       const text = await (await fetch(`${t.baseUrl}/metrics`, { headers: { authorization: `Bearer ${admin}` } })).text();
 
       expect(body.data.details.auditSealer).toMatchObject({ state: 'off', newestCheckpoint: null, lagging: false });

@@ -155,8 +155,8 @@ describe('audit log', () => {
       expect(await wholeAuditLog(t.dataSource)).toBe(before);
     });
 
-    it('when the service connects as its own role, then readiness reports the audit log protected', async () => {
-      const response = await fetch(`${t.baseUrl}/health/ready`);
+    it('when the service connects as its own role, then the readiness details report the audit log protected', async () => {
+      const response = await fetch(`${t.baseUrl}/health/details`, { headers: { authorization: `Bearer ${admin}` } });
       const body = (await response.json()) as { data: { details: { auditLog: unknown } } };
 
       expect(body.data.details.auditLog).toEqual({ status: 'up', protected: true });
@@ -164,7 +164,9 @@ describe('audit log', () => {
     });
 
     it('when a purge asks for less than a year, then the database refuses it', async () => {
-      await expect(t.dataSource.query(`SELECT * FROM purge_sealed_audit_events(now() - interval '30 days', 100)`)).rejects.toThrow(/at least 365 days/);
+      await expect(t.dataSource.query(`SELECT * FROM purge_sealed_audit_events(now() - interval '30 days', 100)`)).rejects.toThrow(
+        /kept at least 400 days \(AUDIT_RETENTION_DAYS, never under 365\)/,
+      );
     });
   });
 
@@ -220,11 +222,14 @@ describe('audit log', () => {
       await oneRole.close();
     });
 
-    it('when the service’s role owns the audit log, then it still serves, says so in one warning at start-up, and readiness reports it', async () => {
+    it('when the service’s role owns the audit log, then it still serves, says so in one warning at start-up, and the readiness details report it', async () => {
       const client = await oneRole.createClient('partner');
+      const oneRoleAdmin = await oneRole.createClient('admin');
 
       const me = await fetch(`${oneRole.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${client}` } });
-      const ready = (await (await fetch(`${oneRole.baseUrl}/health/ready`)).json()) as { data: { details: { auditLog: unknown } } };
+      const ready = (await (await fetch(`${oneRole.baseUrl}/health/details`, { headers: { authorization: `Bearer ${oneRoleAdmin}` } })).json()) as {
+        data: { details: { auditLog: unknown } };
+      };
 
       expect(me.status).toBe(200);
       expect(ready.data.details.auditLog).toEqual({ status: 'up', protected: false, reason: expect.stringMatching(/superuser|owner/) });

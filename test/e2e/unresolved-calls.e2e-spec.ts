@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { runAuditReconcile } from '../../src/audit/cli/audit-reconcile.command';
 import { AuditEvent } from '../../src/audit/trail/domain/audit-event';
-import { AuditLog } from '../../src/audit/trail/domain/audit-log.port';
 import { startTestApp, TestApp } from '../support/app';
 import { auditEventsOf } from '../support/audit';
 import { buildBankAccountRequest } from '../support/builders';
@@ -24,11 +23,13 @@ describe('calls whose outcome is unknown: reconciliation, and the retry after on
   let admin: string;
   let partner: string;
   let customerId: string;
-  let log: AuditLog;
 
   const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
 
-  /** The events a request leaves, written through the service's own audit log as it writes them. */
+  /**
+   * The events a request leaves, as the service writes them, dated minutes back: written as the
+   * owner (the service's role may not set occurred_at; the database dates what it writes).
+   */
   async function call(
     phases: readonly AuditEvent['phase'][],
     options: { at: Date; reference?: string; operation?: AuditEvent['operation'] } = { at: minutesAgo(5) },
@@ -37,17 +38,20 @@ describe('calls whose outcome is unknown: reconciliation, and the retry after on
     const reference = options.reference ?? randomUUID();
     let at = options.at.getTime();
     for (const phase of phases) {
-      await log.append({
-        id: randomUUID(),
-        occurredAt: new Date(at++),
-        requestId,
-        operation: options.operation ?? 'bank_account.create',
-        phase,
-        reference,
-        customerId,
-        clientName: 'reconcile-test',
-        errorId: phase === 'unknown' ? randomUUID() : undefined,
-      });
+      await t.asOwner(
+        `INSERT INTO audit_events (id, occurred_at, request_id, operation, phase, reference, customer_id, client_name, error_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'reconcile-test', $8)`,
+        [
+          randomUUID(),
+          new Date(at++),
+          requestId,
+          options.operation ?? 'bank_account.create',
+          phase,
+          reference,
+          customerId,
+          phase === 'unknown' ? randomUUID() : null,
+        ],
+      );
     }
     return { requestId, reference };
   }
@@ -74,7 +78,6 @@ describe('calls whose outcome is unknown: reconciliation, and the retry after on
     admin = await t.createClient('admin');
     partner = await t.createClient('partner');
     customerId = await createCustomer(t.baseUrl, partner);
-    log = t.app.get(AuditLog);
   });
   beforeEach(async () => {
     await clearSandbox(t.sandbox);

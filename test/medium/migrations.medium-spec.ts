@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations/index';
-import { migrateAsOwner, SERVICE_PRIVILEGES } from '../../src/database/database-roles';
+import { DATABASE_SET_COLUMNS, migrateAsOwner, SERVICE_PRIVILEGES } from '../../src/database/database-roles';
 import { dataSourceOptions, runMigrations } from '../../src/database/typeorm-options';
 import { ENTITIES } from '../../src/entities';
 import { createTestDatabase, TestDatabase } from '../support/database';
@@ -117,8 +117,33 @@ describe('migrations', () => {
         .sort()
         .join(', ');
     }
+    // INSERT on a table with columns the database sets is granted column by column: every column but those.
+    const columnGrants: { table_name: string; column_name: string }[] = await owner.query(
+      `SELECT table_name, column_name FROM information_schema.role_column_grants
+        WHERE grantee = $1 AND table_schema = 'public' AND privilege_type = 'INSERT'
+          AND NOT has_table_privilege($1, format('%I.%I', table_schema, table_name), 'INSERT')`,
+      [role],
+    );
+    for (const table of new Set(columnGrants.map((g) => g.table_name))) {
+      granted[table] = [...(granted[table] ?? '').split(', ').filter(Boolean), 'INSERT'].sort().join(', ');
+    }
     const expected = Object.fromEntries(Object.entries(SERVICE_PRIVILEGES).map(([table, privileges]) => [table, privileges.split(', ').sort().join(', ')]));
     expect(granted).toEqual(expected);
+    const allColumns: { column_name: string }[] = await owner.query(
+      `SELECT column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = 'audit_events'`,
+    );
+    expect(
+      columnGrants
+        .filter((g) => g.table_name === 'audit_events')
+        .map((g) => g.column_name)
+        .sort(),
+    ).toEqual(
+      allColumns
+        .map((c) => c.column_name)
+        .filter((c) => !DATABASE_SET_COLUMNS.audit_events.includes(c))
+        .sort(),
+    );
+    expect(DATABASE_SET_COLUMNS.audit_events).toEqual(['occurred_at', 'tx']);
     expect((await tables(owner)).sort()).toEqual(Object.keys(SERVICE_PRIVILEGES).sort());
     const [{ may }]: { may: boolean }[] = await owner.query(
       `SELECT has_function_privilege($1, 'purge_sealed_audit_events(timestamptz, integer)', 'EXECUTE') AS may`,
@@ -133,7 +158,8 @@ describe('migrations', () => {
     await Promise.all(replicas.map((service) => migrateAsOwner(service, database.ownerUrl)));
 
     const [{ may }]: { may: boolean }[] = await replicas[0].query(
-      `SELECT has_table_privilege('audit_events', 'INSERT') AND NOT has_table_privilege('audit_events', 'UPDATE') AS may`,
+      `SELECT has_column_privilege('audit_events', 'request_id', 'INSERT') AND NOT has_column_privilege('audit_events', 'occurred_at', 'INSERT')
+              AND NOT has_table_privilege('audit_events', 'UPDATE') AND has_function_privilege('append_audit_checkpoint(text, varchar, bytea, bytea)', 'EXECUTE') AS may`,
     );
     expect(may).toBe(true);
   });

@@ -27,7 +27,7 @@ describe('persistence on the request path', () => {
   }
 
   describe('audit events', () => {
-    it('when an event carries every field, then each one is stored as given', async () => {
+    it('when an event carries every field, then each one is stored as given, but when it occurred, which the database records itself', async () => {
       const full: AuditEvent = event({
         occurredAt: new Date('2026-03-04T05:06:07.089Z'),
         clientId: randomUUID(),
@@ -52,9 +52,14 @@ describe('persistence on the request path', () => {
         replayed: true,
       });
 
+      const before = Date.now();
       await log.append(full);
 
-      expect(await search.get(full.id)).toEqual(full);
+      const stored = await search.get(full.id);
+      expect(stored).toEqual({ ...full, occurredAt: expect.any(Date) });
+      // The database's now(), not the date the event came with: the service's role may not write it.
+      expect(stored!.occurredAt.getTime()).toBeGreaterThanOrEqual(before - 5_000);
+      expect(stored!.occurredAt.getTime()).toBeLessThanOrEqual(Date.now() + 5_000);
     });
 
     it('when an event leaves the optional fields out, then they are stored empty and replayed is false', async () => {
@@ -62,7 +67,7 @@ describe('persistence on the request path', () => {
 
       await log.append(bare);
 
-      expect(await search.get(bare.id)).toEqual({ ...bare, replayed: false });
+      expect(await search.get(bare.id)).toEqual({ ...bare, occurredAt: expect.any(Date), replayed: false });
     });
 
     it('when 300 events are written at once, then all are stored, sharing a few commits between them', async () => {

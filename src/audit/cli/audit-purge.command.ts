@@ -18,7 +18,7 @@ export interface PurgeIo {
 export async function runAuditPurge(env: NodeJS.ProcessEnv, io: PurgeIo): Promise<number> {
   const database = await openDatabase(env, { migrate: true });
   try {
-    const signer = new Ed25519CheckpointSigner(loadSigningKey(database.config).key);
+    const signer = new Ed25519CheckpointSigner(loadSigningKey(database.config, { make: false }).key);
     const sealer = new AuditSealer(new PgAuditSealStore(Sql.of(database.dataSource)), signer, loadTrustedKeys(database.config), new SystemClock());
     await sealer.sealPending();
     const days = database.config.AUDIT_RETENTION_DAYS;

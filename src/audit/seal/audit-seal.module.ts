@@ -20,7 +20,7 @@ import { Ed25519CheckpointSigner, Ed25519TrustedKeys, loadSigningKey } from './s
       provide: CheckpointSigner,
       inject: [AuditSettings],
       useFactory: (settings: AuditSettings) => {
-        const { key, generated } = loadSigningKey({ AUDIT_SIGNING_KEY: settings.signingKey, DATA_DIR: settings.dataDir });
+        const { key, generated } = loadSigningKey({ AUDIT_SIGNING_KEY: settings.signingKey, DATA_DIR: settings.dataDir }, { make: true });
         const signer = new Ed25519CheckpointSigner(key);
         if (generated) new Logger('AuditSealer').log({ key_id: signer.keyId, file: generated }, 'Made the key that signs audit checkpoints');
         if (!settings.signingKey && settings.sharedDatabase) {

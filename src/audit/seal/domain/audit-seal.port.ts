@@ -1,13 +1,9 @@
-import { CheckpointStatement, EventDigestRow, SealPosition, SettledEvent, SignedCheckpoint } from './audit-seal';
+import { EventDigestRow, SealPosition, SettledEvent, SignedCheckpoint } from './audit-seal';
 
 /** A stored checkpoint with the columns kept beside its statement for queries (verify trusts the statement). */
 export interface StoredCheckpoint extends SignedCheckpoint {
   readonly kind: string;
   readonly end: SealPosition;
-}
-
-export interface NewCheckpoint extends SignedCheckpoint {
-  readonly statementFields: CheckpointStatement;
 }
 
 /** What the sealer and the purge do while they hold the seal lock, in one transaction. */
@@ -18,8 +14,8 @@ export interface SealScope {
    * ended, as have all transactions before them: nothing can ever be committed behind them.
    */
   settledEventsAfter(after: SealPosition, limit: number): Promise<SettledEvent[]>;
-  /** Appends a checkpoint (and, for a seal, its manifest). */
-  append(checkpoint: NewCheckpoint, manifest?: Buffer): Promise<void>;
+  /** Appends a checkpoint (and, for a seal, its manifest): the store takes its columns from the signed statement. */
+  append(checkpoint: SignedCheckpoint, manifest?: Buffer): Promise<void>;
   /**
    * Removes the oldest checkpoints whose events are all older than `cutoff`, with their events and
    * manifests, up to about `maxEvents` events (always whole checkpoints). Undefined when none can go.

@@ -127,9 +127,9 @@ export class AuditSealer {
     return written.events;
   }
 
-  private signed(fields: CheckpointStatement): SignedCheckpoint & { statementFields: CheckpointStatement } {
+  private signed(fields: CheckpointStatement): SignedCheckpoint {
     const statement = statementText(fields);
-    return { seq: fields.seq, statement, head: headOf(statement), keyId: this.signer.keyId, signature: this.signer.sign(statement), statementFields: fields };
+    return { seq: fields.seq, statement, head: headOf(statement), keyId: this.signer.keyId, signature: this.signer.sign(statement) };
   }
 
   private async newestChecked(scope: SealScope): Promise<StoredCheckpoint | undefined> {

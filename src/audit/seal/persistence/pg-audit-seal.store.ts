@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Query, Sql } from '../../../database/sql';
 import { unavailableOnOutage } from '../../../database/store-errors';
-import { EventDigestRow, SealPosition, SettledEvent } from '../domain/audit-seal';
-import { AuditSealStore, NewCheckpoint, SealScope, StoredCheckpoint } from '../domain/audit-seal.port';
+import { EventDigestRow, SealPosition, SettledEvent, SignedCheckpoint } from '../domain/audit-seal';
+import { AuditSealStore, SealScope, StoredCheckpoint } from '../domain/audit-seal.port';
 
 /** An arbitrary constant: the advisory lock that lets one process at a time extend the chain. */
 export const SEAL_LOCK_KEY = 7_204_118_554;
@@ -96,18 +96,18 @@ class PgSealScope implements SealScope {
     );
   }
 
-  async append(checkpoint: NewCheckpoint, manifest?: Buffer): Promise<void> {
-    const s = checkpoint.statementFields;
-    await this.query(
-      `INSERT INTO audit_checkpoints (seq, kind, sealed_at, end_tx, end_id, events, first_occurred_at, last_occurred_at, statement, head, key_id, signature)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      // prettier-ignore
-      [
-        s.seq, s.kind, s.sealed_at, s.end.tx, s.end.id, s.events, s.first_occurred_at, s.last_occurred_at,
-        checkpoint.statement, Buffer.from(checkpoint.head, 'hex'), checkpoint.keyId, Buffer.from(checkpoint.signature, 'base64'),
-      ],
-    );
-    if (manifest) await this.query('INSERT INTO audit_manifests (seq, entries) VALUES ($1, $2)', [s.seq, manifest]);
+  /**
+   * Through the owner's append_audit_checkpoint: the service's role may not insert a checkpoint
+   * itself. The database takes the columns from the statement, computes the head, and refuses a
+   * checkpoint out of sequence, off the chain, or other than the events it covers.
+   */
+  async append(checkpoint: SignedCheckpoint, manifest?: Buffer): Promise<void> {
+    await this.query('SELECT append_audit_checkpoint($1, $2, $3, $4)', [
+      checkpoint.statement,
+      checkpoint.keyId,
+      Buffer.from(checkpoint.signature, 'base64'),
+      manifest ?? null,
+    ]);
   }
 
   async purgeSealed(cutoff: Date, maxEvents: number): Promise<{ throughSeq: number; throughHead: string; purged: number } | undefined> {

@@ -59,11 +59,24 @@ export class Ed25519TrustedKeys extends TrustedKeys {
   }
 }
 
+/** No signing key to be had: a command never makes one (its checkpoints would stop every replica's sealer). */
+export class NoAuditSigningKey extends Error {
+  constructor(file: string) {
+    super(
+      `No audit signing key: AUDIT_SIGNING_KEY is not set and ${file} does not exist. Set AUDIT_SIGNING_KEY to the key the service signs with ` +
+        '(a command never makes one: checkpoints signed with a new key would stop every replica’s sealer)',
+    );
+    this.name = 'NoAuditSigningKey';
+  }
+}
+
 /**
  * The signing key: AUDIT_SIGNING_KEY, else the one kept under DATA_DIR, made (mode 600) when there
- * is none yet. Two processes starting at once make one key: the second reads the first's file.
+ * is none yet and `make` allows it (the service in development; never a command, never production,
+ * whose configuration requires AUDIT_SIGNING_KEY). Two processes starting at once make one key: the
+ * second reads the first's file.
  */
-export function loadSigningKey(settings: AuditKeySettings): { key: KeyObject; generated?: string } {
+export function loadSigningKey(settings: AuditKeySettings, { make }: { make: boolean }): { key: KeyObject; generated?: string } {
   if (settings.AUDIT_SIGNING_KEY) return { key: readAuditSigningKey(settings.AUDIT_SIGNING_KEY) };
   const file = defaultSigningKeyFile(settings.DATA_DIR);
   try {
@@ -71,6 +84,7 @@ export function loadSigningKey(settings: AuditKeySettings): { key: KeyObject; ge
   } catch (error) {
     if ((error as { cause?: { code?: string } }).cause?.code !== 'ENOENT') throw new Error(`${file} ${(error as Error).message}`, { cause: error });
   }
+  if (!make) throw new NoAuditSigningKey(file);
   mkdirSync(settings.DATA_DIR, { recursive: true });
   const { privateKey } = generateKeyPairSync('ed25519');
   // Written whole under another name, then linked into place: a process starting beside this one

@@ -18,7 +18,8 @@ export class AuditEventEntity {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;
 
-  @Column({ name: 'occurred_at', type: 'timestamptz', default: () => 'now()' })
+  /** Set by the database when the row is written (clock_timestamp()), never by the service: its role may not (database-roles.ts). */
+  @Column({ name: 'occurred_at', type: 'timestamptz', default: () => 'clock_timestamp()', insert: false })
   occurredAt!: Date;
 
   @Column({ name: 'request_id', type: 'varchar', length: 128 })
