@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { corsOrigins } from '../config/env.schema';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/load-config';
-import { loadPseudonymKey, loadSessionKey, sessionSettings, trustedIssuers } from '../config/end-user-settings';
+import { loadPreviousSessionKeys, loadPseudonymKey, loadSessionKey, sessionSettings, trustedIssuers } from '../config/end-user-settings';
 import { BrowserSessionStore } from './domain/browser-session.ports';
 import { BrowserSessions } from './domain/browser-sessions.service';
 import { SessionController } from './http/session.controller';
@@ -163,7 +163,7 @@ export class AuthModule {
                   callbackPath: SESSION_PATHS.callback,
                 },
                 provider: new OpenIdRelyingParty(settings, config.getOrThrow('OIDC_AUDIENCE', { infer: true }), directory),
-                box: new JoseSealedBox(key),
+                box: new JoseSealedBox(key, loadPreviousSessionKeys(config.get('SESSION_PREVIOUS_KEYS', { infer: true }))),
               },
               store,
               endUsers,

@@ -3,7 +3,8 @@ import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/load-config';
-import { DatabaseRoles, DatabaseUrls, migrateAsOwner, protectionOf } from './database-roles';
+import { ReadinessConnection } from './readiness-connection';
+import { DatabaseRoles, DatabaseUrls, migrateAsOwner, OwnerPolicy, protectionOf } from './database-roles';
 import { PostgresNotifications } from './postgres-notifications';
 import { Sql } from './sql';
 import { dataSourceOptions } from './typeorm-options';
@@ -17,12 +18,15 @@ import { dataSourceOptions } from './typeorm-options';
 export class DatabaseModule {
   /** `entities` come from the composition root (src/entities.ts): this module knows no feature. */
   static forRoot({ url, ownerUrl }: DatabaseUrls, entities: DataSourceOptions['entities']): DynamicModule {
+    // Read from the configuration with the data source's options; applied by the owner after the migrations.
+    let policy: OwnerPolicy | undefined;
     return {
       module: DatabaseModule,
       global: true,
       providers: [
         { provide: Sql, inject: [DataSource], useFactory: (dataSource: DataSource) => Sql.of(dataSource) },
         { provide: PostgresNotifications, useFactory: () => new PostgresNotifications(url) },
+        { provide: ReadinessConnection, useFactory: () => new ReadinessConnection(url) },
         {
           provide: DatabaseRoles,
           inject: [DataSource],
@@ -38,20 +42,23 @@ export class DatabaseModule {
           },
         },
       ],
-      exports: [Sql, PostgresNotifications, DatabaseRoles],
+      exports: [Sql, PostgresNotifications, DatabaseRoles, ReadinessConnection],
       imports: [
         TypeOrmModule.forRootAsync({
           inject: [ConfigService],
-          useFactory: (config: ConfigService<AppConfig, true>) => ({
-            ...dataSourceOptions(url, { poolSize: config.getOrThrow('DATABASE_POOL_SIZE', { infer: true }), entities }),
-            migrationsRun: config.getOrThrow('MIGRATIONS_RUN', { infer: true }),
-            retryAttempts: 5,
-            retryDelay: 1000,
-          }),
+          useFactory: (config: ConfigService<AppConfig, true>) => {
+            policy = { auditRetentionDays: config.getOrThrow('AUDIT_RETENTION_DAYS', { infer: true }) };
+            return {
+              ...dataSourceOptions(url, { poolSize: config.getOrThrow('DATABASE_POOL_SIZE', { infer: true }), entities }),
+              migrationsRun: config.getOrThrow('MIGRATIONS_RUN', { infer: true }),
+              retryAttempts: 5,
+              retryDelay: 1000,
+            };
+          },
           dataSourceFactory: async (options) => {
             if (!options) throw new Error('TypeORM options missing');
             const dataSource = await new DataSource({ ...options, migrationsRun: false }).initialize();
-            if (options.migrationsRun) await migrateAsOwner(dataSource, ownerUrl);
+            if (options.migrationsRun) await migrateAsOwner(dataSource, ownerUrl, policy);
             return dataSource;
           },
         }),

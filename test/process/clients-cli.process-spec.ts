@@ -12,16 +12,17 @@ interface Run {
 describe('clients CLI', () => {
   let t: TestApp;
 
+  /** As an operator runs it: the service's URL, and the owner's, which changes clients. */
   async function cli(...argv: string[]): Promise<Run> {
+    return cliWith({ DATABASE_URL: t.database.url, MIGRATIONS_DATABASE_URL: t.database.ownerUrl, LOG_LEVEL: 'warn' }, ...argv);
+  }
+
+  async function cliWith(env: NodeJS.ProcessEnv, ...argv: string[]): Promise<Run> {
     const run: Run = { code: -1, out: [], err: [] };
-    run.code = await runClientsCli(
-      argv,
-      { DATABASE_URL: t.database.url, LOG_LEVEL: 'warn' },
-      {
-        out: (line) => run.out.push(line),
-        err: (line) => run.err.push(line),
-      },
-    );
+    run.code = await runClientsCli(argv, env, {
+      out: (line) => run.out.push(line),
+      err: (line) => run.err.push(line),
+    });
     return run;
   }
 
@@ -35,6 +36,23 @@ describe('clients CLI', () => {
   });
   afterAll(async () => {
     await t.close();
+  });
+
+  it('when create or revoke is run with the service’s URL alone, then it exits 1 naming MIGRATIONS_DATABASE_URL, and nothing changes (listing still works)', async () => {
+    const serviceOnly = { DATABASE_URL: t.database.url, LOG_LEVEL: 'warn' };
+    const token = (JSON.parse((await cli('create', '--name', 'kept', '--role', 'partner')).out[0]) as { token: string }).token;
+
+    const created = await cliWith(serviceOnly, 'create', '--name', 'insider', '--role', 'admin');
+    const revoked = await cliWith(serviceOnly, 'revoke', '--name', 'kept');
+    const listed = await cliWith(serviceOnly, 'list');
+
+    expect(created).toMatchObject({ code: 1, out: [] });
+    expect(created.err.join('\n')).toMatch(/MIGRATIONS_DATABASE_URL: required to create, revoke or change API clients/);
+    expect(revoked.code).toBe(1);
+    expect(listed.code).toBe(0);
+    expect(listed.out.map((line) => (JSON.parse(line) as { name: string }).name)).toEqual(expect.arrayContaining(['kept']));
+    expect(listed.out.map((line) => (JSON.parse(line) as { name: string }).name)).not.toContain('insider');
+    expect(await me(token)).toBe(200);
   });
 
   it('when a client is created, used, listed and revoked, then its token works until the revocation', async () => {

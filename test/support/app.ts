@@ -5,6 +5,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { ApiClientRole } from '../../src/auth/domain/api-client';
 import { ApiClientsService } from '../../src/auth/domain/api-clients.service';
+import { withApiClientsAsOwner } from '../../src/auth/persistence/api-clients-as-owner';
 import { createApp } from '../../src/bootstrap';
 import { validateEnvironment } from '../../src/config/load-config';
 import { PostgresNotifications } from '../../src/database/postgres-notifications';
@@ -134,12 +135,15 @@ export async function startTestApp(
     },
     async createClient(role, overrides = {}) {
       const heard = clients.changesHeard;
-      const { token } = await clients.create({
-        name: overrides.name ?? `${role}-${++counter}-${process.pid}`,
-        role,
-        tenant: overrides.tenant ?? 'default',
-        expiresAt: overrides.expiresAt ?? null,
-      });
+      // As npm run clients does: the service's role only reads clients.
+      const { token } = await withApiClientsAsOwner({ url: database.url, ownerUrl: database.ownerUrl }, (owner) =>
+        owner.create({
+          name: overrides.name ?? `${role}-${++counter}-${process.pid}`,
+          role,
+          tenant: overrides.tenant ?? 'default',
+          expiresAt: overrides.expiresAt ?? null,
+        }),
+      );
       // The creation's own announcement makes the instance forget every client it remembers. Arriving
       // after the test's next request, it would undo what that request remembered: wait for it here.
       if (notifications.live) await waitFor(() => clients.changesHeard > heard, { timeoutMs: 5000, what: 'the new client to be announced' });

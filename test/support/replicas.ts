@@ -1,8 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { runClientsCli } from '../../src/auth/cli/clients.command';
 import { generateSandboxKeys } from '../../src/sandbox/sandbox-keys';
 import { RunningSandbox, startSandbox } from '../../src/sandbox/sandbox.runner';
 import { TEST_AUDIT_SIGNING_KEY } from './app';
+
+/** The end users' pseudonym key the replicas share. */
+const TEST_PSEUDONYM_KEY = randomBytes(32).toString('hex');
 import { createTestDatabase, TestDatabase } from './database';
 import { cleanEnv, portPrinted, removeDataDir, scratchDataDir, startProcess, Started, waitForOutput } from './processes';
 
@@ -66,6 +70,8 @@ export async function startReplicas(count: number, env: Record<string, string> =
           UPSTREAM_BEARER_TOKEN: sandbox.bearerToken,
           UPSTREAM_PUBLIC_KEY: sandbox.publicKeyPem,
           AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY,
+          // Production requires the key every replica shares.
+          END_USER_PSEUDONYM_KEY: TEST_PSEUDONYM_KEY,
           ...env,
         }),
       );
@@ -79,7 +85,8 @@ export async function startReplicas(count: number, env: Record<string, string> =
     await close();
     throw error;
   }
-  const cliEnv = { DATABASE_URL: database.url, LOG_LEVEL: 'warn' };
+  // As an operator runs the commands: the owner's URL beside the service's (clients are the owner's to change).
+  const cliEnv = { DATABASE_URL: database.url, MIGRATIONS_DATABASE_URL: database.ownerUrl, LOG_LEVEL: 'warn' };
   return {
     replicas,
     sandbox,

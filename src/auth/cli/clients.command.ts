@@ -1,13 +1,9 @@
 import { parseArgs } from 'node:util';
-import { DataSource } from 'typeorm';
-import { SystemClock } from '../../common/domain/clock.port';
 import { CliIo, Command, runCommandLine, UsageError } from '../../database/cli/command-line';
-import { Sql } from '../../database/sql';
 import { API_CLIENT_ROLES, ApiClientRole } from '../domain/api-client';
-import { ApiClientsService } from '../domain/api-clients.service';
 import { ApiClientResponseDto } from '../http/api-client.response.dto';
 import { ApiClientEntity } from '../persistence/api-client.entity';
-import { TypeOrmApiClientRepository } from '../persistence/typeorm-api-client.repository';
+import { apiClientsServiceFor, withApiClientsAsOwner } from '../persistence/api-clients-as-owner';
 
 const USAGE = `Usage: npm run clients -- <command> [options]
 
@@ -16,6 +12,10 @@ const USAGE = `Usage: npm run clients -- <command> [options]
   list   One JSON line per client (never tokens).
   revoke --name NAME
          Revokes the active client with that name; its token is refused from then on.
+
+  create and revoke connect as the schema's owner (MIGRATIONS_DATABASE_URL): the service's own
+  role (DATABASE_URL) only reads clients. Rotating a token: create the new client, deploy its
+  token, then revoke the old one.
 
   (A customer created elsewhere is given to a tenant with npm run customers -- link.)
 `;
@@ -30,10 +30,6 @@ function parseExpiry(value: string | undefined): Date | null {
   return parsed;
 }
 
-export function apiClientsServiceFor(dataSource: DataSource): ApiClientsService {
-  return new ApiClientsService(new TypeOrmApiClientRepository(dataSource.getRepository(ApiClientEntity), Sql.of(dataSource)), new SystemClock());
-}
-
 const create: Command = async (args, { database, config, io }) => {
   const { values } = parseArgs({
     args,
@@ -44,12 +40,10 @@ const create: Command = async (args, { database, config, io }) => {
   if (!values.role || !API_CLIENT_ROLES.includes(values.role as ApiClientRole)) {
     throw new UsageError(`--role must be one of ${API_CLIENT_ROLES.join(', ')}`);
   }
-  const { client, token } = await apiClientsServiceFor(database.dataSource).create({
-    name: values.name,
-    role: values.role as ApiClientRole,
-    tenant: values.tenant ?? config.DEFAULT_TENANT,
-    expiresAt: parseExpiry(values['expires-at']),
-  });
+  const expiresAt = parseExpiry(values['expires-at']);
+  const { client, token } = await withApiClientsAsOwner(database.handle, (clients) =>
+    clients.create({ name: values.name!, role: values.role as ApiClientRole, tenant: values.tenant ?? config.DEFAULT_TENANT, expiresAt }),
+  );
   io.out(
     JSON.stringify({ id: client.id, name: client.name, role: client.role, tenant: client.tenant, token, expires_at: client.expiresAt?.toISOString() ?? null }),
   );
@@ -65,7 +59,7 @@ const list: Command = async (args, { database, io }) => {
 const revoke: Command = async (args, { database, io }) => {
   const { values } = parseArgs({ args, options: { name: { type: 'string' } }, strict: true });
   if (!values.name) throw new UsageError('--name is required');
-  const revoked = await apiClientsServiceFor(database.dataSource).revoke(values.name);
+  const revoked = await withApiClientsAsOwner(database.handle, (clients) => clients.revoke(values.name!));
   if (!revoked) {
     io.err(`No active client named '${values.name}'.`);
     return 1;

@@ -6,15 +6,31 @@ import { ALL_SCOPES } from '../domain/scopes';
 
 const USAGE = `Usage: npm run -s users -- <command> [options]
 
-  token --user NAME [--password P] [--scope "S1 S2"] [--json]
+  token --user NAME [--password-stdin] [--scope "S1 S2"] [--json]
          Logs NAME in at the OpenID provider as a native app does (authorization code + PKCE) and
          prints their access token for the gateway (all of its scopes unless --scope says which).
          The provider is OIDC_ISSUER, or the development one that \`npm start\` runs in sandbox mode
          (users demo and alex; the password is the name). --json prints the token endpoint's whole answer.
+         The password: with --password-stdin, standard input up to its end (one trailing newline
+         dropped), e.g. \`npm run -s users -- token --user NAME --password-stdin < file\`; else the
+         environment variable USER_PASSWORD; else the user's name (the development users' password).
+         Never on the command line, where every user of the machine reads it (ps): --password is refused.
 `;
 
+/** Standard input up to its end: where --password-stdin reads the password. */
+async function readStandardInput(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** Runs the users CLI (end users of the partner's OpenID provider); returns the exit code. */
-export async function runUsersCli(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+export async function runUsersCli(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  io: CliIo,
+  standardInput: () => Promise<string> = readStandardInput,
+): Promise<number> {
   const [name = '', ...args] = argv;
   if (name === 'help' || name === '--help' || name === '-h') {
     io.out(USAGE);
@@ -24,11 +40,18 @@ export async function runUsersCli(argv: string[], env: NodeJS.ProcessEnv, io: Cl
     io.err(`${name ? `Unknown command '${name}'` : 'A command is required'}\n\n${USAGE}`);
     return 2;
   }
-  let values: { user?: string; password?: string; scope?: string; json?: boolean };
+  let values: { user?: string; password?: string; 'password-stdin'?: boolean; scope?: string; json?: boolean };
   try {
     ({ values } = parseArgs({
       args,
-      options: { user: { type: 'string' }, password: { type: 'string' }, scope: { type: 'string' }, json: { type: 'boolean' } },
+      options: {
+        user: { type: 'string' },
+        // Parsed only to be refused with the reason: an unknown option would not say it.
+        password: { type: 'string' },
+        'password-stdin': { type: 'boolean' },
+        scope: { type: 'string' },
+        json: { type: 'boolean' },
+      },
       strict: true,
     }));
   } catch (error) {
@@ -38,6 +61,20 @@ export async function runUsersCli(argv: string[], env: NodeJS.ProcessEnv, io: Cl
   if (!values.user) {
     io.err(`--user is required\n\n${USAGE}`);
     return 2;
+  }
+  if (values.password !== undefined) {
+    io.err(`--password is refused: every user of the machine reads a command line (ps). Send the password with --password-stdin or USER_PASSWORD.\n\n${USAGE}`);
+    return 2;
+  }
+  let password: string | undefined;
+  if (values['password-stdin']) {
+    password = (await standardInput()).replace(/\r?\n$/, '');
+    if (password === '') {
+      io.err('--password-stdin read no password from standard input');
+      return 2;
+    }
+  } else if (env.USER_PASSWORD) {
+    password = env.USER_PASSWORD;
   }
   let config;
   try {
@@ -52,7 +89,7 @@ export async function runUsersCli(argv: string[], env: NodeJS.ProcessEnv, io: Cl
   const issuer = config.OIDC_ISSUER ?? `http://127.0.0.1:${config.DEV_OIDC_PORT}`;
   const scopes = values.scope === undefined ? ALL_SCOPES : values.scope.split(' ').filter((scope) => scope !== '');
   try {
-    const tokens = await devLogin({ issuer, user: values.user, password: values.password, audience: config.OIDC_AUDIENCE, scopes });
+    const tokens = await devLogin({ issuer, user: values.user, password, audience: config.OIDC_AUDIENCE, scopes });
     io.out(values.json ? JSON.stringify(tokens) : tokens.access_token);
     return 0;
   } catch (error) {

@@ -206,10 +206,51 @@ describe('ApiClientsService', () => {
       expect(store.lookups).toBe(lookupsBefore + 1);
     });
 
-    it('when a token is unknown, then it is not remembered (guessing does not fill memory)', async () => {
-      for (let i = 0; i < 3; i++) await expect(sut.authenticate(`pgw_guess_${i}`)).rejects.toBeInstanceOf(InvalidToken);
+    it('when a token is not of the shape the gateway makes, then it is refused with no lookup', async () => {
+      for (const token of [
+        'pgw_guess',
+        `pgw_${'a'.repeat(42)}`,
+        `pgw_${'a'.repeat(44)}`,
+        `xyz_${'a'.repeat(43)}`,
+        `pgw_${'a'.repeat(42)}=`,
+        'x'.repeat(10_000),
+      ]) {
+        await expect(sut.authenticate(token)).rejects.toBeInstanceOf(InvalidToken);
+      }
 
+      expect(store.lookups).toBe(0);
       expect(sut.rememberedCount).toBe(0);
+    });
+
+    it('when an unknown token is presented again, then the refusal is remembered: one lookup, until a change or REMEMBER_CLIENT_MS', async () => {
+      const guess = `pgw_${'g'.repeat(43)}`;
+
+      for (let i = 0; i < 3; i++) await expect(sut.authenticate(guess)).rejects.toBeInstanceOf(InvalidToken);
+      expect(store.lookups).toBe(1);
+      expect(sut.rememberedUnknownCount).toBe(1);
+      expect(sut.rememberedCount).toBe(0);
+
+      clock.current = new Date(clock.current.getTime() + REMEMBER_CLIENT_MS);
+      await expect(sut.authenticate(guess)).rejects.toBeInstanceOf(InvalidToken);
+      expect(store.lookups).toBe(2);
+
+      changes.announce();
+      expect(sut.rememberedUnknownCount).toBe(0);
+      await expect(sut.authenticate(guess)).rejects.toBeInstanceOf(InvalidToken);
+      expect(store.lookups).toBe(3);
+    });
+
+    it('when many different tokens are guessed, then what is remembered of them stays bounded, and no client is pushed out of memory by them', async () => {
+      const { token } = await sut.create({ name: 'web', role: 'partner', tenant: 'acme', expiresAt: null });
+      await sut.authenticate(token);
+
+      for (let i = 0; i < 10_050; i++) await expect(sut.authenticate(`pgw_${String(i).padStart(43, '0')}`)).rejects.toBeInstanceOf(InvalidToken);
+      const lookups = store.lookups;
+      await sut.authenticate(token);
+
+      expect(sut.rememberedUnknownCount).toBe(10_000);
+      expect(sut.rememberedCount).toBe(1);
+      expect(store.lookups).toBe(lookups);
     });
   });
 });

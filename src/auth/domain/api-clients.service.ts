@@ -5,26 +5,39 @@ import { API_CLIENT_ROLES, ApiClient, AuthenticatedClient, NewApiClient } from '
 import { ApiClientChanges, NoApiClientChanges } from './api-client-changes.port';
 import { ApiClientStore, StoredApiClient } from './api-client-store.port';
 import { InvalidApiClient, InvalidToken } from './auth.errors';
-import { generateClientToken, hashClientToken, sameHash } from './client-token';
+import { generateClientToken, hashClientToken, sameHash, TOKEN_PREFIX } from './client-token';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 const TENANT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-/** A token is the prefix plus 43 base64url characters; anything far off is not worth a lookup. */
-const MAX_TOKEN_LENGTH = 256;
+/** A token is the prefix plus 43 base64url characters (32 bytes): anything else is not worth a lookup. */
+const TOKEN_SHAPE = new RegExp(`^${TOKEN_PREFIX}[A-Za-z0-9_-]{43}$`);
 
 /** How long a client found by its token is remembered, at most: a backstop behind the change feed. */
 export const REMEMBER_CLIENT_MS = 30_000;
 /** Clients remembered at once, at most (the longest remembered are forgotten first). */
 const REMEMBERED_CLIENTS = 10_000;
 
+/** Into a bounded memory: the longest remembered goes first when it is full. */
+function remember<T>(memory: Map<string, T>, hash: string, entry: T): void {
+  if (memory.size >= REMEMBERED_CLIENTS) memory.delete(memory.keys().next().value!);
+  memory.set(hash, entry);
+}
+
 @Injectable()
 export class ApiClientsService {
   /**
    * Clients found by token hash, so that a request does not cost a database round trip. Trusted only
    * while the change feed is live; every change clears it, and so does the feed going down or
-   * coming back. Unknown tokens are never remembered (guessing must not fill memory).
+   * coming back.
    */
   private readonly remembered = new Map<string, { client: StoredApiClient; at: number }>();
+  /**
+   * Token hashes the database did not know, for as long as a client would be remembered and on the
+   * same terms: the same guessed or stale token sent again costs no lookup. Bounded, so that
+   * guessing cannot fill memory, and apart from the clients, so that guessing cannot push a client
+   * out of memory either.
+   */
+  private readonly unknown = new Map<string, { at: number }>();
   /** Bumped on every change: a lookup that started before a change must not be remembered after it. */
   private generation = 0;
 
@@ -36,6 +49,7 @@ export class ApiClientsService {
     changes.subscribe(() => {
       this.generation += 1;
       this.remembered.clear();
+      this.unknown.clear();
     });
   }
 
@@ -73,35 +87,41 @@ export class ApiClientsService {
    * expired or revoked token alike, so a caller learns nothing about which it was.
    */
   async authenticate(token: string | undefined): Promise<AuthenticatedClient> {
-    if (!token || token.length > MAX_TOKEN_LENGTH) throw new InvalidToken();
+    if (!token || !TOKEN_SHAPE.test(token)) throw new InvalidToken();
     const hash = hashClientToken(token);
     const now = this.clock.now().getTime();
-    const found = this.rememberedClient(hash, now) ?? (await this.lookUp(hash, now));
+    if (this.fresh(this.unknown, hash, now)) throw new InvalidToken();
+    const found = this.fresh(this.remembered, hash, now)?.client ?? (await this.lookUp(hash, now));
     if (!found || !sameHash(found.tokenHash, hash)) throw new InvalidToken();
     if (found.revokedAt && found.revokedAt.getTime() <= now) throw new InvalidToken();
     if (found.expiresAt && found.expiresAt.getTime() <= now) throw new InvalidToken();
     return { id: found.id, name: found.name, role: found.role, tenant: found.tenant };
   }
 
-  private rememberedClient(hash: string, now: number): StoredApiClient | undefined {
+  /** What `memory` holds for `hash`, trusted only while the change feed is live and for REMEMBER_CLIENT_MS. */
+  private fresh<T extends { at: number }>(memory: Map<string, T>, hash: string, now: number): T | undefined {
     if (!this.changes.live) return undefined;
-    const entry = this.remembered.get(hash);
-    if (!entry) return undefined;
-    if (now - entry.at >= REMEMBER_CLIENT_MS) {
-      this.remembered.delete(hash);
+    const entry = memory.get(hash);
+    if (entry && now - entry.at >= REMEMBER_CLIENT_MS) {
+      memory.delete(hash);
       return undefined;
     }
-    return entry.client;
+    return entry;
   }
 
   private async lookUp(hash: string, now: number): Promise<StoredApiClient | undefined> {
     const generation = this.generation;
     const found = await this.store.findByTokenHash(hash);
-    if (found && this.changes.live && generation === this.generation) {
-      if (this.remembered.size >= REMEMBERED_CLIENTS) this.remembered.delete(this.remembered.keys().next().value!);
-      this.remembered.set(hash, { client: found, at: now });
+    if (this.changes.live && generation === this.generation) {
+      if (found) remember(this.remembered, hash, { client: found, at: now });
+      else remember(this.unknown, hash, { at: now });
     }
     return found;
+  }
+
+  /** Unknown token hashes remembered now. */
+  get rememberedUnknownCount(): number {
+    return this.unknown.size;
   }
 
   /** Clients remembered now (the tests wait on it for an announced change). */

@@ -299,4 +299,30 @@ describe(JoseSealedBox.name, () => {
     await expect(new JoseSealedBox(randomBytes(32)).open(sealed, 'session:a')).rejects.toThrow();
     expect(sealed).not.toContain('secret');
   });
+
+  it('when SESSION_KEY is rotated with the old key among the previous ones, then what the old key sealed still opens, and new values are sealed under the new key only', async () => {
+    const [old, current] = [randomBytes(32), randomBytes(32)];
+    const before = await new JoseSealedBox(old).seal({ accessToken: 'a' }, 'session:a');
+    const rotated = new JoseSealedBox(current, [old]);
+
+    const after = await rotated.seal({ accessToken: 'b' }, 'session:b');
+
+    await expect(rotated.open(before, 'session:a')).resolves.toEqual({ accessToken: 'a' });
+    await expect(new JoseSealedBox(current).open(after, 'session:b')).resolves.toEqual({ accessToken: 'b' });
+    await expect(new JoseSealedBox(old).open(after, 'session:b')).rejects.toThrow(/names a key this service does not have/);
+    await expect(new JoseSealedBox(current).open(before, 'session:a')).rejects.toThrow();
+  });
+
+  it('when a value was sealed before keys had ids, then the current key opens it', async () => {
+    const key = randomBytes(32);
+    const { CompactEncrypt } = await import('jose');
+    const legacy = await new CompactEncrypt(new TextEncoder().encode('{"accessToken":"x"}'))
+      .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', ctx: 'session:a' })
+      .encrypt(key);
+
+    await expect(new JoseSealedBox(key, [randomBytes(32)]).open(legacy, 'session:a')).resolves.toEqual({ accessToken: 'x' });
+    // Rotated right after: the key that sealed it is now a previous one, and it still opens.
+    await expect(new JoseSealedBox(randomBytes(32), [key]).open(legacy, 'session:a')).resolves.toEqual({ accessToken: 'x' });
+    await expect(new JoseSealedBox(randomBytes(32), [randomBytes(32)]).open(legacy, 'session:a')).rejects.toThrow();
+  });
 });

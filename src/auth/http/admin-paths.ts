@@ -1,7 +1,10 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { DomainError } from '../../common/domain/domain-error';
 import type { EdgeStage } from '../../common/http/edge-stage';
 import { contextOf } from '../../common/http/request-context';
-import { RoleNotAllowed } from '../domain/auth.errors';
+import { InvalidToken, RoleNotAllowed, TokenMissing } from '../domain/auth.errors';
+import { presentedToken } from './presented-credentials';
 import { callerOf } from './access.guard';
 
 export interface AdminPath {
@@ -9,7 +12,31 @@ export interface AdminPath {
   readonly prefix: string;
   /** `basic` makes a browser prompt (any user name, the admin token as password). */
   readonly challenge: 'basic' | 'bearer';
+  /**
+   * A credential of this path's own (METRICS_TOKEN on /metrics), as `tokenDigest` makes it: its
+   * bearer token, and nothing else, is accepted there; no caller is identified, so nothing is looked up.
+   */
+  readonly token?: Buffer;
 }
+
+/** What a path's own token is kept as, and compared by: its SHA-256 (so that lengths do not show). */
+export function tokenDigest(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/** The refusal for a request to a path with a token of its own, or undefined when it presents that token. */
+function ownTokenRefusal(request: FastifyRequest, expected: Buffer): DomainError | undefined {
+  if (request.headers.authorization === undefined) return new TokenMissing();
+  const presented = presentedToken(request.headers.authorization);
+  if (presented?.scheme !== 'bearer') return new TokenMissing('Send the metrics token as `Authorization: Bearer <token>`');
+  return timingSafeEqual(tokenDigest(presented.token), expected) ? undefined : new InvalidToken();
+}
+
+/**
+ * An admin path whatever the configuration: what each readiness check found (HealthController's
+ * details; /health/ready itself answers anyone with its verdict alone). A bearer token, as on /metrics.
+ */
+export const READINESS_DETAILS: AdminPath = { prefix: '/health/details', challenge: 'bearer' };
 
 function covers(prefix: string, path: string | undefined): boolean {
   if (path === undefined) return false;
@@ -25,17 +52,23 @@ export function adminPathOf(paths: readonly AdminPath[], request: FastifyRequest
 
 /**
  * Routes served outside the controllers (Swagger UI, the OpenAPI document, metrics) that need an
- * admin client: the caller the identify stage found must be one. Refusals are the usual envelope
+ * admin client, and the readiness details (READINESS_DETAILS): the caller the identify stage found must be one. Refusals are the usual envelope
  * (401 or 403) through the one error filter, with the challenge that makes a browser prompt.
  */
 export function adminPathsStage(paths: readonly AdminPath[]): EdgeStage {
-  if (paths.length === 0) return { name: 'admin-paths' };
   return {
     name: 'admin-paths',
     onRequest: (request, reply) => {
       const context = contextOf(request.raw);
       const guarded = adminPathOf(paths, request);
       if (!guarded) return;
+      if (guarded.token !== undefined) {
+        const refusal = ownTokenRefusal(request, guarded.token);
+        if (!refusal) return;
+        // RFC 6750 section 3.1: a token that was presented and refused is named in the challenge.
+        void reply.header('www-authenticate', `Bearer realm="Partner gateway metrics"${refusal instanceof InvalidToken ? ', error="invalid_token"' : ''}`);
+        throw refusal;
+      }
       try {
         // A browser session is an end user's: on these paths it counts for nothing, so that an admin whose browser also holds one still gets the prompt.
         // Basic is what a browser's prompt sends, and only where it is asked for (/docs).

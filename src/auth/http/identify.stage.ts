@@ -19,6 +19,21 @@ const IDENTITY_PROVIDER: Identification = { fromIdentityProvider: true };
  */
 const SESSION_ENDPOINTS: ReadonlySet<string> = new Set([SESSION_PATHS.login, SESSION_PATHS.callback, SESSION_PATHS.logout]);
 
+/**
+ * The refusals an address has left (the rate-limit feature's RefusalBudget): every refused
+ * credential counts, and past the budget what the address presents where `applies` says is not
+ * looked up at all (the admin paths, which no other limit covers; on the API a valid client from
+ * that address is still served, and the per-address limit answers its anonymous calls).
+ */
+export interface RefusedCredentialsBudget {
+  /** The refusal to give at once, without a lookup, when the address has used its budget. */
+  exhausted(ip: string): DomainError | undefined;
+  /** Counts a refused credential from the address. */
+  refused(ip: string): Promise<void>;
+  /** Where a spent budget refuses before the lookup. */
+  applies(request: FastifyRequest): boolean;
+}
+
 function kindOf(presented: PresentedCredentials): CredentialKind | undefined {
   switch (presented.kind) {
     case 'token':
@@ -45,6 +60,7 @@ export function identifyStage(
   rules: CredentialRules,
   /** Whether a caller can matter to this request (its route counts against the limits, or needs an admin): no credential of any other is read. */
   mayNeedCaller: (request: FastifyRequest) => boolean,
+  budget?: RefusedCredentialsBudget,
 ): EdgeStage {
   return {
     name: 'identify',
@@ -77,12 +93,23 @@ export function identifyStage(
         return undefined;
       }
       void reply.header('cache-control', 'no-store');
-      return identify(request, authenticator, presented);
+      // An address that has presented too many refused credentials gets no more lookups there this window.
+      const exhausted = budget?.applies(request) ? budget.exhausted(request.ip) : undefined;
+      if (exhausted) {
+        context.identity = { refusal: exhausted, presentedAs: kindOf(presented) };
+        return undefined;
+      }
+      return identify(request, authenticator, presented, budget);
     },
   };
 }
 
-async function identify(request: FastifyRequest, authenticator: Authenticator, presented: PresentedCredentials): Promise<void> {
+async function identify(
+  request: FastifyRequest,
+  authenticator: Authenticator,
+  presented: PresentedCredentials,
+  budget?: RefusedCredentialsBudget,
+): Promise<void> {
   const context = contextOf(request.raw);
   const presentedAs = kindOf(presented);
   try {
@@ -94,5 +121,9 @@ async function identify(request: FastifyRequest, authenticator: Authenticator, p
   } catch (refusal) {
     // Kept, not thrown: only what needs a caller raises it (an unexpected failure too, as INTERNAL).
     context.identity = { refusal: refusal as DomainError, presentedAs };
+    // Credentials refused as such (not an outage) count against the address's budget.
+    if (budget && refusal instanceof DomainError && statusOfCode(refusal.code) === 401) {
+      await budget.refused(request.ip).catch(() => undefined);
+    }
   }
 }

@@ -1,30 +1,69 @@
-import { CompactEncrypt, compactDecrypt } from 'jose';
+import { createHash } from 'node:crypto';
+import { CompactEncrypt, compactDecrypt, decodeProtectedHeader } from 'jose';
 import { SealedBox } from '../domain/browser-session.ports';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** A key's id in the protected header: the first 8 bytes of its SHA-256, hex (names the key, reveals nothing of it). */
+function keyIdOf(key: Uint8Array): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 16);
+}
+
+/** The `kid` of a sealed value's protected header, unverified (it only chooses which key to try). */
+function sealedKeyId(sealed: string): string | undefined {
+  try {
+    return decodeProtectedHeader(sealed).kid;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Secrets at rest as JWE (RFC 7516) with a direct key and AES-256-GCM, through jose (the service's
  * one JOSE library). The context is a member of the protected header, which GCM authenticates: a
  * value sealed for one session does not open as another's, even if the rows are swapped.
+ *
+ * Sealed with the first key, named by `kid`; opened with the key the `kid` names, among the first
+ * and the previous ones (SESSION_KEY, SESSION_PREVIOUS_KEYS), so that a new key ends no session: a
+ * session sealed under a previous key is sealed again under the new one at its next renewal.
  */
 export class JoseSealedBox extends SealedBox {
-  constructor(private readonly key: Uint8Array) {
+  private readonly keys: ReadonlyMap<string, Uint8Array>;
+  private readonly currentId: string;
+
+  constructor(key: Uint8Array, previous: readonly Uint8Array[] = []) {
     super();
-    if (key.length !== 32) throw new Error('The sealing key must be 32 bytes');
+    for (const k of [key, ...previous]) if (k.length !== 32) throw new Error('The sealing key must be 32 bytes');
+    this.currentId = keyIdOf(key);
+    this.keys = new Map([...previous.map((k) => [keyIdOf(k), k] as const), [this.currentId, key]]);
   }
 
   seal(value: object, context: string): Promise<string> {
-    return new CompactEncrypt(encoder.encode(JSON.stringify(value))).setProtectedHeader({ alg: 'dir', enc: 'A256GCM', ctx: context }).encrypt(this.key);
+    return new CompactEncrypt(encoder.encode(JSON.stringify(value)))
+      .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: this.currentId, ctx: context })
+      .encrypt(this.keys.get(this.currentId)!);
   }
 
   async open<T>(sealed: string, context: string): Promise<T> {
-    const { plaintext, protectedHeader } = await compactDecrypt(sealed, this.key, {
-      keyManagementAlgorithms: ['dir'],
-      contentEncryptionAlgorithms: ['A256GCM'],
-    });
-    if (protectedHeader.ctx !== context) throw new Error('The sealed value belongs to another context');
-    return JSON.parse(decoder.decode(plaintext)) as T;
+    // Sealed before keys had ids: each key in turn, the current one first.
+    const kid = sealedKeyId(sealed);
+    const candidates = kid === undefined ? [...this.keys.keys()].reverse() : [kid];
+    let last: unknown;
+    for (const id of candidates) {
+      const key = this.keys.get(id);
+      if (!key) throw new Error('The sealed value names a key this service does not have');
+      try {
+        const { plaintext, protectedHeader } = await compactDecrypt(sealed, key, {
+          keyManagementAlgorithms: ['dir'],
+          contentEncryptionAlgorithms: ['A256GCM'],
+        });
+        if (protectedHeader.ctx !== context) throw new Error('The sealed value belongs to another context');
+        return JSON.parse(decoder.decode(plaintext)) as T;
+      } catch (error) {
+        last = error;
+      }
+    }
+    throw last;
   }
 }

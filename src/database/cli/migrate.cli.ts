@@ -24,7 +24,7 @@ async function main(command: string | undefined, name: string | undefined): Prom
   const database = await openDatabase(process.env, { migrate: false });
   try {
     if (command === 'run' || command === 'generate') {
-      const applied = await migrateAsOwner(database.dataSource, database.handle.ownerUrl);
+      const applied = await migrateAsOwner(database.dataSource, database.handle.ownerUrl, { auditRetentionDays: database.config.AUDIT_RETENTION_DAYS });
       process.stderr.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'No pending migrations.\n');
     }
     if (command === 'revert') {

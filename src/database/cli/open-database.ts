@@ -54,7 +54,7 @@ export async function openDatabase(env: NodeJS.ProcessEnv, options: { migrate: b
   let dataSource: DataSource;
   try {
     dataSource = await new DataSource(dataSourceOptions(handle.url, { poolSize: 2, entities: options.entities })).initialize();
-    if (options.migrate && config.MIGRATIONS_RUN) await migrateAsOwner(dataSource, handle.ownerUrl);
+    if (options.migrate && config.MIGRATIONS_RUN) await migrateAsOwner(dataSource, handle.ownerUrl, { auditRetentionDays: config.AUDIT_RETENTION_DAYS });
   } catch (error) {
     await handle.stop();
     throw error;
