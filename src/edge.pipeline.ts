@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DestinationStream } from 'pino';
-import { adminPathOf, adminPathsStage, AdminPath } from './auth/http/admin-paths';
+import { adminPathOf, adminPathsStage, AdminPath, READINESS_DETAILS, tokenDigest } from './auth/http/admin-paths';
 import { Authenticator } from './auth/domain/authenticator';
 import { BrowserSessions } from './auth/domain/browser-sessions.service';
 import { identifyStage } from './auth/http/identify.stage';
@@ -12,10 +12,12 @@ import { traceStage } from './common/http/trace-stage';
 import { Drain, drainStage } from './common/runtime/drain';
 import { createRequestLogger, requestLogStage } from './common/runtime/logging';
 import { operationalAccess } from './config/env.schema';
+import { readMetricsToken } from './config/end-user-settings';
 import { AppConfig } from './config/load-config';
 import { metricsStage } from './metrics/metrics.routes';
 import { PrometheusMetrics } from './metrics/prometheus.metrics';
 import { isLimited, RateLimiter, rateLimitStage } from './rate-limit/rate-limiter';
+import { RefusalBudget } from './rate-limit/refusal-budget';
 
 /**
  * The edge, in the order its stages run for every request (docs/architecture.md, "The edge"):
@@ -60,9 +62,13 @@ export function edgeStages(
   issuerOrigins: readonly string[] = [],
 ): EdgeStage[] {
   const access = operationalAccess(config);
-  const adminPaths: AdminPath[] = [];
+  const adminPaths: AdminPath[] = [READINESS_DETAILS];
   if (config.DOCS_ENABLED && access.docs === 'admin') adminPaths.push({ prefix: '/docs', challenge: 'basic' });
   if (config.METRICS_ENABLED && access.metrics === 'admin') adminPaths.push({ prefix: '/metrics', challenge: 'bearer' });
+  if (config.METRICS_ENABLED && access.metrics === 'token') {
+    adminPaths.push({ prefix: '/metrics', challenge: 'bearer', token: tokenDigest(readMetricsToken(config.METRICS_TOKEN!)) });
+  }
+  const refusals = app.get(RefusalBudget);
   const stages: Record<EdgeStageName, EdgeStage> = {
     'request-context': requestContextStage(),
     trace: traceStage(),
@@ -89,7 +95,19 @@ export function edgeStages(
         sessions: app.get(BrowserSessions).enabled ? { allowedOrigins: () => app.get(BrowserSessions).allowedOrigins() } : undefined,
       },
       // The API and unmatched routes (what the rate limit counts), and the admin paths.
-      (request) => isLimited(request.routeOptions.url) || adminPathOf(adminPaths, request) !== undefined,
+      // A path with a credential of its own (METRICS_TOKEN) identifies nobody: its token is compared, never looked up.
+      (request) => {
+        if (isLimited(request.routeOptions.url)) return true;
+        const admin = adminPathOf(adminPaths, request);
+        return admin !== undefined && admin.token === undefined;
+      },
+      // Refused credentials count everywhere; a spent budget refuses before the lookup on the admin paths.
+      // (The admin paths lie outside the API: a route the rate limit counts is never one of them.)
+      {
+        exhausted: (ip) => refusals.exhausted(ip),
+        refused: (ip) => refusals.refused(ip),
+        applies: (request) => !isLimited(request.routeOptions.url) && adminPathOf(adminPaths, request) !== undefined,
+      },
     ),
     'admin-paths': adminPathsStage(adminPaths),
     'rate-limit': rateLimitStage(app.get(RateLimiter)),

@@ -4,7 +4,7 @@ const tracing = startTracing();
 import 'reflect-metadata';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createDevClientsIfNone, devTokensBanner } from './auth/dev-clients';
-import { ApiClientsService } from './auth/domain/api-clients.service';
+import { withApiClientsAsOwner } from './auth/persistence/api-clients-as-owner';
 import { createApp, drainAndClose } from './bootstrap';
 import { createBaseLogger, createRequestLogDestination } from './common/runtime/logging';
 import { readConfigOrExit } from './config/load-config';
@@ -141,7 +141,8 @@ async function main(): Promise<void> {
     log.info({ upstream: new URL(config.UPSTREAM_BASE_URL).origin }, 'Live mode');
   }
   if (embeddedDefaults) {
-    const tokens = await createDevClientsIfNone(app.get(ApiClientsService), config.DEFAULT_TENANT);
+    // The service's role only reads clients: the first ones are made as the schema's owner.
+    const tokens = await withApiClientsAsOwner(database, (clients) => createDevClientsIfNone(clients, config.DEFAULT_TENANT));
     if (tokens) {
       try {
         demoCustomerId = await createDemoCustomer(baseUrl, tokens.partner, demoCustomerFile(config.DATA_DIR), identityProvider ? 'demo' : undefined);

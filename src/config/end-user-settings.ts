@@ -67,11 +67,70 @@ function keyBytes(text: string): Buffer {
   return bytes;
 }
 
-/** END_USER_PSEUDONYM_KEY: the key itself (hex or base64), or the path of a file holding it. Throws with a reason, never the key. */
-export function readSecretKey(value: string): Buffer {
+/** Text that can only be key material: hex, or base64 of a whole number of bytes. */
+function isKeyText(text: string): boolean {
+  return (/^[0-9a-fA-F]+$/.test(text) && text.length % 2 === 0) || (/^[A-Za-z0-9+/]+={0,2}$/.test(text) && text.length % 4 === 0);
+}
+
+/**
+ * A secret given as itself or as the path of a file holding it. The key itself is hex, or base64
+ * with no `/` in it or ending in its `=` padding (as `openssl rand -base64 32` prints); anything else
+ * (a `/` anywhere, a `.`) is a path, and the file must exist: a path that does not is never taken
+ * for the key itself (the key would change when the file appeared). Throws with a reason, never the value.
+ */
+function secretText(value: string): string {
   const trimmed = value.trim();
-  if (trimmed.includes('/') && existsSync(trimmed)) return keyBytes(readFileSync(trimmed, 'utf8'));
-  return keyBytes(trimmed);
+  return isKeyText(trimmed) && (trimmed.endsWith('=') || !trimmed.includes('/'))
+    ? trimmed
+    : fileText(trimmed, "a key given inline is hex, or base64 with no '/' or ending in '='");
+}
+
+/** The text of the file a secret variable names; a file that does not exist is named as such, with what an inline value would have been. */
+function fileText(path: string, inline: string): string {
+  if (!existsSync(path)) throw new Error(`names a file that does not exist (${inline})`);
+  return readFileSync(path, 'utf8').trim();
+}
+
+/** END_USER_PSEUDONYM_KEY, SESSION_KEY: the key itself (hex or base64), or the path of a file holding it. Throws with a reason, never the key. */
+export function readSecretKey(value: string): Buffer {
+  return keyBytes(secretText(value));
+}
+
+/** A comma-separated list of secret keys (SESSION_PREVIOUS_KEYS), each as readSecretKey reads one. */
+export function readSecretKeys(value: string): Buffer[] {
+  const keys = value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+  if (keys.length === 0) throw new Error('holds no key');
+  return keys.map(readSecretKey);
+}
+
+/** SESSION_PREVIOUS_KEYS, each narrowed to 32 bytes as SESSION_KEY is. */
+export function loadPreviousSessionKeys(value: string | undefined): Buffer[] {
+  return value ? readSecretKeys(value).map(sessionKeyOf) : [];
+}
+
+function sessionKeyOf(key: Buffer): Buffer {
+  // AES-256-GCM takes 32 bytes: a longer key is narrowed with SHA-256.
+  return key.length === 32 ? key : createHash('sha256').update(key).digest();
+}
+
+const MIN_METRICS_TOKEN_CHARS = 32;
+
+/**
+ * METRICS_TOKEN: the token itself, or the path of a file holding it: a value with a `/` in it is a
+ * path unless it is base64 ending in its `=` padding (`openssl rand -base64 32`). Throws with a
+ * reason, never the token.
+ */
+export function readMetricsToken(value: string): string {
+  const trimmed = value.trim();
+  const inline = !trimmed.includes('/') || (isKeyText(trimmed) && trimmed.endsWith('='));
+  const token = inline ? trimmed : fileText(trimmed, "a token given inline has no '/', or is base64 ending in '='");
+  if (token.length < MIN_METRICS_TOKEN_CHARS || /\s/.test(token)) {
+    throw new Error(`must be at least ${MIN_METRICS_TOKEN_CHARS} characters with no spaces (openssl rand -base64 32)`);
+  }
+  return token;
 }
 
 /** Where the pseudonym key is kept when END_USER_PSEUDONYM_KEY is not set. */
@@ -87,8 +146,7 @@ export function loadPseudonymKey(settings: { END_USER_PSEUDONYM_KEY?: string; DA
 /** SESSION_KEY, or DATA_DIR/session.key: what sessions' tokens are sealed with. */
 export function loadSessionKey(settings: { SESSION_KEY?: string; DATA_DIR: string }): { key: Buffer; generated: boolean } {
   const { key, generated } = loadKey(settings.SESSION_KEY, join(settings.DATA_DIR, 'session.key'));
-  // AES-256-GCM takes 32 bytes: a longer key is narrowed with SHA-256.
-  return { key: key.length === 32 ? key : createHash('sha256').update(key).digest(), generated };
+  return { key: sessionKeyOf(key), generated };
 }
 
 /** A key as configured (the key, or a file's path), or the one kept in `file`, made there at first use. */

@@ -1,6 +1,6 @@
 import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { readAuditPublicKeys, readAuditSigningKey } from './audit-keys';
-import { readClientPrivateKey, readExtraIssuers, readSecretKey } from './end-user-settings';
+import { readClientPrivateKey, readExtraIssuers, readMetricsToken, readSecretKey, readSecretKeys } from './end-user-settings';
 import { readTrustedProxies } from './trusted-proxies';
 import { IsFlag, IsIntegerBetween, IsReadableBy, IsUpstreamPublicKey, IsUrlWithProtocol } from './env.validators';
 
@@ -208,6 +208,15 @@ export class EnvironmentVariables {
   readonly METRICS_PUBLIC: boolean = false;
 
   /**
+   * A credential for /metrics alone (Prometheus's `authorization: { credentials_file }`): the token
+   * itself (at least 32 characters) or the path of a file holding it. Set, /metrics takes this bearer
+   * token and nothing else, and asks the database for nothing; unset, an admin client's token.
+   */
+  @IsOptional()
+  @IsReadableBy(readMetricsToken)
+  readonly METRICS_TOKEN?: string = undefined;
+
+  /**
    * The partner's OpenID provider, whose access tokens identify end users (docs/security.md, "End
    * users"). Its discovery document is read from `<issuer>/.well-known/openid-configuration`.
    * Unset in live mode: only partner and admin client tokens are accepted. Unset in sandbox mode:
@@ -306,6 +315,15 @@ export class EnvironmentVariables {
   @IsString({ message: '$property is required with OIDC_CLIENT_ID in production: 32 random bytes, base64 (openssl rand -base64 32), shared by every replica' })
   readonly SESSION_KEY?: string = undefined;
 
+  /**
+   * Keys SESSION_KEY replaced, comma-separated (each the key, hex or base64, or a file's path):
+   * sessions sealed under them still open, and are sealed under SESSION_KEY at their next renewal.
+   * Rotating SESSION_KEY with the old one here ends no session.
+   */
+  @IsOptional()
+  @IsReadableBy(readSecretKeys)
+  readonly SESSION_PREVIOUS_KEYS?: string = undefined;
+
   /** A session not used for this long ends. */
   @IsIntegerBetween(60, 86_400)
   readonly SESSION_IDLE_TIMEOUT_SECONDS: number = 1800;
@@ -330,11 +348,42 @@ export function corsOrigins(config: Pick<EnvironmentVariables, 'CORS_ORIGINS'>):
     .filter((origin) => origin !== '');
 }
 
-/** Whether /docs and /metrics need an admin token: only in live mode, unless opened by config. */
-export function operationalAccess(config: EnvironmentVariables): { docs: 'open' | 'admin'; metrics: 'open' | 'admin' } {
+/** Whether /docs and /metrics need an admin token (or, for /metrics, METRICS_TOKEN): only in live mode, unless opened by config. */
+export function operationalAccess(config: EnvironmentVariables): { docs: 'open' | 'admin'; metrics: 'open' | 'admin' | 'token' } {
   const live = liveMode(config);
   return {
     docs: !live || config.DOCS_PUBLIC ? 'open' : 'admin',
-    metrics: !live || config.METRICS_PUBLIC ? 'open' : 'admin',
+    metrics: !live || config.METRICS_PUBLIC ? 'open' : config.METRICS_TOKEN ? 'token' : 'admin',
   };
+}
+
+/**
+ * What production (NODE_ENV=production) refuses to start without, each named: a provider (sandbox
+ * mode makes up the provider's answers, opens /docs and /metrics, and writes its calls into the
+ * audit log), and every key the replicas must share — a key made under a pod's own DATA_DIR would
+ * differ from pod to pod (pseudonyms, sessions and the audit chain with it). The service's entry
+ * points check it; the stand-alone sandbox, a provider's stand-in, does not.
+ */
+export function productionProblems(config: EnvironmentVariables): string[] {
+  if (config.NODE_ENV !== 'production') return [];
+  const problems: string[] = [];
+  if (!liveMode(config)) {
+    problems.push(
+      'UPSTREAM_BASE_URL: required in production (NODE_ENV=production): without it the service runs in sandbox mode, ' +
+        'with made-up provider answers, open /docs and /metrics, and sandbox calls in the audit log',
+    );
+  }
+  if (config.AUDIT_SIGNING_KEY === undefined) {
+    problems.push(
+      "AUDIT_SIGNING_KEY: required in production: the Ed25519 key (PEM, or a file's path) every replica signs audit checkpoints with; " +
+        "one made under each pod's DATA_DIR would differ between pods, and their sealers would stop each other",
+    );
+  }
+  if (config.END_USER_PSEUDONYM_KEY === undefined) {
+    problems.push(
+      "END_USER_PSEUDONYM_KEY: required in production: 32 random bytes (openssl rand -base64 32), or a file's path, " +
+        "shared by every replica; one made under each pod's DATA_DIR would give an end user other pseudonyms on other pods",
+    );
+  }
+  return problems;
 }

@@ -15,6 +15,17 @@ function problemsOf(env: Record<string, string>): string[] {
   throw new Error('expected a ConfigurationError');
 }
 
+/** A whole production configuration (live mode, every key the replicas share given), without browser sessions. */
+const production = (): Record<string, string> => ({
+  NODE_ENV: 'production',
+  UPSTREAM_BASE_URL: 'https://provider.example',
+  UPSTREAM_BEARER_TOKEN: 'token',
+  UPSTREAM_PUBLIC_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+  DATABASE_URL: 'postgres://u@db/x',
+  AUDIT_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64'),
+});
+
 describe('validateEnvironment', () => {
   it('when nothing is set, then every default applies (embedded database, sandbox mode)', () => {
     const sut = validateEnvironment({});
@@ -109,15 +120,15 @@ describe('validateEnvironment', () => {
 
 describe('TRUST_PROXY', () => {
   it('finding 2: when TRUST_PROXY is true in production, then start-up fails naming TRUST_PROXY, with every other bad variable', () => {
-    const problems = problemsOf({ NODE_ENV: 'production', TRUST_PROXY: 'true', PORT: 'eighty' });
+    const problems = problemsOf({ ...production(), TRUST_PROXY: 'true', PORT: 'eighty' });
 
     expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['PORT', 'TRUST_PROXY']);
     expect(problems.find((p) => p.startsWith('TRUST_PROXY:'))).toMatch(/^TRUST_PROXY: TRUST_PROXY must not be true in production/);
   });
 
   it('when TRUST_PROXY names the proxies or their number, then production accepts it; outside production true is accepted too', () => {
-    expect(validateEnvironment({ NODE_ENV: 'production', TRUST_PROXY: '10.244.0.0/16' }).TRUST_PROXY).toBe('10.244.0.0/16');
-    expect(validateEnvironment({ NODE_ENV: 'production', TRUST_PROXY: '1' }).TRUST_PROXY).toBe('1');
+    expect(validateEnvironment({ ...production(), TRUST_PROXY: '10.244.0.0/16' }).TRUST_PROXY).toBe('10.244.0.0/16');
+    expect(validateEnvironment({ ...production(), TRUST_PROXY: '1' }).TRUST_PROXY).toBe('1');
     expect(validateEnvironment({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe('true');
     expect(validateEnvironment({}).TRUST_PROXY).toBe('false');
     expect(problemsOf({ TRUST_PROXY: 'the-load-balancer' })).toEqual([
@@ -129,11 +140,7 @@ describe('TRUST_PROXY', () => {
 describe('SESSION_KEY', () => {
   /** A production configuration with browser sessions (OIDC_CLIENT_ID), every other variable they need given. */
   const productionWithSessions = (): Record<string, string> => ({
-    NODE_ENV: 'production',
-    UPSTREAM_BASE_URL: 'https://provider.example',
-    UPSTREAM_BEARER_TOKEN: 'token',
-    UPSTREAM_PUBLIC_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-    DATABASE_URL: 'postgres://u@db/x',
+    ...production(),
     OIDC_ISSUER: 'https://login.partner.example',
     OIDC_CLIENT_ID: 'partner-web',
     OIDC_CLIENT_SECRET: 'a-client-secret',
@@ -162,6 +169,82 @@ describe('SESSION_KEY', () => {
   });
 });
 
+describe('production refuses to start without a provider or a key the replicas share', () => {
+  it('when NODE_ENV is production and everything is given, then the configuration is valid', () => {
+    expect(validateEnvironment(production()).NODE_ENV).toBe('production');
+  });
+
+  it('when UPSTREAM_BASE_URL is empty in production, then sandbox mode is refused, named, whatever else is set', () => {
+    const problems = problemsOf({ ...production(), UPSTREAM_BASE_URL: '', DOCS_PUBLIC: 'true', METRICS_PUBLIC: 'true' });
+
+    expect(problems).toEqual([
+      expect.stringMatching(/^UPSTREAM_BASE_URL: required in production \(NODE_ENV=production\): without it the service runs in sandbox mode/),
+    ]);
+  });
+
+  it('when the keys are missing in production, then start-up fails naming each, with every other bad variable, in one error', () => {
+    const { AUDIT_SIGNING_KEY: _audit, END_USER_PSEUDONYM_KEY: _pseudonym, ...withoutKeys } = production();
+
+    const problems = problemsOf({ ...withoutKeys, PORT: 'eighty' });
+
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['AUDIT_SIGNING_KEY', 'END_USER_PSEUDONYM_KEY', 'PORT']);
+    expect(problems.find((p) => p.startsWith('AUDIT_SIGNING_KEY:'))).toMatch(/required in production/);
+  });
+
+  it('when it is not production, or it is the stand-alone sandbox, then sandbox mode and keys under DATA_DIR are allowed', () => {
+    expect(validateEnvironment({ NODE_ENV: 'development' }).UPSTREAM_BASE_URL).toBeUndefined();
+    expect(validateEnvironment({ NODE_ENV: 'production' }, { sandbox: true }).NODE_ENV).toBe('production');
+  });
+
+  it.each([
+    ['END_USER_PSEUDONYM_KEY', '/run/secrets/partner-gateway/end-user-pseudonym.key'],
+    ['END_USER_PSEUDONYM_KEY', './keys/pseudonym.key'],
+    ['SESSION_KEY', '/run/secrets/partner-gateway/session.key'],
+    ['SESSION_KEY', '/data/sessionkey'],
+    ['END_USER_PSEUDONYM_KEY', 'secrets/partnergateway/endUserPseudonymKeyFile12'],
+  ])('when %s names a file that does not exist (%s), then it is refused, never taken for the key itself, in any mode', (variable, path) => {
+    expect(problemsOf({ [variable]: path })).toEqual([
+      `${variable}: ${variable} names a file that does not exist (a key given inline is hex, or base64 with no '/' or ending in '=')`,
+    ]);
+  });
+
+  it('when a key given inline is base64 that starts with a slash, then its padding says it is a key', () => {
+    const key = `/${randomBytes(32).toString('base64').slice(1)}`;
+
+    expect(validateEnvironment({ SESSION_KEY: key }).SESSION_KEY).toBe(key);
+  });
+
+  it('when a key file exists, then its content is the key; the key given inline still works', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keys-'));
+    const file = join(dir, 'session.key');
+    writeFileSync(file, `${randomBytes(32).toString('base64')}\n`);
+
+    expect(validateEnvironment({ SESSION_KEY: file, END_USER_PSEUDONYM_KEY: randomBytes(32).toString('hex') }).SESSION_KEY).toBe(file);
+  });
+
+  it('when AUDIT_SIGNING_KEY names a file that does not exist, then it is refused', () => {
+    expect(problemsOf({ AUDIT_SIGNING_KEY: '/run/secrets/partner-gateway/audit-signing-key.pem' })).toEqual([
+      expect.stringMatching(/^AUDIT_SIGNING_KEY: AUDIT_SIGNING_KEY is neither PEM text nor a readable file \(ENOENT\)/),
+    ]);
+  });
+
+  it('when METRICS_TOKEN is short, or names a file that does not exist, then it is refused; a file holding one is read', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'metrics-'));
+    const file = join(dir, 'metrics-token');
+    writeFileSync(file, `${randomBytes(32).toString('base64')}\n`);
+
+    expect(problemsOf({ METRICS_TOKEN: 'short' })).toEqual([expect.stringMatching(/^METRICS_TOKEN: METRICS_TOKEN must be at least 32 characters/)]);
+    expect(problemsOf({ METRICS_TOKEN: join(dir, 'missing') })).toEqual([
+      "METRICS_TOKEN: METRICS_TOKEN names a file that does not exist (a token given inline has no '/', or is base64 ending in '=')",
+    ]);
+    expect(problemsOf({ METRICS_TOKEN: 'var/run/secrets/partner-gateway/metrics-token' })).toEqual([
+      "METRICS_TOKEN: METRICS_TOKEN names a file that does not exist (a token given inline has no '/', or is base64 ending in '=')",
+    ]);
+    expect(validateEnvironment({ METRICS_TOKEN: `a/${randomBytes(32).toString('base64').slice(2)}` }).METRICS_TOKEN).toMatch(/=$/);
+    expect(validateEnvironment({ METRICS_TOKEN: file }).METRICS_TOKEN).toBe(file);
+  });
+});
+
 describe('operational access and CORS', () => {
   const live = {
     UPSTREAM_BASE_URL: 'https://provider.example',
@@ -177,6 +260,7 @@ describe('operational access and CORS', () => {
     [{}, { docs: 'admin', metrics: 'admin' }],
     [{ DOCS_PUBLIC: 'true' }, { docs: 'open', metrics: 'admin' }],
     [{ METRICS_PUBLIC: 'yes' }, { docs: 'admin', metrics: 'open' }],
+    [{ METRICS_TOKEN: randomBytes(32).toString('base64') }, { docs: 'admin', metrics: 'token' }],
   ])('when the service runs in live mode with %j, then access is %j', (extra, expected) => {
     const config = { ...validateEnvironment(extra), ...live } as AppConfig;
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
-import { EnvironmentVariables } from './env.schema';
+import { EnvironmentVariables, productionProblems } from './env.schema';
 
 export type AppConfig = EnvironmentVariables;
 
@@ -27,7 +27,7 @@ export function knownVariables(): string[] {
  * Validates the environment once and returns the typed configuration. Empty strings count as
  * unset. Every bad variable is named in one error, so a broken deployment is fixed in one pass.
  */
-export function validateEnvironment(env: Record<string, string | undefined>): AppConfig {
+export function validateEnvironment(env: Record<string, string | undefined>, { sandbox = false }: { sandbox?: boolean } = {}): AppConfig {
   const raw: Record<string, string> = {};
   for (const key of knownVariables()) {
     const value = env[key];
@@ -35,7 +35,10 @@ export function validateEnvironment(env: Record<string, string | undefined>): Ap
   }
   const config = plainToInstance(EnvironmentVariables, raw);
   const errors = validateSync(config, { skipMissingProperties: false, stopAtFirstError: true });
-  if (errors.length > 0) throw new ConfigurationError(errors.map(describe));
+  // Production's own refusals (productionProblems) come with the rest, so one pass fixes all; the
+  // stand-alone sandbox, a provider's stand-in, is not the service.
+  const problems = [...errors.map(describe), ...(sandbox ? [] : productionProblems(config))];
+  if (problems.length > 0) throw new ConfigurationError(problems);
   return config;
 }
 
@@ -48,10 +51,10 @@ export function loadEnvFile(path = '.env'): void {
  * For entry points (the service, the sandbox): `.env`, then the environment, validated; on a bad
  * configuration, the one message naming every problem on stderr and exit 1.
  */
-export function readConfigOrExit(): AppConfig {
+export function readConfigOrExit(options: { sandbox?: boolean } = {}): AppConfig {
   loadEnvFile();
   try {
-    return validateEnvironment(process.env);
+    return validateEnvironment(process.env, options);
   } catch (error) {
     if (error instanceof ConfigurationError) {
       process.stderr.write(`${error.message}\nSee .env.example for every variable and its default.\n`);

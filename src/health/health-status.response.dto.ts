@@ -20,7 +20,7 @@ const READY_EXAMPLE = {
   },
 };
 
-/** What readiness reports inside the envelope's `data`: each check by name. */
+/** What /health/details reports inside the envelope's `data` (admin): each readiness check by name. */
 export class HealthStatusResponseDto {
   @ApiProperty({ enum: ['ok', 'error', 'shutting_down'], example: 'ok' })
   readonly status!: string;
@@ -33,6 +33,12 @@ export class HealthStatusResponseDto {
 
   @ApiProperty({ ...CHECKS, description: 'Every check', example: READY_EXAMPLE })
   readonly details!: Record<string, unknown>;
+}
+
+/** What /health/ready answers anyone: the verdict alone (a 503 says the other one). */
+export class ReadinessResponseDto {
+  @ApiProperty({ enum: ['ok'], example: 'ok' })
+  readonly status!: string;
 }
 
 export class LivenessResponseDto {

@@ -1,24 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
-import { DataSource } from 'typeorm';
 import { AuditSealMonitor, unsealedAgeSeconds } from '../common/domain/audit-seal-status';
 import { Clock } from '../common/domain/clock.port';
 import { UpstreamCircuit } from '../common/domain/upstream';
 import { DatabaseRoles } from '../database/database-roles';
+import { ReadinessConnection } from '../database/readiness-connection';
 
-/** Readiness of PostgreSQL: a round trip through the pool, bounded in time. */
+/** Readiness of PostgreSQL: a round trip on readiness's own connection (never queued behind the pool), bounded in time. */
 @Injectable()
 export class DatabaseHealthIndicator {
   constructor(
     private readonly indicators: HealthIndicatorService,
-    private readonly dataSource: DataSource,
+    private readonly connection: ReadinessConnection,
   ) {}
 
   check(key: 'database', timeoutMs: number): PromiseLike<HealthIndicatorResult<'database'>> {
     return this.indicators
       .check(key)
       .attempt(async () => {
-        await this.dataSource.query('SELECT 1');
+        await this.connection.ping();
       })
       .withTimeout(timeoutMs);
   }

@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { AppConfig } from '../config/load-config';
 import { MemoryRateLimitStore } from './memory-rate-limit.store';
 import { RateLimiter, RateLimits } from './rate-limiter';
+import { RefusalBudget } from './refusal-budget';
 import { RateLimitStore } from './rate-limit-store';
 import { RedisRateLimitStore } from './redis-rate-limit.store';
 
@@ -24,6 +25,7 @@ function rateLimitsOf(config: ConfigService<AppConfig, true>): RateLimits {
 @Module({
   providers: [
     RateLimiter,
+    RefusalBudget,
     { provide: RateLimits, inject: [ConfigService], useFactory: rateLimitsOf },
     {
       provide: RateLimitStore,
@@ -31,6 +33,6 @@ function rateLimitsOf(config: ConfigService<AppConfig, true>): RateLimits {
       useFactory: (limits: RateLimits) => (limits.redisUrl ? new RedisRateLimitStore(limits.redisUrl) : new MemoryRateLimitStore()),
     },
   ],
-  exports: [RateLimiter],
+  exports: [RateLimiter, RefusalBudget],
 })
 export class RateLimitModule {}

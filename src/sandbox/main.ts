@@ -5,7 +5,7 @@ import { liveModeStart, RunningSandbox, SandboxPortTaken, sandboxFilesUnder, sta
 
 /** `npm run sandbox`: the provider's stand-in on its own, for a gateway started in live mode. */
 async function main(): Promise<void> {
-  const config = readConfigOrExit();
+  const config = readConfigOrExit({ sandbox: true });
   const log = createBaseLogger(config.LOG_LEVEL);
   const files = sandboxFilesUnder(config.DATA_DIR);
   let sandbox: RunningSandbox;

@@ -52,7 +52,7 @@ const ERROR_EXAMPLES: Partial<Record<ErrorCode, { details: string; fields?: { fi
   'UPSTREAM.REJECTED': { details: 'The provider answered 400. Quote the error id to support.' },
   'AUDIT.UNAVAILABLE': { details: 'Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.' },
   'UPSTREAM.TIMEOUT': { details: 'The request may or may not have been processed; retry with the same reference to find out.' },
-  'SERVICE.NOT_READY': { details: 'Failing checks: database' },
+  'SERVICE.NOT_READY': { details: 'A readiness check failed; an admin reads which at GET /health/details' },
   'REQUEST.EXPECTATION_FAILED': { details: new ExpectationFailed().details! },
 };
 

@@ -77,22 +77,14 @@ function fromDomainError(error: DomainError): Problem {
 
 function fromHttpException(exception: HttpException): Problem {
   const status = exception.getStatus();
-  const body = exception.getResponse();
   const text = STATUS_CODES[status] ?? 'Error';
   if (status === 404) {
     // The router's own 404 names the method and the raw URL, query included: never echoed.
     return { status, code: 'ROUTE.NOT_FOUND', message: 'No such route', details: 'No endpoint matches this method and path' };
   }
   if (status >= 500) {
-    // Terminus puts its per-check result here; name the failing checks, nothing else.
-    const failing = typeof body === 'object' && body !== null && 'error' in body && typeof body.error === 'object' && body.error ? Object.keys(body.error) : [];
-    // Only the readiness probe fails this way (terminus).
-    return {
-      status: 503,
-      code: 'SERVICE.NOT_READY',
-      message: ERROR_MESSAGES['SERVICE.NOT_READY'],
-      details: failing.length > 0 ? `Failing checks: ${failing.join(', ')}` : text,
-    };
+    // A health check's (Terminus's) failure: which check, and why, is an admin's (/health/details), never this answer's.
+    return { status: 503, code: 'SERVICE.NOT_READY', message: ERROR_MESSAGES['SERVICE.NOT_READY'], details: text };
   }
   // Other framework exceptions may carry what the caller sent; only the status is said.
   return { status, code: 'REQUEST.REFUSED', message: text, details: text };

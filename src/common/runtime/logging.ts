@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import { writeSync } from 'node:fs';
 import type { LoggerService } from '@nestjs/common';
-import { prettyFactory } from 'pino-pretty';
+import type { prettyFactory as PrettyFactory } from 'pino-pretty';
 import type { FastifyRequest } from 'fastify';
 import pino, { DestinationStream, Logger as PinoInstance } from 'pino';
 import { currentRecord } from '../domain/request-record';
@@ -170,7 +171,7 @@ export function requestLogStage(logger: PinoInstance): EdgeStage {
  * Lines for a person at a terminal (pino-pretty): one per line, coloured, with the time, level,
  * context and message, fields after. Written at once, so nothing waits to be flushed.
  */
-function prettyDestination(fd: 1 | 2): DestinationStream & { flushSync(): void } {
+function prettyDestination(fd: 1 | 2, prettyFactory: typeof PrettyFactory): DestinationStream & { flushSync(): void } {
   const prettify = prettyFactory({
     colorize: true,
     singleLine: true,
@@ -184,9 +185,21 @@ function prettyDestination(fd: 1 | 2): DestinationStream & { flushSync(): void }
   };
 }
 
-/** JSON lines for machines, unless a person reads this descriptor at a terminal. */
-function isTerminal(fd: 1 | 2): boolean {
-  return (fd === 1 ? process.stdout : process.stderr).isTTY === true;
+/**
+ * pino-pretty, a development dependency: the production image (npm ci --omit=dev) has none, and
+ * writes JSON lines at a terminal too (`kubectl exec`, `docker exec -it`).
+ */
+function installedPrettyFactory(): typeof PrettyFactory | undefined {
+  try {
+    return (createRequire(__filename)('pino-pretty') as { prettyFactory: typeof PrettyFactory }).prettyFactory;
+  } catch {
+    return undefined;
+  }
+}
+
+/** JSON lines for machines, unless a person reads this descriptor at a terminal (and pino-pretty is installed). */
+function prettyAt(fd: 1 | 2): typeof PrettyFactory | undefined {
+  return (fd === 1 ? process.stdout : process.stderr).isTTY === true ? installedPrettyFactory() : undefined;
 }
 
 /**
@@ -195,10 +208,12 @@ function isTerminal(fd: 1 | 2): boolean {
  * a terminal, human-readable lines. `flushSync` before the process exits writes whatever is waiting.
  */
 export function createRequestLogDestination(): DestinationStream & { flushSync(): void } {
-  return isTerminal(1) ? prettyDestination(1) : pino.destination({ fd: 1, sync: false });
+  const pretty = prettyAt(1);
+  return pretty ? prettyDestination(1, pretty) : pino.destination({ fd: 1, sync: false });
 }
 
 /** For what happens before Nest is up (embedded database, configuration) and for the CLIs. */
 export function createBaseLogger(level: LogLevel, destination: 1 | 2 = 1): PinoInstance {
-  return pino({ level, redact }, isTerminal(destination) ? prettyDestination(destination) : pino.destination({ fd: destination, sync: true }));
+  const pretty = prettyAt(destination);
+  return pino({ level, redact }, pretty ? prettyDestination(destination, pretty) : pino.destination({ fd: destination, sync: true }));
 }
