@@ -1,25 +1,38 @@
+# The Node.js release the image runs: the LTS that .nvmrc names, pinned to one exact release. .ci/run
+# runs the test suite on this release and .ci/image builds this file on it; both read this line.
+# Pinned by tag, not by digest: a digest (node:X.Y.Z-bookworm-slim@sha256:…) can only be read from
+# an image registry, and the machines this project is built and tested on reach none. Add the digest
+# where a registry is reachable, and move it together with NODE_VERSION.
+ARG NODE_VERSION=24.21.0
+
 # Build: compile TypeScript with the full dependency set.
-FROM node:24-bookworm-slim AS build
+FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+# npm run build is tsc, then scripts/prune-dist.mjs.
+COPY scripts/prune-dist.mjs ./scripts/
 COPY src ./src
 COPY migrations ./migrations
 RUN npm run build
 
 # Run: production dependencies and the compiled output only, as the unprivileged node user.
-FROM node:24-bookworm-slim
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
+FROM node:${NODE_VERSION}-bookworm-slim
+# DATA_DIR holds the keys the service makes when none is configured and the stand-alone sandbox's
+# key pair; /data is the node user's (below), the default ./.data would be root's /app/.data.
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./
 # The embedded PostgreSQL (an optional dependency, about 60 MB) is for development only: live mode
 # always has DATABASE_URL.
 RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# The operator commands (npm run -s clients -- …, npm run -s audit:verify, …) run here as in a
+# checkout: build-if-changed finds no src/ to build from and leaves dist/ as it is.
+COPY scripts/build-if-changed.mjs scripts/prune-dist.mjs ./scripts/
 # The reference web app, served at /app/ in sandbox mode.
 COPY web-app ./web-app
-# The stand-alone sandbox keeps its key pair under DATA_DIR=/data (a volume in docker-compose.yml).
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000

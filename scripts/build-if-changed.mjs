@@ -2,6 +2,7 @@
 // Builds dist/ (tsc -p tsconfig.build.json) only when a source changed since the last build made
 // here, so that `npm run clients`, `npm run audit:verify` and the other commands answer at once.
 // "Changed": a file or folder under src/ or migrations/, or a tsconfig, newer than dist/.built-at.
+// Where there is no src/ (the production image), it does nothing.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +17,10 @@ function newest(path) {
   // A folder's own time changes when a file in it is added, renamed or removed.
   return readdirSync(path).reduce((latest, entry) => Math.max(latest, newest(join(path, entry))), stat.mtimeMs);
 }
+
+// Without src/ there is nothing to build from: the production image carries dist/ and these
+// scripts, never the sources or the compiler, and its commands run what was built into it.
+if (!existsSync('src')) process.exit(0);
 
 const sources = Math.max(...SOURCES.filter((path) => existsSync(path)).map(newest));
 if (existsSync(STAMP) && statSync(STAMP).mtimeMs >= sources) process.exit(0);

@@ -8,7 +8,9 @@
  *   node scripts/validate-manifests.mjs           one line per rendering
  *   node scripts/validate-manifests.mjs --json    the rendered objects, as JSON, by directory
  *
- * kubectl: any from 1.20 (Debian's kubernetes-client) on; .ci/run installs it when missing.
+ * kubectl: one that embeds kustomize v5 or later (kubectl 1.27 on): the manifests use `labels` and
+ * name the base under `resources`, which kustomize v2 (kubectl 1.20, Debian 12's kubernetes-client)
+ * does not read. An older one is refused here, with its version, before anything is rendered.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -49,9 +51,23 @@ function documents(text, where) {
     .filter((object) => object !== null);
 }
 
+const MIN_KUSTOMIZE_MAJOR = 5;
+
+/** kubectl's embedded kustomize, refused when older than the manifests need. */
+function checkKustomize() {
+  const version = JSON.parse(execFileSync('kubectl', ['version', '--client', '-o', 'json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+  const kustomize = version.kustomizeVersion ?? '';
+  const major = Number(/^v?(\d+)\./.exec(kustomize)?.[1] ?? 0);
+  if (major < MIN_KUSTOMIZE_MAJOR)
+    throw new Error(
+      `kubectl ${version.clientVersion?.gitVersion ?? '?'} embeds kustomize ${kustomize || 'v2 or older'}: the manifests need kustomize v${MIN_KUSTOMIZE_MAJOR} or later (kubectl 1.27 or later)`,
+    );
+}
+
 const kustomizations = ['base', ...readdirSync(join(root, 'overlays')).map((overlay) => join('overlays', overlay))];
 const rendered = {};
 try {
+  checkKustomize();
   for (const dir of kustomizations) {
     const text = execFileSync('kubectl', ['kustomize', join(root, dir)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     const objects = documents(text, dir);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { spawn, ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,19 +51,21 @@ describe('alert rules in a real Prometheus scraping the gateway', () => {
   };
 
   beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'pgw-prometheus-'));
+    // As an operator scrapes a live gateway: with the metrics token, from a file both read.
+    const tokenFile = join(dir, 'metrics-token');
+    writeFileSync(tokenFile, `${randomBytes(32).toString('base64url')}\n`);
     set = await startReplicas(1, {
       UPSTREAM_BREAKER_THRESHOLD: '2',
       UPSTREAM_BREAKER_HALF_OPEN_MS: '600000',
       UPSTREAM_RETRY_MAX: '0',
       AUDIT_SEAL_MAX_LAG_SECONDS: '5',
+      METRICS_TOKEN: tokenFile,
     });
     partner = await set.createClient('partner');
-    const admin = await set.createClient('admin');
     customerId = await createCustomer(set.replicas[0].base, partner);
 
-    dir = mkdtempSync(join(tmpdir(), 'pgw-prometheus-'));
     writeFileSync(join(dir, 'alerts.yml'), readFileSync(RULES, 'utf8').replace(/^(\s+for:\s*)\S+$/gm, '$11s'));
-    // As an operator scrapes a live gateway: /metrics needs an admin token (METRICS_PUBLIC=false).
     writeFileSync(
       join(dir, 'prometheus.yml'),
       [
@@ -70,7 +73,7 @@ describe('alert rules in a real Prometheus scraping the gateway', () => {
         'rule_files: [alerts.yml]',
         'scrape_configs:',
         '  - job_name: partner-gateway',
-        `    authorization: { type: Bearer, credentials: "${admin}" }`,
+        `    authorization: { type: Bearer, credentials_file: "${tokenFile}" }`,
         `    static_configs: [{ targets: ["${new URL(set.replicas[0].base).host}"] }]`,
         '',
       ].join('\n'),

@@ -70,7 +70,9 @@ describe('first start with embedded defaults (one new user, step by step)', () =
   }, 120_000);
 
   it('when started with embedded defaults, then the service connects as a role of its own that cannot rewrite the audit log, with no setting and no warning', async () => {
-    const ready = (await (await fetch(`${base}/health/ready`)).json()) as { data: { details: { auditLog: unknown } } };
+    const ready = (await (await fetch(`${base}/health/details`, { headers: { authorization: `Bearer ${admin}` } })).json()) as {
+      data: { details: { auditLog: unknown } };
+    };
     const credentials = JSON.parse(readFileSync(join(dataDir, 'embedded-postgres.json'), 'utf8')) as { user: string; serviceUser: string };
 
     expect(ready.data.details.auditLog).toEqual({ status: 'up', protected: true });
@@ -92,10 +94,12 @@ describe('first start with embedded defaults (one new user, step by step)', () =
 
   it('when readiness, the docs and the in-process sandbox are asked, then they answer, the sandbox with the key kept under DATA_DIR', async () => {
     const ready = await fetch(`${base}/health/ready`);
+    const details = await fetch(`${base}/health/details`, { headers: { authorization: `Bearer ${admin}` } });
     const sandboxKey = await fetch(`http://127.0.0.1:${sandboxPort}/__sandbox/public-key`);
 
     expect(ready.status).toBe(200);
-    expect(((await ready.json()) as { data: { details: { upstream: unknown } } }).data.details.upstream).toEqual({ status: 'up', circuit: 'closed' });
+    expect(((await ready.json()) as { data: unknown }).data).toEqual({ status: 'ok' });
+    expect(((await details.json()) as { data: { details: { upstream: unknown } } }).data.details.upstream).toEqual({ status: 'up', circuit: 'closed' });
     expect(sandboxKey.status).toBe(200);
     expect((await sandboxKey.text()).trim()).toBe(readFileSync(join(dataDir, 'sandbox', 'public.pem'), 'utf8').trim());
     expect((await fetch(`${base}/docs`)).status).toBe(200);

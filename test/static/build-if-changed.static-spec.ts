@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -71,6 +71,19 @@ describe('scripts/build-if-changed.mjs', () => {
     expect(result.status).toBe(0);
     expect(existsSync(join(project, 'dist', 'src', 'other.js'))).toBe(false);
     expect(built()).toContain('answer = 2');
+  });
+
+  it('when there is no src/ (the production image: dist/ and the scripts, no compiler), then it builds nothing and leaves dist/ as it is', () => {
+    const image = mkdtempSync(join(tmpdir(), 'pgw-image-'));
+    mkdirSync(join(image, 'dist', 'src'), { recursive: true });
+    writeFileSync(join(image, 'dist', 'src', 'main.js'), 'exports.answer = 1;\n');
+    writeFileSync(join(image, 'tsconfig.build.json'), '{}');
+
+    const result = spawnSync(process.execPath, [SCRIPT], { cwd: image, encoding: 'utf8' });
+
+    expect(result).toMatchObject({ status: 0, stdout: '', stderr: '' });
+    expect(readdirSync(join(image, 'dist'))).toEqual(['src']);
+    expect(readFileSync(join(image, 'dist', 'src', 'main.js'), 'utf8')).toBe('exports.answer = 1;\n');
   });
 
   it('when the build fails, then it exits non-zero and leaves no mark of a build', () => {

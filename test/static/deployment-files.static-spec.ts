@@ -1,7 +1,10 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, normalize } from 'node:path';
 import { parse } from 'yaml';
+import { readAuditSigningKey } from '../../src/config/audit-keys';
+import { readSecretKey } from '../../src/config/end-user-settings';
 import { knownVariables, validateEnvironment } from '../../src/config/load-config';
 import { generateSandboxKeys } from '../../src/sandbox/sandbox-keys';
 
@@ -17,6 +20,7 @@ interface ComposeService {
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: string[] };
   ports?: string[];
+  restart?: string;
 }
 
 interface ComposeFile {
@@ -26,6 +30,60 @@ interface ComposeFile {
 
 const compose = parse(readFileSync(join(process.cwd(), 'docker-compose.yml'), 'utf8')) as ComposeFile;
 const dockerfile = readFileSync(join(process.cwd(), 'Dockerfile'), 'utf8');
+const packageJson = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+const ciScript = (name: string) => readFileSync(join(process.cwd(), '.ci', name), 'utf8');
+
+/** A stage's instructions, one a line, without comments or blank lines (the Dockerfile continues none). */
+function instructions(stage: string): string[] {
+  return stage
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+}
+
+/** The sources of a stage's COPY instructions from the build context (not --from another stage). */
+function copiedSources(lines: string[]): string[] {
+  return lines.flatMap((line) => {
+    const match = /^COPY (?!--from)(.+) \S+$/.exec(line);
+    return match ? match[1].split(' ').map((source) => normalize(source).replace(/\/$/, '')) : [];
+  });
+}
+
+/** Whether a COPY of these sources brings path into the image: the path itself or a folder above it. */
+function isCopied(path: string, sources: string[]): boolean {
+  const wanted = normalize(path);
+  return sources.some((source) => wanted === source || wanted.startsWith(`${source}/`));
+}
+
+/** A script and the project's files it imports (relative specifiers), recursively. */
+function withRelativeImports(script: string, seen = new Set<string>()): string[] {
+  if (seen.has(script)) return [];
+  seen.add(script);
+  const text = readFileSync(join(process.cwd(), script), 'utf8');
+  for (const [, specifier] of text.matchAll(/^import [^'"]*['"](\.{1,2}\/[^'"]+)['"]/gm)) {
+    withRelativeImports(normalize(join(dirname(script), specifier)), seen);
+  }
+  return [...seen];
+}
+
+/**
+ * Runs a compose service's command here, as compose would run it in its container: each path under
+ * one of its mounts becomes the host's path (a bind mount's file in the repository, or the folder
+ * given for a named volume).
+ */
+function runComposeCommand(service: ComposeService, volumeDirs: Record<string, string>): string {
+  const mounts = (service.volumes ?? []).map((volume) => {
+    const [source, target] = volume.split(':');
+    return { target, host: /^[./]/.test(source) ? join(process.cwd(), source) : volumeDirs[source] };
+  });
+  const onHost = (arg: string) => {
+    const mount = mounts.find(({ target }) => arg === target || arg.startsWith(`${target}/`));
+    return mount ? mount.host + arg.slice(mount.target.length) : arg;
+  };
+  const [program, ...args] = service.command!;
+  expect(program).toBe('node');
+  return execFileSync(process.execPath, args.map(onHost), { encoding: 'utf8' });
+}
 
 /** `${NAME:-default}` as compose resolves it when NAME is not set. */
 function withDefaults(environment: Record<string, string>): Record<string, string> {
@@ -33,17 +91,28 @@ function withDefaults(environment: Record<string, string>): Record<string, strin
 }
 
 describe('docker-compose.yml', () => {
-  it('when read, then it has postgres, the sandbox and the gateway, each with a health check', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['gateway', 'postgres', 'sandbox']);
-    for (const service of Object.values(compose.services)) {
-      expect(service.healthcheck?.test.length).toBeGreaterThan(1);
+  it('when read, then it has postgres, the sandbox and the gateway, each with a health check, and the one-off that makes the keys', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['gateway', 'keys', 'postgres', 'sandbox']);
+    for (const name of ['gateway', 'postgres', 'sandbox']) {
+      expect(compose.services[name].healthcheck?.test.length).toBeGreaterThan(1);
+    }
+    expect(compose.services.keys.restart).toBe('no');
+  });
+
+  it('when an image is pulled from a registry, then its tag names an exact release, not a moving major', () => {
+    const pulled = Object.entries(compose.services).filter(([, service]) => service.image !== undefined);
+
+    expect(pulled.map(([name]) => name)).toContain('postgres');
+    for (const [name, service] of pulled) {
+      expect({ service: name, image: service.image }).toEqual({ service: name, image: expect.stringMatching(/^[\w./-]+:\d+\.\d+(\.\d+)?(-[a-z0-9]+)?$/) });
     }
   });
 
-  it('when the gateway starts, then it waits for a healthy database and a healthy sandbox', () => {
+  it('when the gateway starts, then it waits for a healthy database, a healthy sandbox and its keys made', () => {
     expect(compose.services.gateway.depends_on).toEqual({
       postgres: { condition: 'service_healthy' },
       sandbox: { condition: 'service_healthy' },
+      keys: { condition: 'service_completed_successfully' },
     });
   });
 
@@ -66,17 +135,46 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('when the gateway environment is validated as the service would, then it is a complete live-mode configuration', () => {
+  it('when the gateway environment is validated as the service would, with the keys the keys service makes, then it is a complete production configuration', () => {
     const env = withDefaults(compose.services.gateway.environment!);
-    // The key file exists only inside the sandbox-keys volume; a real key stands in for it here.
+    // The sandbox's public key exists only inside the sandbox-keys volume; a real key stands in for
+    // it here. The gateway's keys are made by the keys service's command, run as compose runs it.
     const dir = mkdtempSync(join(tmpdir(), 'pgw-compose-'));
     writeFileSync(join(dir, 'public.pem'), generateSandboxKeys().publicKeyPem);
+    runComposeCommand(compose.services.keys, { 'gateway-keys': dir });
+    const keysMount = compose.services.gateway.volumes!.find((v) => v.startsWith('gateway-keys:'))!.split(':')[1];
+    const inVolume = (path: string) => (path.startsWith(`${keysMount}/`) ? join(dir, path.slice(keysMount.length + 1)) : path);
 
-    const config = validateEnvironment({ ...env, UPSTREAM_PUBLIC_KEY: join(dir, 'public.pem') });
+    const config = validateEnvironment({
+      ...env,
+      UPSTREAM_PUBLIC_KEY: join(dir, 'public.pem'),
+      AUDIT_SIGNING_KEY: inVolume(env.AUDIT_SIGNING_KEY),
+      END_USER_PSEUDONYM_KEY: inVolume(env.END_USER_PSEUDONYM_KEY),
+    });
 
+    expect(config.NODE_ENV).toBe('production');
     expect(config.UPSTREAM_BASE_URL).toBeDefined();
     expect(config.DATABASE_URL).toBeDefined();
     expect(config.HOST).toBe('0.0.0.0');
+    expect(compose.services.gateway.volumes).toContain(`gateway-keys:${keysMount}:ro`);
+    expect(readAuditSigningKey(config.AUDIT_SIGNING_KEY!).asymmetricKeyType).toBe('ed25519');
+    expect(readSecretKey(config.END_USER_PSEUDONYM_KEY!).length).toBeGreaterThanOrEqual(32);
+  });
+
+  it('when the keys service runs again, then it keeps the keys it made, readable by their owner only', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pgw-compose-keys-'));
+
+    const first = runComposeCommand(compose.services.keys, { 'gateway-keys': dir });
+    const made = readdirSync(dir).map((file) => ({ file, text: readFileSync(join(dir, file), 'utf8'), mode: statSync(join(dir, file)).mode & 0o777 }));
+    const second = runComposeCommand(compose.services.keys, { 'gateway-keys': dir });
+
+    expect(made.map(({ file, mode }) => ({ file, mode }))).toEqual([
+      { file: 'audit-signing-key.pem', mode: 0o600 },
+      { file: 'end-user-pseudonym.key', mode: 0o600 },
+    ]);
+    expect(first).toMatch(/audit-signing-key\.pem: made/);
+    expect(second).toMatch(/audit-signing-key\.pem: kept\n.*end-user-pseudonym\.key: kept/);
+    for (const { file, text } of made) expect(readFileSync(join(dir, file), 'utf8')).toBe(text);
   });
 
   it('when the wiring is followed, then the gateway reaches postgres and the sandbox by service name with matching credentials', () => {
@@ -115,8 +213,13 @@ describe('docker-compose.yml', () => {
 });
 
 describe('Dockerfile', () => {
-  const stages = dockerfile.split(/^FROM /m).slice(1);
+  const [preamble, ...stages] = dockerfile.split(/^FROM /m);
   const runtime = stages[stages.length - 1];
+  const buildStage = stages.find((stage) => /^\S+ AS build$/m.test(stage.split('\n')[0]))!;
+  /** The ARGs declared before the first FROM, which FROM lines may use. */
+  const globalArgs = Object.fromEntries([...preamble.matchAll(/^ARG (\w+)=(\S+)$/gm)].map(([, name, value]) => [name, value]));
+  const nodeVersion = globalArgs.NODE_VERSION;
+  const resolve = (text: string) => text.replace(/\$\{(\w+)\}|\$(\w+)/g, (_, braced: string, bare: string) => globalArgs[braced ?? bare] ?? '');
 
   it('when built, then it compiles in one stage and runs from another', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
@@ -124,13 +227,86 @@ describe('Dockerfile', () => {
     expect(runtime).toMatch(/npm ci --omit=dev/);
   });
 
-  it('when built and run, then both stages use the supported LTS that .nvmrc names and .ci/run tests on', () => {
+  it('when built and run, then both stages use one exact release of the supported LTS that .nvmrc names', () => {
     const lts = readFileSync(join(process.cwd(), '.nvmrc'), 'utf8').trim();
-    const images = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map(([, image]) => image);
+    const images = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map(([, image]) => resolve(image));
 
     expect(Number(lts)).toBeGreaterThanOrEqual(24);
-    expect(images).toEqual(images.map(() => `node:${lts}-bookworm-slim`));
-    expect(readFileSync(join(process.cwd(), '.ci', 'run'), 'utf8')).toContain('LTS="$(cat .nvmrc)"');
+    expect(nodeVersion).toMatch(new RegExp(`^${lts}\\.\\d+\\.\\d+$`));
+    expect(images).toEqual(images.map(() => `node:${nodeVersion}-bookworm-slim`));
+    expect(ciScript('run')).toContain('LTS="$(cat .nvmrc)"');
+  });
+
+  it('when CI tests the suite on the image’s Node and builds the image, then .ci/run and .ci/image take that exact release from the Dockerfile', () => {
+    for (const name of ['run', 'image']) {
+      const script = ciScript(name);
+      const assignment = /^NODE_VERSION="\$\(.+\)"$/m.exec(script)?.[0];
+
+      expect({ script: name, assignment: assignment !== undefined }).toEqual({ script: name, assignment: true });
+      // The line as the script runs it, here: what it reads must be the Dockerfile's release.
+      const read = execFileSync('bash', ['-c', `set -eu; ${assignment!}; printf %s "$NODE_VERSION"`], { cwd: process.cwd(), encoding: 'utf8' });
+      expect({ script: name, read }).toEqual({ script: name, read: nodeVersion });
+      // The node binary it fetches from the npm registry is that release, not the major's newest.
+      const packs = [...script.matchAll(/npm pack[^\n]*"(node-linux-[^"]+)"/g)].map(([, spec]) => spec);
+      expect({ script: name, packs: packs.length > 0 && packs.every((spec) => /@\$\{?NODE_VERSION\}?$/.test(spec)) }).toEqual({ script: name, packs: true });
+    }
+    // The base .ci/image makes is tagged with the name the FROM lines ask for.
+    const baseImage = /^BASE_IMAGE="(.+)"$/m.exec(ciScript('image'))![1];
+    expect(resolve(baseImage)).toBe(`docker.io/library/${resolve(runtime.split(/\s/)[0])}`);
+  });
+
+  it('when the build stage runs npm run build, then everything that command reads was copied before it', () => {
+    const lines = instructions(buildStage);
+    const runAt = lines.findIndex((line) => /^RUN npm run build\b/.test(line));
+    const copied = copiedSources(lines.slice(0, runAt));
+    const command = packageJson.scripts.build;
+    const scripts = [...command.matchAll(/\bnode (\S+)/g)].flatMap(([, script]) => withRelativeImports(script));
+    const tsconfigs = [...command.matchAll(/\btsc -p (\S+)/g)].map(([, file]) => file);
+    const compiled = tsconfigs.flatMap((file) => {
+      const config = JSON.parse(readFileSync(join(process.cwd(), file), 'utf8')) as { extends?: string; include?: string[] };
+      return [...(config.extends ? [normalize(config.extends)] : []), ...(config.include ?? [])];
+    });
+
+    expect(runAt).toBeGreaterThan(0);
+    expect(scripts).toContain('scripts/prune-dist.mjs');
+    for (const path of ['package.json', 'package-lock.json', ...tsconfigs, ...compiled, ...scripts]) {
+      expect({ path, copiedFirst: isCopied(path, copied) }).toEqual({ path, copiedFirst: true });
+    }
+  });
+
+  it('when an operator runs an npm command in the image, then what it runs is there and it builds nothing', () => {
+    const copied = copiedSources(instructions(runtime));
+    // npm run -s clients -- …, audit:verify, migration:run and the others: build-if-changed, then a CLI.
+    const commands = Object.entries(packageJson.scripts).filter(([, command]) => command.startsWith('node scripts/build-if-changed.mjs && '));
+
+    expect(commands.map(([name]) => name)).toEqual(expect.arrayContaining(['clients', 'audit:verify', 'migration:run']));
+    expect(isCopied('package.json', copied)).toBe(true);
+    for (const script of withRelativeImports('scripts/build-if-changed.mjs')) {
+      expect({ script, copied: isCopied(script, copied) }).toEqual({ script, copied: true });
+    }
+    // Without src/ in the image, build-if-changed leaves the compiled dist/ as it is (its own test).
+    expect(isCopied('src/main.ts', copied)).toBe(false);
+    for (const [name, command] of commands) {
+      const entry = /&& node (dist\/\S+)\.js\b/.exec(command)?.[1];
+      // dist/<path>.js is compiled from <path>.ts, which the build stage copies and compiles.
+      expect({ name, source: entry && existsSync(join(process.cwd(), `${entry.replace(/^dist\//, '')}.ts`)) }).toEqual({ name, source: true });
+    }
+  });
+
+  it('when the image runs, then DATA_DIR is an absolute directory that the runtime user owns', () => {
+    const lines = instructions(runtime);
+    const user = /^USER (\S+)$/m.exec(runtime)![1];
+    const env = Object.fromEntries(
+      lines.filter((line) => line.startsWith('ENV ')).flatMap((line) => [...line.matchAll(/(\w+)=(\S+)/g)].map(([, name, value]) => [name, value])),
+    );
+    const dataDir = env.DATA_DIR;
+    const userAt = lines.findIndex((line) => line.startsWith('USER '));
+    const owned = lines
+      .slice(0, userAt)
+      .some((line) => line.startsWith('RUN ') && line.includes(`mkdir -p ${dataDir}`) && new RegExp(`chown ${user}(:\\w+)? ${dataDir}(\\s|$)`).test(line));
+
+    expect(dataDir).toMatch(/^\//);
+    expect({ DATA_DIR: dataDir, ownedBy: owned ? user : 'root' }).toEqual({ DATA_DIR: dataDir, ownedBy: user });
   });
 
   it('when run, then the process is not root', () => {

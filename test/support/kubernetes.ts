@@ -5,7 +5,7 @@ import { join } from 'node:path';
 export interface EnvVar {
   name: string;
   value?: string;
-  valueFrom?: { secretKeyRef?: { name: string; key: string } };
+  valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } };
 }
 export interface Probe {
   httpGet: { path: string; port: string | number };
@@ -22,12 +22,18 @@ export interface Container {
   startupProbe?: Probe;
   lifecycle?: { preStop?: { exec?: { command: string[] } } };
   securityContext?: { allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; capabilities?: { drop?: string[] } };
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
+}
+export interface Volume {
+  name: string;
+  secret?: { secretName: string; items?: { key: string; path: string; mode?: number }[]; defaultMode?: number };
 }
 export interface PodSpec {
   terminationGracePeriodSeconds: number;
   securityContext: { runAsNonRoot: boolean; runAsUser: number };
   initContainers: Container[];
   containers: Container[];
+  volumes?: Volume[];
 }
 export interface K8sObject {
   kind: string;
