@@ -1,8 +1,8 @@
 // Throughput and latency on loopback: the same two calls straight to the sandbox, through a bare
 // Fastify + undici proxy, and through the gateway (auth, validation, tenancy, idempotency, audit,
 // signing, encryption). Every server runs in a process of its own; autocannon runs here.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -175,6 +175,27 @@ export async function startBenchSandbox(dataDir) {
   return { sandbox, sandboxUrl };
 }
 
+/**
+ * The keys production requires, as files under `dataDir` (made once): gateways sharing `dataDir`
+ * share them, as replicas share a Secret.
+ */
+function sharedKeys(dataDir) {
+  mkdirSync(dataDir, { recursive: true });
+  const audit = join(dataDir, 'audit-signing-key.pem');
+  const pseudonym = join(dataDir, 'end-user-pseudonym.key');
+  try {
+    writeFileSync(audit, generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if (error.code !== 'EEXIST') throw error;
+  }
+  try {
+    writeFileSync(pseudonym, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if (error.code !== 'EEXIST') throw error;
+  }
+  return { AUDIT_SIGNING_KEY: audit, END_USER_PSEUDONYM_KEY: pseudonym };
+}
+
 /** A gateway process in live mode against the bench sandbox, on `database`, with the rate limits out of the way. */
 export async function startBenchGatewayProcess({ database, dataDir, sandboxUrl, env = {}, nodeArgs = [] }) {
   const port = await freePort();
@@ -184,8 +205,9 @@ export async function startBenchGatewayProcess({ database, dataDir, sandboxUrl, 
       NODE_ENV: 'production',
       PORT: String(port),
       LOG_LEVEL: 'info',
-      // Gateways sharing `dataDir` share the audit signing key kept there.
+      // Gateways sharing `dataDir` share the keys kept there.
       DATA_DIR: dataDir,
+      ...sharedKeys(dataDir),
       DATABASE_URL: database.url,
       ...(database.ownerUrl ? { MIGRATIONS_DATABASE_URL: database.ownerUrl } : {}),
       UPSTREAM_BASE_URL: sandboxUrl,
@@ -202,6 +224,11 @@ export async function startBenchGatewayProcess({ database, dataDir, sandboxUrl, 
     answers(`http://127.0.0.1:${port}/health/ready`),
   );
   return { process: gateway, pid: gateway.child.pid, port, url: `http://127.0.0.1:${port}` };
+}
+
+/** The service's URL, and the schema owner's, which creates clients (the service's role only reads them). */
+function ownerEnv(database) {
+  return { DATABASE_URL: database.url, ...(database.ownerUrl ? { MIGRATIONS_DATABASE_URL: database.ownerUrl } : {}) };
 }
 
 /** A partner client made the way operators make one (npm run clients -- create); returns its token. */
@@ -226,7 +253,7 @@ async function createPartnerClient(name, env) {
 export async function startBenchGateway(options) {
   const { process: gateway, port, url } = await startBenchGatewayProcess(options);
   const { database, dataDir } = options;
-  const token = await createPartnerClient(`bench-${port}`, { DATABASE_URL: database.url, DATA_DIR: dataDir });
+  const token = await createPartnerClient(`bench-${port}`, { ...ownerEnv(database), DATA_DIR: dataDir });
   const answer = await fetch(`${url}/api/v1/customers`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -386,7 +413,7 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
     const naiveUrl = `http://127.0.0.1:${naivePort}`;
 
     // A partner client, and one customer of its, created the way partners do.
-    const token = await createPartnerClient('bench', { DATABASE_URL: database.url });
+    const token = await createPartnerClient('bench', ownerEnv(database));
     const customerAnswer = await fetch(`${serviceUrl}/api/v1/customers`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

@@ -293,9 +293,29 @@ export interface paths {
         };
         /**
          * Readiness: PostgreSQL answers and the instance is not shutting down
-         * @description For the load balancer. 503 while PostgreSQL does not answer or while the instance drains for shutdown. Reported, not checked: the provider circuit state, whether the audit log is protected from the service’s own database role (`auditLog.protected`), and the audit sealer (`auditSealer`: its state, the newest checkpoint, how long the oldest event waiting to be sealed has waited, and `lagging` past AUDIT_SEAL_MAX_LAG_SECONDS). Never rate limited.
+         * @description For the load balancer. 503 while PostgreSQL does not answer or while the instance drains for shutdown. The answer is the verdict alone, for anyone: what each check found (the provider circuit, the audit log’s protection, the audit sealer) is for an admin, at `GET /health/details`. Never rate limited.
          */
         get: operations["HealthController_ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What each readiness check found (admin)
+         * @description The checks behind `/health/ready`, each by name: PostgreSQL (which alone, with shutting down, fails readiness), and, reported but never failing it, the provider circuit state, whether the audit log is protected from the service’s own database role (`auditLog.protected`), and the audit sealer (`auditSealer`: its state, the newest checkpoint, how long the oldest event waiting to be sealed has waited, and `lagging` past AUDIT_SEAL_MAX_LAG_SECONDS). Answers 200 whatever the verdict, which `status` says: `ok`, `error` (a check failed; `error` names it) or `shutting_down` (for these two, `/health/ready` answers 503). While PostgreSQL does not answer, the admin’s token cannot be checked either: 503 `DATABASE.UNAVAILABLE`.
+         */
+        get: operations["HealthController_details"];
         put?: never;
         post?: never;
         delete?: never;
@@ -877,6 +897,13 @@ export interface components {
             date_of_birth: string;
         };
         LivenessResponseDto: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+        };
+        ReadinessResponseDto: {
             /**
              * @example ok
              * @enum {string}
@@ -6048,7 +6075,7 @@ export interface operations {
                         status: number;
                         /** @example OK */
                         message: string;
-                        data: components["schemas"]["HealthStatusResponseDto"];
+                        data: components["schemas"]["ReadinessResponseDto"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -6071,7 +6098,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "SERVICE.NOT_READY",
-                     *         "details": "Failing checks: database",
+                     *         "details": "A readiness check failed; an admin reads which at GET /health/details",
                      *         "message": "The service is not ready"
                      *       }
                      *     }
@@ -6080,6 +6107,117 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "SERVICE.NOT_READY";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    HealthController_details: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["HealthStatusResponseDto"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                        };
+                    };
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `DATABASE.UNAVAILABLE`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "DATABASE.UNAVAILABLE",
+                     *         "details": "The service’s database is unavailable; try again shortly",
+                     *         "message": "The service’s database is unavailable; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "DATABASE.UNAVAILABLE";
                         };
                     };
                 };
