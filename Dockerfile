@@ -9,7 +9,9 @@ ARG NODE_VERSION=24.21.0
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# No install scripts: compiling needs none, and the development packages that have them (the Node
+# release a checkout runs on, the embedded PostgreSQL) have no place here: this image is Node.
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 # npm run build is tsc, then scripts/prune-dist.mjs.
 COPY scripts/prune-dist.mjs ./scripts/

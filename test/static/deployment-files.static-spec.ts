@@ -30,7 +30,11 @@ interface ComposeFile {
 
 const compose = parse(readFileSync(join(process.cwd(), 'docker-compose.yml'), 'utf8')) as ComposeFile;
 const dockerfile = readFileSync(join(process.cwd(), 'Dockerfile'), 'utf8');
-const packageJson = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+const packageJson = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as {
+  scripts: Record<string, string>;
+  engines: { node: string };
+  devDependencies: Record<string, string>;
+};
 const ciScript = (name: string) => readFileSync(join(process.cwd(), '.ci', name), 'utf8');
 
 /** A stage's instructions, one a line, without comments or blank lines (the Dockerfile continues none). */
@@ -237,7 +241,11 @@ describe('Dockerfile', () => {
     expect(ciScript('run')).toContain('LTS="$(cat .nvmrc)"');
   });
 
-  it('when CI tests the suite on the image’s Node and builds the image, then .ci/run and .ci/image take that exact release from the Dockerfile', () => {
+  it('when npm ci installs the Node the service runs on, and CI builds the image, then both are the Dockerfile’s exact release', () => {
+    // npm scripts find node_modules/.bin/node (the `node` package) first: the suite, npm start and the commands run on it.
+    expect(packageJson.devDependencies.node).toBe(nodeVersion);
+    // engines names the major it runs on, and no older one (Node 20 is past its end of life).
+    expect(packageJson.engines.node).toMatch(new RegExp(`^\\^${nodeVersion.split('.')[0]}\\.\\d+\\.\\d+$`));
     for (const name of ['run', 'image']) {
       const script = ciScript(name);
       const assignment = /^NODE_VERSION="\$\(.+\)"$/m.exec(script)?.[0];
@@ -246,10 +254,11 @@ describe('Dockerfile', () => {
       // The line as the script runs it, here: what it reads must be the Dockerfile's release.
       const read = execFileSync('bash', ['-c', `set -eu; ${assignment!}; printf %s "$NODE_VERSION"`], { cwd: process.cwd(), encoding: 'utf8' });
       expect({ script: name, read }).toEqual({ script: name, read: nodeVersion });
-      // The node binary it fetches from the npm registry is that release, not the major's newest.
-      const packs = [...script.matchAll(/npm pack[^\n]*"(node-linux-[^"]+)"/g)].map(([, spec]) => spec);
-      expect({ script: name, packs: packs.length > 0 && packs.every((spec) => /@\$\{?NODE_VERSION\}?$/.test(spec)) }).toEqual({ script: name, packs: true });
     }
+    // .ci/run refuses a packaged Node other than the Dockerfile's; .ci/image fetches that release for the image's base.
+    expect(ciScript('run')).toContain(`PACKAGED_NODE="$(node -p 'require("./package.json").devDependencies.node')"`);
+    const packs = [...ciScript('image').matchAll(/npm pack[^\n]*"(node-linux-[^"]+)"/g)].map(([, spec]) => spec);
+    expect(packs.length > 0 && packs.every((spec) => /@\$\{?NODE_VERSION\}?$/.test(spec))).toBe(true);
     // The base .ci/image makes is tagged with the name the FROM lines ask for.
     const baseImage = /^BASE_IMAGE="(.+)"$/m.exec(ciScript('image'))![1];
     expect(resolve(baseImage)).toBe(`docker.io/library/${resolve(runtime.split(/\s/)[0])}`);
