@@ -2,13 +2,34 @@
  * The boundaries of docs/architecture.md, checked by `npm run lint` (dependency-cruiser, because it
  * sees the whole import graph: folder rules and cycles, which per-file lint rules cannot).
  */
-/** Where the service's processes start: everything else in src/ must be reachable from one of them. */
-const ENTRY_POINTS = '^src/(main|sandbox/main|openapi[.]cli|data-source)[.]ts$|[.]cli[.]ts$';
-const FEATURES = '(audit|auth|balances|bank-accounts|customers|health|idempotency|metrics|rate-limit|sandbox|upstream)';
+/**
+ * Where processes start: everything else in src/ and dev/ must be reachable from one of them. The
+ * service's (src/main.ts, the commands, the TypeORM data source) and development's (dev/main.ts,
+ * `npm start`; the sandbox; the users and OpenAPI commands; the preload the npm commands use).
+ */
+const ENTRY_POINTS = '^src/(main|data-source)[.]ts$|^dev/(main|local-database|sandbox/main|openapi[.]cli)[.]ts$|[.]cli[.]ts$';
+const FEATURES = '(audit|auth|balances|bank-accounts|customers|health|idempotency|metrics|rate-limit|upstream)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    {
+      name: 'service-never-reaches-development-tooling',
+      comment:
+        'src/ is the service, and what the production image holds: it imports nothing from dev/ (the sandbox, the development ' +
+        'OpenID provider, the embedded PostgreSQL, demo data, the web app). Development tooling hands the service what it adds ' +
+        '(createApp’s `development`, offerLocalDatabase) from its own entry points.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^dev/' },
+    },
+    {
+      name: 'service-needs-no-development-package',
+      comment: 'The production image installs dependencies only (npm ci --omit=dev): src/ imports no devDependency, not even for its types.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
     {
       name: 'domain-is-pure',
       comment: 'Domain code depends on ports, never on a framework’s I/O or on an adapter.',
@@ -34,7 +55,7 @@ module.exports = {
       name: 'features-name-no-adapter',
       comment: 'A feature binds nothing to the upstream adapters: the upstream module binds the gateway ports and exports them.',
       severity: 'error',
-      from: { path: `^src/${FEATURES}/`, pathNot: '^src/(upstream|sandbox)/' },
+      from: { path: `^src/${FEATURES}/`, pathNot: '^src/upstream/' },
       to: { path: '^src/upstream/' },
     },
     {
@@ -80,21 +101,21 @@ module.exports = {
         'A file no entry point reaches is dead: the entry points are the service, the sandbox, the command-line tools, the OpenAPI export and the TypeORM data source.',
       severity: 'error',
       from: { path: ENTRY_POINTS },
-      to: { path: '^src/', pathNot: [ENTRY_POINTS, '[.]d[.]ts$'], reachable: false },
+      to: { path: '^(src|dev)/', pathNot: [ENTRY_POINTS, '[.]d[.]ts$', '^dev/web-app/[^/]+[.]js$'], reachable: false },
     },
     {
       name: 'no-circular-folders',
       comment: 'Two folders that import each other are one module in disguise; cut the cycle.',
       severity: 'error',
       scope: 'folder',
-      from: { path: '^src/' },
+      from: { path: '^(src|dev)/' },
       to: { circular: true },
     },
     {
       name: 'no-circular',
       comment: 'A cycle makes two modules one; cut it.',
       severity: 'error',
-      from: { path: '^src/' },
+      from: { path: '^(src|dev)/' },
       to: { circular: true },
     },
   ],
@@ -102,7 +123,7 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     // Packages are matched by their path under node_modules, also where node_modules is a link.
     preserveSymlinks: true,
-    includeOnly: '^(src|node_modules)/',
+    includeOnly: '^(src|dev|node_modules)/',
     exclude: { path: '\\.spec\\.ts$' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },

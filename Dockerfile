@@ -19,22 +19,32 @@ COPY src ./src
 COPY migrations ./migrations
 RUN npm run build
 
-# Run: production dependencies and the compiled output only, as the unprivileged node user.
+# The provider's stand-in (development tooling, dev/): the stand-alone sandbox docker-compose.yml
+# runs beside the gateway (`--target sandbox`). The production image below holds none of dev/.
+FROM build AS sandbox
+COPY dev ./dev
+RUN npm run build && mkdir -p /data && chown node:node /data
+ENV NODE_ENV=production DATA_DIR=/data
+USER node
+CMD ["node", "dist/dev/sandbox/main.js"]
+
+# Run: production dependencies and the service's compiled output only (dist/src, dist/migrations:
+# no development tooling), as the unprivileged node user.
 FROM node:${NODE_VERSION}-bookworm-slim
 # DATA_DIR holds the keys the service makes when none is configured and the stand-alone sandbox's
 # key pair; /data is the node user's (below), the default ./.data would be root's /app/.data.
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./
-# The embedded PostgreSQL (an optional dependency, about 60 MB) is for development only: live mode
-# always has DATABASE_URL.
-RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
-COPY --from=build /app/dist ./dist
+# Dependencies only: development's packages (the embedded PostgreSQL, the development OpenID
+# provider, the Node release a checkout runs on) are devDependencies, and src/ imports none of them
+# (npm run lint).
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/migrations ./dist/migrations
 # The operator commands (npm run -s clients -- …, npm run -s audit:verify, …) run here as in a
 # checkout: build-if-changed finds no src/ to build from and leaves dist/ as it is.
-COPY scripts/build-if-changed.mjs scripts/prune-dist.mjs ./scripts/
-# The reference web app, served at /app/ in sandbox mode.
-COPY web-app ./web-app
+COPY scripts/build-if-changed.mjs scripts/prune-dist.mjs scripts/local-database.cjs ./scripts/
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000

@@ -45,7 +45,7 @@ export default tseslint.config(
   },
   {
     // The reference web app runs in the browser, as a classic script.
-    files: ['web-app/**/*.js'],
+    files: ['dev/web-app/**/*.js'],
     languageOptions: { globals: { ...globals.browser }, sourceType: 'script' },
   },
 );

@@ -49,7 +49,7 @@ module.exports = {
   testTimeout: 60_000,
   reporters: process.env.SUITE_PROGRESS ? ['default', '<rootDir>/test/support/suite-progress-reporter.cjs'] : ['default'],
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/contracts/*.spec.ts'] },
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/dev/**/*.spec.ts', '<rootDir>/test/contracts/*.spec.ts'] },
     {
       ...shared,
       ...onDatabase,

@@ -168,7 +168,7 @@ export async function startBenchSandbox(dataDir) {
   const port = await freePort();
   const sandboxUrl = `http://127.0.0.1:${port}`;
   const sandbox = await startNode(
-    ['dist/src/sandbox/main.js'],
+    ['dist/dev/sandbox/main.js'],
     { DATA_DIR: dataDir, SANDBOX_PORT: String(port), SANDBOX_BEARER_TOKEN: SANDBOX_TOKEN, LOG_LEVEL: 'warn' },
     answers(`${sandboxUrl}/__sandbox/public-key`),
   );

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds dist/ (tsc -p tsconfig.build.json) only when a source changed since the last build made
 // here, so that `npm run clients`, `npm run audit:verify` and the other commands answer at once.
-// "Changed": a file or folder under src/ or migrations/, or a tsconfig, newer than dist/.built-at.
+// "Changed": a file or folder under src/, dev/ or migrations/, or a tsconfig, newer than dist/.built-at.
 // Where there is no src/ (the production image), it does nothing.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pruneDist } from './prune-dist.mjs';
 
 const STAMP = join('dist', '.built-at');
-const SOURCES = ['src', 'migrations', 'tsconfig.json', 'tsconfig.build.json'];
+const SOURCES = ['src', 'dev', 'migrations', 'tsconfig.json', 'tsconfig.build.json'];
 
 function newest(path) {
   const stat = statSync(path);

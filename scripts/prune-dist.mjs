@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 const OUTPUT = /\.(?:js|js\.map|d\.ts|d\.ts\.map)$/;
 
 /** Prunes dist/<root>/ for each source root; returns the files removed (paths relative to cwd). */
-export function pruneDist(roots = ['src', 'migrations'], dist = 'dist') {
+export function pruneDist(roots = ['src', 'dev', 'migrations'], dist = 'dist') {
   const removed = [];
   const walk = (folder) => {
     for (const entry of readdirSync(folder)) {

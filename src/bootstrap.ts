@@ -18,10 +18,29 @@ import { serveMetrics } from './metrics/metrics.routes';
 import { DatabaseUrls } from './database/database-roles';
 import { edgeStages } from './edge.pipeline';
 import { setupSwagger } from './swagger';
-import { serveWebApp } from './sandbox/web-app';
+import type { FastifyInstance } from 'fastify';
 import { trustedIssuers } from './config/end-user-settings';
-import { DEV_CLIENTS, DEV_WEB_CLIENT_SECRET } from './sandbox/dev-identity-provider';
 import { UpstreamSettings } from './upstream/upstream.settings';
+
+/**
+ * What development tooling (dev/) adds to the application it starts: its OpenID provider, trusted
+ * beside the configured issuers, with the clients the gateway and Swagger UI use there, and routes
+ * of its own (the reference web app). Production passes none.
+ */
+export interface DevelopmentAdditions {
+  readonly identityProvider?: {
+    readonly issuer: string;
+    readonly webClient: { readonly clientId: string; readonly secret: string };
+    readonly swaggerClientId: string;
+  };
+  readonly routes?: (fastify: FastifyInstance) => void;
+}
+
+export interface AppOptions {
+  readonly logStream?: DestinationStream;
+  readonly demoCustomerId?: () => string | undefined;
+  readonly development?: DevelopmentAdditions;
+}
 
 /**
  * Builds the application exactly as production runs it — adapter, hooks, global pipe, filter and
@@ -31,7 +50,7 @@ export async function createApp(
   config: AppConfig,
   database: DatabaseUrls,
   upstream: UpstreamSettings,
-  options: { logStream?: DestinationStream; demoCustomerId?: () => string | undefined; devIssuer?: string; webApp?: boolean } = {},
+  options: AppOptions = {},
 ): Promise<NestFastifyApplication> {
   const trustedProxies = readTrustedProxies(config.TRUST_PROXY, config);
   const adapter = new FastifyAdapter({
@@ -52,8 +71,8 @@ export async function createApp(
       config,
       database,
       upstream,
-      devIssuer: options.devIssuer,
-      devWebClient: options.devIssuer ? { clientId: DEV_CLIENTS.web, secret: DEV_WEB_CLIENT_SECRET } : undefined,
+      devIssuer: options.development?.identityProvider?.issuer,
+      devWebClient: options.development?.identityProvider?.webClient,
     }),
     adapter,
     {
@@ -75,7 +94,7 @@ export async function createApp(
   const fastify = app.getHttpAdapter().getInstance();
   installEdgeServer(fastify);
   useFormBodyOn(fastify, [SESSION_PATHS.backchannelLogout]);
-  const issuers = trustedIssuers(config, options.devIssuer);
+  const issuers = trustedIssuers(config, options.development?.identityProvider?.issuer);
   installPipeline(fastify, edgeStages(app, config, logStream, [...new Set(issuers.map(({ issuer }) => new URL(issuer).origin))]));
 
   const origins = corsOrigins(config);
@@ -101,14 +120,13 @@ export async function createApp(
     });
   }
   if (config.METRICS_ENABLED) serveMetrics(fastify, app.get(PrometheusMetrics));
-  // Sandbox mode: the reference web app of the browser session, at /app/.
-  if (options.webApp) serveWebApp(fastify);
+  options.development?.routes?.(fastify);
   if (config.DOCS_ENABLED) {
     const [issuer] = issuers;
     setupSwagger(app, {
       demoCustomerId: options.demoCustomerId,
-      // Sandbox mode: the development provider's public client for Swagger UI; live mode: typed in Authorize.
-      endUsers: issuer && { issuer: issuer.issuer, audience: issuer.audience, clientId: options.devIssuer ? DEV_CLIENTS.swagger : '' },
+      // The development provider's public client for Swagger UI; live mode: typed in Authorize.
+      endUsers: issuer && { issuer: issuer.issuer, audience: issuer.audience, clientId: options.development?.identityProvider?.swaggerClientId ?? '' },
     });
   }
   await app.init();

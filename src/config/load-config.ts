@@ -27,7 +27,17 @@ export function knownVariables(): string[] {
  * Validates the environment once and returns the typed configuration. Empty strings count as
  * unset. Every bad variable is named in one error, so a broken deployment is fixed in one pass.
  */
-export function validateEnvironment(env: Record<string, string | undefined>, { sandbox = false }: { sandbox?: boolean } = {}): AppConfig {
+/**
+ * `sandbox`: for the stand-alone sandbox, a provider's stand-in, which is not the service.
+ * `live`: for the service's own entry point (src/main.ts), which has no sandbox and no embedded
+ * database to fall back on: the provider and the database must be named.
+ */
+export interface EnvironmentChecks {
+  readonly sandbox?: boolean;
+  readonly live?: boolean;
+}
+
+export function validateEnvironment(env: Record<string, string | undefined>, { sandbox = false, live = false }: EnvironmentChecks = {}): AppConfig {
   const raw: Record<string, string> = {};
   for (const key of knownVariables()) {
     const value = env[key];
@@ -37,9 +47,21 @@ export function validateEnvironment(env: Record<string, string | undefined>, { s
   const errors = validateSync(config, { skipMissingProperties: false, stopAtFirstError: true });
   // Production's own refusals (productionProblems) come with the rest, so one pass fixes all; the
   // stand-alone sandbox, a provider's stand-in, is not the service.
-  const problems = [...errors.map(describe), ...(sandbox ? [] : productionProblems(config))];
+  const problems = [...errors.map(describe), ...(sandbox ? [] : productionProblems(config)), ...(live ? liveProblems(config) : [])];
   if (problems.length > 0) throw new ConfigurationError(problems);
   return config;
+}
+
+/** What the service's own entry point needs that development's (`npm start`) starts itself. */
+function liveProblems(config: AppConfig): string[] {
+  const problems: string[] = [];
+  if (!config.UPSTREAM_BASE_URL) {
+    problems.push('UPSTREAM_BASE_URL is required: this entry point calls a real provider (the sandbox is development tooling: npm start, in a checkout)');
+  }
+  if (!config.DATABASE_URL) {
+    problems.push('DATABASE_URL is required: this entry point uses an external PostgreSQL (the embedded one is development tooling: npm start, in a checkout)');
+  }
+  return problems;
 }
 
 /** Reads `.env` from the working directory when present; real environment variables win. */
@@ -51,7 +73,7 @@ export function loadEnvFile(path = '.env'): void {
  * For entry points (the service, the sandbox): `.env`, then the environment, validated; on a bad
  * configuration, the one message naming every problem on stderr and exit 1.
  */
-export function readConfigOrExit(options: { sandbox?: boolean } = {}): AppConfig {
+export function readConfigOrExit(options: EnvironmentChecks = {}): AppConfig {
   loadEnvFile();
   try {
     return validateEnvironment(process.env, options);

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { startTestApp, TestApp } from '../support/app';
 import { buildBankAccountRequest, buildCustomerRequest } from '../support/builders';
 import { createCustomer } from '../support/http';
-import { DevIdentityProvider, startDevIdentityProvider } from '../../src/sandbox/dev-identity-provider';
+import { DevIdentityProvider, startDevIdentityProvider } from '../../dev/identity-provider/dev-identity-provider';
 
 /**
  * Every string field of every body, every query parameter and every path parameter of the API (as

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair } from 'jose';
 import { hashOf } from '../../src/auth/domain/browser-sessions.service';
-import { DevIdentityProvider, startDevIdentityProvider } from '../../src/sandbox/dev-identity-provider';
-import { setCookieValue, webLogin, webLoginUntilCallback } from '../../src/sandbox/dev-login';
+import { DevIdentityProvider, startDevIdentityProvider } from '../../dev/identity-provider/dev-identity-provider';
+import { setCookieValue, webLogin, webLoginUntilCallback } from '../../dev/identity-provider/dev-login';
 import { startTestApp, TestApp } from '../support/app';
 import { buildBankAccountRequest } from '../support/builders';
 import { callApi, createCustomer } from '../support/http';

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { DevIdentityProvider, startDevIdentityProvider } from '../../src/sandbox/dev-identity-provider';
-import { devLogin } from '../../src/sandbox/dev-login';
+import { DevIdentityProvider, startDevIdentityProvider } from '../../dev/identity-provider/dev-identity-provider';
+import { devLogin } from '../../dev/identity-provider/dev-login';
 import { startTestApp, TestApp } from '../support/app';
 import { buildBankAccountRequest, buildCustomerRequest } from '../support/builders';
 import { callApi, createCustomer } from '../support/http';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Authenticator } from '../../src/auth/domain/authenticator';
-import { DevIdentityProvider, startDevIdentityProvider } from '../../src/sandbox/dev-identity-provider';
-import { webLogin } from '../../src/sandbox/dev-login';
+import { DevIdentityProvider, startDevIdentityProvider } from '../../dev/identity-provider/dev-identity-provider';
+import { webLogin } from '../../dev/identity-provider/dev-login';
 import { startTestApp, TestApp } from '../support/app';
 import { callApi, createCustomer } from '../support/http';
 import { dpopProof, newDpopKey, TEST_AUDIENCE, TestIssuer } from '../support/oidc';

@@ -1,6 +1,6 @@
 import { startTestApp, TestApp } from '../support/app';
 import { callApi } from '../support/http';
-import { createDemoCustomer } from '../../src/demo-customer';
+import { createDemoCustomer } from '../../dev/demo/demo-customer';
 
 interface Schema {
   properties: Record<string, { example?: unknown }>;

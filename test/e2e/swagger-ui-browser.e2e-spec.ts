@@ -5,7 +5,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { startTestApp, TestApp } from '../support/app';
 import { launchChromium } from '../support/browser';
 import { createCustomer } from '../support/http';
-import { DevIdentityProvider, startDevIdentityProvider } from '../../src/sandbox/dev-identity-provider';
+import { asTrustedProvider, DevIdentityProvider, startDevIdentityProvider } from '../../dev/identity-provider/dev-identity-provider';
 
 const OUTPUT = join(process.cwd(), 'test-output');
 
@@ -82,7 +82,10 @@ describe('Swagger UI’s end-user login in a real browser (the development OpenI
 
   beforeAll(async () => {
     idp = await startDevIdentityProvider({ port: 0, audience: 'urn:partner-gateway' });
-    sut = await startTestApp({ END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64') }, { devIssuer: idp.issuer });
+    sut = await startTestApp(
+      { END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64') },
+      { development: { identityProvider: asTrustedProvider(idp.issuer) } },
+    );
     admin = await sut.createClient('admin');
     browser = await launchChromium();
   });

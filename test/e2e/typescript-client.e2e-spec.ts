@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createDpopSigner, createGatewayClient, errorCodeOf, GatewayClient, hasCode, wasReplayed } from '../../clients/typescript/src/index';
-import { DevIdentityProvider, startDevIdentityProvider } from '../../src/sandbox/dev-identity-provider';
-import { devLogin, webLogin } from '../../src/sandbox/dev-login';
+import { DevIdentityProvider, startDevIdentityProvider } from '../../dev/identity-provider/dev-identity-provider';
+import { devLogin, webLogin } from '../../dev/identity-provider/dev-login';
 import { webClientEnv } from '../support/sessions';
 import { monthsFromToday } from '../support/builders';
 import { startTestApp, TestApp } from '../support/app';

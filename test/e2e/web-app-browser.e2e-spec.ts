@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { DevIdentityProvider, startDevIdentityProvider } from '../../src/sandbox/dev-identity-provider';
+import { DevIdentityProvider, startDevIdentityProvider } from '../../dev/identity-provider/dev-identity-provider';
+import { serveWebApp } from '../../dev/web-app/serve-web-app';
 import { startTestApp, TestApp } from '../support/app';
 import { launchChromium } from '../support/browser';
 import { callApi, createCustomer } from '../support/http';
@@ -26,7 +27,7 @@ describe('the reference web app in a real browser (the browser session of RFC 10
   beforeAll(async () => {
     idp = await startDevIdentityProvider({ port: 0, audience: TEST_AUDIENCE });
     const env = webClientEnv(idp.issuer);
-    t = await startTestApp(env, { webApp: true });
+    t = await startTestApp(env, { development: { routes: serveWebApp } });
     replica = await startTestApp(env, { database: t.database });
     await idp.setWebOrigins([t.baseUrl]);
     const partner = await t.createClient('partner');

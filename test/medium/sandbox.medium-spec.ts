@@ -2,8 +2,8 @@ import { constants, createCipheriv, createHash, createPublicKey, publicEncrypt, 
 import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateSandboxKeys } from '../../src/sandbox/sandbox-keys';
-import { RunningSandbox, startSandbox } from '../../src/sandbox/sandbox.runner';
+import { generateSandboxKeys } from '../../dev/sandbox/sandbox-keys';
+import { RunningSandbox, startSandbox } from '../../dev/sandbox/sandbox.runner';
 import { buildBankAccountRequest, monthsFromToday } from '../support/builders';
 import { journal } from '../support/sandbox';
 

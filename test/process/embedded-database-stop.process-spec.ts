@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { acquireEmbeddedDatabase, DatabaseHandle } from '../../src/database/embedded-postgres';
+import { acquireEmbeddedDatabase, DatabaseHandle } from '../../dev/database/embedded-postgres';
 import { startTestApp, TestApp } from '../support/app';
 import { auditEventsOf } from '../support/audit';
 import { buildBankAccountRequest } from '../support/builders';

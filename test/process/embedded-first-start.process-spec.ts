@@ -1,7 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { webLogin } from '../../src/sandbox/dev-login';
+import { webLogin } from '../../dev/identity-provider/dev-login';
 import {
+  asNpmRunsIt,
   cleanEnv,
   clusterPid,
   freePort,
@@ -19,12 +20,12 @@ import {
  * PostgreSQL, print working tokens once, share that database with the clients CLI while running,
  * shut down cleanly, and leave the CLI able to work on its own afterwards.
  */
-const MAIN = join(process.cwd(), 'dist', 'src', 'main.js');
-const CLIENTS = join(process.cwd(), 'dist', 'src', 'auth', 'cli', 'clients.cli.js');
-const VERIFY = join(process.cwd(), 'dist', 'src', 'audit', 'cli', 'audit-verify.cli.js');
-const SANDBOX = join(process.cwd(), 'dist', 'src', 'sandbox', 'main.js');
-const PURGE = join(process.cwd(), 'dist', 'src', 'audit', 'cli', 'audit-purge.cli.js');
-const USERS = join(process.cwd(), 'dist', 'src', 'auth', 'cli', 'users.cli.js');
+const MAIN = join(process.cwd(), 'dist', 'dev', 'main.js');
+const CLIENTS = asNpmRunsIt(join(process.cwd(), 'dist', 'src', 'auth', 'cli', 'clients.cli.js'));
+const VERIFY = asNpmRunsIt(join(process.cwd(), 'dist', 'src', 'audit', 'cli', 'audit-verify.cli.js'));
+const SANDBOX = join(process.cwd(), 'dist', 'dev', 'sandbox', 'main.js');
+const PURGE = asNpmRunsIt(join(process.cwd(), 'dist', 'src', 'audit', 'cli', 'audit-purge.cli.js'));
+const USERS = join(process.cwd(), 'dist', 'dev', 'cli', 'users.cli.js');
 
 describe('first start with embedded defaults (one new user, step by step)', () => {
   let dataDir: string;

@@ -38,7 +38,7 @@ describe('embedded PostgreSQL from a private checkout', () => {
     writeFileSync(
       script,
       `
-      const { acquireEmbeddedDatabase } = require(${JSON.stringify(join(process.cwd(), 'dist/src/database/embedded-postgres.js'))});
+      const { acquireEmbeddedDatabase } = require(${JSON.stringify(join(process.cwd(), 'dist/dev/database/embedded-postgres.js'))});
       const { Client } = require('pg');
       const log = { info: (m) => console.log(m), warn: (m) => console.log('WARN ' + m), debug: () => {} };
       (async () => {

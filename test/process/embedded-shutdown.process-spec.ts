@@ -8,7 +8,7 @@ import { cleanEnv, clusterPid, listeningPorts, removeDataDir, scratchDataDir, st
  * SIGTERM with requests in flight, on the built service with its embedded defaults (its own
  * PostgreSQL, the in-process sandbox made slow with a latency fault).
  */
-const MAIN = join(process.cwd(), 'dist', 'src', 'main.js');
+const MAIN = join(process.cwd(), 'dist', 'dev', 'main.js');
 
 interface Running {
   readonly service: Started;

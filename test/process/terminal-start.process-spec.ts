@@ -10,7 +10,7 @@ function isRunning(pid: number): boolean {
   }
 }
 
-const MAIN = join(process.cwd(), 'dist', 'src', 'main.js');
+const MAIN = join(process.cwd(), 'dist', 'dev', 'main.js');
 // Colours and the terminal's own control sequences, as a person never sees them.
 const CONTROL = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]|\\r`, 'g');
 

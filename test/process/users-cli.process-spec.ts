@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
-import { DevIdentityProvider, startDevIdentityProvider } from '../../src/sandbox/dev-identity-provider';
+import { DevIdentityProvider, startDevIdentityProvider } from '../../dev/identity-provider/dev-identity-provider';
 
-const USERS = join(process.cwd(), 'dist', 'src', 'auth', 'cli', 'users.cli.js');
+const USERS = join(process.cwd(), 'dist', 'dev', 'cli', 'users.cli.js');
 
 /** Runs `npm run users --` with `input` on its standard input (closed at once when none). */
 async function users(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,6 +17,8 @@ async function cruise(files: Record<string, string>): Promise<{ code: number; ou
   try {
     copyFileSync(join(ROOT, '.dependency-cruiser.cjs'), join(dir, '.dependency-cruiser.cjs'));
     copyFileSync(join(ROOT, 'tsconfig.json'), join(dir, 'tsconfig.json'));
+    // Which packages are development dependencies is read from here.
+    copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
     for (const [path, text] of Object.entries(files)) {
       mkdirSync(join(dir, dirname(path)), { recursive: true });
@@ -25,7 +27,12 @@ async function cruise(files: Record<string, string>): Promise<{ code: number; ou
     try {
       const { stdout } = await run(
         process.execPath,
-        [join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), 'src', '--config', '.dependency-cruiser.cjs'],
+        [
+          join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'),
+          ...['src', 'dev'].filter((folder) => existsSync(join(dir, folder))),
+          '--config',
+          '.dependency-cruiser.cjs',
+        ],
         { cwd: dir },
       );
       return { code: 0, output: stdout };
@@ -42,11 +49,38 @@ describe('Architecture boundaries (npm run lint)', () => {
   it('when the real tree is cruised, then it keeps every rule', async () => {
     const { stdout } = await run(
       process.execPath,
-      [join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), 'src', '--config', '.dependency-cruiser.cjs'],
+      [join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), 'src', 'dev', '--config', '.dependency-cruiser.cjs'],
       { cwd: ROOT },
     );
 
     expect(stdout).toMatch(/no dependency violations found/);
+  });
+
+  it('when the service imports development tooling, then lint fails; development tooling importing the service passes', async () => {
+    const tooling = { 'dev/sandbox/sandbox.server.ts': 'export const sandbox = 1;\n' };
+    const reached = await cruise({
+      ...tooling,
+      'src/main.ts': `import { sandbox } from '../dev/sandbox/sandbox.server';\nexport const started = sandbox;\n`,
+    });
+    const reaching = await cruise({
+      'src/serve.ts': 'export const serve = 1;\n',
+      'src/main.ts': `import { serve } from './serve';\nexport const started = serve;\n`,
+      'dev/main.ts': `import { serve } from '../src/serve';\nimport { sandbox } from './sandbox/sandbox.server';\nexport const started = [serve, sandbox];\n`,
+      ...tooling,
+    });
+
+    expect(reached.code).not.toBe(0);
+    expect(reached.output).toMatch(/service-never-reaches-development-tooling: src\/main\.ts → dev\/sandbox\/sandbox\.server\.ts/);
+    expect(reaching).toEqual({ code: 0, output: expect.stringMatching(/no dependency violations found/) });
+  });
+
+  it('when the service imports a development dependency (the image installs none), then lint fails', async () => {
+    const result = await cruise({
+      'src/main.ts': `import Provider from 'oidc-provider';\nexport const p = Provider;\n`,
+    });
+
+    expect(result.code).not.toBe(0);
+    expect(result.output).toMatch(/service-needs-no-development-package: src\/main\.ts → node_modules\/oidc-provider/);
   });
 
   it.each([

@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { readAuditSigningKey } from '../../src/config/audit-keys';
 import { readSecretKey } from '../../src/config/end-user-settings';
 import { knownVariables, validateEnvironment } from '../../src/config/load-config';
-import { generateSandboxKeys } from '../../src/sandbox/sandbox-keys';
+import { generateSandboxKeys } from '../../dev/sandbox/sandbox-keys';
 
 // No Docker engine runs where the suite runs: these checks read the files the way compose and
 // docker would, and hold them to the service's own configuration schema.
@@ -233,7 +233,9 @@ describe('Dockerfile', () => {
 
   it('when built and run, then both stages use one exact release of the supported LTS that .nvmrc names', () => {
     const lts = readFileSync(join(process.cwd(), '.nvmrc'), 'utf8').trim();
-    const images = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map(([, image]) => resolve(image));
+    const stageNames = [...dockerfile.matchAll(/^FROM \S+ AS (\S+)$/gm)].map(([, name]) => name);
+    // A stage may start from an earlier one (the sandbox's from the build); every other FROM is the one base.
+    const images = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map(([, image]) => resolve(image)).filter((image) => !stageNames.includes(image));
 
     expect(Number(lts)).toBeGreaterThanOrEqual(24);
     expect(nodeVersion).toMatch(new RegExp(`^${lts}\\.\\d+\\.\\d+$`));
@@ -278,9 +280,23 @@ describe('Dockerfile', () => {
 
     expect(runAt).toBeGreaterThan(0);
     expect(scripts).toContain('scripts/prune-dist.mjs');
-    for (const path of ['package.json', 'package-lock.json', ...tsconfigs, ...compiled, ...scripts]) {
+    // Development tooling (dev/) is compiled where it is copied, in a checkout or the sandbox's stage; never here.
+    expect(compiled).toContain('dev');
+    expect(isCopied('dev/main.ts', copiedSources(lines))).toBe(false);
+    for (const path of ['package.json', 'package-lock.json', ...tsconfigs, ...compiled.filter((path) => path !== 'dev'), ...scripts]) {
       expect({ path, copiedFirst: isCopied(path, copied) }).toEqual({ path, copiedFirst: true });
     }
+  });
+
+  it('when the production image is assembled, then it takes the service’s compiled output only, and installs no development dependency', () => {
+    const fromBuild = instructions(runtime)
+      .filter((line) => line.startsWith('COPY --from=build '))
+      .map((line) => line.split(/\s+/)[2]);
+
+    expect(fromBuild.sort()).toEqual(['/app/dist/migrations', '/app/dist/src']);
+    expect(runtime).toMatch(/^RUN npm ci --omit=dev /m);
+    expect(isCopied('dev/main.ts', copiedSources(instructions(runtime)))).toBe(false);
+    expect(isCopied('dev/web-app/index.html', copiedSources(instructions(runtime)))).toBe(false);
   });
 
   it('when an operator runs an npm command in the image, then what it runs is there and it builds nothing', () => {
@@ -295,10 +311,21 @@ describe('Dockerfile', () => {
     }
     // Without src/ in the image, build-if-changed leaves the compiled dist/ as it is (its own test).
     expect(isCopied('src/main.ts', copied)).toBe(false);
-    for (const [name, command] of commands) {
-      const entry = /&& node (dist\/\S+)\.js\b/.exec(command)?.[1];
+    const entries = commands.map(([name, command]) => ({ name, entry: /&& node (?:--require (\S+) )?(dist\/\S+)\.js\b/.exec(command) }));
+    // The operator's commands run the service's code; start, users and sandbox are development's (dist/dev/, not in the image).
+    const operators = entries.filter(({ entry }) => entry?.[2].startsWith('dist/src/'));
+    expect(operators.map(({ name }) => name)).toEqual(expect.arrayContaining(['clients', 'audit:verify', 'migration:run', 'psql']));
+    expect(
+      entries
+        .filter(({ entry }) => !entry?.[2].startsWith('dist/src/'))
+        .map(({ name }) => name)
+        .sort(),
+    ).toEqual(['sandbox', 'start', 'users']);
+    for (const { name, entry } of operators) {
       // dist/<path>.js is compiled from <path>.ts, which the build stage copies and compiles.
-      expect({ name, source: entry && existsSync(join(process.cwd(), `${entry.replace(/^dist\//, '')}.ts`)) }).toEqual({ name, source: true });
+      expect({ name, source: existsSync(join(process.cwd(), `${entry![2].replace(/^dist\//, '')}.ts`)) }).toEqual({ name, source: true });
+      // What it preloads (the local database's offer, which finds no dist/dev/ there) is copied too.
+      if (entry![1]) expect({ name, preload: isCopied(normalize(entry![1]), copied) }).toEqual({ name, preload: true });
     }
   });
 

@@ -7,7 +7,7 @@ import { parse, parseAllDocuments, stringify } from 'yaml';
 import { knownVariables, validateEnvironment } from '../../src/config/load-config';
 import { shutdownTimes } from '../../src/config/provider-call';
 import { readTrustedProxies } from '../../src/config/trusted-proxies';
-import { generateSandboxKeys } from '../../src/sandbox/sandbox-keys';
+import { generateSandboxKeys } from '../../dev/sandbox/sandbox-keys';
 import { Container, K8sObject, PodSpec, podOf, renderedManifests } from '../support/kubernetes';
 
 /**

@@ -6,13 +6,13 @@ import { DataSource } from 'typeorm';
 import { ApiClientRole } from '../../src/auth/domain/api-client';
 import { ApiClientsService } from '../../src/auth/domain/api-clients.service';
 import { withApiClientsAsOwner } from '../../src/auth/persistence/api-clients-as-owner';
-import { createApp } from '../../src/bootstrap';
+import { createApp, DevelopmentAdditions } from '../../src/bootstrap';
 import { validateEnvironment } from '../../src/config/load-config';
 import { PostgresNotifications } from '../../src/database/postgres-notifications';
 import { createTestDatabase, TestDatabase } from './database';
 import { waitFor } from './wait-for';
-import { generateSandboxKeys, SandboxKeys } from '../../src/sandbox/sandbox-keys';
-import { RunningSandbox, startSandbox } from '../../src/sandbox/sandbox.runner';
+import { generateSandboxKeys, SandboxKeys } from '../../dev/sandbox/sandbox-keys';
+import { RunningSandbox, startSandbox } from '../../dev/sandbox/sandbox.runner';
 import { liveUpstreamSettings } from '../../src/upstream/upstream.settings';
 
 /** What the service logged since a point, as raw text and parsed lines. */
@@ -82,7 +82,7 @@ export const TEST_AUDIT_SIGNING_KEY = generateKeyPairSync('ed25519').privateKey.
 export async function startTestApp(
   env: Record<string, string> = {},
   /** `oneRole`: DATABASE_URL alone, whose role (the owner) then owns the audit log, as an operator who set no MIGRATIONS_DATABASE_URL. */
-  options: { database?: TestDatabase; oneRole?: boolean; demoCustomerId?: () => string | undefined; devIssuer?: string; webApp?: boolean } = {},
+  options: { database?: TestDatabase; oneRole?: boolean; demoCustomerId?: () => string | undefined; development?: DevelopmentAdditions } = {},
 ): Promise<TestApp> {
   keys ??= generateSandboxKeys();
   const sandbox = await startSandbox({ port: 0, keys });
@@ -104,8 +104,7 @@ export async function startTestApp(
     app = await createApp(config, { url: config.DATABASE_URL!, ownerUrl: config.MIGRATIONS_DATABASE_URL }, liveUpstreamSettings(config), {
       logStream: capture,
       demoCustomerId: options.demoCustomerId,
-      devIssuer: options.devIssuer,
-      webApp: options.webApp,
+      development: options.development,
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
   } catch (error) {

@@ -41,7 +41,7 @@ module.exports = async function globalSetup() {
     process.stderr.write('\n[tests] PostgreSQL: external, from DATABASE_URL\n');
     return;
   }
-  const { acquireEmbeddedDatabase } = require('../../dist/src/database/embedded-postgres.js');
+  const { acquireEmbeddedDatabase } = require('../../dist/dev/database/embedded-postgres.js');
   const dataDir = mkdtempSync(join(tmpdir(), 'pgw-test-'));
   chmodSync(dataDir, 0o755); // reachable by the postgres user when tests run as root
   const log = { info: () => undefined, warn: (m) => process.stderr.write(`[tests] ${m}\n`), debug: () => undefined };

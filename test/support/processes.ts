@@ -44,8 +44,16 @@ export function listeningPorts(started: Started): { port: number; sandboxPort: n
   return { port: portPrinted(started, 'Partner gateway listening', 'url'), sandboxPort: portPrinted(started, 'Sandbox provider running', 'sandbox') };
 }
 
-export function startProcess(script: string, args: string[], env: NodeJS.ProcessEnv): Started {
-  const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * A command of dist/src/ as `npm run` starts it in a checkout: with development tooling's embedded
+ * PostgreSQL offered for when DATABASE_URL is not set (scripts/local-database.cjs).
+ */
+export function asNpmRunsIt(script: string): readonly string[] {
+  return ['--require', join(process.cwd(), 'scripts', 'local-database.cjs'), script];
+}
+
+export function startProcess(script: string | readonly string[], args: string[], env: NodeJS.ProcessEnv): Started {
+  const child = spawn(process.execPath, [...[script].flat(), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
@@ -72,8 +80,8 @@ export function startInTerminal(script: string, env: NodeJS.ProcessEnv): Started
  * running after `timeoutMs` is killed (code null): a command that should have ended but did not
  * fails its test instead of holding the whole suite open.
  */
-export async function runProcess(script: string, args: string[], env: NodeJS.ProcessEnv, { timeoutMs = 60_000 } = {}) {
-  const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function runProcess(script: string | readonly string[], args: string[], env: NodeJS.ProcessEnv, { timeoutMs = 60_000 } = {}) {
+  const child = spawn(process.execPath, [...[script].flat(), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

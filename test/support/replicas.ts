@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { runClientsCli } from '../../src/auth/cli/clients.command';
-import { generateSandboxKeys } from '../../src/sandbox/sandbox-keys';
-import { RunningSandbox, startSandbox } from '../../src/sandbox/sandbox.runner';
+import { generateSandboxKeys } from '../../dev/sandbox/sandbox-keys';
+import { RunningSandbox, startSandbox } from '../../dev/sandbox/sandbox.runner';
 import { TEST_AUDIT_SIGNING_KEY } from './app';
 
 /** The end users' pseudonym key the replicas share. */

@@ -1,6 +1,6 @@
-import type { JournalEntry } from '../../src/sandbox/sandbox.server';
-import type { FaultSpec } from '../../src/sandbox/sandbox-faults';
-import type { RunningSandbox } from '../../src/sandbox/sandbox.runner';
+import type { JournalEntry } from '../../dev/sandbox/sandbox.server';
+import type { FaultSpec } from '../../dev/sandbox/sandbox-faults';
+import type { RunningSandbox } from '../../dev/sandbox/sandbox.runner';
 
 export async function injectFault(sandbox: RunningSandbox, fault: FaultSpec): Promise<void> {
   const response = await fetch(`${sandbox.baseUrl}/__sandbox/faults`, {

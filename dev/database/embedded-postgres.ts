@@ -1,6 +1,7 @@
 import { chownSync, existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { freePort } from '../common/runtime/free-port';
+import { freePort } from '../../src/common/runtime/free-port';
+import type { DatabaseHandle } from '../../src/database/database-handle';
 import { ensureDatabase, readCredentials, urlFor } from './embedded/credentials';
 import type { EmbeddedLog } from './embedded/embedded-log';
 import { chooseClusterDir, clusterOwner, executableBy, isRoot } from './embedded/ownership';
@@ -21,17 +22,7 @@ const POSTGRES_FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_d
  * binaries and initdb it uses). This file acquires one.
  */
 export type { EmbeddedLog } from './embedded/embedded-log';
-
-export interface DatabaseHandle {
-  /** The service's own role (DATABASE_URL). */
-  readonly url: string;
-  /** The schema owner's, when it is another role: the migrations run with it. */
-  readonly ownerUrl?: string;
-  /** Where the database came from, for the start-up log (never the password). */
-  readonly description: string;
-  /** Stops the embedded server when this process started it; a no-op otherwise. */
-  stop(): Promise<void>;
-}
+export type { DatabaseHandle } from '../../src/database/database-handle';
 
 /**
  * Starts (or joins) the embedded PostgreSQL kept under `dataDir`. A second process — the clients

@@ -1,18 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { WEB_APP_PATH } from './dev-identity-provider';
+import { WEB_APP_PATH } from '../identity-provider/dev-identity-provider';
 
-/** The reference web app's files (web-app/ in the repository): plain HTML, CSS and JavaScript. */
+/** The reference web app's files (dev/web-app/ in the repository): plain HTML, CSS and JavaScript. */
 const FILES: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
 };
 
-/** Where the files are: web-app/ in the service's own directory (npm start runs there, as the image does). */
+/** Where the files are: dev/web-app/ in the service's own directory (npm start runs there, as the image does). */
 export function webAppDir(): string {
-  return join(process.cwd(), 'web-app');
+  return join(process.cwd(), 'dev', 'web-app');
 }
 
 /**

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { CliIo } from '../../database/cli/command-line';
-import { ConfigurationError, validateEnvironment } from '../../config/load-config';
-import { devLogin } from '../../sandbox/dev-login';
-import { ALL_SCOPES } from '../domain/scopes';
+import { CliIo } from '../../src/database/cli/command-line';
+import { ConfigurationError, validateEnvironment } from '../../src/config/load-config';
+import { devLogin } from '../identity-provider/dev-login';
+import { ALL_SCOPES } from '../../src/auth/domain/scopes';
 
 const USAGE = `Usage: npm run -s users -- <command> [options]
 

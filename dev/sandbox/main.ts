@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { readConfigOrExit } from '../config/load-config';
-import { createBaseLogger } from '../common/runtime/logging';
+import { readConfigOrExit } from '../../src/config/load-config';
+import { createBaseLogger } from '../../src/common/runtime/logging';
 import { liveModeStart, RunningSandbox, SandboxPortTaken, sandboxFilesUnder, startSandbox } from './sandbox.runner';
 
 /** `npm run sandbox`: the provider's stand-in on its own, for a gateway started in live mode. */

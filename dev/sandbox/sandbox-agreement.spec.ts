@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Type } from '@nestjs/common';
 import fc from 'fast-check';
-import { BANK_ACCOUNT_FIELDS } from '../bank-accounts/domain/bank-account.gateway.port';
-import { fromWire } from '../common/domain/field-map';
-import type { FieldMap } from '../common/domain/field-map';
-import { CUSTOMER_FIELDS } from '../customers/domain/customer.gateway.port';
-import { bankAccountPayload } from '../upstream/upstream-bank-account.adapter';
-import { customerPayload } from '../upstream/upstream-customer.adapter';
-import { OpenBankAccountRequestDto } from '../bank-accounts/http/open-bank-account.request.dto';
+import { BANK_ACCOUNT_FIELDS } from '../../src/bank-accounts/domain/bank-account.gateway.port';
+import { fromWire } from '../../src/common/domain/field-map';
+import type { FieldMap } from '../../src/common/domain/field-map';
+import { CUSTOMER_FIELDS } from '../../src/customers/domain/customer.gateway.port';
+import { bankAccountPayload } from '../../src/upstream/upstream-bank-account.adapter';
+import { customerPayload } from '../../src/upstream/upstream-customer.adapter';
+import { OpenBankAccountRequestDto } from '../../src/bank-accounts/http/open-bank-account.request.dto';
 import { FixedClock, useValidationClock } from '../../test/support/fakes';
-import { createValidationPipe, RequestValidationFailed } from '../common/http/validation';
-import { CreateCustomerRequestDto } from '../customers/http/create-customer.request.dto';
+import { createValidationPipe, RequestValidationFailed } from '../../src/common/http/validation';
+import { CreateCustomerRequestDto } from '../../src/customers/http/create-customer.request.dto';
 import { checkBankAccount, checkCustomer } from './sandbox-rules';
 
 /**

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ALL_SCOPES } from '../auth/domain/scopes';
+import { ALL_SCOPES } from '../../src/auth/domain/scopes';
 import { DEV_APP_REDIRECT_URI, DEV_CLIENTS } from './dev-identity-provider';
 
 /** What the token endpoint answered (RFC 6749 section 5.1). */

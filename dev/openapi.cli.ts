@@ -3,11 +3,11 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { AppModule } from './app.module';
-import { validateEnvironment } from './config/load-config';
+import { AppModule } from '../src/app.module';
+import { validateEnvironment } from '../src/config/load-config';
 import { generateSandboxKeys } from './sandbox/sandbox-keys';
-import { buildOpenApiDocument, withoutDailyExamples } from './swagger';
-import { sandboxUpstreamSettings } from './upstream/upstream.settings';
+import { buildOpenApiDocument, withoutDailyExamples } from '../src/swagger';
+import { sandboxUpstreamSettings } from '../src/upstream/upstream.settings';
 
 /**
  * `npm run openapi:export [file]`: writes the OpenAPI document (openapi.json by default) without

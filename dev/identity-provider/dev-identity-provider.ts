@@ -3,9 +3,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, JWK } from 'jose';
-import { ALL_SCOPES } from '../auth/domain/scopes';
-import { canonicalTarget } from '../common/http/canonical-target';
-import { SESSION_PATHS } from '../auth/domain/session-endpoints';
+import { ALL_SCOPES } from '../../src/auth/domain/scopes';
+import { canonicalTarget } from '../../src/common/http/canonical-target';
+import { SESSION_PATHS } from '../../src/auth/domain/session-endpoints';
+import type { DevelopmentAdditions } from '../../src/bootstrap';
 
 /** Where the gateway serves the reference web app in sandbox mode. */
 export const WEB_APP_PATH = '/app/';
@@ -318,4 +319,9 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
         server.close(() => resolve());
       }),
   };
+}
+
+/** The development provider as the application trusts it: its issuer, the gateway's web client there and Swagger UI's. */
+export function asTrustedProvider(issuer: string): NonNullable<DevelopmentAdditions['identityProvider']> {
+  return { issuer, webClient: { clientId: DEV_CLIENTS.web, secret: DEV_WEB_CLIENT_SECRET }, swaggerClientId: DEV_CLIENTS.swagger };
 }

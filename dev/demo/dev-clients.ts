@@ -1,4 +1,4 @@
-import { ApiClientsService } from './domain/api-clients.service';
+import { ApiClientsService } from '../../src/auth/domain/api-clients.service';
 
 export interface DevTokens {
   readonly partner: string;

@@ -1,0 +1,10 @@
+import { offerLocalDatabase } from '../src/database/database-handle';
+import { acquireEmbeddedDatabase } from './database/embedded-postgres';
+
+/**
+ * Loaded first by `npm start` (dev/main.ts) and by the npm commands of a checkout
+ * (scripts/command.mjs): where DATABASE_URL is not set, the embedded PostgreSQL kept under
+ * DATA_DIR is the database, started or joined. The production image has no dev/, so nothing
+ * offers it there.
+ */
+offerLocalDatabase((config, log) => acquireEmbeddedDatabase({ dataDir: config.DATA_DIR, port: config.EMBEDDED_PG_PORT, log }));

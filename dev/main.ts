@@ -1,0 +1,104 @@
+// First: the tracing SDK instruments http and pg only if it starts before anything requires them.
+import { startTracing } from '../src/common/runtime/start-tracing';
+const tracing = startTracing();
+import 'reflect-metadata';
+import './local-database';
+import { withApiClientsAsOwner } from '../src/auth/persistence/api-clients-as-owner';
+import { readConfigOrExit } from '../src/config/load-config';
+import { corsOrigins } from '../src/config/env.schema';
+import { Companion, runService, shownBaseUrl } from '../src/serve';
+import { liveUpstreamSettings, sandboxUpstreamSettings } from '../src/upstream/upstream.settings';
+import { createDemoCustomer, demoCustomerFile, readDemoCustomer } from './demo/demo-customer';
+import { createDevClientsIfNone, devTokensBanner } from './demo/dev-clients';
+import { asTrustedProvider, DevIdentityProvider, startDevIdentityProvider } from './identity-provider/dev-identity-provider';
+import { sandboxFilesUnder, startSandbox } from './sandbox/sandbox.runner';
+import { serveWebApp } from './web-app/serve-web-app';
+
+/**
+ * `npm start`: the service with development's defaults. Without UPSTREAM_BASE_URL it runs in
+ * sandbox mode: the provider's stand-in in-process (over loopback), the development OpenID provider
+ * (unless OIDC_ISSUER names one) and the reference web app at /app/. Without DATABASE_URL as well,
+ * the embedded PostgreSQL under DATA_DIR (./local-database), and on the first start two clients and
+ * a demo customer, whose tokens and id it prints once. With UPSTREAM_BASE_URL it is the service as
+ * src/main.ts runs it, with the embedded database where DATABASE_URL is not set.
+ */
+async function main(): Promise<void> {
+  const config = readConfigOrExit();
+  const sandboxMode = !config.UPSTREAM_BASE_URL;
+  const embeddedDefaults = sandboxMode && !config.DATABASE_URL;
+  // The demo customer of an earlier start, if any (sandbox mode with embedded defaults only).
+  let demoCustomerId = embeddedDefaults ? readDemoCustomer(demoCustomerFile(config.DATA_DIR)) : undefined;
+  let identityProvider: DevIdentityProvider | undefined;
+
+  const { database, port, log } = await runService(config, tracing, async (_database, log) => {
+    if (!sandboxMode) return { upstream: liveUpstreamSettings(config) };
+    const companions: Companion[] = [];
+    const files = sandboxFilesUnder(config.DATA_DIR);
+    const sandbox = await startSandbox({
+      port: config.SANDBOX_PORT,
+      keys: { dir: files.keysDir },
+      bearerToken: config.SANDBOX_BEARER_TOKEN,
+      stateFile: files.stateFile,
+    });
+    companions.push(sandbox);
+    log.warn({ sandbox: sandbox.baseUrl }, 'Sandbox provider running in-process; the gateway calls it over loopback');
+    if (!config.OIDC_ISSUER) {
+      const gatewayOrigins = [`http://127.0.0.1:${config.PORT}`, `http://localhost:${config.PORT}`];
+      try {
+        identityProvider = await startDevIdentityProvider({
+          port: config.DEV_OIDC_PORT,
+          audience: config.OIDC_AUDIENCE,
+          keysDir: files.keysDir,
+          swaggerRedirectUris: gatewayOrigins.map((origin) => `${origin}/oauth2-redirect.html`),
+        });
+      } catch (error) {
+        await sandbox.close();
+        throw error;
+      }
+      companions.push(identityProvider);
+      log.warn(
+        { issuer: identityProvider.issuer },
+        'Development OpenID provider running in-process: end users demo and alex (password: the name); web apps log in through it (/app/)',
+      );
+    }
+    return {
+      upstream: sandboxUpstreamSettings(config, sandbox),
+      companions,
+      appOptions: {
+        demoCustomerId: () => demoCustomerId,
+        development: identityProvider && { identityProvider: asTrustedProvider(identityProvider.issuer), routes: serveWebApp },
+      },
+    };
+  });
+
+  const baseUrl = shownBaseUrl(config, port);
+  // The reference web app: its login must start and end on the gateway's public origin, where its cookie lives.
+  const webAppUrl = identityProvider ? `${config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`}/app/` : undefined;
+  if (identityProvider) {
+    // The gateway's web client at the development provider: its callback and logout URIs on the port now listened on.
+    await identityProvider.setWebOrigins([config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`, ...corsOrigins(config)]);
+  }
+
+  if (sandboxMode) {
+    log.warn('SANDBOX MODE: UPSTREAM_BASE_URL is not set; nothing reaches a real provider.');
+  } else {
+    log.info({ upstream: new URL(config.UPSTREAM_BASE_URL).origin }, 'Live mode');
+  }
+  if (embeddedDefaults) {
+    // The service's role only reads clients: the first ones are made as the schema's owner.
+    const tokens = await withApiClientsAsOwner(database, (clients) => createDevClientsIfNone(clients, config.DEFAULT_TENANT));
+    if (tokens) {
+      try {
+        demoCustomerId = await createDemoCustomer(baseUrl, tokens.partner, demoCustomerFile(config.DATA_DIR), identityProvider ? 'demo' : undefined);
+        log.info({ customerId: demoCustomerId }, 'Made the demo customer: Swagger UI’s examples use it');
+      } catch (error) {
+        log.warn({ err: error }, 'The demo customer could not be made: Swagger UI’s examples name a customer no one has');
+      }
+      process.stdout.write(devTokensBanner(tokens, baseUrl, demoCustomerId, identityProvider?.issuer, webAppUrl));
+    }
+  }
+  if (tracing) log.info('Tracing on: spans are exported over OTLP, as the OTEL_* variables say');
+  log.info({ url: baseUrl, docs: config.DOCS_ENABLED ? `${baseUrl}/docs` : undefined, webApp: webAppUrl }, 'Partner gateway listening');
+}
+
+void main();
