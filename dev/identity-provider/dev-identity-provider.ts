@@ -95,6 +95,29 @@ async function signingKey(dir: string | undefined): Promise<JWK> {
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+/** RP-initiated logout's question: oidc-provider's form (its hidden fields), and the two answers that submit it. */
+function logoutPage(form: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Sign out (development OpenID provider)</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family: system-ui, sans-serif; max-width: 24rem; margin: 3rem auto">
+<h1>Sign out?</h1>
+${form}
+<p><button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Yes, sign me out</button>
+<button type="submit" form="op.logoutForm">No, stay signed in</button></p>
+</body></html>`;
+}
+
+/** After a logout that named no post-logout redirect URI. */
+function signedOutPage(): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Signed out (development OpenID provider)</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family: system-ui, sans-serif; max-width: 24rem; margin: 3rem auto">
+<h1>Signed out</h1><p>You are signed out of the development OpenID provider.</p>
+</body></html>`;
+}
+
 function loginPage(uid: string, clientId: string, failed: boolean): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sign in (development OpenID provider)</title>
@@ -125,6 +148,11 @@ async function formOf(request: IncomingMessage): Promise<URLSearchParams> {
 export async function startDevIdentityProvider(options: DevIdentityProviderOptions): Promise<DevIdentityProvider> {
   // oidc-provider is an ES module.
   const { default: Provider, errors } = await import('oidc-provider');
+  // Its in-memory store, named rather than defaulted: in memory is what development wants (its
+  // warning is for a production provider that forgot its adapter). One store for every build below,
+  // so logins survive setWebOrigins.
+  const { createMemoryAdapter } = await import('oidc-provider/lib/adapters/memory_adapter.js');
+  const adapter = createMemoryAdapter();
   const host = options.host ?? '127.0.0.1';
   const server: Server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -147,6 +175,7 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
 
   const build = (webOrigins: readonly string[]) =>
     new Provider(issuer, {
+      adapter,
       clients: [
         {
           client_id: DEV_CLIENTS.app,
@@ -212,8 +241,22 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
       features: {
         devInteractions: { enabled: false },
         backchannelLogout: { enabled: true },
+        // The logout pages in this provider's own plain style (as its login page): oidc-provider's defaults load a web font.
+        rpInitiatedLogout: {
+          enabled: true,
+          logoutSource: (ctx: { body: unknown }, form: string) => {
+            ctx.body = logoutPage(form);
+          },
+          postLogoutSuccessSource: (ctx: { body: unknown }) => {
+            ctx.body = signedOutPage();
+          },
+        },
         // RFC 7009: the gateway revokes a session's refresh token when the session is logged out.
-        revocation: { enabled: true },
+        revocation: {
+          enabled: true,
+          // A client revokes its own tokens only (RFC 7009 section 2.1), as the default does: said here, not defaulted.
+          allowedPolicy: (_ctx: unknown, client: { clientId: string }, token: { clientId?: string }) => token.clientId === client.clientId,
+        },
         dPoP: { enabled: true },
         resourceIndicators: {
           enabled: true,

@@ -19,9 +19,26 @@ async function api(method, path, body) {
 
 const $ = (id) => document.getElementById(id);
 
-function say(text, isError = false) {
-  $('status').textContent = text;
-  $('status').className = isError ? 'error' : '';
+/** A message where the user acted: beside the button or form they used (`where`), else at the top. */
+function say(text, isError = false, where = $('status')) {
+  where.textContent = text;
+  where.classList.toggle('error', isError);
+}
+
+/** An amount as the user reads money: the provider's decimal string, with its currency, in their locale. */
+function money(amount, currency) {
+  const value = Number(amount);
+  if (!Number.isFinite(value)) return `${amount} ${currency}`;
+  return new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(value);
+}
+
+/** The numbers a bank account is paid into: the IBAN (EUR), or the sort code and account number (GBP). */
+function accountNumbers(account) {
+  const numbers = [];
+  if (account.iban) numbers.push(`IBAN ${account.iban.replace(/(.{4})(?=.)/g, '$1 ')}`);
+  if (account.sort_code) numbers.push(`sort code ${account.sort_code}`);
+  if (account.account_number) numbers.push(`account number ${account.account_number}`);
+  return numbers.join(', ');
 }
 
 function problem(envelope) {
@@ -30,10 +47,12 @@ function problem(envelope) {
 }
 
 async function showBalance(customerId, item) {
+  const shown = item.querySelector('.balance');
   const { status, envelope } = await api('GET', `/api/v1/customers/${encodeURIComponent(customerId)}/balance`);
-  if (status !== 200) return say(problem(envelope), true);
-  const balance = envelope.data;
-  item.querySelector('.balance').textContent = `Balance: ${JSON.stringify(balance)}`;
+  if (status !== 200) return say(problem(envelope), true, shown);
+  const { available, current, currency, as_of: asOf } = envelope.data;
+  const when = asOf ? ` (as of ${new Date(asOf).toLocaleString()})` : '';
+  say(`Balance: ${money(available, currency)} available, ${money(current, currency)} booked${when}`, false, shown);
 }
 
 async function render() {
@@ -82,13 +101,14 @@ $('open-account').addEventListener('submit', async (event) => {
   // The partner's own id for this request: sent again unchanged on a retry, it is never done twice.
   body.reference = crypto.randomUUID();
   const { status, envelope } = await api('POST', '/api/v1/bank-accounts', body);
-  if (status !== 201) return say(problem(envelope), true);
-  say(`Account opened: ${envelope.data.id} (${envelope.data.currency})`);
+  if (status !== 201) return say(problem(envelope), true, $('open-account-status'));
+  const account = envelope.data;
+  say(`Account opened (${account.currency}, ${account.status}): ${accountNumbers(account) || `id ${account.id}`}`, false, $('open-account-status'));
 });
 
 $('logout').addEventListener('click', async () => {
   const { status, envelope } = await api('POST', '/api/v1/session/logout', { return_to: '/app/' });
-  if (status !== 200) return say(problem(envelope), true);
+  if (status !== 200) return say(problem(envelope), true, $('logout-status'));
   // Logged out here; the provider's own session ends at its logout page, which comes back here.
   if (envelope.data.logout_url) window.location.assign(envelope.data.logout_url);
   else void render();

@@ -47,7 +47,9 @@ export function validateEnvironment(env: Record<string, string | undefined>, { s
   const errors = validateSync(config, { skipMissingProperties: false, stopAtFirstError: true });
   // Production's own refusals (productionProblems) come with the rest, so one pass fixes all; the
   // stand-alone sandbox, a provider's stand-in, is not the service.
-  const problems = [...errors.map(describe), ...(sandbox ? [] : productionProblems(config)), ...(live ? liveProblems(config) : [])];
+  const found = [...errors.map(describe), ...(sandbox ? [] : productionProblems(config))];
+  // A variable production already named missing is named once.
+  const problems = [...found, ...(live ? liveProblems(config).filter((problem) => !found.some((other) => other.startsWith(problem.split(':')[0] + ':'))) : [])];
   if (problems.length > 0) throw new ConfigurationError(problems);
   return config;
 }
@@ -56,10 +58,12 @@ export function validateEnvironment(env: Record<string, string | undefined>, { s
 function liveProblems(config: AppConfig): string[] {
   const problems: string[] = [];
   if (!config.UPSTREAM_BASE_URL) {
-    problems.push('UPSTREAM_BASE_URL is required: this entry point calls a real provider (the sandbox is development tooling: npm start, in a checkout)');
+    problems.push('UPSTREAM_BASE_URL: required by the service, which calls a real provider (the sandbox is development tooling: npm start, in a checkout)');
   }
   if (!config.DATABASE_URL) {
-    problems.push('DATABASE_URL is required: this entry point uses an external PostgreSQL (the embedded one is development tooling: npm start, in a checkout)');
+    problems.push(
+      'DATABASE_URL: required by the service, which uses an external PostgreSQL (the embedded one is development tooling: npm start, in a checkout)',
+    );
   }
   return problems;
 }

@@ -1,11 +1,13 @@
 import { createPublicKey, generateKeyPairSync, randomUUID, sign as signEd25519, verify as verifySignature } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { prettyFactory } from 'pino-pretty';
 import { runAuditPurge } from '../../src/audit/cli/audit-purge.command';
 import { runAuditVerify } from '../../src/audit/cli/audit-verify.command';
 import { SEALED_COLUMNS } from '../../src/audit/seal/persistence/pg-audit-seal.store';
+import { HUMAN_READABLE } from '../../src/common/runtime/logging';
 import { startTestApp, TEST_AUDIT_SIGNING_KEY, TestApp } from '../support/app';
 import { cutAuditChain } from '../support/audit';
 import { createTestDatabase } from '../support/database';
@@ -247,7 +249,7 @@ describe('sealed audit log', () => {
 
       expect(verdict.code).toBe(1);
       expect(verdict.summary).toMatchObject({ status: 'not_compared', findings: 0, external_checkpoints: { read: 0, verified: 0, ignored: 0 } });
-      expect(verdict.err.join('\n')).toMatch(/no checkpoint in it could be compared/);
+      expect(verdict.err.join('\n')).toMatch(/no line in it names a checkpoint/);
     });
 
     it('when the file’s only checkpoint line was changed, or cut short, then it is counted as ignored and verify fails', async () => {
@@ -262,7 +264,37 @@ describe('sealed audit log', () => {
       const verdict = await verify(['--checkpoints', logFile]);
 
       expect(verdict.code).toBe(1);
-      expect(verdict.summary).toMatchObject({ status: 'not_compared', external_checkpoints: { read: 2, verified: 0, ignored: 2 } });
+      expect(verdict.summary).toMatchObject({
+        status: 'not_compared',
+        external_checkpoints: { read: 2, verified: 0, ignored: 2, not_json: 1, incomplete: 0, unverified: 1 },
+      });
+      // Each cause named, not a guess between them.
+      expect(verdict.err.join('\n')).toMatch(
+        /none of its 2 checkpoint lines could be compared: 1 not readable as JSON .*; 1 whose signature no trusted key verifies/,
+      );
+    });
+
+    it('when the file is the service’s human-readable log (a terminal’s), then its checkpoints are read from it and verified', async () => {
+      await serve(1);
+      await allSealed();
+      // What the service writes at a terminal: pino-pretty's one coloured line per entry (logging.ts).
+      const prettify = prettyFactory(HUMAN_READABLE);
+      const logFile = join(SCRATCH, 'terminal.log');
+      writeFileSync(
+        logFile,
+        t.logs.text
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => prettify(line))
+          .join(''),
+      );
+      const kept = t.logs.lines.filter((line) => line.audit_checkpoint).length;
+      expect(readFileSync(logFile, 'utf8')).not.toMatch(/^\{/m);
+
+      const verdict = await verify(['--checkpoints', logFile]);
+
+      expect(verdict.code).toBe(0);
+      expect(verdict.summary).toMatchObject({ status: 'intact', external_checkpoints: { read: kept, verified: kept, ignored: 0 } });
     });
   });
 

@@ -96,8 +96,11 @@ describe('the reference web app in a real browser (the browser session of RFC 10
     const item = page.locator(`#customers li[data-customer-id="${customerId}"]`);
     await item.locator('button.show-balance').click();
     await item.locator('.balance').filter({ hasText: 'Balance' }).waitFor();
+    const balance = await item.locator('.balance').innerText();
     await page.locator('#open-account button[type="submit"]').click();
-    await page.locator('#status').filter({ hasText: 'Account opened' }).waitFor();
+    // Where the user acted: under the form, not at the page's top.
+    await page.locator('#open-account #open-account-status').filter({ hasText: 'Account opened' }).waitFor();
+    const opened = await page.locator('#open-account-status').innerText();
     mkdirSync(OUTPUT, { recursive: true });
     await page.screenshot({ path: join(OUTPUT, 'web-app-logged-in.png'), fullPage: true });
 
@@ -116,6 +119,10 @@ describe('the reference web app in a real browser (the browser session of RFC 10
     const afterLogout = await withCookie(t.baseUrl, cookie!.value);
     await context.close();
 
+    // Amounts with their currency, not the envelope's JSON; the account by the numbers it is paid into (EUR: its IBAN).
+    expect(balance).toMatch(/^Balance: .*€.* available, .*€.* booked/);
+    expect(balance).not.toMatch(/[{}"]/);
+    expect(opened).toMatch(/^Account opened \(EUR, \w+\): IBAN [A-Z]{2}\d{2}( [0-9A-Z]{1,4})+$/);
     expect(cookie).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Strict', path: '/', domain: '127.0.0.1' });
     expect(seenByScript.cookie).not.toContain('gw_session');
     for (const stored of Object.values(seenByScript)) expect(stored).not.toMatch(JWT_LIKE);

@@ -15,6 +15,7 @@ import { UpstreamHttpClient } from '../../src/upstream/upstream-http.client';
 import { UpstreamModule } from '../../src/upstream/upstream.module';
 import { sandboxUpstreamSettings, UpstreamSettings } from '../../src/upstream/upstream.settings';
 import { buildNewCustomer, buildOpenBankAccount } from '../support/builders';
+import { nestLogsOfEachTest } from '../support/nest-logs';
 import { freePort } from '../support/processes';
 import { clearSandbox, injectFault, journal } from '../support/sandbox';
 
@@ -39,6 +40,7 @@ async function failureOf(call: Promise<unknown>): Promise<{ error: UpstreamError
 }
 
 describe('outbound adapter against the sandbox over loopback', () => {
+  const logs = nestLogsOfEachTest();
   const keys = generateSandboxKeys();
   let sandbox: RunningSandbox;
   const modules: TestingModule[] = [];
@@ -265,6 +267,16 @@ describe('outbound adapter against the sandbox over loopback', () => {
       expect(error.upstream).toMatchObject({ status: 401, errorId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
       expect(status).toBe(502);
       expect(JSON.stringify(problemOf(error))).not.toContain('not-the-sandbox-token');
+      // An operator's problem, not the partner's: logged as an error with the provider's id, never the token.
+      expect(logs.lines).toContainEqual(
+        expect.objectContaining({
+          level: 'error',
+          context: 'Upstream',
+          message: 'The provider refused the gateway credentials',
+          fields: expect.objectContaining({ status: 401 }),
+        }),
+      );
+      expect(JSON.stringify(logs.lines)).not.toContain('not-the-sandbox-token');
     });
 
     it('when the provider cannot be reached, then the POST fails as unreachable with nothing sent (outcome failed)', async () => {

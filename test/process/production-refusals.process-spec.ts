@@ -4,6 +4,8 @@ import { createTestDatabase } from '../support/database';
 import { cleanEnv, runProcess, scratchDataDir } from '../support/processes';
 
 const MAIN = join(process.cwd(), 'dist', 'src', 'main.js');
+/** npm start: development's entry point, in sandbox mode here. */
+const DEV_MAIN = join(process.cwd(), 'dist', 'dev', 'main.js');
 const PURGE = join(process.cwd(), 'dist', 'src', 'audit', 'cli', 'audit-purge.cli.js');
 
 /**
@@ -15,20 +17,31 @@ describe('production refuses to start without what it must not make up', () => {
   const dataDir = scratchDataDir();
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('when nothing but NODE_ENV=production is set, then it names sandbox mode and each missing key at once, and makes nothing under DATA_DIR', async () => {
+  it('when nothing but NODE_ENV=production is set, then it names sandbox mode, the database and each missing key at once, and makes nothing under DATA_DIR', async () => {
     const result = await runProcess(MAIN, [], cleanEnv({ NODE_ENV: 'production', DATA_DIR: dataDir }));
 
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('Invalid configuration (3 problems)');
+    expect(result.stderr).toContain('Invalid configuration (4 problems)');
     expect(result.stderr).toMatch(/UPSTREAM_BASE_URL: required in production \(NODE_ENV=production\): without it the service runs in sandbox mode/);
+    expect(result.stderr).toMatch(/DATABASE_URL: required by the service, which uses an external PostgreSQL/);
     expect(result.stderr).toMatch(/AUDIT_SIGNING_KEY: required in production/);
     expect(result.stderr).toMatch(/END_USER_PSEUDONYM_KEY: required in production/);
     expect(readdirSync(dataDir)).toEqual([]);
   });
 
-  it('when a key variable names a file that does not exist, then start-up names it, whatever the mode', async () => {
+  it('when the service (not npm start) has no provider and no database, then it names both, in any mode: the sandbox and the embedded database are development tooling', async () => {
+    const result = await runProcess(MAIN, [], cleanEnv({ DATA_DIR: dataDir }));
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Invalid configuration (2 problems)');
+    expect(result.stderr).toMatch(/UPSTREAM_BASE_URL: required by the service, which calls a real provider/);
+    expect(result.stderr).toMatch(/DATABASE_URL: required by the service/);
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
+
+  it('when a key variable names a file that does not exist, then start-up names it, whatever the mode (npm start’s sandbox mode too)', async () => {
     const result = await runProcess(
-      MAIN,
+      DEV_MAIN,
       [],
       cleanEnv({ DATA_DIR: dataDir, END_USER_PSEUDONYM_KEY: '/run/secrets/partner-gateway/end-user-pseudonym.key', SESSION_KEY: './session.key' }),
     );

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { Sql } from '../../database/sql';
 import { openDatabase } from '../../database/cli/open-database';
 import { SignedCheckpoint } from '../seal/domain/audit-seal';
-import { AuditVerifier } from '../seal/domain/audit-verifier';
+import { AuditVerifier, ExternalCount, UnreadableCheckpoint } from '../seal/domain/audit-verifier';
 import { PgAuditSealStore } from '../seal/persistence/pg-audit-seal.store';
 import { loadTrustedKeys } from '../seal/signing/audit-signing-keys';
 
@@ -34,19 +34,41 @@ function instant(name: string, value: string | undefined): Date | undefined {
   return date;
 }
 
+/** The escape sequences a terminal's colours are (a human-readable log line is coloured). */
+const TERMINAL_COLOURS = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+
+/**
+ * A log line as JSON: a JSON line as the service writes it when its output is not a terminal, or
+ * the JSON a human-readable (terminal) line ends with, after its time, level and message.
+ */
+function jsonOf(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    const plain = line.replace(TERMINAL_COLOURS, '');
+    const start = plain.indexOf('{"');
+    if (start < 0) return undefined;
+    try {
+      return JSON.parse(plain.slice(start));
+    } catch {
+      return undefined;
+    }
+  }
+}
+
 /**
  * Checkpoints from log lines: any line that names `audit_checkpoint` is one, yielded as the
- * checkpoint it holds, or as undefined when it cannot be read as one (cut short, changed): such a
- * line is counted as ignored, never passed over in silence. Other lines are not checkpoints.
+ * checkpoint it holds, or as what made it unreadable (not JSON, cut short or changed): such a
+ * line is counted, never passed over in silence. Other lines are not checkpoints. Whatever a line
+ * holds counts only once its signature verifies with a trusted key.
  */
-async function* checkpointsIn(file: string): AsyncIterable<SignedCheckpoint | undefined> {
+async function* checkpointsIn(file: string): AsyncIterable<SignedCheckpoint | UnreadableCheckpoint> {
   for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
     if (!line.includes('"audit_checkpoint"')) continue;
-    let parsed: { audit_checkpoint?: { seq?: unknown; statement?: unknown; head?: unknown; key_id?: unknown; ed25519_signature?: unknown } };
-    try {
-      parsed = JSON.parse(line) as typeof parsed;
-    } catch {
-      yield undefined;
+    const parsed = jsonOf(line) as
+      { audit_checkpoint?: { seq?: unknown; statement?: unknown; head?: unknown; key_id?: unknown; ed25519_signature?: unknown } } | undefined;
+    if (parsed === undefined || typeof parsed !== 'object' || parsed === null) {
+      yield { unreadable: 'not_json' };
       continue;
     }
     const c = parsed.audit_checkpoint;
@@ -60,9 +82,24 @@ async function* checkpointsIn(file: string): AsyncIterable<SignedCheckpoint | un
     ) {
       yield { seq: c.seq, statement: c.statement, head: c.head, keyId: c.key_id, signature: c.ed25519_signature };
     } else {
-      yield undefined;
+      yield { unreadable: 'incomplete' };
     }
   }
+}
+
+/** Why none of the copy's checkpoints could be compared, cause by cause. */
+function whyNoneCompared(file: string, count: ExternalCount): string {
+  if (count.read === 0) {
+    return `--checkpoints ${file}: no line in it names a checkpoint. Point --checkpoints at the service's log, where each checkpoint is a line with "audit_checkpoint".`;
+  }
+  const causes = [
+    count.not_json > 0 &&
+      `${count.not_json} not readable as JSON (cut short, or wrapped by something other than the service's JSON lines or its human-readable lines)`,
+    count.incomplete > 0 && `${count.incomplete} without every field of a checkpoint (cut short, or changed)`,
+    count.unverified > 0 &&
+      `${count.unverified} whose signature no trusted key verifies (AUDIT_SIGNING_KEY's, or one of AUDIT_PUBLIC_KEYS), or whose head is not its statement's`,
+  ].filter(Boolean);
+  return `--checkpoints ${file}: none of its ${count.read} checkpoint lines could be compared: ${causes.join('; ')}. The database was checked against itself only.`;
 }
 
 /** `npm run audit:verify`: returns the exit code. */
@@ -122,12 +159,7 @@ export async function runAuditVerify(argv: string[], env: NodeJS.ProcessEnv, io:
         ...(options.from || options.to ? { window: { from: options.from?.toISOString() ?? null, to: options.to?.toISOString() ?? null } } : {}),
       }),
     );
-    if (notCompared) {
-      io.err(
-        `--checkpoints ${options.checkpoints}: no checkpoint in it could be compared (${report.external.read} read, ${report.external.ignored} ignored: ` +
-          'not a checkpoint line, or not signed by a trusted key). The database was checked against itself only; keep the service log and point --checkpoints at it.',
-      );
-    }
+    if (notCompared) io.err(whyNoneCompared(options.checkpoints!, report.external!));
     return report.intact && !notCompared ? 0 : 1;
   } finally {
     await database.close();

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { dpopProof, newDpopKey, newIssuerKey, TEST_AUDIENCE, TestIssuer } from '../../../test/support/oidc';
 import { InMemoryProofReplay } from '../../../test/support/fakes';
+import { nestLogsOfEachTest } from '../../../test/support/nest-logs';
 import { TokenPresentation } from '../domain/end-user-tokens.port';
 import { DpopProofs } from './dpop-proofs';
 import { IssuerDirectory } from './issuer-metadata';
@@ -25,6 +26,15 @@ describe(JoseEndUserTokens.name, () => {
       new DpopProofs(proofs, { maxAgeSeconds: 60, clockSkewSeconds: 30 }),
       new IssuerDirectory({ refetchCooldownMs: COOLDOWN_MS }),
     );
+
+  const logs = nestLogsOfEachTest();
+  /** What an operator reads when the issuer fails: a warning naming the issuer, never the token. */
+  const warnedAbout = (message: string, token: string) => {
+    const warnings = logs.lines.filter((line) => line.level === 'warn' && line.context === 'Issuers');
+    expect(warnings.map((line) => line.message)).toContain(message);
+    expect(warnings.every((line) => line.fields?.issuer !== undefined)).toBe(true);
+    expect(JSON.stringify(logs.lines)).not.toContain(token);
+  };
 
   beforeEach(async () => {
     issuer = await TestIssuer.start();
@@ -109,6 +119,7 @@ describe(JoseEndUserTokens.name, () => {
     await issuer.close();
 
     await expect(tokens().verify(token, bearer)).rejects.toMatchObject({ code: 'AUTH.ISSUER_UNAVAILABLE' });
+    warnedAbout('The OpenID provider’s discovery failed', token);
   });
 
   it('when the discovery document names another issuer, then the issuer is unavailable and no token is accepted', async () => {
@@ -118,7 +129,9 @@ describe(JoseEndUserTokens.name, () => {
       new DpopProofs(proofs, { maxAgeSeconds: 60, clockSkewSeconds: 30 }),
       new IssuerDirectory(),
     );
-    await expect(sut.verify(await issuer.token({ iss: `${issuer.issuer}/` }), bearer)).rejects.toMatchObject({ code: 'AUTH.ISSUER_UNAVAILABLE' });
+    const token = await issuer.token({ iss: `${issuer.issuer}/` });
+    await expect(sut.verify(token, bearer)).rejects.toMatchObject({ code: 'AUTH.ISSUER_UNAVAILABLE' });
+    warnedAbout('The OpenID provider’s discovery failed', token);
   });
 
   it('finding 8: when a token of the trusted issuer says no typ, then it is refused as invalid_token (RFC 9068 section 4)', async () => {
@@ -130,8 +143,10 @@ describe(JoseEndUserTokens.name, () => {
     ['answers what is not JSON', 'garbage'],
   ] as const)('finding 7: when the issuer’s JWKS %s, then the issuer is unavailable (503), not the token bad', async (_, answer) => {
     issuer.jwksAnswer = answer;
+    const token = await issuer.token();
 
-    await expect(tokens().verify(await issuer.token(), bearer)).rejects.toMatchObject({ code: 'AUTH.ISSUER_UNAVAILABLE', retryAfterSeconds: 5 });
+    await expect(tokens().verify(token, bearer)).rejects.toMatchObject({ code: 'AUTH.ISSUER_UNAVAILABLE', retryAfterSeconds: 5 });
+    warnedAbout('The OpenID provider’s keys (JWKS) could not be read', token);
   });
 
   it('when the issuer’s JWKS does not answer in time, then the issuer is unavailable (503)', async () => {
@@ -142,8 +157,10 @@ describe(JoseEndUserTokens.name, () => {
       new DpopProofs(proofs, { maxAgeSeconds: 60, clockSkewSeconds: 30 }),
       new IssuerDirectory({ fetchTimeoutMs: 200 }),
     );
+    const token = await issuer.token();
 
-    await expect(sut.verify(await issuer.token(), bearer)).rejects.toMatchObject({ code: 'AUTH.ISSUER_UNAVAILABLE' });
+    await expect(sut.verify(token, bearer)).rejects.toMatchObject({ code: 'AUTH.ISSUER_UNAVAILABLE' });
+    warnedAbout('The OpenID provider’s keys (JWKS) could not be read', token);
   });
 
   it('when the issuer’s JWKS fails, then calls one after another cost one fetch until the failure is five seconds old, and the JWKS is read again after', async () => {
@@ -169,6 +186,7 @@ describe(JoseEndUserTokens.name, () => {
     expect(flood.every((result) => result.status === 'rejected' && (result.reason as { code: string }).code === 'AUTH.ISSUER_UNAVAILABLE')).toBe(true);
     expect(fetchesDuringFailure).toBe(1);
     expect(after.subject).toBe('user-1');
+    warnedAbout('The OpenID provider’s keys (JWKS) could not be read', token);
   });
 
   describe('finding 9: a remembered verification does not outlive its key by more than ten minutes', () => {

@@ -1,4 +1,5 @@
 import { InMemoryProofReplay } from '../../../test/support/fakes';
+import { nestLogsOfEachTest } from '../../../test/support/nest-logs';
 import { TEST_AUDIENCE, TestIssuer } from '../../../test/support/oidc';
 import { DpopProofs } from './dpop-proofs';
 import { IssuerDirectory } from './issuer-metadata';
@@ -9,6 +10,10 @@ const CLIENT_ID = 'partner-web';
 
 describe(OpenIdRelyingParty.name, () => {
   let issuer: TestIssuer;
+  const logs = nestLogsOfEachTest();
+  /** What an operator reads when the provider fails: the warning, naming the provider. */
+  const warned = () =>
+    logs.lines.filter((line) => line.level === 'warn' && line.context === 'Issuers' && line.fields?.issuer === issuer.issuer).map((line) => line.message);
 
   const relyingParty = (directory = new IssuerDirectory({ fetchTimeoutMs: 300 })) =>
     new OpenIdRelyingParty({ issuer: issuer.issuer, clientId: CLIENT_ID, clientAuth: { secret: 'a-client-secret' } }, TEST_AUDIENCE, directory);
@@ -32,6 +37,7 @@ describe(OpenIdRelyingParty.name, () => {
       issuer.discoveryAnswer = 'unavailable';
 
       await expect(relyingParty().readLogoutToken(await issuer.logoutToken(CLIENT_ID))).rejects.toMatchObject({ code: 'SESSION.INVALID_LOGOUT_TOKEN' });
+      expect(warned()).toContain('The OpenID provider’s discovery failed');
     });
 
     it.each([
@@ -41,12 +47,14 @@ describe(OpenIdRelyingParty.name, () => {
       issuer.jwksAnswer = answer;
 
       await expect(relyingParty().readLogoutToken(await issuer.logoutToken(CLIENT_ID))).rejects.toMatchObject({ code: 'SESSION.INVALID_LOGOUT_TOKEN' });
+      expect(warned()).toContain('The OpenID provider’s keys (JWKS) could not be read');
     });
 
     it('finding 7: when the provider’s JWKS does not answer in time, then the provider is unavailable (503), so it may send the logout again', async () => {
       issuer.jwksAnswer = 'hang';
 
       await expect(relyingParty().readLogoutToken(await issuer.logoutToken(CLIENT_ID))).rejects.toMatchObject({ code: 'AUTH.ISSUER_UNAVAILABLE' });
+      expect(warned()).toContain('The OpenID provider’s keys (JWKS) could not be read');
     });
 
     it('when the logout token is for another client, then it is refused (400)', async () => {

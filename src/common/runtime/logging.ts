@@ -171,14 +171,17 @@ export function requestLogStage(logger: PinoInstance): EdgeStage {
  * Lines for a person at a terminal (pino-pretty): one per line, coloured, with the time, level,
  * context and message, fields after. Written at once, so nothing waits to be flushed.
  */
+/** The human-readable form of a log line at a terminal: one line each, coloured, its fields as JSON at the end. */
+export const HUMAN_READABLE = {
+  colorize: true,
+  singleLine: true,
+  translateTime: 'SYS:HH:MM:ss.l',
+  ignore: 'pid,hostname,context',
+  messageFormat: '{if context}[{context}] {end}{msg}',
+} as const;
+
 function prettyDestination(fd: 1 | 2, prettyFactory: typeof PrettyFactory): DestinationStream & { flushSync(): void } {
-  const prettify = prettyFactory({
-    colorize: true,
-    singleLine: true,
-    translateTime: 'SYS:HH:MM:ss.l',
-    ignore: 'pid,hostname,context',
-    messageFormat: '{if context}[{context}] {end}{msg}',
-  });
+  const prettify = prettyFactory(HUMAN_READABLE);
   return {
     write: (line: string) => void writeSync(fd, prettify(line)),
     flushSync: () => undefined,

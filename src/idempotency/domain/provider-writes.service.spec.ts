@@ -5,6 +5,7 @@ import { OPERATION } from '../../common/domain/audit-operations';
 import { currentRecord, newRecord, runWithRecord } from '../../common/domain/request-record';
 import { REFERENCE_ALREADY_SEEN, UpstreamError } from '../../common/domain/upstream';
 import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryIdempotencyStore } from '../../../test/support/fakes';
+import { nestLogsOfEachTest } from '../../../test/support/nest-logs';
 import { ReferenceReused, ReferenceTaken } from './idempotency.errors';
 import { IdempotencyService } from './idempotency.service';
 import { ProviderWrites } from './provider-writes.service';
@@ -15,6 +16,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 const alreadySeen = () => new UpstreamError({ code: REFERENCE_ALREADY_SEEN, message: 'already seen', outcome: 'rejected', upstream: { status: 409 } });
 
 describe(ProviderWrites.name, () => {
+  const logs = nestLogsOfEachTest();
   let log: InMemoryAuditLog;
   let clock: FixedClock;
   let sut: ProviderWrites;
@@ -99,6 +101,7 @@ describe(ProviderWrites.name, () => {
 
       await expect(write).rejects.toBeInstanceOf(AuditUnavailable);
       expect(calls).toBe(0);
+      expect(logs.lines.map((line) => [line.level, line.context, line.message])).toEqual([['error', 'AuditTrail', 'Audit event could not be written']]);
     });
 
     it('when the provider has seen the reference and an earlier attempt never learned its outcome, then EarlierAttemptUnresolved, and the retry may come again', async () => {

@@ -55,18 +55,32 @@ export interface VerifyReport {
   readonly findingCount: number;
 }
 
+/**
+ * A line of the copy that names a checkpoint and cannot be read as one: `not_json` (a line that is
+ * not JSON, nor ends in the JSON a human-readable log line carries), `incomplete` (JSON without
+ * every field a checkpoint has).
+ */
+export interface UnreadableCheckpoint {
+  readonly unreadable: 'not_json' | 'incomplete';
+}
+
 export interface ExternalCount {
   readonly read: number;
   readonly verified: number;
+  /** Read and not verified: the sum of the three below. */
   readonly ignored: number;
+  readonly not_json: number;
+  readonly incomplete: number;
+  /** Read as a checkpoint whose signature no trusted key verifies, or whose head is not its statement's. */
+  readonly unverified: number;
 }
 
 export interface VerifyOptions {
   /** Only the checkpoints whose events touch [from, to). */
   readonly from?: Date;
   readonly to?: Date;
-  /** Checkpoints kept outside the database (from the service's log), to compare with; undefined for a copy that could not be read. */
-  readonly external?: AsyncIterable<SignedCheckpoint | undefined>;
+  /** Checkpoints kept outside the database (from the service's log), to compare with, and the lines that named one and could not be read. */
+  readonly external?: AsyncIterable<SignedCheckpoint | UnreadableCheckpoint>;
   /** Checkpoints' ranges recomputed at once. */
   readonly concurrency?: number;
   /**
@@ -394,7 +408,7 @@ export class AuditVerifier {
    * it is counted as ignored, and the caller decides what none verified means.
    */
   private async compareExternal(
-    external: AsyncIterable<SignedCheckpoint | undefined>,
+    external: AsyncIterable<SignedCheckpoint | UnreadableCheckpoint>,
     heads: ReadonlyMap<number, string>,
     newest: StoredCheckpoint | undefined,
     purges: CheckpointStatement[],
@@ -404,9 +418,14 @@ export class AuditVerifier {
     let beyond: number | undefined;
     let read = 0;
     let verified = 0;
+    const unreadable = { not_json: 0, incomplete: 0 };
     for await (const copy of external) {
       read++;
-      if (!copy || this.keys.verify(copy.keyId, copy.statement, copy.signature) !== true || headOf(copy.statement) !== copy.head) continue;
+      if ('unreadable' in copy) {
+        unreadable[copy.unreadable]++;
+        continue;
+      }
+      if (this.keys.verify(copy.keyId, copy.statement, copy.signature) !== true || headOf(copy.statement) !== copy.head) continue;
       verified++;
       const head = heads.get(copy.seq);
       if (head === undefined) {
@@ -428,7 +447,7 @@ export class AuditVerifier {
         detail: `the copy kept outside the database goes up to checkpoint #${beyond}, the database only to ${newest ? `#${newest.seq}` : 'none'}: the newest checkpoints were removed`,
       });
     }
-    return { read, verified, ignored: read - verified };
+    return { read, verified, ignored: read - verified, ...unreadable, unverified: read - verified - unreadable.not_json - unreadable.incomplete };
   }
 }
 

@@ -1,4 +1,5 @@
 import { CountingMetrics, FixedClock, InMemoryAuditLog } from '../../../../test/support/fakes';
+import { nestLogsOfEachTest } from '../../../../test/support/nest-logs';
 import { newRecord, RequestRecord, runWithRecord } from '../../../common/domain/request-record';
 import { AuditTrail } from './audit-trail.service';
 import { AuditUnavailable, EarlierAttemptUnresolved } from './audit.errors';
@@ -11,6 +12,7 @@ describe('AuditTrail', () => {
   let metrics: CountingMetrics;
   let sut: AuditTrail;
   let clock: FixedClock;
+  const logs = nestLogsOfEachTest();
 
   beforeEach(() => {
     log = new InMemoryAuditLog();
@@ -92,6 +94,15 @@ describe('AuditTrail', () => {
     await expect(runWithRecord(record, () => sut.attempt('customer.create', {}))).rejects.toBeInstanceOf(AuditUnavailable);
     expect(record.attempted).toBeUndefined();
     expect(metrics.auditFailures).toBe(1);
+    // The event that was lost, for an operator to recover: in the error log line.
+    expect(logs.lines).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        context: 'AuditTrail',
+        message: 'Audit event could not be written',
+        fields: expect.objectContaining({ auditEvent: expect.objectContaining({ requestId: 'req-2' }) }),
+      }),
+    ]);
   });
 
   it('when conclude is called twice, then only one terminal event is written', async () => {
