@@ -159,7 +159,7 @@ export async function runAuditVerify(argv: string[], env: NodeJS.ProcessEnv, io:
         ...(options.from || options.to ? { window: { from: options.from?.toISOString() ?? null, to: options.to?.toISOString() ?? null } } : {}),
       }),
     );
-    if (notCompared) io.err(whyNoneCompared(options.checkpoints!, report.external!));
+    if (notCompared) io.err(whyNoneCompared(options.checkpoints!, report.external));
     return report.intact && !notCompared ? 0 : 1;
   } finally {
     await database.close();
