@@ -125,6 +125,7 @@ export async function createApp(
     const [issuer] = issuers;
     setupSwagger(app, {
       demoCustomerId: options.demoCustomerId,
+      publicBaseUrl: config.PUBLIC_BASE_URL,
       // The development provider's public client for Swagger UI; live mode: typed in Authorize.
       endUsers: issuer && { issuer: issuer.issuer, audience: issuer.audience, clientId: options.development?.identityProvider?.swaggerClientId ?? '' },
     });

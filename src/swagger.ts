@@ -8,6 +8,8 @@ import { exampleDocumentExpiry } from './bank-accounts/http/open-bank-account.re
 import { Clock } from './common/domain/clock.port';
 import { ALL_SCOPES } from './auth/domain/scopes';
 import { BROWSER_SESSION_SECURITY_SCHEME as SESSION_SCHEME, END_USER_SECURITY_SCHEME as END_USER_SCHEME } from './auth/http/auth.decorators';
+import { IssuerDirectory } from './auth/oidc/issuer-metadata';
+import { errorEnvelope, problemOf } from './common/http/error-envelope.filter';
 
 export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -24,7 +26,10 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
       type: 'http',
       scheme: 'bearer',
       bearerFormat: 'opaque client token (pgw_…)',
-      description: 'A client token from `npm run clients -- create`',
+      description:
+        'A partner’s or an admin’s client token, pasted as it is (`pgw_…`, without `Bearer`): one of the two that `npm start` prints ' +
+        'at its first start (DEVELOPMENT CLIENT TOKENS), or one made by `npm run clients -- create`. Partner operations need the ' +
+        'partner’s, the audit log and the clients the admin’s.',
     })
     .addSecurity(END_USER_SCHEME, {
       type: 'openIdConnect',
@@ -32,7 +37,9 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
       description:
         'An end user’s access token (RFC 9068) from the partner’s OpenID provider (OIDC_ISSUER), sent as `Authorization: Bearer <token>`, ' +
         'or bound to the app’s key with `Authorization: DPoP <token>` and a `DPoP` proof (RFC 9449). End users reach only their own ' +
-        'customers; each operation names the scope it needs. The document served at /docs-json names the configured provider.',
+        'customers; each operation names the scope it needs. The document served at /docs-json names the configured provider. ' +
+        'In Swagger UI’s Authorize: tick the scopes and log in (with the development provider, client_id is filled in: leave ' +
+        'client_secret empty, the client is public and uses PKCE).',
     })
     .addSecurity(SESSION_SCHEME, {
       type: 'apiKey',
@@ -118,28 +125,58 @@ export function withExamplesForToday(document: OpenAPIObject, now: Date, demoCus
 const PLACEHOLDER_DISCOVERY = 'https://login.partner.example/.well-known/openid-configuration';
 
 /**
- * The document as this deployment serves it: naming its OpenID provider, whose login Swagger UI's
- * Authorize then offers; without one (live mode, no OIDC_ISSUER), without the end-user scheme, which
- * no token could satisfy.
+ * Where Swagger UI reads the end users' provider: its discovery document, as the gateway last read
+ * it, offering the one flow Swagger UI can complete (authorization code with PKCE). Swagger UI's
+ * Authorize shows a form for every grant type a provider advertises (a refresh-token form beside
+ * the login, say), which a Swagger user cannot use.
  */
-export function withIssuer(document: OpenAPIObject, issuer: string | undefined): OpenAPIObject {
-  const schemes = document.components?.securitySchemes;
-  const scheme = schemes?.[END_USER_SCHEME] as { openIdConnectUrl?: string } | undefined;
-  if (!scheme) return document;
-  if (issuer) {
-    scheme.openIdConnectUrl = `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
-    return document;
-  }
-  // No OpenID provider: no end users, and no browser sessions (which log in through it).
-  delete schemes![END_USER_SCHEME];
-  delete schemes![SESSION_SCHEME];
+export const SWAGGER_DISCOVERY_PATH = '/docs-openid-configuration';
+
+/** Drops a security scheme from the document and from every operation's requirements. */
+function withoutScheme(document: OpenAPIObject, name: string): void {
+  delete document.components?.securitySchemes?.[name];
   for (const operations of Object.values(document.paths)) {
     for (const operation of Object.values(operations as Record<string, { security?: Record<string, string[]>[] }>)) {
-      if (operation.security)
-        operation.security = operation.security.filter((requirement) => !(END_USER_SCHEME in requirement) && !(SESSION_SCHEME in requirement));
+      if (operation.security) operation.security = operation.security.filter((requirement) => !(name in requirement));
     }
   }
+}
+
+/**
+ * The document as this deployment serves it (Swagger UI, /docs-json), with what a caller of this
+ * deployment can use, in the order they need it: the client token first, then, where an OpenID
+ * provider is configured, an end user's login through it (`discoveryUrl`: where Swagger UI reads
+ * it). The browser session's cookie is left out: a web app's browser sends it, which Swagger UI
+ * cannot (the repository's openapi.json documents it). Without a provider (live mode, no
+ * OIDC_ISSUER), no end-user scheme either, which no token could satisfy.
+ */
+export function forThisDeployment(document: OpenAPIObject, discoveryUrl: string | undefined): OpenAPIObject {
+  withoutScheme(document, SESSION_SCHEME);
+  const scheme = document.components?.securitySchemes?.[END_USER_SCHEME] as { openIdConnectUrl?: string } | undefined;
+  if (!scheme) return document;
+  if (discoveryUrl) scheme.openIdConnectUrl = discoveryUrl;
+  else withoutScheme(document, END_USER_SCHEME);
   return document;
+}
+
+/** Serves SWAGGER_DISCOVERY_PATH: the provider's discovery document, read through the gateway's own directory of issuers. */
+function serveDiscoveryForSwaggerUi(app: NestFastifyApplication, issuer: string): void {
+  const directory = app.get(IssuerDirectory);
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .get(SWAGGER_DISCOVERY_PATH, async (_request, reply) => {
+      try {
+        const { document } = await directory.metadataOf(issuer);
+        return await reply
+          .header('cache-control', 'no-store')
+          .send({ ...document, grant_types_supported: ['authorization_code'], response_types_supported: ['code'] });
+      } catch (error) {
+        // The provider's discovery failed (logged by the directory): the envelope, as for any refusal.
+        const problem = problemOf(error);
+        return await reply.status(problem.status).header('retry-after', '5').send(errorEnvelope(problem, randomUUID()));
+      }
+    });
 }
 
 export interface SwaggerOptions {
@@ -147,6 +184,8 @@ export interface SwaggerOptions {
   readonly demoCustomerId?: () => string | undefined;
   /** The first trusted issuer, and the audience its tokens must name: Swagger UI's end-user login (authorization code + PKCE). */
   readonly endUsers?: { readonly issuer: string; readonly audience: string; readonly clientId: string };
+  /** PUBLIC_BASE_URL, when set: the served document's URLs are absolute on it. */
+  readonly publicBaseUrl?: string;
 }
 
 /**
@@ -178,7 +217,12 @@ function serveOAuth2Redirect(app: NestFastifyApplication): void {
 export function setupSwagger(app: NestFastifyApplication, options: SwaggerOptions = {}): void {
   const clock = app.get(Clock);
   const { endUsers } = options;
-  if (endUsers) serveOAuth2Redirect(app);
+  if (endUsers) {
+    serveOAuth2Redirect(app);
+    serveDiscoveryForSwaggerUi(app, endUsers.issuer);
+  }
+  // Absolute where the public origin is known (OpenAPI 3.0 wants a URL); else from this origin's root, as Swagger UI reads it.
+  const discoveryUrl = endUsers && `${options.publicBaseUrl?.replace(/\/$/, '') ?? ''}${SWAGGER_DISCOVERY_PATH}`;
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
     yamlDocumentUrl: 'docs-yaml',
@@ -197,6 +241,6 @@ export function setupSwagger(app: NestFastifyApplication, options: SwaggerOption
         : {}),
     },
     patchDocumentOnRequest: (_request, _reply, document) =>
-      withIssuer(withExamplesForToday(document, clock.now(), options.demoCustomerId?.()), endUsers?.issuer),
+      forThisDeployment(withExamplesForToday(document, clock.now(), options.demoCustomerId?.()), discoveryUrl),
   });
 }

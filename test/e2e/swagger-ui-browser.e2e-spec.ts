@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { startTestApp, TestApp } from '../support/app';
 import { launchChromium } from '../support/browser';
-import { createCustomer } from '../support/http';
+import { callApi, createCustomer } from '../support/http';
 import { asTrustedProvider, DevIdentityProvider, startDevIdentityProvider } from '../../dev/identity-provider/dev-identity-provider';
 
 const OUTPUT = join(process.cwd(), 'test-output');
@@ -103,7 +103,11 @@ describe('Swagger UI’s end-user login in a real browser (the development OpenI
     await page.locator('.swagger-ui .info .title').waitFor();
 
     await page.locator('button.authorize').first().click();
-    // The code flow (with PKCE) is the one a browser app uses; Swagger UI shows a form per flow the provider advertises.
+    await page.locator('.modal-ux .auth-container h4').nth(1).waitFor();
+    // What a Swagger user can use, in the order they need it: the client token, then the end user's login; one form each.
+    const schemes = (await page.locator('.modal-ux .auth-container h4').allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim());
+    const dialog = await page.locator('.modal-ux').innerText();
+    // The code flow (with PKCE) is the one a browser app uses, and the only one offered.
     const endUser = page.locator(
       'xpath=//h4[contains(., "end-user") and contains(., "authorization_code")]/ancestor::div[.//button[contains(@class, "authorize")]][1]',
     );
@@ -123,7 +127,71 @@ describe('Swagger UI’s end-user login in a real browser (the development OpenI
     const { shownStatus, body } = await tryItOut(page, '/api/v1/me', 'swagger-ui-end-user.png');
     await context.close();
 
+    expect(schemes).toEqual(['bearer (http, Bearer)', 'end-user (OAuth2, authorization_code with PKCE)']);
+    expect(dialog).toContain('DEVELOPMENT CLIENT TOKENS');
+    expect(dialog).not.toMatch(/cookie|refresh_token/i);
     expect(shownStatus).toBe('200');
     expect(JSON.parse(body)).toMatchObject({ status: 200, data: { role: 'end_user', scopes: expect.arrayContaining(['balances:read']) } });
+  });
+});
+
+describe('the provider’s discovery document as Swagger UI reads it (/docs-openid-configuration)', () => {
+  let idp: DevIdentityProvider;
+  let sut: TestApp;
+  let admin: string;
+
+  beforeAll(async () => {
+    idp = await startDevIdentityProvider({ port: 0, audience: 'urn:partner-gateway' });
+    sut = await startTestApp(
+      { END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64') },
+      { development: { identityProvider: asTrustedProvider(idp.issuer) } },
+    );
+    admin = await sut.createClient('admin');
+  });
+
+  afterAll(async () => {
+    await sut?.close();
+    await idp?.close();
+  });
+
+  const read = () =>
+    fetch(`${sut.baseUrl}/docs-openid-configuration`, { headers: { authorization: `Basic ${Buffer.from(`admin:${admin}`).toString('base64')}` } });
+
+  it('when read, then it is the provider’s, offering the authorization code flow only; the served document points there and has no cookie scheme', async () => {
+    const answer = await read();
+    const document = (await answer.json()) as Record<string, unknown>;
+    const served = await callApi<never>(sut.baseUrl, 'GET', '/docs-json', { token: admin });
+    const schemes = (served.body as unknown as { components: { securitySchemes: Record<string, { openIdConnectUrl?: string }> } }).components.securitySchemes;
+    const anonymous = await fetch(`${sut.baseUrl}/docs-openid-configuration`);
+
+    expect(answer.status).toBe(200);
+    expect(document).toMatchObject({ issuer: idp.issuer, authorization_endpoint: `${idp.issuer}/auth`, grant_types_supported: ['authorization_code'] });
+    expect(Object.keys(schemes)).toEqual(['bearer', 'end-user']);
+    expect(schemes['end-user'].openIdConnectUrl).toBe('/docs-openid-configuration');
+    expect(anonymous.status).toBe(401);
+  });
+
+  it('when the provider was down since the start (never read), then it answers 503 in the envelope with an error id, never a 500; once read, a provider down serves the last read', async () => {
+    const gone = await startDevIdentityProvider({ port: 0, audience: 'urn:partner-gateway' });
+    await gone.close();
+    const other = await startTestApp(
+      { END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64') },
+      { development: { identityProvider: asTrustedProvider(gone.issuer) } },
+    );
+    try {
+      const otherAdmin = await other.createClient('admin');
+      const answer = await fetch(`${other.baseUrl}/docs-openid-configuration`, {
+        headers: { authorization: `Basic ${Buffer.from(`admin:${otherAdmin}`).toString('base64')}` },
+      });
+      const body = (await answer.json()) as { error?: { code?: string; id?: string } };
+      await idp.close();
+      const lastRead = await read();
+
+      expect(answer.status).toBe(503);
+      expect(body.error).toMatchObject({ code: 'AUTH.ISSUER_UNAVAILABLE', id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+      expect(lastRead.status).toBe(200);
+    } finally {
+      await other.close();
+    }
   });
 });
