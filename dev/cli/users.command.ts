@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CliIo } from '../../src/database/cli/command-line';
 import { ConfigurationError, validateEnvironment } from '../../src/config/load-config';
 import { devLogin } from '../identity-provider/dev-login';
+import { dpopProofWith, DpopPrivateJwk, newDpopKey } from '../identity-provider/dev-dpop';
 import { ALL_SCOPES } from '../../src/auth/domain/scopes';
 
 const USAGE = `Usage: npm run -s users -- <command> [options]
@@ -15,6 +17,14 @@ const USAGE = `Usage: npm run -s users -- <command> [options]
          dropped), e.g. \`npm run -s users -- token --user NAME --password-stdin < file\`; else the
          environment variable USER_PASSWORD; else the user's name (the development users' password).
          Never on the command line, where every user of the machine reads it (ps): --password is refused.
+         --dpop: the token is bound to a new key (DPoP, RFC 9449): prints one JSON line with the token
+         (access_token, token_type "DPoP") and the key to sign proofs with (dpop_key, a private JWK).
+         Keep it in a file for \`proof\`; the gateway refuses that token without a proof of the key.
+
+  proof --key FILE --method METHOD --url URL
+         Prints a DPoP proof for one request, signed with the key in FILE (what \`token --dpop\` printed),
+         bound to its access token: send it as the DPoP header with \`Authorization: DPoP <access_token>\`.
+         A proof is good for one request: make one per call.
 `;
 
 /** Standard input up to its end: where --password-stdin reads the password. */
@@ -36,11 +46,12 @@ export async function runUsersCli(
     io.out(USAGE);
     return 0;
   }
+  if (name === 'proof') return proof(args, io);
   if (name !== 'token') {
     io.err(`${name ? `Unknown command '${name}'` : 'A command is required'}\n\n${USAGE}`);
     return 2;
   }
-  let values: { user?: string; password?: string; 'password-stdin'?: boolean; scope?: string; json?: boolean };
+  let values: { user?: string; password?: string; 'password-stdin'?: boolean; scope?: string; json?: boolean; dpop?: boolean };
   try {
     ({ values } = parseArgs({
       args,
@@ -51,6 +62,7 @@ export async function runUsersCli(
         'password-stdin': { type: 'boolean' },
         scope: { type: 'string' },
         json: { type: 'boolean' },
+        dpop: { type: 'boolean' },
       },
       strict: true,
     }));
@@ -89,6 +101,23 @@ export async function runUsersCli(
   const issuer = config.OIDC_ISSUER ?? `http://127.0.0.1:${config.DEV_OIDC_PORT}`;
   const scopes = values.scope === undefined ? ALL_SCOPES : values.scope.split(' ').filter((scope) => scope !== '');
   try {
+    if (values.dpop) {
+      const key = await newDpopKey();
+      const tokens = await devLogin({
+        issuer,
+        user: values.user,
+        password,
+        audience: config.OIDC_AUDIENCE,
+        scopes,
+        dpop: (method, url) => dpopProofWith(key, { method, url }),
+      });
+      if (tokens.token_type.toLowerCase() !== 'dpop') {
+        io.err(`The OpenID provider at ${issuer} did not bind the token to the key (token_type ${tokens.token_type}): it does not support DPoP`);
+        return 1;
+      }
+      io.out(JSON.stringify({ ...(values.json ? tokens : { access_token: tokens.access_token, token_type: tokens.token_type }), dpop_key: key }));
+      return 0;
+    }
     const tokens = await devLogin({ issuer, user: values.user, password, audience: config.OIDC_AUDIENCE, scopes });
     io.out(values.json ? JSON.stringify(tokens) : tokens.access_token);
     return 0;
@@ -101,4 +130,39 @@ export async function runUsersCli(
     );
     return 1;
   }
+}
+
+/** `users proof`: a DPoP proof for one request, with the key (and its token) that `token --dpop` printed into FILE. */
+async function proof(args: string[], io: CliIo): Promise<number> {
+  let values: { key?: string; method?: string; url?: string };
+  try {
+    ({ values } = parseArgs({ args, options: { key: { type: 'string' }, method: { type: 'string' }, url: { type: 'string' } }, strict: true }));
+  } catch (error) {
+    io.err(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const missing = (['key', 'method', 'url'] as const).filter((option) => !values[option]);
+  if (missing.length > 0) {
+    io.err(`${missing.map((option) => `--${option}`).join(', ')} required\n\n${USAGE}`);
+    return 2;
+  }
+  if (!URL.canParse(values.url!)) {
+    io.err(`--url must be the request's whole URL (http://…), as the gateway sees it: '${values.url}' is not one`);
+    return 2;
+  }
+  let saved: { access_token?: unknown; dpop_key?: Partial<DpopPrivateJwk> };
+  try {
+    saved = JSON.parse(readFileSync(values.key!, 'utf8')) as typeof saved;
+  } catch (error) {
+    io.err(`--key ${values.key}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : 'not the JSON line `token --dpop` printed'}`);
+    return 1;
+  }
+  const key = saved.dpop_key;
+  if (!key || key.kty !== 'EC' || key.crv !== 'P-256' || typeof key.d !== 'string') {
+    io.err(`--key ${values.key}: no dpop_key (an EC P-256 private JWK) in it: keep what \`token --dpop\` printed`);
+    return 1;
+  }
+  const accessToken = typeof saved.access_token === 'string' ? saved.access_token : undefined;
+  io.out(await dpopProofWith(key as DpopPrivateJwk, { method: values.method!.toUpperCase(), url: values.url!, accessToken }));
+  return 0;
 }

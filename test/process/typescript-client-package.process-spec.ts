@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -92,5 +92,48 @@ describe('the typed client as a package', () => {
       replayed: false,
     });
     expect(compiled).toBe('compiled');
+  });
+
+  it('when its README’s TypeScript examples are compiled against the installed package, then each compiles, and its install command names the tarball npm pack makes', async () => {
+    // The README as the package ships it (run after the test above installed it).
+    const readme = readFileSync(join(scratch, 'node_modules', '@partner-gateway', 'client', 'README.md'), 'utf8');
+    const examples = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map(([, code]) => code);
+    examples.forEach((code, index) => writeFileSync(join(scratch, `readme-${index + 1}.ts`), code));
+    const tarball = readdirSync(scratch).find((name) => name.endsWith('.tgz'))!;
+
+    const compiled = await Promise.all(
+      examples.map((_, index) =>
+        run(
+          process.execPath,
+          [
+            TSC,
+            '--noEmit',
+            '--strict',
+            '--module',
+            'nodenext',
+            '--moduleResolution',
+            'nodenext',
+            '--target',
+            'es2022',
+            '--lib',
+            'es2022,dom',
+            '--types',
+            'node',
+            '--typeRoots',
+            join(process.cwd(), 'node_modules', '@types'),
+            `readme-${index + 1}.ts`,
+          ],
+          { cwd: scratch },
+        ).then(
+          () => 'compiled',
+          (error: { stdout: string }) => error.stdout,
+        ),
+      ),
+    );
+
+    expect(examples.length).toBeGreaterThanOrEqual(3);
+    expect(compiled).toEqual(examples.map(() => 'compiled'));
+    expect(readme).toContain(`npm run -s client:pack        # prints ${tarball},`);
+    expect(readme).toMatch(new RegExp(`^npm install \\S+/clients/typescript/${tarball.replace(/\./g, '\\.')}$`, 'm'));
   });
 });

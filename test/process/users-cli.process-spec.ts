@@ -1,7 +1,13 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
-import { DevIdentityProvider, startDevIdentityProvider } from '../../dev/identity-provider/dev-identity-provider';
+import { asTrustedProvider, DevIdentityProvider, startDevIdentityProvider } from '../../dev/identity-provider/dev-identity-provider';
+import { startTestApp, TestApp } from '../support/app';
+import { callApi } from '../support/http';
+import { TEST_AUDIENCE } from '../support/oidc';
 
 const USERS = join(process.cwd(), 'dist', 'dev', 'cli', 'users.cli.js');
 
@@ -74,5 +80,67 @@ describe('npm run users -- token', () => {
     expect(help.stdout).toContain('token --user NAME [--password-stdin]');
     expect(help.stdout).toContain('USER_PASSWORD');
     expect(help.stdout).not.toContain('--password P');
+  });
+});
+
+/** `npm run users -- token --dpop` and `proof`: DPoP tried from a shell, against the gateway. */
+describe('npm run users -- token --dpop, then proof', () => {
+  let idp: DevIdentityProvider;
+  let t: TestApp;
+  const scratch = mkdtempSync(join(tmpdir(), 'pgw-dpop-'));
+
+  beforeAll(async () => {
+    idp = await startDevIdentityProvider({ port: 0, audience: TEST_AUDIENCE });
+    t = await startTestApp(
+      { END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64') },
+      { development: { identityProvider: asTrustedProvider(idp.issuer) } },
+    );
+  });
+  afterAll(async () => {
+    await t?.close();
+    await idp?.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: '/nonexistent', OIDC_ISSUER: '', OIDC_AUDIENCE: TEST_AUDIENCE };
+
+  it('when demo takes a DPoP-bound token, then it works with a proof of the printed key, a proof works once, and the token alone is refused', async () => {
+    const taken = await users(['token', '--user', 'demo', '--dpop'], { ...env, OIDC_ISSUER: idp.issuer });
+    const keyFile = join(scratch, 'demo.json');
+    writeFileSync(keyFile, taken.stdout, { mode: 0o600 });
+    const saved = JSON.parse(taken.stdout) as { access_token: string; token_type: string; dpop_key: Record<string, string> };
+    const url = `${t.baseUrl}/api/v1/me`;
+    const made = await users(['proof', '--key', keyFile, '--method', 'GET', '--url', url], env);
+    const withProof = (proof: string) =>
+      callApi<{ role: string }>(t.baseUrl, 'GET', '/api/v1/me', { headers: { authorization: `DPoP ${saved.access_token}`, dpop: proof } });
+
+    const first = await withProof(made.stdout.trim());
+    const replayed = await withProof(made.stdout.trim());
+    const asBearer = await callApi(t.baseUrl, 'GET', '/api/v1/me', { token: saved.access_token });
+
+    expect({ code: taken.code, stderr: taken.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(saved.token_type).toBe('DPoP');
+    expect(saved.dpop_key).toMatchObject({ kty: 'EC', crv: 'P-256', d: expect.any(String) });
+    expect(decodeJwt(saved.access_token)).toMatchObject({ sub: 'demo', cnf: { jkt: expect.any(String) } });
+    expect(made.code).toBe(0);
+    expect([first.status, first.body.data?.role]).toEqual([200, 'end_user']);
+    expect([replayed.status, replayed.body.error?.code]).toEqual([401, 'AUTH.INVALID_DPOP_PROOF']);
+    expect([asBearer.status, asBearer.body.error?.code]).toEqual([401, 'AUTH.DPOP_REQUIRED']);
+  }, 60_000);
+
+  it('when proof is asked without its options or with a file that holds no key, then it says which, and prints no proof', async () => {
+    const notKey = join(scratch, 'not-a-key.json');
+    writeFileSync(notKey, '{"access_token":"x"}');
+
+    const bare = await users(['proof'], env);
+    const noKey = await users(['proof', '--key', notKey, '--method', 'GET', '--url', `${t.baseUrl}/api/v1/me`], env);
+    const badUrl = await users(['proof', '--key', notKey, '--method', 'GET', '--url', '/api/v1/me'], env);
+
+    expect([bare.code, bare.stdout]).toEqual([2, '']);
+    expect(bare.stderr).toContain('--key, --method, --url required');
+    expect([noKey.code, noKey.stdout]).toEqual([1, '']);
+    expect(noKey.stderr).toContain('no dpop_key');
+    expect([badUrl.code, badUrl.stdout]).toEqual([2, '']);
+    expect(badUrl.stderr).toContain("--url must be the request's whole URL");
   });
 });
