@@ -74,6 +74,10 @@ describe('Swagger UI in a real browser (live mode: the page itself needs the adm
   });
 });
 
+/** The service in sandbox mode's way: the development OpenID provider at `issuer` trusted, Swagger UI's login through it. */
+const trustingTheProvider = (issuer: string) =>
+  startTestApp({ END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64') }, { development: { identityProvider: asTrustedProvider(issuer) } });
+
 describe('Swagger UI’s end-user login in a real browser (the development OpenID provider, authorization code + PKCE)', () => {
   let idp: DevIdentityProvider;
   let sut: TestApp;
@@ -82,10 +86,7 @@ describe('Swagger UI’s end-user login in a real browser (the development OpenI
 
   beforeAll(async () => {
     idp = await startDevIdentityProvider({ port: 0, audience: 'urn:partner-gateway' });
-    sut = await startTestApp(
-      { END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64') },
-      { development: { identityProvider: asTrustedProvider(idp.issuer) } },
-    );
+    sut = await trustingTheProvider(idp.issuer);
     admin = await sut.createClient('admin');
     browser = await launchChromium();
   });
@@ -142,10 +143,7 @@ describe('the provider’s discovery document as Swagger UI reads it (/docs-open
 
   beforeAll(async () => {
     idp = await startDevIdentityProvider({ port: 0, audience: 'urn:partner-gateway' });
-    sut = await startTestApp(
-      { END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64') },
-      { development: { identityProvider: asTrustedProvider(idp.issuer) } },
-    );
+    sut = await trustingTheProvider(idp.issuer);
     admin = await sut.createClient('admin');
   });
 
@@ -174,10 +172,7 @@ describe('the provider’s discovery document as Swagger UI reads it (/docs-open
   it('when the provider was down since the start (never read), then it answers 503 in the envelope with an error id, never a 500; once read, a provider down serves the last read', async () => {
     const gone = await startDevIdentityProvider({ port: 0, audience: 'urn:partner-gateway' });
     await gone.close();
-    const other = await startTestApp(
-      { END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64') },
-      { development: { identityProvider: asTrustedProvider(gone.issuer) } },
-    );
+    const other = await trustingTheProvider(gone.issuer);
     try {
       const otherAdmin = await other.createClient('admin');
       const answer = await fetch(`${other.baseUrl}/docs-openid-configuration`, {
