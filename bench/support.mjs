@@ -10,6 +10,8 @@ const require = createRequire(import.meta.url);
 export const ROOT = join(import.meta.dirname, '..');
 /** The compiled service (npm run bench builds it first). */
 export const dist = (path) => require(join(ROOT, 'dist', 'src', path));
+/** The compiled development tooling (dev/): the development OpenID provider and its login, the embedded PostgreSQL. */
+export const devDist = (path) => require(join(ROOT, 'dist', 'dev', path));
 
 export function scratchDir(prefix) {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -95,6 +97,8 @@ export async function benchDatabase(log) {
       },
     };
   }
+  // Without BENCH_DATABASE_URL, the embedded PostgreSQL, offered by development tooling as for npm start.
+  devDist('local-database.js');
   const { resolveDatabase } = dist('database/database-handle.js');
   const { validateEnvironment } = dist('config/load-config.js');
   const dataDir = scratchDir('pgw-bench-');

@@ -12,6 +12,7 @@ import {
   benchDatabase,
   cpuReading,
   cpuSecondsBetween,
+  devDist,
   dist,
   fixed,
   freePort,
@@ -298,7 +299,7 @@ const MOST_REQUESTS_PER_SECOND = 8000;
  * ahead of each scenario (`prepareProofs`), so that the load generator only sends.
  */
 async function endUserCallers(issuer, serviceUrl) {
-  const { devLogin } = dist('sandbox/dev-login.js');
+  const { devLogin } = devDist('identity-provider/dev-login.js');
   const { SignJWT, generateKeyPair, exportJWK } = await import('jose');
   const { privateKey, publicKey } = await generateKeyPair('ES256');
   const jwk = await exportJWK(publicKey);
@@ -362,7 +363,7 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
       return { gateway, url };
     };
     // The partner's OpenID provider (the development one, in this process): end users' tokens.
-    const { startDevIdentityProvider } = dist('sandbox/dev-identity-provider.js');
+    const { startDevIdentityProvider } = devDist('identity-provider/dev-identity-provider.js');
     const identityProvider = await startDevIdentityProvider({ port: 0, audience: END_USER_AUDIENCE });
     started.push({ stop: () => identityProvider.close() });
     gatewayEnv.OIDC_ISSUER = identityProvider.issuer;
@@ -431,7 +432,7 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
     // End users: demo with a bearer access token, alex with one bound to a DPoP key; each reads a customer of their own.
     const endUsers = await endUserCallers(identityProvider.issuer, serviceUrl);
     // demo again, in a web app: logged in through the gateway's browser session, reading the same customer with the cookie.
-    const { webLogin } = dist('sandbox/dev-login.js');
+    const { webLogin } = devDist('identity-provider/dev-login.js');
     const { session } = await webLogin(serviceUrl, 'demo');
     const sessionBalance = { ...endUsers.bearerBalance, headers: { cookie: `__Host-gw_session=${session}`, 'x-csrf': '1' } };
 

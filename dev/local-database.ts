@@ -3,7 +3,7 @@ import { acquireEmbeddedDatabase } from './database/embedded-postgres';
 
 /**
  * Loaded first by `npm start` (dev/main.ts) and by the npm commands of a checkout
- * (scripts/command.mjs): where DATABASE_URL is not set, the embedded PostgreSQL kept under
+ * (scripts/local-database.cjs): where DATABASE_URL is not set, the embedded PostgreSQL kept under
  * DATA_DIR is the database, started or joined. The production image has no dev/, so nothing
  * offers it there.
  */

@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   let demoCustomerId = embeddedDefaults ? readDemoCustomer(demoCustomerFile(config.DATA_DIR)) : undefined;
   let identityProvider: DevIdentityProvider | undefined;
 
-  const { database, port, log } = await runService(config, tracing, async (_database, log) => {
+  const { port, log } = await runService(config, tracing, async (database, log) => {
     if (!sandboxMode) return { upstream: liveUpstreamSettings(config) };
     const companions: Companion[] = [];
     const files = sandboxFilesUnder(config.DATA_DIR);
@@ -68,34 +68,34 @@ async function main(): Promise<void> {
         demoCustomerId: () => demoCustomerId,
         development: identityProvider && { identityProvider: asTrustedProvider(identityProvider.issuer), routes: serveWebApp },
       },
+      // Part of the start: a failure here stops the sandbox, the provider and the embedded database too.
+      listening: async (port) => {
+        const origin = config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`;
+        // The gateway's web client at the development provider: its callback and logout URIs on the port now listened on.
+        if (identityProvider) await identityProvider.setWebOrigins([origin, ...corsOrigins(config)]);
+        if (!embeddedDefaults) return;
+        // The service's role only reads clients: the first ones are made as the schema's owner.
+        const tokens = await withApiClientsAsOwner(database, (clients) => createDevClientsIfNone(clients, config.DEFAULT_TENANT));
+        if (!tokens) return;
+        const baseUrl = shownBaseUrl(config, port);
+        try {
+          demoCustomerId = await createDemoCustomer(baseUrl, tokens.partner, demoCustomerFile(config.DATA_DIR), identityProvider ? 'demo' : undefined);
+          log.info({ customerId: demoCustomerId }, 'Made the demo customer: Swagger UI’s examples use it');
+        } catch (error) {
+          log.warn({ err: error }, 'The demo customer could not be made: Swagger UI’s examples name a customer no one has');
+        }
+        process.stdout.write(devTokensBanner(tokens, baseUrl, demoCustomerId, identityProvider?.issuer, identityProvider ? `${origin}/app/` : undefined));
+      },
     };
   });
 
   const baseUrl = shownBaseUrl(config, port);
   // The reference web app: its login must start and end on the gateway's public origin, where its cookie lives.
   const webAppUrl = identityProvider ? `${config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`}/app/` : undefined;
-  if (identityProvider) {
-    // The gateway's web client at the development provider: its callback and logout URIs on the port now listened on.
-    await identityProvider.setWebOrigins([config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`, ...corsOrigins(config)]);
-  }
-
   if (sandboxMode) {
     log.warn('SANDBOX MODE: UPSTREAM_BASE_URL is not set; nothing reaches a real provider.');
   } else {
     log.info({ upstream: new URL(config.UPSTREAM_BASE_URL).origin }, 'Live mode');
-  }
-  if (embeddedDefaults) {
-    // The service's role only reads clients: the first ones are made as the schema's owner.
-    const tokens = await withApiClientsAsOwner(database, (clients) => createDevClientsIfNone(clients, config.DEFAULT_TENANT));
-    if (tokens) {
-      try {
-        demoCustomerId = await createDemoCustomer(baseUrl, tokens.partner, demoCustomerFile(config.DATA_DIR), identityProvider ? 'demo' : undefined);
-        log.info({ customerId: demoCustomerId }, 'Made the demo customer: Swagger UI’s examples use it');
-      } catch (error) {
-        log.warn({ err: error }, 'The demo customer could not be made: Swagger UI’s examples name a customer no one has');
-      }
-      process.stdout.write(devTokensBanner(tokens, baseUrl, demoCustomerId, identityProvider?.issuer, webAppUrl));
-    }
   }
   if (tracing) log.info('Tracing on: spans are exported over OTLP, as the OTEL_* variables say');
   log.info({ url: baseUrl, docs: config.DOCS_ENABLED ? `${baseUrl}/docs` : undefined, webApp: webAppUrl }, 'Partner gateway listening');

@@ -18,6 +18,8 @@ export interface ServicePlan {
   readonly upstream: UpstreamSettings;
   readonly companions?: readonly Companion[];
   readonly appOptions?: Omit<AppOptions, 'logStream'>;
+  /** Once listening, on the port listened on: part of the start, so a failure here stops everything started, as any other. */
+  readonly listening?: (port: number) => Promise<void>;
 }
 
 export interface RunningService {
@@ -97,10 +99,11 @@ export async function runService(
     log.info(`Database: ${database.description}`);
     const started: Companion[] = [];
     companions = started;
-    const { upstream, companions: planned = [], appOptions } = await plan(database, log);
+    const { upstream, companions: planned = [], appOptions, listening } = await plan(database, log);
     started.push(...planned);
     app = await createApp(config, database, upstream, { ...appOptions, logStream: requestLog });
     await app.listen({ port: config.PORT, host: config.HOST });
+    await listening?.(portOf(app, config));
   } catch (error) {
     log.fatal({ err: error }, 'Start-up failed');
     await app?.close().catch(() => undefined);
@@ -108,9 +111,13 @@ export async function runService(
     await database?.stop().catch(() => undefined);
     exit(1);
   }
+  return { app, database, port: portOf(app, config), log };
+}
+
+/** The port listened on (PORT, or the one the system chose for 0). */
+function portOf(app: NestFastifyApplication, config: AppConfig): number {
   const address = app.getHttpServer().address();
-  const port = typeof address === 'object' && address ? address.port : config.PORT;
-  return { app, database, port, log };
+  return typeof address === 'object' && address ? address.port : config.PORT;
 }
 
 /** The address the service is reached at, for the start-up log: localhost when it listens everywhere. */

@@ -132,13 +132,21 @@ const PLACEHOLDER_DISCOVERY = 'https://login.partner.example/.well-known/openid-
  */
 export const SWAGGER_DISCOVERY_PATH = '/docs-openid-configuration';
 
-/** Drops a security scheme from the document and from every operation's requirements. */
+/**
+ * Drops a security scheme from the document and from every operation's requirements. An operation
+ * that this leaves with none (a browser session's own endpoints, say) is dropped too: an empty list
+ * would say it needs no credential at all.
+ */
 function withoutScheme(document: OpenAPIObject, name: string): void {
   delete document.components?.securitySchemes?.[name];
-  for (const operations of Object.values(document.paths)) {
-    for (const operation of Object.values(operations as Record<string, { security?: Record<string, string[]>[] }>)) {
-      if (operation.security) operation.security = operation.security.filter((requirement) => !(name in requirement));
+  for (const [path, operations] of Object.entries(document.paths)) {
+    const byMethod = operations as Record<string, { security?: Record<string, string[]>[] }>;
+    for (const [method, operation] of Object.entries(byMethod)) {
+      if (!operation.security || operation.security.length === 0) continue;
+      operation.security = operation.security.filter((requirement) => !(name in requirement));
+      if (operation.security.length === 0) delete byMethod[method];
     }
+    if (Object.keys(byMethod).length === 0) delete document.paths[path];
   }
 }
 

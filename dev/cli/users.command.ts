@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CliIo } from '../../src/database/cli/command-line';
 import { ConfigurationError, validateEnvironment } from '../../src/config/load-config';
@@ -8,7 +8,7 @@ import { ALL_SCOPES } from '../../src/auth/domain/scopes';
 
 const USAGE = `Usage: npm run -s users -- <command> [options]
 
-  token --user NAME [--password-stdin] [--scope "S1 S2"] [--json]
+  token --user NAME [--password-stdin] [--scope "S1 S2"] [--json] [--dpop] [--out FILE]
          Logs NAME in at the OpenID provider as a native app does (authorization code + PKCE) and
          prints their access token for the gateway (all of its scopes unless --scope says which).
          The provider is OIDC_ISSUER, or the development one that \`npm start\` runs in sandbox mode
@@ -19,7 +19,9 @@ const USAGE = `Usage: npm run -s users -- <command> [options]
          Never on the command line, where every user of the machine reads it (ps): --password is refused.
          --dpop: the token is bound to a new key (DPoP, RFC 9449): prints one JSON line with the token
          (access_token, token_type "DPoP") and the key to sign proofs with (dpop_key, a private JWK).
-         Keep it in a file for \`proof\`; the gateway refuses that token without a proof of the key.
+         The gateway refuses that token without a proof of the key.
+         --out FILE: writes what would be printed to FILE instead, readable by its owner only (0600):
+         where \`proof\` reads the key, e.g. \`token --user demo --dpop --out .data/demo-dpop.json\`.
 
   proof --key FILE --method METHOD --url URL
          Prints a DPoP proof for one request, signed with the key in FILE (what \`token --dpop\` printed),
@@ -51,7 +53,7 @@ export async function runUsersCli(
     io.err(`${name ? `Unknown command '${name}'` : 'A command is required'}\n\n${USAGE}`);
     return 2;
   }
-  let values: { user?: string; password?: string; 'password-stdin'?: boolean; scope?: string; json?: boolean; dpop?: boolean };
+  let values: { user?: string; password?: string; 'password-stdin'?: boolean; scope?: string; json?: boolean; dpop?: boolean; out?: string };
   try {
     ({ values } = parseArgs({
       args,
@@ -63,6 +65,7 @@ export async function runUsersCli(
         scope: { type: 'string' },
         json: { type: 'boolean' },
         dpop: { type: 'boolean' },
+        out: { type: 'string' },
       },
       strict: true,
     }));
@@ -99,6 +102,13 @@ export async function runUsersCli(
     throw error;
   }
   const issuer = config.OIDC_ISSUER ?? `http://127.0.0.1:${config.DEV_OIDC_PORT}`;
+  /** Tokens and keys on stdout, or in --out's file, which only its owner reads (an existing one too). */
+  const give = (text: string) => {
+    if (values.out === undefined) return io.out(text);
+    writeFileSync(values.out, `${text}\n`, { mode: 0o600 });
+    chmodSync(values.out, 0o600);
+    io.err(`Written to ${values.out} (mode 600)`);
+  };
   const scopes = values.scope === undefined ? ALL_SCOPES : values.scope.split(' ').filter((scope) => scope !== '');
   try {
     if (values.dpop) {
@@ -115,11 +125,11 @@ export async function runUsersCli(
         io.err(`The OpenID provider at ${issuer} did not bind the token to the key (token_type ${tokens.token_type}): it does not support DPoP`);
         return 1;
       }
-      io.out(JSON.stringify({ ...(values.json ? tokens : { access_token: tokens.access_token, token_type: tokens.token_type }), dpop_key: key }));
+      give(JSON.stringify({ ...(values.json ? tokens : { access_token: tokens.access_token, token_type: tokens.token_type }), dpop_key: key }));
       return 0;
     }
     const tokens = await devLogin({ issuer, user: values.user, password, audience: config.OIDC_AUDIENCE, scopes });
-    io.out(values.json ? JSON.stringify(tokens) : tokens.access_token);
+    give(values.json ? JSON.stringify(tokens) : tokens.access_token);
     return 0;
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause;

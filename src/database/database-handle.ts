@@ -26,8 +26,8 @@ let localDatabase: LocalDatabase | undefined;
 
 /**
  * Development tooling offers its database for when DATABASE_URL is not set: `npm start`
- * (dev/main.ts) and, in a checkout, the npm commands (scripts/command.mjs loads
- * dev/local-database.ts first). The service itself never reaches into dev/: in the production
+ * (dev/main.ts) and, in a checkout, the npm commands (scripts/local-database.cjs
+ * loads dev/local-database.ts first). The service itself never reaches into dev/: in the production
  * image nothing offers one, and DATABASE_URL is required.
  */
 export function offerLocalDatabase(database: LocalDatabase): void {

@@ -281,6 +281,12 @@ describe('health and docs', () => {
     expect(response.body.paths['/api/v1/me'].get.security).toEqual([{ bearer: [] }]);
     expect(response.body.components.securitySchemes['end-user']).toBeUndefined();
     expect(response.body.components.securitySchemes['browser-session']).toBeUndefined();
+    // No operation is left saying it needs no credential: the session's own, which only a provider's login opens, are not served.
+    const operations = Object.values(response.body.paths as Record<string, Record<string, { security?: unknown[] }>>).flatMap((byMethod) =>
+      Object.values(byMethod),
+    );
+    expect(operations.filter((operation) => operation.security !== undefined && operation.security.length === 0)).toEqual([]);
+    expect(response.body.paths['/api/v1/session']).toBeUndefined();
   });
 
   it('when /docs is fetched, then Swagger UI is served', async () => {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
@@ -105,10 +105,9 @@ describe('npm run users -- token --dpop, then proof', () => {
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: '/nonexistent', OIDC_ISSUER: '', OIDC_AUDIENCE: TEST_AUDIENCE };
 
   it('when demo takes a DPoP-bound token, then it works with a proof of the printed key, a proof works once, and the token alone is refused', async () => {
-    const taken = await users(['token', '--user', 'demo', '--dpop'], { ...env, OIDC_ISSUER: idp.issuer });
     const keyFile = join(scratch, 'demo.json');
-    writeFileSync(keyFile, taken.stdout, { mode: 0o600 });
-    const saved = JSON.parse(taken.stdout) as { access_token: string; token_type: string; dpop_key: Record<string, string> };
+    const taken = await users(['token', '--user', 'demo', '--dpop', '--out', keyFile], { ...env, OIDC_ISSUER: idp.issuer });
+    const saved = JSON.parse(readFileSync(keyFile, 'utf8')) as { access_token: string; token_type: string; dpop_key: Record<string, string> };
     const url = `${t.baseUrl}/api/v1/me`;
     const made = await users(['proof', '--key', keyFile, '--method', 'GET', '--url', url], env);
     const withProof = (proof: string) =>
@@ -118,7 +117,10 @@ describe('npm run users -- token --dpop, then proof', () => {
     const replayed = await withProof(made.stdout.trim());
     const asBearer = await callApi(t.baseUrl, 'GET', '/api/v1/me', { token: saved.access_token });
 
-    expect({ code: taken.code, stderr: taken.stderr }).toEqual({ code: 0, stderr: '' });
+    // The key is in the file, which only its owner reads, and nowhere on the terminal.
+    expect({ code: taken.code, stdout: taken.stdout }).toEqual({ code: 0, stdout: '' });
+    expect(taken.stderr).toContain(`Written to ${keyFile} (mode 600)`);
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
     expect(saved.token_type).toBe('DPoP');
     expect(saved.dpop_key).toMatchObject({ kty: 'EC', crv: 'P-256', d: expect.any(String) });
     expect(decodeJwt(saved.access_token)).toMatchObject({ sub: 'demo', cnf: { jkt: expect.any(String) } });
