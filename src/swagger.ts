@@ -156,7 +156,8 @@ function withoutScheme(document: OpenAPIObject, name: string): void {
  * provider is configured, an end user's login through it (`discoveryUrl`: where Swagger UI reads
  * it). The browser session's cookie is left out: a web app's browser sends it, which Swagger UI
  * cannot (the repository's openapi.json documents it). Without a provider (live mode, no
- * OIDC_ISSUER), no end-user scheme either, which no token could satisfy.
+ * OIDC_ISSUER), no end-user scheme either, which no token could satisfy. Changes `document` in place
+ * (withExamplesForToday's copy, when served).
  */
 export function forThisDeployment(document: OpenAPIObject, discoveryUrl: string | undefined): OpenAPIObject {
   withoutScheme(document, SESSION_SCHEME);
