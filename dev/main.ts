@@ -3,6 +3,7 @@ import { startTracing } from '../src/common/runtime/start-tracing';
 const tracing = startTracing();
 import 'reflect-metadata';
 import './local-database';
+import { DevelopmentEnvironment } from './development.environment';
 import { withApiClientsAsOwner } from '../src/auth/persistence/api-clients-as-owner';
 import { readConfigOrExit } from '../src/config/load-config';
 import { corsOrigins } from '../src/config/env.schema';
@@ -23,7 +24,7 @@ import { serveWebApp } from './web-app/serve-web-app';
  * src/main.ts runs it, with the embedded database where DATABASE_URL is not set.
  */
 async function main(): Promise<void> {
-  const config = readConfigOrExit();
+  const config = readConfigOrExit({ also: [DevelopmentEnvironment] });
   const sandboxMode = !config.UPSTREAM_BASE_URL;
   const embeddedDefaults = sandboxMode && !config.DATABASE_URL;
   // The demo customer of an earlier start, if any (sandbox mode with embedded defaults only).

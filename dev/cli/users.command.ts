@@ -5,6 +5,7 @@ import { ConfigurationError, validateEnvironment } from '../../src/config/load-c
 import { devLogin } from '../identity-provider/dev-login';
 import { dpopProofWith, DpopPrivateJwk, newDpopKey } from '../identity-provider/dev-dpop';
 import { ALL_SCOPES } from '../../src/auth/domain/scopes';
+import { DevelopmentEnvironment } from '../development.environment';
 
 const USAGE = `Usage: npm run -s users -- <command> [options]
 
@@ -93,7 +94,7 @@ export async function runUsersCli(
   }
   let config;
   try {
-    config = validateEnvironment(env);
+    config = validateEnvironment(env, { also: [DevelopmentEnvironment] });
   } catch (error) {
     if (error instanceof ConfigurationError) {
       io.err(error.message);

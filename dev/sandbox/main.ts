@@ -1,11 +1,12 @@
 import { join } from 'node:path';
 import { readConfigOrExit } from '../../src/config/load-config';
+import { DevelopmentEnvironment } from '../development.environment';
 import { createBaseLogger } from '../../src/common/runtime/logging';
 import { liveModeStart, RunningSandbox, SandboxPortTaken, sandboxFilesUnder, startSandbox } from './sandbox.runner';
 
 /** `npm run sandbox`: the provider's stand-in on its own, for a gateway started in live mode. */
 async function main(): Promise<void> {
-  const config = readConfigOrExit({ sandbox: true });
+  const config = readConfigOrExit({ sandbox: true, also: [DevelopmentEnvironment] });
   const log = createBaseLogger(config.LOG_LEVEL);
   const files = sandboxFilesUnder(config.DATA_DIR);
   let sandbox: RunningSandbox;

@@ -1,5 +1,10 @@
 import { ConfigService } from '@nestjs/config';
-import { AppConfig } from '../config/load-config';
+import type { AuditEnvironment } from '../config/environment/audit.environment';
+import type { DatabaseEnvironment } from '../config/environment/database.environment';
+import type { ServiceEnvironment } from '../config/environment/service.environment';
+
+/** The audit feature's own variables, and the two of others it reads: where keys are kept, whether the database is shared. */
+type AuditSettingsSource = AuditEnvironment & Pick<ServiceEnvironment, 'DATA_DIR'> & Pick<DatabaseEnvironment, 'DATABASE_URL'>;
 
 /** What the audit feature is configured with, read once at start-up: its parts never read the environment. */
 export abstract class AuditSettings {
@@ -20,7 +25,7 @@ export abstract class AuditSettings {
   abstract readonly sharedDatabase: boolean;
 }
 
-export function auditSettingsOf(config: ConfigService<AppConfig, true>): AuditSettings {
+export function auditSettingsOf(config: ConfigService<AuditSettingsSource, true>): AuditSettings {
   return {
     sealing: config.getOrThrow('AUDIT_SEALING', { infer: true }),
     sealMaxLagSeconds: config.getOrThrow('AUDIT_SEAL_MAX_LAG_SECONDS', { infer: true }),

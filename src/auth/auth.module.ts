@@ -5,7 +5,14 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { corsOrigins } from '../config/env.schema';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AppConfig } from '../config/load-config';
+import type { EndUserEnvironment } from '../config/environment/end-users.environment';
+import type { SessionEnvironment } from '../config/environment/sessions.environment';
+import type { ServiceEnvironment } from '../config/environment/service.environment';
+
+/** What authentication is configured with: end users' providers and web apps' sessions, and the few service settings they need. */
+type AuthEnvironment = EndUserEnvironment &
+  SessionEnvironment &
+  Pick<ServiceEnvironment, 'DATA_DIR' | 'PUBLIC_BASE_URL' | 'CORS_ORIGINS' | 'DEFAULT_TENANT' | 'NODE_ENV'>;
 import { loadPreviousSessionKeys, loadPseudonymKey, loadSessionKey, sessionSettings, trustedIssuers } from '../config/end-user-settings';
 import { BrowserSessionStore } from './domain/browser-session.ports';
 import { BrowserSessions } from './domain/browser-sessions.service';
@@ -66,7 +73,7 @@ export class AuthModule {
         {
           provide: EndUserTokens,
           inject: [ConfigService, ProofReplay, IssuerDirectory],
-          useFactory: (config: ConfigService<AppConfig, true>, replay: ProofReplay, directory: IssuerDirectory) => {
+          useFactory: (config: ConfigService<AuthEnvironment, true>, replay: ProofReplay, directory: IssuerDirectory) => {
             const issuers = trustedIssuers(configValues(config), options.devIssuer);
             const clockSkewSeconds = config.getOrThrow('OIDC_CLOCK_SKEW_SECONDS', { infer: true });
             const proofs = new DpopProofs(replay, { maxAgeSeconds: config.getOrThrow('DPOP_PROOF_MAX_AGE_SECONDS', { infer: true }), clockSkewSeconds });
@@ -91,7 +98,7 @@ export class AuthModule {
         {
           provide: Pseudonyms,
           inject: [ConfigService],
-          useFactory: (config: ConfigService<AppConfig, true>) => {
+          useFactory: (config: ConfigService<AuthEnvironment, true>) => {
             const { key, generated } = loadPseudonymKey({
               END_USER_PSEUDONYM_KEY: config.get('END_USER_PSEUDONYM_KEY', { infer: true }),
               DATA_DIR: config.getOrThrow('DATA_DIR', { infer: true }),
@@ -103,7 +110,7 @@ export class AuthModule {
         {
           provide: PgBrowserSessionStore,
           inject: [DataSource, PostgresNotifications, ConfigService],
-          useFactory: (dataSource: DataSource, notifications: PostgresNotifications, config: ConfigService<AppConfig, true>) =>
+          useFactory: (dataSource: DataSource, notifications: PostgresNotifications, config: ConfigService<AuthEnvironment, true>) =>
             new PgBrowserSessionStore(dataSource, notifications, config.getOrThrow('SESSION_IDLE_TIMEOUT_SECONDS', { infer: true })),
         },
         { provide: BrowserSessionStore, useExisting: PgBrowserSessionStore },
@@ -111,7 +118,7 @@ export class AuthModule {
           provide: BrowserSessions,
           inject: [ConfigService, HttpAdapterHost, BrowserSessionStore, EndUserTokens, Pseudonyms, IssuerDirectory],
           useFactory: (
-            config: ConfigService<AppConfig, true>,
+            config: ConfigService<AuthEnvironment, true>,
             host: HttpAdapterHost,
             store: BrowserSessionStore,
             endUsers: EndUserTokens,
@@ -175,7 +182,7 @@ export class AuthModule {
         {
           provide: EndUserIds,
           inject: [ConfigService, Pseudonyms],
-          useFactory: (config: ConfigService<AppConfig, true>, pseudonyms: Pseudonyms) =>
+          useFactory: (config: ConfigService<AuthEnvironment, true>, pseudonyms: Pseudonyms) =>
             new EndUserIds(trustedIssuers(configValues(config), options.devIssuer), pseudonyms),
         },
         AccessGuard,
@@ -191,7 +198,7 @@ function listeningPort(host: HttpAdapterHost): number {
   return typeof address === 'object' && address ? address.port : 0;
 }
 
-function configValues(config: ConfigService<AppConfig, true>) {
+function configValues(config: ConfigService<AuthEnvironment, true>) {
   return {
     OIDC_ISSUER: config.get('OIDC_ISSUER', { infer: true }),
     OIDC_AUDIENCE: config.getOrThrow('OIDC_AUDIENCE', { infer: true }),

@@ -1,9 +1,46 @@
 import { existsSync } from 'node:fs';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
-import { EnvironmentVariables, productionProblems } from './env.schema';
+import { productionProblems } from './env.schema';
+import { AuditEnvironment } from './environment/audit.environment';
+import { DatabaseEnvironment } from './environment/database.environment';
+import { EndUserEnvironment } from './environment/end-users.environment';
+import { IdempotencyEnvironment } from './environment/idempotency.environment';
+import { MetricsEnvironment } from './environment/metrics.environment';
+import { RateLimitEnvironment } from './environment/rate-limit.environment';
+import { ServiceEnvironment } from './environment/service.environment';
+import { SessionEnvironment } from './environment/sessions.environment';
+import { UpstreamEnvironment } from './environment/upstream.environment';
 
-export type AppConfig = EnvironmentVariables;
+/**
+ * The service's settings, one class per feature (environment/): each feature is handed its own
+ * (`ConfigService<UpstreamEnvironment>`, say) and reads nothing else; the composition root and the
+ * entry points hold the whole.
+ */
+export const SERVICE_ENVIRONMENT = [
+  ServiceEnvironment,
+  DatabaseEnvironment,
+  UpstreamEnvironment,
+  AuditEnvironment,
+  IdempotencyEnvironment,
+  RateLimitEnvironment,
+  MetricsEnvironment,
+  EndUserEnvironment,
+  SessionEnvironment,
+] as const;
+
+export type AppConfig = ServiceEnvironment &
+  DatabaseEnvironment &
+  UpstreamEnvironment &
+  AuditEnvironment &
+  IdempotencyEnvironment &
+  RateLimitEnvironment &
+  MetricsEnvironment &
+  EndUserEnvironment &
+  SessionEnvironment;
+
+/** A feature's settings class: every variable a field with its default, validated by its decorators. */
+export type EnvironmentClass<T extends object = object> = new () => T;
 
 export class ConfigurationError extends Error {
   constructor(readonly problems: string[]) {
@@ -18,9 +55,9 @@ function describe(error: ValidationError): string {
   return `${error.property}: ${reasons}`;
 }
 
-/** The names of every variable the schema knows, in declaration order. */
-export function knownVariables(): string[] {
-  return Object.keys(new EnvironmentVariables());
+/** The names of every variable the service's settings know (and `also`'s: development tooling's), in declaration order. */
+export function knownVariables(also: readonly EnvironmentClass[] = []): string[] {
+  return [...SERVICE_ENVIRONMENT, ...also].flatMap((settings) => Object.keys(new settings()));
 }
 
 /**
@@ -32,19 +69,32 @@ export function knownVariables(): string[] {
  * `live`: for the service's own entry point (src/main.ts), which has no sandbox and no embedded
  * database to fall back on: the provider and the database must be named.
  */
-export interface EnvironmentChecks {
+export interface EnvironmentChecks<Also extends object = object> {
   readonly sandbox?: boolean;
   readonly live?: boolean;
+  /** Settings beyond the service's, validated with them: development tooling's (dev/development.environment.ts). */
+  readonly also?: readonly EnvironmentClass<Also>[];
 }
 
-export function validateEnvironment(env: Record<string, string | undefined>, { sandbox = false, live = false }: EnvironmentChecks = {}): AppConfig {
+export function validateEnvironment<Also extends object = object>(
+  env: Record<string, string | undefined>,
+  { sandbox = false, live = false, also = [] }: EnvironmentChecks<Also> = {},
+): AppConfig & Also {
   const raw: Record<string, string> = {};
-  for (const key of knownVariables()) {
+  for (const key of knownVariables(also)) {
     const value = env[key];
     if (value !== undefined && value.trim() !== '') raw[key] = value;
   }
-  const config = plainToInstance(EnvironmentVariables, raw);
-  const errors = validateSync(config, { skipMissingProperties: false, stopAtFirstError: true });
+  // Each feature's class from the same variables (a condition may read another feature's), its
+  // own fields taken into the whole; every class's problems are named together.
+  const errors: ValidationError[] = [];
+  const whole: Record<string, unknown> = {};
+  for (const settings of [...SERVICE_ENVIRONMENT, ...also] as readonly EnvironmentClass[]) {
+    const instance = plainToInstance(settings, raw) as Record<string, unknown>;
+    errors.push(...validateSync(instance, { skipMissingProperties: false, stopAtFirstError: true }));
+    for (const key of Object.keys(new settings())) whole[key] = instance[key];
+  }
+  const config = whole as AppConfig & Also;
   // Production's own refusals (productionProblems) come with the rest, so one pass fixes all; the
   // stand-alone sandbox, a provider's stand-in, is not the service.
   const found = [...errors.map(describe), ...(sandbox ? [] : productionProblems(config))];
@@ -77,7 +127,7 @@ export function loadEnvFile(path = '.env'): void {
  * For entry points (the service, the sandbox): `.env`, then the environment, validated; on a bad
  * configuration, the one message naming every problem on stderr and exit 1.
  */
-export function readConfigOrExit(options: EnvironmentChecks = {}): AppConfig {
+export function readConfigOrExit<Also extends object = object>(options: EnvironmentChecks<Also> = {}): AppConfig & Also {
   loadEnvFile();
   try {
     return validateEnvironment(process.env, options);

@@ -1,4 +1,6 @@
-import { AppConfig, ConfigurationError } from '../config/load-config';
+import type { DatabaseEnvironment } from '../config/environment/database.environment';
+import type { ServiceEnvironment } from '../config/environment/service.environment';
+import { ConfigurationError } from '../config/load-config';
 
 /** The database a process uses: the service's role, the owner's, and how to let go of it. */
 export interface DatabaseHandle {
@@ -20,7 +22,7 @@ export interface DatabaseLog {
 }
 
 /** A database for a checkout that names none: development tooling's embedded PostgreSQL (dev/). */
-export type LocalDatabase = (config: AppConfig, log: DatabaseLog) => Promise<DatabaseHandle>;
+export type LocalDatabase = (config: Pick<ServiceEnvironment, 'DATA_DIR'>, log: DatabaseLog) => Promise<DatabaseHandle>;
 
 let localDatabase: LocalDatabase | undefined;
 
@@ -49,7 +51,10 @@ export function databaseLocation(url: string): string {
  * local database development tooling offered (the embedded PostgreSQL under DATA_DIR, with its
  * superuser as the owner and a role for the service); without one, a configuration error.
  */
-export async function resolveDatabase(config: AppConfig, log: DatabaseLog): Promise<DatabaseHandle> {
+export async function resolveDatabase(
+  config: Pick<DatabaseEnvironment, 'DATABASE_URL' | 'MIGRATIONS_DATABASE_URL'> & Pick<ServiceEnvironment, 'DATA_DIR'>,
+  log: DatabaseLog,
+): Promise<DatabaseHandle> {
   if (config.DATABASE_URL) {
     return {
       url: config.DATABASE_URL,

@@ -2,7 +2,8 @@ import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
-import { AppConfig } from '../config/load-config';
+import type { AuditEnvironment } from '../config/environment/audit.environment';
+import type { DatabaseEnvironment } from '../config/environment/database.environment';
 import { ReadinessConnection } from './readiness-connection';
 import { DatabaseRoles, DatabaseUrls, migrateAsOwner, OwnerPolicy, protectionOf } from './database-roles';
 import { PostgresNotifications } from './postgres-notifications';
@@ -46,7 +47,7 @@ export class DatabaseModule {
       imports: [
         TypeOrmModule.forRootAsync({
           inject: [ConfigService],
-          useFactory: (config: ConfigService<AppConfig, true>) => {
+          useFactory: (config: ConfigService<DatabaseEnvironment & Pick<AuditEnvironment, 'AUDIT_RETENTION_DAYS'>, true>) => {
             policy = { auditRetentionDays: config.getOrThrow('AUDIT_RETENTION_DAYS', { infer: true }) };
             return {
               ...dataSourceOptions(url, { poolSize: config.getOrThrow('DATABASE_POOL_SIZE', { infer: true }), entities }),

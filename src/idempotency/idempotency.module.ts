@@ -2,7 +2,8 @@ import { Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { PeriodicTask, startPeriodicTask } from '../common/runtime/periodic-task';
-import { AppConfig } from '../config/load-config';
+import type { IdempotencyEnvironment } from '../config/environment/idempotency.environment';
+import type { UpstreamEnvironment } from '../config/environment/upstream.environment';
 import { longestProviderCallMs } from '../config/provider-call';
 import { IdempotencyStore } from './domain/idempotency-store.port';
 import { AuditModule } from '../audit/audit.module';
@@ -39,7 +40,9 @@ export class IdempotencyPurgeSchedule implements OnApplicationBootstrap, OnAppli
     {
       provide: IdempotencyOptions,
       inject: [ConfigService],
-      useFactory: (config: ConfigService<AppConfig, true>): IdempotencyOptions => ({
+      useFactory: (
+        config: ConfigService<IdempotencyEnvironment & Pick<UpstreamEnvironment, 'UPSTREAM_TIMEOUT_MS' | 'UPSTREAM_RETRY_MAX'>, true>,
+      ): IdempotencyOptions => ({
         ttlMs: config.getOrThrow('IDEMPOTENCY_TTL_HOURS', { infer: true }) * HOUR_MS,
         // Longer than the slowest provider call, by a margin.
         lockMs:

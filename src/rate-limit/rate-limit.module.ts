@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { AppConfig } from '../config/load-config';
+import type { RateLimitEnvironment } from '../config/environment/rate-limit.environment';
 import { MemoryRateLimitStore } from './memory-rate-limit.store';
 import { RateLimiter, RateLimits } from './rate-limiter';
 import { RefusalBudget } from './refusal-budget';
@@ -8,7 +8,7 @@ import { RateLimitStore } from './rate-limit-store';
 import { RedisRateLimitStore } from './redis-rate-limit.store';
 
 /** The rate limits' settings, read once: the limits, and where the counters live. */
-function rateLimitsOf(config: ConfigService<AppConfig, true>): RateLimits {
+function rateLimitsOf(config: ConfigService<RateLimitEnvironment, true>): RateLimits {
   return {
     ttlMs: 60_000,
     perClient: config.get('RATE_LIMIT_PER_MINUTE', { infer: true }),

@@ -1,4 +1,4 @@
-import { AppConfig } from '../config/load-config';
+import type { UpstreamEnvironment } from '../config/environment/upstream.environment';
 import { readUpstreamPublicKey, UpstreamPublicKey } from '../config/upstream-public-key';
 
 /** Everything the outbound adapter needs, resolved once at start-up. */
@@ -16,7 +16,7 @@ export interface UpstreamSettings {
   readonly breakerHalfOpenMs: number;
 }
 
-function tuning(config: AppConfig) {
+function tuning(config: UpstreamEnvironment) {
   return {
     authScheme: config.UPSTREAM_AUTH_SCHEME,
     bankAccountPath: config.UPSTREAM_BANK_ACCOUNT_PATH,
@@ -30,7 +30,7 @@ function tuning(config: AppConfig) {
 }
 
 /** Live mode: the provider named by UPSTREAM_* (validated already, so these are present). */
-export function liveUpstreamSettings(config: AppConfig): UpstreamSettings {
+export function liveUpstreamSettings(config: UpstreamEnvironment): UpstreamSettings {
   if (!config.UPSTREAM_BASE_URL || !config.UPSTREAM_BEARER_TOKEN || !config.UPSTREAM_PUBLIC_KEY) {
     throw new Error('live mode needs UPSTREAM_BASE_URL, UPSTREAM_BEARER_TOKEN and UPSTREAM_PUBLIC_KEY');
   }
@@ -43,7 +43,10 @@ export function liveUpstreamSettings(config: AppConfig): UpstreamSettings {
 }
 
 /** Sandbox mode: the same adapter, pointed at a sandbox with the sandbox's key and token. */
-export function sandboxUpstreamSettings(config: AppConfig, sandbox: { baseUrl: string; bearerToken: string; publicKeyPem: string }): UpstreamSettings {
+export function sandboxUpstreamSettings(
+  config: UpstreamEnvironment,
+  sandbox: { baseUrl: string; bearerToken: string; publicKeyPem: string },
+): UpstreamSettings {
   return {
     ...tuning(config),
     authScheme: 'Bearer',

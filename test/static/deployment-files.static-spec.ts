@@ -5,6 +5,7 @@ import { dirname, join, normalize } from 'node:path';
 import { parse } from 'yaml';
 import { readAuditSigningKey } from '../../src/config/audit-keys';
 import { readSecretKey } from '../../src/config/end-user-settings';
+import { DevelopmentEnvironment } from '../../dev/development.environment';
 import { knownVariables, validateEnvironment } from '../../src/config/load-config';
 import { generateSandboxKeys } from '../../dev/sandbox/sandbox-keys';
 
@@ -131,10 +132,10 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('when the gateway and sandbox environments are read, then every variable is one the config schema knows', () => {
-    const known = new Set(knownVariables());
-    for (const name of ['gateway', 'sandbox']) {
-      const unknown = Object.keys(compose.services[name].environment ?? {}).filter((key) => !known.has(key));
+  it('when the gateway and sandbox environments are read, then every variable is one their settings know (the sandbox’s: development tooling’s too)', () => {
+    const known = { gateway: new Set(knownVariables()), sandbox: new Set(knownVariables([DevelopmentEnvironment])) };
+    for (const name of ['gateway', 'sandbox'] as const) {
+      const unknown = Object.keys(compose.services[name].environment ?? {}).filter((key) => !known[name].has(key));
       expect({ service: name, unknown }).toEqual({ service: name, unknown: [] });
     }
   });
@@ -366,15 +367,25 @@ describe('docs/operations.md', () => {
   );
 
   it('when its configuration table is read, then it lists exactly the variables the service reads', () => {
-    expect(rows.map((row) => row.name).sort()).toEqual([...knownVariables()].sort());
+    // The service's settings and development tooling's, each feature's class (src/config/environment/, dev/).
+    expect(rows.map((row) => row.name).sort()).toEqual([...knownVariables([DevelopmentEnvironment])].sort());
   });
 
   it('when a default is given as a value, then it is the schema’s default', () => {
-    const defaults = validateEnvironment({}) as unknown as Record<string, unknown>;
+    const defaults = validateEnvironment({}, { also: [DevelopmentEnvironment] }) as unknown as Record<string, unknown>;
     for (const { name, cell } of rows) {
       const literal = /^`(.*)`$/.exec(cell);
       if (!literal) continue; // "unset", "empty", "generated"
       expect({ name, default: literal[1] }).toEqual({ name, default: String(defaults[name]) });
     }
+  });
+});
+
+describe('.env.example', () => {
+  it('when compared with the settings, then it lists exactly the variables the service and its development tooling read', () => {
+    const example = readFileSync(join(process.cwd(), '.env.example'), 'utf8');
+    const listed = [...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]);
+
+    expect([...new Set(listed)].sort()).toEqual([...knownVariables([DevelopmentEnvironment])].sort());
   });
 });

@@ -33,7 +33,7 @@ function one(objects: K8sObject[], kind: string): K8sObject {
 const gatewayOf = (objects: K8sObject[]) => podOf(objects).containers.find((container) => container.name === 'gateway')!;
 
 /**
- * The variables that hold key material and take a file's path instead (src/config/env.schema.ts and
+ * The variables that hold key material and take a file's path instead (src/config/environment/ and
  * its readers): in a pod, files of a read-only secret volume, never the Secret's values in the
  * environment. SESSION_PREVIOUS_KEYS is a comma-separated list of them.
  */
