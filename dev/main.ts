@@ -30,6 +30,8 @@ async function main(): Promise<void> {
   // The demo customer of an earlier start, if any (sandbox mode with embedded defaults only).
   let demoCustomerId = embeddedDefaults ? readDemoCustomer(demoCustomerFile(config.DATA_DIR)) : undefined;
   let identityProvider: DevIdentityProvider | undefined;
+  /** Where browsers reach the gateway: the web app's login starts and ends there, where its cookie lives. */
+  const publicOrigin = (port: number) => config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`;
 
   const { port, log } = await runService(config, tracing, async (database, log) => {
     if (!sandboxMode) return { upstream: liveUpstreamSettings(config) };
@@ -71,7 +73,7 @@ async function main(): Promise<void> {
       },
       // Part of the start: a failure here stops the sandbox, the provider and the embedded database too.
       listening: async (port) => {
-        const origin = config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`;
+        const origin = publicOrigin(port);
         // The gateway's web client at the development provider: its callback and logout URIs on the port now listened on.
         if (identityProvider) await identityProvider.setWebOrigins([origin, ...corsOrigins(config)]);
         if (!embeddedDefaults) return;
@@ -91,8 +93,7 @@ async function main(): Promise<void> {
   });
 
   const baseUrl = shownBaseUrl(config, port);
-  // The reference web app: its login must start and end on the gateway's public origin, where its cookie lives.
-  const webAppUrl = identityProvider ? `${config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`}/app/` : undefined;
+  const webAppUrl = identityProvider ? `${publicOrigin(port)}/app/` : undefined;
   if (sandboxMode) {
     log.warn('SANDBOX MODE: UPSTREAM_BASE_URL is not set; nothing reaches a real provider.');
   } else {

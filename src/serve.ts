@@ -97,10 +97,8 @@ export async function runService(
       debug: (m) => log.debug({ component: 'embedded-postgres' }, m),
     });
     log.info(`Database: ${database.description}`);
-    const started: Companion[] = [];
-    companions = started;
     const { upstream, companions: planned = [], appOptions, listening } = await plan(database, log);
-    started.push(...planned);
+    companions = planned;
     app = await createApp(config, database, upstream, { ...appOptions, logStream: requestLog });
     await app.listen({ port: config.PORT, host: config.HOST });
     await listening?.(portOf(app, config));
