@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Logger, OnModuleDestroy } from '@nestjs/common';
-import { BrokenCircuitError, TaskCancelledError } from 'cockatiel';
+import { BrokenCircuitError } from 'cockatiel';
 import { currentRecord, noteUpstreamCall } from '../common/domain/request-record';
 import type { ProviderOperation } from '../common/domain/audit-operations';
 import { Metrics } from '../common/domain/metrics.port';
@@ -11,7 +11,7 @@ import { PayloadCipher } from './payload-cipher';
 import { providerErrors } from './provider-answers';
 import { RequestSigner } from './request-signer';
 import { UpstreamResilience } from './upstream-resilience';
-import { ConnectionLost, NotSent, RawResponse, UpstreamTransport } from './upstream-transport';
+import { ConnectionLost, NotSent, RawResponse, TimedOut, UpstreamTransport } from './upstream-transport';
 import { UpstreamSettings } from './upstream.settings';
 
 /** The provider calls, named as the audit names them (common/domain/audit-operations). */
@@ -129,17 +129,13 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
       headers.signature = this.signer.sign(payload.reference);
       body = JSON.stringify(await this.cipher.seal(payload));
     }
-    const url = this.settings.baseUrl + path;
-    const policy = method === 'GET' ? this.resilience.reads : this.resilience.writes;
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const measure = (outcome: unknown) => this.metrics.upstreamCall(operation, outcomeOf(outcome), (performance.now() - started) / 1000);
 
     let raw: RawResponse;
     try {
-      // A signal of the call's own: without one, cockatiel hangs every attempt's abort listener on one
-      // module-wide signal, and eleven concurrent calls set off Node's MaxListenersExceededWarning.
-      raw = await policy.execute<RawResponse>(({ signal }) => this.transport.send(method, url, headers, body, signal), new AbortController().signal);
+      raw = await this.resilience.execute(method, () => this.transport.send(method, path, headers, body));
     } catch (error) {
       const failure = this.failure(operation, method, error, elapsed());
       if (failure instanceof UpstreamError) noteUpstreamCall(failure.upstream);
@@ -187,7 +183,7 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
       const waitMs = Math.max(1000, this.settings.breakerHalfOpenMs - (Date.now() - this.openedAt));
       return providerErrors.circuitOpen(upstream, Math.ceil(waitMs / 1000));
     }
-    if (error instanceof TaskCancelledError) return providerErrors.timeout(method, upstream, this.settings.timeoutMs);
+    if (error instanceof TimedOut) return providerErrors.timeout(method, upstream, this.settings.timeoutMs);
     if (error instanceof NotSent) {
       this.logger.warn({ operation, reason: error.message }, 'Provider unreachable');
       return providerErrors.unreachable(upstream);

@@ -1,62 +1,61 @@
-import {
-  circuitBreaker,
-  CircuitBreakerPolicy,
-  CircuitState,
-  ConsecutiveBreaker,
-  ExponentialBackoff,
-  handleWhen,
-  IPolicy,
-  retry,
-  TaskCancelledError,
-  timeout,
-  TimeoutStrategy,
-  wrap,
-} from 'cockatiel';
+import { circuitBreaker, CircuitBreakerPolicy, CircuitState, ConsecutiveBreaker, ExponentialBackoff, handleWhen, IBackoff } from 'cockatiel';
 import type { CircuitStateName } from '../common/domain/upstream';
 import { MAX_RETRY_BACKOFF_MS } from '../config/provider-call';
-import { ConnectionLost, NotSent, RawResponse } from './upstream-transport';
+import { ConnectionLost, NotSent, RawResponse, TimedOut } from './upstream-transport';
 
 export interface ResilienceSettings {
-  readonly timeoutMs: number;
   readonly retryMax: number;
   readonly breakerThreshold: number;
   readonly breakerHalfOpenMs: number;
 }
 
+type Method = 'GET' | 'POST';
+
+/** What a GET may be retried after: nothing sent, a lost connection, 429 and 5xx. */
+function readRetries(error: unknown, response: RawResponse | undefined): boolean {
+  if (response) return response.status === 429 || response.status >= 500;
+  return error instanceof NotSent || error instanceof ConnectionLost;
+}
+
+/** What a POST may be retried after: only nothing sent (the provider cannot have it). */
+function writeRetries(error: unknown): boolean {
+  return error instanceof NotSent;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 /**
- * The provider call's policies (cockatiel): a per-attempt timeout, one circuit breaker for every
- * call, and retries — GETs on network errors, 429 and 5xx; POSTs only when nothing was sent.
+ * The provider call's resilience: one circuit breaker for every call (cockatiel), a per-attempt
+ * timeout (the transport's: undici's own), and retries with exponential backoff and jitter
+ * (cockatiel's) — GETs on network errors, 429 and 5xx; POSTs only when nothing was sent.
+ *
+ * A call that succeeds at once costs one pass through the breaker and nothing else: no timer, no
+ * abort signal, no retry loop. The retries' machinery is made only once an attempt has failed in
+ * a way the method may retry.
  */
 export class UpstreamResilience {
   readonly breaker: CircuitBreakerPolicy;
-  readonly reads: IPolicy;
-  readonly writes: IPolicy;
+  private readonly backoff = new ExponentialBackoff({ initialDelay: 100, maxDelay: MAX_RETRY_BACKOFF_MS });
 
-  constructor(settings: ResilienceSettings) {
+  constructor(private readonly settings: ResilienceSettings) {
     // The provider failing (not answering, or answering 5xx) opens the circuit; a 4xx is an answer.
     this.breaker = circuitBreaker(
-      handleWhen((e) => e instanceof NotSent || e instanceof ConnectionLost || e instanceof TaskCancelledError).orWhenResult(
-        (r) => (r as RawResponse).status >= 500,
-      ),
+      handleWhen((e) => e instanceof NotSent || e instanceof ConnectionLost || e instanceof TimedOut).orWhenResult((r) => (r as RawResponse).status >= 500),
       { halfOpenAfter: settings.breakerHalfOpenMs, breaker: new ConsecutiveBreaker(settings.breakerThreshold) },
     );
-    // An attempt reads the whole answer before it returns, so nothing is left to cancel then; not
-    // aborting the finished attempt's signal spares an AbortError (a stack trace) per call.
-    const attemptTimeout = timeout(settings.timeoutMs, { strategy: TimeoutStrategy.Aggressive, abortOnReturn: false });
-    const backoff = new ExponentialBackoff({ initialDelay: 100, maxDelay: MAX_RETRY_BACKOFF_MS });
-    const retryReads = retry(
-      handleWhen((e) => e instanceof NotSent || e instanceof ConnectionLost).orWhenResult((r) => {
-        const status = (r as RawResponse).status;
-        return status === 429 || status >= 500;
-      }),
-      { maxAttempts: settings.retryMax, backoff },
-    );
-    const retryWrites = retry(
-      handleWhen((e) => e instanceof NotSent),
-      { maxAttempts: settings.retryMax, backoff },
-    );
-    this.reads = wrap(retryReads, this.breaker, attemptTimeout);
-    this.writes = wrap(retryWrites, this.breaker, attemptTimeout);
+  }
+
+  /** One provider call of `method`: `attempt` through the breaker, again after a failure the method may retry. */
+  async execute(method: Method, attempt: () => Promise<RawResponse>): Promise<RawResponse> {
+    let response: RawResponse;
+    try {
+      response = await this.breaker.execute(attempt);
+    } catch (error) {
+      if (method === 'GET' ? !readRetries(error, undefined) : !writeRetries(error)) throw error;
+      return this.retried(method, attempt, error, undefined);
+    }
+    if (method === 'GET' && readRetries(undefined, response)) return this.retried(method, attempt, undefined, response);
+    return response;
   }
 
   circuitState(): CircuitStateName {
@@ -70,5 +69,25 @@ export class UpstreamResilience {
       default:
         return 'isolated';
     }
+  }
+
+  /** Up to UPSTREAM_RETRY_MAX further attempts after the first failed; the last one's result is the call's. */
+  private async retried(method: Method, attempt: () => Promise<RawResponse>, error: unknown, response: RawResponse | undefined): Promise<RawResponse> {
+    let backoff: IBackoff<unknown> | undefined;
+    for (let retries = 1; retries <= this.settings.retryMax; retries++) {
+      backoff = backoff ? backoff.next(undefined) : this.backoff.next();
+      await sleep(backoff.duration);
+      try {
+        response = await this.breaker.execute(attempt);
+        error = undefined;
+      } catch (failure) {
+        error = failure;
+        response = undefined;
+      }
+      const again = method === 'GET' ? readRetries(error, response) : writeRetries(error);
+      if (!again) break;
+    }
+    if (response) return response;
+    throw error;
   }
 }
