@@ -49,6 +49,8 @@ export async function runService(
     requestLog.flushSync();
     process.exit(code);
   };
+  // However the process ends (a crash included), the lines still buffered are written first.
+  process.once('exit', () => requestLog.flushSync());
 
   let database: DatabaseHandle | undefined;
   let companions: readonly Companion[] = [];
@@ -79,6 +81,8 @@ export async function runService(
       await database?.stop();
       // The spans of the last requests are exported before the process ends.
       await tracing?.shutdown().catch((error: unknown) => log.warn({ err: error }, 'Traces could not be exported at shutdown'));
+      // The request log's last lines, written before the line that says the service stopped.
+      await requestLog.drain();
       log.info('Stopped');
       exit(0);
     } catch (error) {

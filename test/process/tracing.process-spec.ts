@@ -143,11 +143,17 @@ describe('traces (OpenTelemetry, OTLP/HTTP)', () => {
     });
 
     it('then its log lines and its audit events name the trace', async () => {
-      const lines = set.replicas[0].process
-        .output()
-        .split('\n')
-        .filter((line) => line.includes(requestId));
-      expect(lines.length).toBeGreaterThan(0);
+      // The log is written off the request path, within LOG_FLUSH_MS of the answer.
+      const lines = await waitFor(
+        () => {
+          const found = set.replicas[0].process
+            .output()
+            .split('\n')
+            .filter((line) => line.includes(requestId));
+          return found.length > 0 ? found : undefined;
+        },
+        { timeoutMs: 5_000, what: 'the request’s log line' },
+      );
       for (const line of lines) expect(JSON.parse(line)).toMatchObject({ trace_id: traceId });
       const events = (await auditEventsOf(`reference=${body.reference as string}`)).filter((event) => event.request_id === requestId);
       expect(events.map((event) => event.phase).sort()).toEqual(['attempted', 'succeeded']);
