@@ -1,14 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
-import { AccessGuard } from './auth/http/access.guard';
 import { BalancesModule } from './balances/balances.module';
 import { BankAccountsModule } from './bank-accounts/bank-accounts.module';
 import { CustomersModule } from './customers/customers.module';
 import { CommonModule } from './common/runtime/common.module';
-import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
 import { ErrorEnvelopeFilter } from './common/http/error-envelope.filter';
 import { createValidationPipe } from './common/http/validation';
 import { AppConfig } from './config/load-config';
@@ -40,6 +38,8 @@ export class AppModule {
       imports: [
         // Validated once before start-up (see main.ts); Nest gets the typed result.
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: () => config }),
+        // The controllers' routes, read once at start into their rules (common/http/route-rules.ts).
+        DiscoveryModule,
         CommonModule,
         MetricsModule,
         DatabaseModule.forRoot(database, ENTITIES),
@@ -53,11 +53,9 @@ export class AppModule {
         HealthModule,
       ],
       providers: [
-        // Rate limits come before this, as a stage of the edge (edge.pipeline.ts).
-        { provide: APP_GUARD, useExisting: AccessGuard },
+        // Each route's access and its answer (the terminal audit event of a success, then the
+        // envelope) are hooks of the route, installed from its rules at start (bootstrap.ts).
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
-        // The terminal audit event of a success is written before the envelope is made.
-        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],
     };

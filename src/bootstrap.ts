@@ -5,6 +5,11 @@ import { AppModule } from './app.module';
 import { Drain } from './common/runtime/drain';
 import { edgeServerOptions, installEdgeServer } from './common/http/edge';
 import { installPipeline } from './common/http/pipeline';
+import { answerRule } from './common/http/answer';
+import { RequestRecorder } from './common/http/request-recorder.port';
+import { installRouteRules } from './common/http/route-rules';
+import { accessRule } from './auth/http/access.rule';
+import { BrowserSessions } from './auth/domain/browser-sessions.service';
 import { useFormBodyOn } from './common/http/json-body';
 import { SESSION_PATHS } from './auth/domain/session-endpoints';
 import { createRequestLogDestination, createServiceLogger, ServiceLogger } from './common/runtime/logging';
@@ -130,8 +135,19 @@ export async function createApp(
       endUsers: issuer && { issuer: issuer.issuer, audience: issuer.audience, clientId: options.development?.identityProvider?.swaggerClientId ?? '' },
     });
   }
+  // Before the routes are registered (app.init): each carries its access rule and its answer.
+  installRouteRules(app, fastify, [accessRule(app.get(BrowserSessions)), answerRule(recorderOf(app))]);
   await app.init();
   return app;
+}
+
+/** The audit's recorder, where the application has one. */
+function recorderOf(app: NestFastifyApplication): RequestRecorder | undefined {
+  try {
+    return app.get(RequestRecorder, { strict: false });
+  } catch {
+    return undefined;
+  }
 }
 
 /**

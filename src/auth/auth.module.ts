@@ -31,7 +31,6 @@ import { EndUserIds } from './domain/end-user-ids';
 import { EndUserTokens } from './domain/end-user-tokens.port';
 import { ProofReplay } from './domain/proof-replay.port';
 import { Pseudonyms } from './domain/pseudonyms';
-import { AccessGuard } from './http/access.guard';
 import { SESSION_PATHS } from './domain/session-endpoints';
 import { ClientsController } from './http/clients.controller';
 import { DpopProofs } from './oidc/dpop-proofs';
@@ -53,7 +52,7 @@ export class AuthModule {
   static forRoot(options: AuthOptions = {}): DynamicModule {
     return {
       module: AuthModule,
-      // The edge's identify stage asks it who is calling; every route's access guard and the features' controllers use it.
+      // The edge's identify stage asks it who is calling; every route's access rule and the features' controllers use it.
       global: true,
       imports: [TypeOrmModule.forFeature([ApiClientEntity])],
       controllers: [ClientsController, MeController, SessionController, EndUserSessionsController],
@@ -185,9 +184,8 @@ export class AuthModule {
           useFactory: (config: ConfigService<AuthEnvironment, true>, pseudonyms: Pseudonyms) =>
             new EndUserIds(trustedIssuers(configValues(config), options.devIssuer), pseudonyms),
         },
-        AccessGuard,
       ],
-      exports: [ApiClientsService, Authenticator, EndUserIds, AccessGuard, BrowserSessions],
+      exports: [ApiClientsService, Authenticator, EndUserIds, BrowserSessions],
     };
   }
 }

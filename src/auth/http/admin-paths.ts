@@ -5,7 +5,7 @@ import type { EdgeStage } from '../../common/http/edge-stage';
 import { contextOf } from '../../common/http/request-context';
 import { InvalidToken, RoleNotAllowed, TokenMissing } from '../domain/auth.errors';
 import { presentedToken } from './presented-credentials';
-import { callerOf } from './access.guard';
+import { callerOf } from './access.rule';
 
 export interface AdminPath {
   /** The path itself and everything under it (`/docs` covers `/docs/`, `/docs-json`, `/docs/x.js`). */

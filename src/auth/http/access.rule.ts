@@ -1,0 +1,85 @@
+import type { preHandlerHookHandler } from 'fastify';
+import { addRouteHook, RouteRule } from '../../common/http/route-rules';
+import { contextOf, Identification } from '../../common/http/request-context';
+import type { AuthenticatedClient } from '../domain/api-client';
+import { ApiClientRole } from '../domain/api-client';
+import { EndUsersNotAllowed, InsufficientScope, RoleNotAllowed, TokenMissing } from '../domain/auth.errors';
+import { BrowserSessions } from '../domain/browser-sessions.service';
+import { END_USER_SCOPE, IS_PUBLIC, REQUIRED_ROLES } from './auth.decorators';
+
+/**
+ * The caller the identify stage found, for a route that needs one: the stored refusal raised, or
+ * a 401 when nothing was presented.
+ * @throws what identification refused with; TokenMissing when no credentials were presented.
+ */
+export function callerOf(identity: Identification | undefined, details?: string): AuthenticatedClient {
+  if (identity?.refusal) throw identity.refusal;
+  if (!identity?.caller) throw new TokenMissing(details);
+  return identity.caller;
+}
+
+/** What a route allows, read once at start from its decorators (its handler's, then its controller's). */
+export interface AccessRule {
+  /** @Public(): no caller needed. */
+  readonly public: boolean;
+  /** @Roles(): the client roles allowed; undefined, any client. */
+  readonly roles: readonly ApiClientRole[] | undefined;
+  /** @EndUsers(): the scope an end user needs (null, none); undefined, end users are refused. */
+  readonly endUserScope: string | null | undefined;
+}
+
+/**
+ * May this caller call this route? Who the caller is was decided once, by the edge's identify
+ * stage; this only checks what the route allows, from its rule. Every route needs a caller unless
+ * marked @Public(). Partner and admin clients pass where their role is allowed (@Roles); end users
+ * (with an access token or a browser session) only where the route names the scope it needs
+ * (@EndUsers), and only when their token grants it.
+ * @throws the refusal: TokenMissing, EndUsersNotAllowed, InsufficientScope, RoleNotAllowed, or what identification refused with.
+ */
+export function checkAccess(rule: AccessRule, identity: Identification | undefined, missing: string): void {
+  if (rule.public) return;
+  // Basic is for the browser's prompt on /docs: an API call presents its token as a token.
+  if (identity?.presentedAs === 'basic') throw new TokenMissing('Basic authentication is for /docs only: send the token as `Authorization: Bearer <token>`');
+  const client = callerOf(identity, missing);
+
+  if (client.role === 'end_user') {
+    const scope = rule.endUserScope;
+    if (scope === undefined) throw new EndUsersNotAllowed();
+    if (scope !== null && !client.scopes?.includes(scope)) {
+      throw new InsufficientScope(scope, identity?.presentedAs === 'dpop' ? 'dpop' : 'bearer');
+    }
+    return;
+  }
+  if (rule.roles && !rule.roles.includes(client.role)) throw new RoleNotAllowed([...rule.roles]);
+}
+
+/**
+ * Every controller route's access, checked before its handler runs (a hook of the route, no Nest
+ * guard): the rule is the route's, read at start.
+ */
+export function accessRule(sessions: BrowserSessions): RouteRule<AccessRule> {
+  /** What a request with no credentials is told to send. */
+  const missing = sessions.enabled
+    ? 'Send the token as `Authorization: Bearer <token>` (or `DPoP <token>`), or, from a web app, the session cookie with `X-CSRF: 1`'
+    : 'Send the token as `Authorization: Bearer <token>`';
+  return {
+    key: 'access',
+    read: (reflector, handler, controller) => ({
+      public: reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, [handler, controller]) === true,
+      roles: reflector.getAllAndOverride<ApiClientRole[] | undefined>(REQUIRED_ROLES, [handler, controller]),
+      endUserScope: reflector.getAllAndOverride<string | null | undefined>(END_USER_SCOPE, [handler, controller]),
+    }),
+    attach: (route, rule) => {
+      if (rule.public) return;
+      const check: preHandlerHookHandler = (request, _reply, done) => {
+        try {
+          checkAccess(rule, contextOf(request.raw).identity, missing);
+        } catch (refusal) {
+          return done(refusal as Error);
+        }
+        done();
+      };
+      addRouteHook(route, 'preHandler', check);
+    },
+  };
+}

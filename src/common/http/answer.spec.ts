@@ -1,0 +1,84 @@
+import { Controller, Get, HttpCode, Module, Type } from '@nestjs/common';
+import { DiscoveryModule, NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyRequest } from 'fastify';
+import { answerRule, ResponseMessage } from './answer';
+import { RecordedProblem, RequestRecorder } from './request-recorder.port';
+import { installRouteRules } from './route-rules';
+
+/** The successes recorded, by path: what the audit's recorder would have written. */
+class RecordedSuccesses extends RequestRecorder {
+  readonly successes: string[] = [];
+  recordSuccess(request: FastifyRequest, status: number): Promise<void> {
+    this.successes.push(`${status} ${request.url}`);
+    return Promise.resolve();
+  }
+  recordFailure(_request: FastifyRequest, _problem: RecordedProblem): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+@Controller('answers')
+class Answers {
+  @Get('data')
+  @ResponseMessage('Here it is')
+  data() {
+    return { value: 1 };
+  }
+
+  @Get('none')
+  none() {
+    return null;
+  }
+
+  @Get('nothing')
+  @HttpCode(204)
+  nothing(): void {}
+
+  @Get('text')
+  text() {
+    return 'plain';
+  }
+}
+
+async function started(controllers: Type<unknown>[], recorder: RequestRecorder): Promise<{ app: NestFastifyApplication; base: string }> {
+  @Module({ imports: [DiscoveryModule], controllers })
+  class TestModule {}
+  const app = await NestFactory.create<NestFastifyApplication>(TestModule, new FastifyAdapter(), { logger: false });
+  installRouteRules(app, app.getHttpAdapter().getInstance(), [answerRule(recorder)]);
+  await app.listen(0, '127.0.0.1');
+  return { app, base: `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}` };
+}
+
+describe('answerRule: every success recorded once, and wrapped when it has data', () => {
+  let app: NestFastifyApplication;
+  let base: string;
+  const recorder = new RecordedSuccesses();
+
+  beforeAll(async () => {
+    ({ app, base } = await started([Answers], recorder));
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+  beforeEach(() => {
+    recorder.successes.length = 0;
+  });
+
+  it('when a handler returns data or null, then the envelope carries it with the route’s message, and the success is recorded once', async () => {
+    const data = await (await fetch(`${base}/answers/data`)).json();
+    const none = await (await fetch(`${base}/answers/none`)).json();
+
+    expect(data).toEqual({ status: 200, message: 'Here it is', data: { value: 1 }, error: null });
+    expect(none).toEqual({ status: 200, message: 'OK', data: null, error: null });
+    expect(recorder.successes).toEqual(['200 /answers/data', '200 /answers/none']);
+  });
+
+  it('when a handler returns nothing or a string (no payload Fastify serialises), then its success is still recorded, once', async () => {
+    const nothing = await fetch(`${base}/answers/nothing`);
+    const text = await fetch(`${base}/answers/text`);
+
+    expect([nothing.status, text.status, await text.text()]).toEqual([204, 200, 'plain']);
+    expect(recorder.successes).toEqual(['204 /answers/nothing', '200 /answers/text']);
+  });
+});
