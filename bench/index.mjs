@@ -1,11 +1,15 @@
 // npm run bench [-- <command> [options]]
-//   throughput [--connections 50] [--duration 10] [--rate 200] [--calls 'balance,bank account'] [--replicas 2] [--profile]
+//   throughput [--connections 50] [--duration 10] [--rate 200] [--calls 'balance,bank account'] [--replicas 2] [--profile] [--allocations]
 //                      the gateway against the sandbox, a bare proxy and two NestJS yardsticks;
-//                      --replicas 2 also loads two gateway processes together
+//                      --replicas 2 also loads two gateway processes together; --profile samples the
+//                      gateway's CPU, --allocations what it allocates (garbage included)
 //   audit [--rows 10000000]                                     the audit log at scale
 //   seal [--rounds 3] [--events 1000000]                        sealing on and off, and verify's speed
 //   soak [--minutes 10] [--rate 150] [--connections 20]          a steady load: memory, event-loop delay, handles
 //                                                               (under a minute: one short segment, no fit)
+//   compare --against DIR [--rounds 3] [--duration 10]          this checkout's gateway and another work tree's
+//                                                               (built there), a balance read on each in turn,
+//                                                               round after round, beside the NestJS pass-through
 //   all                                                         throughput and audit (the default)
 // A request that fails or answers other than 2xx makes the run exit 1 after its report: figures
 // measured on errors are not figures. .ci/run runs each command in a smoke form (seconds, tiny sizes).
@@ -23,14 +27,16 @@ const { positionals, values } = parseArgs({
     rows: { type: 'string', default: '10000000' },
     replicas: { type: 'string', default: '2' },
     profile: { type: 'boolean', default: false },
+    allocations: { type: 'boolean', default: false },
     rounds: { type: 'string', default: '3' },
     events: { type: 'string', default: '1000000' },
     minutes: { type: 'string', default: '10' },
+    against: { type: 'string' },
   },
 });
 const command = positionals[0] ?? 'all';
-if (!['throughput', 'audit', 'seal', 'soak', 'all'].includes(command)) {
-  process.stderr.write(`unknown command ${command}: throughput | audit | seal | soak | all\n`);
+if (!['throughput', 'audit', 'seal', 'soak', 'compare', 'all'].includes(command)) {
+  process.stderr.write(`unknown command ${command}: throughput | audit | seal | soak | compare | all\n`);
   process.exit(2);
 }
 
@@ -44,6 +50,7 @@ if (command === 'throughput' || command === 'all') {
     duration: Number(values.duration),
     rate: Number(values.rate),
     profile: values.profile,
+    allocations: values.allocations,
     replicas: Number(values.replicas),
     calls: values.calls.split(',').map((call) => call.trim()),
   });
@@ -53,6 +60,27 @@ if (command === 'throughput' || command === 'all') {
     const { summariseProfiles } = await import('./profile.mjs');
     process.stdout.write(`\n## Where the gateway's time goes (CPU profile)\n\n${summariseProfiles()}\n`);
   }
+  if (values.allocations) {
+    const { summariseAllocations } = await import('./allocations.mjs');
+    process.stdout.write(`\n## What the gateway allocates (sampled heap profile, garbage included)\n\n${summariseAllocations()}\n`);
+  }
+}
+if (command === 'compare') {
+  if (!values.against) {
+    process.stderr.write('compare needs --against DIR: another work tree of the gateway, built there (npm run build)\n');
+    process.exit(2);
+  }
+  const { compare, report } = await import('./compare.mjs');
+  const result = await compare({
+    against: values.against,
+    rounds: Number(values.rounds),
+    duration: Number(values.duration),
+    connections: Number(values.connections),
+  });
+  process.stdout.write(`\n## Two builds, side by side\n\n${report(result)}\n`);
+  failed += Object.values(result.results)
+    .flat()
+    .reduce((sum, run) => sum + run.failures, 0);
 }
 if (command === 'audit' || command === 'all') {
   const { auditAtScale, report } = await import('./audit-scale.mjs');

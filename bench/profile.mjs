@@ -5,7 +5,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixed, ROOT, table } from './support.mjs';
 
-function owner(url) {
+/** Who a frame belongs to: a package, a top folder of the gateway's own, Node's core, or V8. */
+export function owner(url) {
   if (!url) return '(native / V8)';
   const modules = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (modules) return modules[1];
@@ -42,13 +43,18 @@ function layerOf(url) {
   return undefined;
 }
 
-export function summariseProfiles(dir = join(ROOT, 'bench', 'profiles')) {
-  const files = readdirSync(dir)
-    .filter((name) => name.endsWith('.cpuprofile'))
+/** The newest file in `dir` whose name ends with `extension`, if any. */
+export function newestIn(dir, extension) {
+  return readdirSync(dir)
+    .filter((name) => name.endsWith(extension))
     .map((name) => join(dir, name))
-    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-  if (files.length === 0) return 'no profile found';
-  const profile = JSON.parse(readFileSync(files[0], 'utf8'));
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+}
+
+export function summariseProfiles(dir = join(ROOT, 'bench', 'profiles')) {
+  const newest = newestIn(dir, '.cpuprofile');
+  if (newest === undefined) return 'no profile found';
+  const profile = JSON.parse(readFileSync(newest, 'utf8'));
   const interval = (profile.endTime - profile.startTime) / Math.max(1, profile.samples.length);
   const total = profile.samples.length;
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -93,7 +99,7 @@ export function summariseProfiles(dir = join(ROOT, 'bench', 'profiles')) {
       .map(([name, count]) => [name, share(count)]);
   const layers = [...new Set([...charged.keys(), ...inclusive.keys()])].sort((a, b) => (charged.get(b) ?? 0) - (charged.get(a) ?? 0));
   return [
-    `${files[0].slice(ROOT.length + 1)}: ${fixed((total * interval) / 1e6, 1)} s sampled, ${fixed((100 * busy) / total, 0)}% busy. Shares are of busy time.`,
+    `${newest.slice(ROOT.length + 1)}: ${fixed((total * interval) / 1e6, 1)} s sampled, ${fixed((100 * busy) / total, 0)}% busy. Shares are of busy time.`,
     '',
     '"Charged": each sample goes to the innermost frame on its stack that belongs to a layer, so Node core and',
     'native work (a socket write, JSON.stringify, a hash) is charged to the layer that asked for it; the column',

@@ -198,10 +198,10 @@ function sharedKeys(dataDir) {
 }
 
 /** A gateway process in live mode against the bench sandbox, on `database`, with the rate limits out of the way. */
-export async function startBenchGatewayProcess({ database, dataDir, sandboxUrl, env = {}, nodeArgs = [] }) {
+export async function startBenchGatewayProcess({ database, dataDir, sandboxUrl, env = {}, nodeArgs = [], root = ROOT }) {
   const port = await freePort();
   const gateway = await startNode(
-    [...nodeArgs, 'dist/src/main.js'],
+    [...nodeArgs, join(root, 'dist', 'src', 'main.js')],
     {
       NODE_ENV: 'production',
       PORT: String(port),
@@ -228,12 +228,12 @@ export async function startBenchGatewayProcess({ database, dataDir, sandboxUrl, 
 }
 
 /** The service's URL, and the schema owner's, which creates clients (the service's role only reads them). */
-function ownerEnv(database) {
+export function ownerEnv(database) {
   return { DATABASE_URL: database.url, ...(database.ownerUrl ? { MIGRATIONS_DATABASE_URL: database.ownerUrl } : {}) };
 }
 
 /** A partner client made the way operators make one (npm run clients -- create); returns its token. */
-async function createPartnerClient(name, env) {
+export async function createPartnerClient(name, env) {
   const created = await startNode(
     ['dist/src/auth/cli/clients.cli.js', 'create', '--name', name, '--role', 'partner'],
     { ...env, LOG_LEVEL: 'warn' },
@@ -344,7 +344,15 @@ const gatewayNodeFlags = () => (process.env.BENCH_GATEWAY_NODE_FLAGS ?? '').spli
 
 const availableCpus = () => (typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
 
-export async function throughput({ connections = 50, duration = 10, rate = 200, profile = false, calls = ['balance', 'bank account'], replicas = 2 } = {}) {
+export async function throughput({
+  connections = 50,
+  duration = 10,
+  rate = 200,
+  profile = false,
+  allocations = false,
+  calls = ['balance', 'bank account'],
+  replicas = 2,
+} = {}) {
   const log = (message) => process.stderr.write(`[bench] ${message}\n`);
   const dataDir = scratchDir('pgw-bench-run-');
   const database = await benchDatabase(log);
@@ -357,8 +365,13 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
     const profileDir = join(ROOT, 'bench', 'profiles');
     const gatewayEnv = {};
     const startGateway = async (withProfile) => {
-      const nodeArgs = [...(withProfile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), ...gatewayNodeFlags()];
-      const { process: gateway, url } = await startBenchGatewayProcess({ database, dataDir, sandboxUrl, nodeArgs, env: gatewayEnv });
+      const nodeArgs = [
+        ...(withProfile && profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
+        ...(withProfile && allocations ? ['--require', join(ROOT, 'bench', 'allocation-sampler.cjs')] : []),
+        ...gatewayNodeFlags(),
+      ];
+      const env = withProfile && allocations ? { ...gatewayEnv, BENCH_ALLOCATION_DIR: profileDir } : gatewayEnv;
+      const { process: gateway, url } = await startBenchGatewayProcess({ database, dataDir, sandboxUrl, nodeArgs, env });
       started.push(gateway);
       return { gateway, url };
     };
@@ -369,7 +382,7 @@ export async function throughput({ connections = 50, duration = 10, rate = 200, 
     gatewayEnv.OIDC_ISSUER = identityProvider.issuer;
     // Web apps' browser sessions: the gateway is the development provider's partner-web client.
     Object.assign(gatewayEnv, { OIDC_CLIENT_ID: 'partner-web', OIDC_CLIENT_SECRET: 'partner-web-secret', SESSION_KEY: randomBytes(32).toString('base64') });
-    const { gateway: service, url: serviceUrl } = await startGateway(profile);
+    const { gateway: service, url: serviceUrl } = await startGateway(profile || allocations);
     await identityProvider.setWebOrigins([serviceUrl]);
     // A second replica, for how throughput grows from one to two (the service is stateless).
     const second = replicas >= 2 ? await startGateway(false) : undefined;

@@ -1,0 +1,28 @@
+// Preloaded into the gateway by `npm run bench -- throughput --allocations`: V8's sampling heap
+// profiler from start to exit, counting every sampled allocation, those the garbage collector has
+// freed since included (garbage is what this measures), written at exit to
+// bench/profiles/<pid>.heapprofile, with the number of requests the process served.
+const { subscribe } = require('node:diagnostics_channel');
+const { mkdirSync, writeFileSync } = require('node:fs');
+const { Session } = require('node:inspector');
+const { join } = require('node:path');
+
+const dir = process.env.BENCH_ALLOCATION_DIR;
+let requests = 0;
+subscribe('http.server.request.start', () => requests++);
+const session = new Session();
+session.connect();
+session.post('HeapProfiler.enable');
+session.post('HeapProfiler.startSampling', {
+  samplingInterval: 32768,
+  includeObjectsCollectedByMajorGC: true,
+  includeObjectsCollectedByMinorGC: true,
+});
+process.once('exit', () => {
+  // An in-process session answers synchronously: the profile is written before the process ends.
+  session.post('HeapProfiler.stopSampling', (error, result) => {
+    if (error || !dir) return;
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${process.pid}.heapprofile`), JSON.stringify({ ...result.profile, requests }));
+  });
+});

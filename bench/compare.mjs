@@ -1,0 +1,110 @@
+// Two builds of the gateway side by side, for a change to the request path: this checkout's and
+// another's (`--against DIR`, a work tree with its own `npm run build`), on one PostgreSQL and one
+// sandbox, with the NestJS pass-through as the yardstick. A partner's balance read is loaded on
+// each in turn, round after round, in a different order each round, so that whatever else the
+// machine does falls on both alike. Reported: each round's figures, and the medians.
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { benchDatabase, fixed, freePort, scratchDir, startNode, table } from './support.mjs';
+import { createPartnerClient, measure, ownerEnv, SANDBOX_TOKEN, startBenchGatewayProcess, startBenchSandbox } from './throughput.mjs';
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+export async function compare({ against, rounds = 5, duration = 5, connections = 50 }) {
+  const other = resolve(against);
+  if (!existsSync(join(other, 'dist', 'src', 'main.js'))) throw new Error(`${other} has no dist/src/main.js: run npm run build there first`);
+  const log = (message) => process.stderr.write(`[bench] ${message}\n`);
+  const dataDir = scratchDir('pgw-bench-compare-');
+  const database = await benchDatabase(log);
+  const started = [];
+  try {
+    const { sandbox, sandboxUrl } = await startBenchSandbox(dataDir);
+    started.push(sandbox);
+    const builds = {};
+    for (const [name, root] of [
+      ['this checkout', undefined],
+      [`--against ${against}`, other],
+    ]) {
+      const { process: gateway, url } = await startBenchGatewayProcess({ database, dataDir, sandboxUrl, ...(root ? { root } : {}) });
+      started.push(gateway);
+      builds[name] = { pid: gateway.child.pid, url };
+    }
+    const passthroughPort = await freePort();
+    const passthrough = await startNode(
+      ['bench/nest-yardsticks.mjs'],
+      {
+        UPSTREAM_BASE_URL: sandboxUrl,
+        UPSTREAM_BEARER_TOKEN: SANDBOX_TOKEN,
+        UPSTREAM_PUBLIC_KEY: join(dataDir, 'sandbox', 'public.pem'),
+        DATABASE_URL: database.url,
+        MODE: 'passthrough',
+        PORT: String(passthroughPort),
+      },
+      /listening/,
+    );
+    started.push(passthrough);
+    const yardstick = 'NestJS pass-through';
+    builds[yardstick] = { pid: passthrough.child.pid, url: `http://127.0.0.1:${passthroughPort}` };
+
+    const token = await createPartnerClient('bench-compare', ownerEnv(database));
+    const created = await fetch(`${builds['this checkout'].url}/api/v1/customers`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone_number: '+447700900123' }),
+    });
+    const customerId = (await created.json()).data.customer_id;
+    const balance = { method: 'GET', path: `/api/v1/customers/${customerId}/balance`, headers: { authorization: `Bearer ${token}` } };
+
+    const names = Object.keys(builds);
+    const processes = Object.fromEntries(names.map((name) => [name, { pid: builds[name].pid }]));
+    const results = Object.fromEntries(names.map((name) => [name, []]));
+    for (let round = 0; round < rounds; round++) {
+      // Each round starts with a different one.
+      const order = names.map((_, i) => names[(i + round) % names.length]);
+      for (const name of order) {
+        const row = await measure(name, { url: builds[name].url, requests: [balance] }, { connections, duration, samplePid: builds[name].pid, processes });
+        results[name].push({ rps: row.rps, cpu: row.cpuMsPerRequest[name], failures: row.failures, rss: row.peakRssMiB });
+        log(`round ${round + 1}: ${name}: ${fixed(row.rps, 0)} req/s, ${fixed(row.cpuMsPerRequest[name], 3)} CPU ms per read`);
+      }
+    }
+    return { results, names, yardstick, rounds, duration, connections, database: database.description };
+  } finally {
+    for (const process of started.reverse()) await process.stop();
+    await database.stop();
+  }
+}
+
+export function report({ results, names, yardstick, rounds, duration, connections, database }) {
+  const perRound = (name, pick) => results[name].map(pick);
+  const ratio = (name) => results[name].map((r, i) => r.cpu / results[yardstick][i].cpu);
+  const lines = [
+    `A partner's balance read, ${connections} connections, ${rounds} rounds of ${duration} s each (after a 2 s warm-up), the builds in a different order each round; database: ${database}.`,
+    '',
+    table(
+      ['Build', 'req/s (median)', 'CPU ms per read (median)', 'CPU ÷ pass-through, same round (median; each round)', 'peak RSS MiB', 'errors'],
+      names.map((name) => [
+        name,
+        fixed(median(perRound(name, (r) => r.rps)), 0),
+        fixed(median(perRound(name, (r) => r.cpu)), 3),
+        name === yardstick
+          ? '1.00'
+          : `${fixed(median(ratio(name)), 2)} (${ratio(name)
+              .map((v) => fixed(v, 2))
+              .join(', ')})`,
+        fixed(Math.max(...perRound(name, (r) => r.rss ?? 0)), 0),
+        String(perRound(name, (r) => r.failures).reduce((a, b) => a + b, 0)),
+      ]),
+    ),
+  ];
+  const [mine, theirs] = names;
+  const paired = results[mine].map((r, i) => r.cpu / results[theirs][i].cpu);
+  lines.push(
+    '',
+    `This checkout's CPU per read ÷ the other's, round by round: ${paired.map((v) => fixed(v, 2)).join(', ')} (median ${fixed(median(paired), 2)}).`,
+  );
+  return lines.join('\n');
+}
