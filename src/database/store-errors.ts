@@ -19,6 +19,8 @@ export class DatabaseUnavailable extends DomainError {
 const UNAVAILABLE_STATES = /^(08|53|57)|^55000$|^3D000$/;
 
 export function isDatabaseUnavailable(error: unknown): boolean {
+  // The service's own errors carry a code too (AUDIT.UNAVAILABLE): they are never the driver's.
+  if (error instanceof DomainError) return false;
   const driverError = error instanceof QueryFailedError ? (error.driverError as unknown) : error;
   const code = (driverError as { code?: unknown } | undefined)?.code;
   if (typeof code === 'string') {

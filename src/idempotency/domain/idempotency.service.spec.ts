@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { newRecord, runWithRecord } from '../../common/domain/request-record';
-import { CountingMetrics, FixedClock, InMemoryIdempotencyStore, RecordingLogger } from '../../../test/support/fakes';
+import { CountingMetrics, FixedClock, InMemoryIdempotencyStore, RecordingLogger, InMemoryUnitOfWork, requests } from '../../../test/support/fakes';
 import { IdempotencyService } from './idempotency.service';
 import { ReferenceInFlight, ReferenceReused, ReferenceTaken } from './idempotency.errors';
 
@@ -13,7 +12,7 @@ describe(IdempotencyService.name, () => {
   let metrics: CountingMetrics;
   let logger: RecordingLogger;
   let sut: IdempotencyService;
-  const inRequest = <T>(work: () => Promise<T>) => runWithRecord(newRecord('request-1'), work);
+  const inRequest = requests(() => 'request-1');
 
   beforeEach(() => {
     store = new InMemoryIdempotencyStore();
@@ -21,7 +20,7 @@ describe(IdempotencyService.name, () => {
     logger = new RecordingLogger();
     Logger.overrideLogger(logger);
     const clock = new FixedClock();
-    sut = new IdempotencyService(store, clock, { ttlMs: 86_400_000, lockMs: 60_000 }, metrics);
+    sut = new IdempotencyService(store, clock, { ttlMs: 86_400_000, lockMs: 60_000 }, metrics, new InMemoryUnitOfWork());
   });
 
   afterAll(() => {
