@@ -6,8 +6,6 @@ import type { AuditEnvironment } from '../config/environment/audit.environment';
 import type { DatabaseEnvironment } from '../config/environment/database.environment';
 import { ReadinessConnection } from './readiness-connection';
 import { DatabaseRoles, DatabaseUrls, migrateAsOwner, OwnerPolicy, protectionOf } from './database-roles';
-import { UnitOfWork } from '../common/domain/unit-of-work.port';
-import { PgUnitOfWork } from './pg-unit-of-work';
 import { PostgresNotifications } from './postgres-notifications';
 import { Sql } from './sql';
 import { dataSourceOptions } from './typeorm-options';
@@ -28,7 +26,6 @@ export class DatabaseModule {
       global: true,
       providers: [
         { provide: Sql, inject: [DataSource], useFactory: (dataSource: DataSource) => Sql.of(dataSource) },
-        { provide: UnitOfWork, useClass: PgUnitOfWork },
         { provide: PostgresNotifications, useFactory: () => new PostgresNotifications(url) },
         { provide: ReadinessConnection, useFactory: () => new ReadinessConnection(url) },
         {
@@ -46,7 +43,7 @@ export class DatabaseModule {
           },
         },
       ],
-      exports: [Sql, UnitOfWork, PostgresNotifications, DatabaseRoles, ReadinessConnection],
+      exports: [Sql, PostgresNotifications, DatabaseRoles, ReadinessConnection],
       imports: [
         TypeOrmModule.forRootAsync({
           inject: [ConfigService],

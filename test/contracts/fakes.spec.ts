@@ -1,9 +1,8 @@
-import { InMemoryAuditLog, InMemoryCustomerOwnership, InMemoryIdempotencyStore, InMemoryProofReplay, InMemoryUnitOfWork } from '../support/fakes';
+import { InMemoryAuditLog, InMemoryCustomerOwnership, InMemoryIdempotencyStore, InMemoryProofReplay } from '../support/fakes';
 import { proofReplayContract } from './proof-replay.contract';
 import { auditLogContract } from './audit-log.contract';
 import { customerOwnershipContract, customerOwnershipEndUserContract } from './customer-ownership.contract';
 import { idempotencyStoreContract } from './idempotency-store.contract';
-import { unitOfWorkContract } from './unit-of-work.contract';
 
 /** The in-memory fakes the unit specs use, held to the same contracts as the real adapters (test/medium/port-contracts.medium-spec.ts). */
 describe('The fakes keep their ports’ contracts', () => {
@@ -21,11 +20,6 @@ describe('The fakes keep their ports’ contracts', () => {
   describe('InMemoryIdempotencyStore', () => {
     const store = new InMemoryIdempotencyStore();
     idempotencyStoreContract(() => store);
-  });
-
-  describe('InMemoryUnitOfWork, with the in-memory idempotency store and audit log', () => {
-    const stores = { unitOfWork: new InMemoryUnitOfWork(), idempotency: new InMemoryIdempotencyStore(), audit: new InMemoryAuditLog() };
-    unitOfWorkContract(() => stores);
   });
 
   describe('InMemoryProofReplay', () => {

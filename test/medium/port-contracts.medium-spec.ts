@@ -6,8 +6,6 @@ import { proofReplayContract } from '../contracts/proof-replay.contract';
 import { auditLogContract } from '../contracts/audit-log.contract';
 import { customerOwnershipContract, customerOwnershipEndUserContract } from '../contracts/customer-ownership.contract';
 import { idempotencyStoreContract } from '../contracts/idempotency-store.contract';
-import { unitOfWorkContract } from '../contracts/unit-of-work.contract';
-import { UnitOfWork } from '../../src/common/domain/unit-of-work.port';
 import { startTestApp, TestApp } from '../support/app';
 
 /** The real adapters, on PostgreSQL with the real migrations, held to the contracts the fakes keep (test/contracts/fakes.spec.ts). */
@@ -33,10 +31,6 @@ describe('The PostgreSQL adapters keep their ports’ contracts', () => {
 
   describe('IdempotencyStore', () => {
     idempotencyStoreContract(() => t.app.get(IdempotencyStore));
-  });
-
-  describe('UnitOfWork (PostgreSQL transactions), with the idempotency store and the audit log', () => {
-    unitOfWorkContract(() => ({ unitOfWork: t.app.get(UnitOfWork), idempotency: t.app.get(IdempotencyStore), audit: t.app.get(AuditLog) }));
   });
 
   describe('ProofReplay (DPoP proofs, group-committed)', () => {

@@ -11,60 +11,12 @@ import { CustomerNotFound } from '../../src/customers/domain/customers.errors';
 import { ProofReplay } from '../../src/auth/domain/proof-replay.port';
 import { Claim, IdempotencyKey } from '../../src/idempotency/domain/idempotency';
 import { ClaimRequest, IdempotencyStore } from '../../src/idempotency/domain/idempotency-store.port';
-import { Transaction, UnitOfWork } from '../../src/common/domain/unit-of-work.port';
-import { newRecord, runWithRecord, takeResultToStore } from '../../src/common/domain/request-record';
 
 /**
  * Small in-memory fakes of the ports, for unit specs of the domain services (the "small" tier).
  * Persistence behaviour itself is tested against real PostgreSQL; these only stand in for it where
  * a service's own logic is under test.
  */
-/** An in-memory transaction: each store write in it leaves how to undo it, run on rollback. */
-interface InMemoryTransaction {
-  readonly undo: (() => void)[];
-}
-
-/** Registers how to undo a write made in `tx` (none outside a transaction). */
-function onRollback(tx: Transaction | undefined, undo: () => void): void {
-  if (tx) (tx as unknown as InMemoryTransaction).undo.push(undo);
-}
-
-/**
- * Transactions for the in-memory stores: when the work throws, what it wrote in the transaction is
- * undone, newest first. The stores' own transactions are proved against PostgreSQL.
- */
-export class InMemoryUnitOfWork extends UnitOfWork {
-  /** How many transactions were opened. */
-  opened = 0;
-
-  async run<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    this.opened += 1;
-    const tx: InMemoryTransaction = { undo: [] };
-    try {
-      return await work(tx as unknown as Transaction);
-    } catch (error) {
-      for (const undo of tx.undo.reverse()) undo();
-      throw error;
-    }
-  }
-}
-
-/**
- * Runs work as a request of its own (a new record, named by `idOf`) and ends it as the edge does
- * for the stores: a provider write's result the request holds is stored when it ends (the edge
- * stores it with the terminal event, AuditTrail.conclude; that event is left to the edge's tests).
- */
-export function requests(idOf: () => string): <T>(work: () => Promise<T>) => Promise<T> {
-  const unitOfWork = new InMemoryUnitOfWork();
-  return async (work) => {
-    const record = newRecord(idOf());
-    const value = await runWithRecord(record, work);
-    const store = takeResultToStore(record);
-    if (store) await unitOfWork.run(store);
-    return value;
-  };
-}
-
 /** "Now" is whatever `current` says (2027-01-31T15:00Z, a month's end, unless told otherwise). */
 export class FixedClock extends Clock {
   constructor(public current: Date = new Date('2027-01-31T15:00:00Z')) {
@@ -81,10 +33,9 @@ export class InMemoryAuditLog extends AuditLog {
   readonly events: AuditEvent[] = [];
   failing = false;
 
-  append(event: AuditEvent, tx?: Transaction): Promise<void> {
+  append(event: AuditEvent): Promise<void> {
     if (this.failing) return Promise.reject(new Error('audit store down'));
     this.events.push(event);
-    onRollback(tx, () => this.events.splice(this.events.indexOf(event), 1));
     return Promise.resolve();
   }
 
@@ -186,12 +137,11 @@ export class InMemoryIdempotencyStore extends IdempotencyStore {
   readonly rows = new Map<string, KeyRow>();
   failRelease = false;
 
-  claim(request: ClaimRequest, tx?: Transaction): Promise<Claim> {
+  claim(request: ClaimRequest): Promise<Claim> {
     const held = this.rows.get(request.key.reference);
     const mayTakeOver = held && held.clientId === request.key.clientId && held.fingerprint === request.fingerprint && held.state === 'retryable';
     if (!held || mayTakeOver) {
       this.rows.set(request.key.reference, { clientId: request.key.clientId, fingerprint: request.fingerprint, state: 'in_flight' });
-      onRollback(tx, () => (held ? this.rows.set(request.key.reference, held) : this.rows.delete(request.key.reference)));
       return Promise.resolve({ kind: 'claimed' });
     }
     if (held.clientId !== request.key.clientId) return Promise.resolve({ kind: 'taken' });
@@ -199,10 +149,8 @@ export class InMemoryIdempotencyStore extends IdempotencyStore {
     return Promise.resolve(held.state === 'completed' ? { kind: 'completed', result: held.result } : { kind: 'in_flight' });
   }
 
-  complete(key: IdempotencyKey, result: unknown, tx?: Transaction): Promise<void> {
-    const held = this.rows.get(key.reference)!;
-    this.rows.set(key.reference, { ...held, state: 'completed', result });
-    onRollback(tx, () => this.rows.set(key.reference, held));
+  complete(key: IdempotencyKey, result: unknown): Promise<void> {
+    this.rows.set(key.reference, { ...this.rows.get(key.reference)!, state: 'completed', result });
     return Promise.resolve();
   }
 

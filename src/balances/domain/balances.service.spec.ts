@@ -3,7 +3,7 @@ import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { currentRecord, newRecord, runWithRecord } from '../../common/domain/request-record';
 import { CustomerTenancy } from '../../customers/domain/customer-tenancy.service';
 import { CustomerNotFound } from '../../customers/domain/customers.errors';
-import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryCustomerOwnership, InMemoryUnitOfWork } from '../../../test/support/fakes';
+import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryCustomerOwnership } from '../../../test/support/fakes';
 import { Balance, BalanceGateway } from './balance.gateway.port';
 import { BalancesService } from './balances.service';
 
@@ -28,11 +28,7 @@ describe(BalancesService.name, () => {
     gateway = new RecordingBalanceGateway();
     const ownership = new InMemoryCustomerOwnership();
     await ownership.assign(ACME_CUSTOMER, 'acme', 'created');
-    sut = new BalancesService(
-      gateway,
-      new CustomerTenancy(ownership),
-      new AuditTrail(new InMemoryAuditLog(), new FixedClock(), new CountingMetrics(), new InMemoryUnitOfWork()),
-    );
+    sut = new BalancesService(gateway, new CustomerTenancy(ownership), new AuditTrail(new InMemoryAuditLog(), new FixedClock(), new CountingMetrics()));
   });
 
   describe('read', () => {

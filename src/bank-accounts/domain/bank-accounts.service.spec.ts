@@ -1,18 +1,11 @@
 import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
+import { newRecord, runWithRecord } from '../../common/domain/request-record';
 import { CustomerTenancy } from '../../customers/domain/customer-tenancy.service';
 import { CustomerNotFound } from '../../customers/domain/customers.errors';
 import { IdempotencyService } from '../../idempotency/domain/idempotency.service';
 import { ProviderWrites } from '../../idempotency/domain/provider-writes.service';
-import {
-  CountingMetrics,
-  FixedClock,
-  InMemoryAuditLog,
-  InMemoryCustomerOwnership,
-  InMemoryIdempotencyStore,
-  InMemoryUnitOfWork,
-  requests,
-} from '../../../test/support/fakes';
+import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryCustomerOwnership, InMemoryIdempotencyStore } from '../../../test/support/fakes';
 import { buildOpenBankAccount } from '../../../test/support/builders';
 import { BankAccount, BankAccountGateway, OpenBankAccount } from './bank-account.gateway.port';
 import { BankAccountsService } from './bank-accounts.service';
@@ -45,7 +38,7 @@ describe(BankAccountsService.name, () => {
   let store: InMemoryIdempotencyStore;
   let gateway: RecordingBankAccountGateway;
   let sut: BankAccountsService;
-  const inRequest = requests(() => 'request-1');
+  const inRequest = <T>(work: () => Promise<T>) => runWithRecord(newRecord('request-1'), work);
 
   beforeEach(async () => {
     log = new InMemoryAuditLog();
@@ -55,11 +48,11 @@ describe(BankAccountsService.name, () => {
     await ownership.assign(ACME_CUSTOMER, 'acme', 'created');
     const clock = new FixedClock();
     const metrics = new CountingMetrics();
-    const trail = new AuditTrail(log, clock, metrics, new InMemoryUnitOfWork());
+    const trail = new AuditTrail(log, clock, metrics);
     sut = new BankAccountsService(
       gateway,
       new CustomerTenancy(ownership),
-      new ProviderWrites(new IdempotencyService(store, clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics, new InMemoryUnitOfWork()), trail),
+      new ProviderWrites(new IdempotencyService(store, clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics), trail),
     );
   });
 

@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
-import type { Transaction } from './unit-of-work.port';
 import type { UpstreamFacts } from './upstream';
 
 /**
@@ -14,8 +13,7 @@ import type { UpstreamFacts } from './upstream';
  * | client | noteClient | the identify stage (auth/http/identify.stage.ts); the session endpoints, for the user a login or logout is about | its credentials are accepted |
  * | reference, customerId, currency | noteSubject | domain services (AuditTrail.about, ProviderWrites.begin); the auditor, from a refused body's exact identifiers | it is known what the request is about |
  * | upstream | noteUpstreamCall | the upstream client | after each provider call |
- * | attempted | noteAttempted | AuditTrail.attemptIn (after its transaction commits) | its `attempted` event is committed |
- * | resultToStore | noteResultToStore, takeResultToStore | IdempotencyService.run; AuditTrail.conclude | a provider write returned a result; the terminal event is written with it |
+ * | attempted | noteAttempted | AuditTrail.attempt | its `attempted` event is committed |
  * | replayed | noteReplayed | the edge, as it sets Idempotent-Replayed (common/http/replay-header.ts: markReplayed) | the answer comes from the store |
  * | concluded | noteConcluded | AuditTrail.conclude | its terminal event is written (or failed to be) |
  * | traceId | noteTrace | the edge's trace stage (common/http/trace-stage.ts) | it arrives, when tracing is on and its trace is sampled |
@@ -36,15 +34,7 @@ export interface RequestRecord extends RequestSubject {
   readonly concluded?: boolean;
   /** The W3C trace id of the request's sampled trace: in its log lines and audit events. */
   readonly traceId?: string;
-  /**
-   * A provider write's result still to be stored for replay: stored in the transaction that writes
-   * the request's terminal event, so that the two commit together.
-   */
-  readonly resultToStore?: StoreResult;
 }
-
-/** Stores a provider write's result in the transaction given. */
-export type StoreResult = (tx: Transaction) => Promise<void>;
 
 /** What an API client may do: call the partner API, or administer the service too. */
 export const CLIENT_ROLES = ['partner', 'admin'] as const;
@@ -141,18 +131,6 @@ export function noteTrace(record: RequestRecord, traceId: string): void {
 
 export function noteAttempted(record: RequestRecord): void {
   write(record)!.attempted = true;
-}
-
-/** A provider write's result, to be stored with the terminal event (see RequestRecord.resultToStore). */
-export function noteResultToStore(record: RequestRecord, store: StoreResult): void {
-  write(record)!.resultToStore = store;
-}
-
-/** The result still to be stored, handed over once: the record no longer holds it. */
-export function takeResultToStore(record: RequestRecord): StoreResult | undefined {
-  const store = record.resultToStore;
-  if (store) write(record)!.resultToStore = undefined;
-  return store;
 }
 
 export function noteReplayed(record: RequestRecord): void {

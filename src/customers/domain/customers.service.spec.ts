@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
+import { newRecord, runWithRecord } from '../../common/domain/request-record';
 import { IdempotencyService } from '../../idempotency/domain/idempotency.service';
 import { ProviderWrites } from '../../idempotency/domain/provider-writes.service';
 import {
@@ -10,8 +11,6 @@ import {
   InMemoryCustomerOwnership,
   InMemoryIdempotencyStore,
   RecordingLogger,
-  InMemoryUnitOfWork,
-  requests,
 } from '../../../test/support/fakes';
 import { CreatedCustomer, CustomerGateway, NewCustomer } from './customer.gateway.port';
 import { CustomerRequest, CustomersService } from './customers.service';
@@ -42,7 +41,7 @@ describe(CustomersService.name, () => {
   let gateway: ScriptedCustomerGateway;
   let logger: RecordingLogger;
   let sut: CustomersService;
-  const inRequest = requests(() => 'request-1');
+  const inRequest = <T>(work: () => Promise<T>) => runWithRecord(newRecord('request-1'), work);
 
   beforeEach(() => {
     log = new InMemoryAuditLog();
@@ -52,11 +51,11 @@ describe(CustomersService.name, () => {
     Logger.overrideLogger(logger);
     const clock = new FixedClock();
     const metrics = new CountingMetrics();
-    const trail = new AuditTrail(log, clock, metrics, new InMemoryUnitOfWork());
+    const trail = new AuditTrail(log, clock, metrics);
     sut = new CustomersService(
       gateway,
       ownership,
-      new ProviderWrites(new IdempotencyService(new InMemoryIdempotencyStore(), clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics, new InMemoryUnitOfWork()), trail),
+      new ProviderWrites(new IdempotencyService(new InMemoryIdempotencyStore(), clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics), trail),
       trail,
     );
   });

@@ -1,4 +1,3 @@
-import type { Transaction } from '../../common/domain/unit-of-work.port';
 import { Claim, IdempotencyKey } from './idempotency';
 
 export interface ClaimRequest {
@@ -16,12 +15,12 @@ export abstract class IdempotencyStore {
   /**
    * Atomically claims the key for this request: `claimed` when it is new, expired, released, or
    * abandoned with the same fingerprint; otherwise what holds it. Of concurrent claims, exactly one
-   * wins. In `tx`, when given: the claim then commits with it.
+   * wins.
    */
-  abstract claim(request: ClaimRequest, tx?: Transaction): Promise<Claim>;
+  abstract claim(request: ClaimRequest): Promise<Claim>;
 
-  /** Stores the result to replay; in `tx`, when given. */
-  abstract complete(key: IdempotencyKey, result: unknown, tx?: Transaction): Promise<void>;
+  /** Stores the result to replay. */
+  abstract complete(key: IdempotencyKey, result: unknown): Promise<void>;
 
   /** The attempt ended without a result to replay: a retry with the same body may claim it again. */
   abstract release(key: IdempotencyKey): Promise<void>;

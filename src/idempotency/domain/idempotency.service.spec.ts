@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { CountingMetrics, FixedClock, InMemoryIdempotencyStore, RecordingLogger, InMemoryUnitOfWork, requests } from '../../../test/support/fakes';
+import { newRecord, runWithRecord } from '../../common/domain/request-record';
+import { CountingMetrics, FixedClock, InMemoryIdempotencyStore, RecordingLogger } from '../../../test/support/fakes';
 import { IdempotencyService } from './idempotency.service';
 import { ReferenceInFlight, ReferenceReused, ReferenceTaken } from './idempotency.errors';
 
@@ -12,7 +13,7 @@ describe(IdempotencyService.name, () => {
   let metrics: CountingMetrics;
   let logger: RecordingLogger;
   let sut: IdempotencyService;
-  const inRequest = requests(() => 'request-1');
+  const inRequest = <T>(work: () => Promise<T>) => runWithRecord(newRecord('request-1'), work);
 
   beforeEach(() => {
     store = new InMemoryIdempotencyStore();
@@ -20,7 +21,7 @@ describe(IdempotencyService.name, () => {
     logger = new RecordingLogger();
     Logger.overrideLogger(logger);
     const clock = new FixedClock();
-    sut = new IdempotencyService(store, clock, { ttlMs: 86_400_000, lockMs: 60_000 }, metrics, new InMemoryUnitOfWork());
+    sut = new IdempotencyService(store, clock, { ttlMs: 86_400_000, lockMs: 60_000 }, metrics);
   });
 
   afterAll(() => {

@@ -4,8 +4,6 @@ import { IdempotencyKey } from './idempotency';
 import { IdempotencyStore } from './idempotency-store.port';
 import { ReferenceInFlight, ReferenceReused, ReferenceTaken } from './idempotency.errors';
 import { Metrics } from '../../common/domain/metrics.port';
-import { currentRecord, noteResultToStore } from '../../common/domain/request-record';
-import { Transaction, UnitOfWork } from '../../common/domain/unit-of-work.port';
 
 /** Provided by the module from configuration. */
 export abstract class IdempotencyOptions {
@@ -26,10 +24,6 @@ export interface Idempotent<T> {
  * Only results are stored; when the operation fails the reference is released so that the same
  * body may be retried — after an unknown outcome the retry reaches the provider with the same
  * reference, which is how the provider recognises it.
- *
- * Two commits per write: the claim commits with what must precede the work (`withClaim`: the
- * `attempted` event), and the result with the request's terminal event (AuditTrail.conclude reads
- * it from the request's record). Outside a request the result is stored at once.
  */
 @Injectable()
 export class IdempotencyService {
@@ -40,36 +34,18 @@ export class IdempotencyService {
     private readonly clock: Clock,
     private readonly options: IdempotencyOptions,
     private readonly metrics: Metrics,
-    private readonly unitOfWork: UnitOfWork,
   ) {}
 
-  /**
-   * @param withClaim written in the claim's transaction when the claim is won: both commit, or
-   *   neither does (and then nothing holds the reference).
-   */
-  async run<T>(
-    key: IdempotencyKey,
-    operation: string,
-    fingerprint: string,
-    work: () => Promise<T>,
-    withClaim?: (tx: Transaction) => Promise<void>,
-  ): Promise<Idempotent<T>> {
+  async run<T>(key: IdempotencyKey, operation: string, fingerprint: string, work: () => Promise<T>): Promise<Idempotent<T>> {
     const now = this.clock.now();
-    const request = {
+    const claim = await this.store.claim({
       key,
       operation,
       fingerprint,
       now,
       lockedUntil: new Date(now.getTime() + this.options.lockMs),
       expiresAt: new Date(now.getTime() + this.options.ttlMs),
-    };
-    const claim = withClaim
-      ? await this.unitOfWork.run(async (tx) => {
-          const won = await this.store.claim(request, tx);
-          if (won.kind === 'claimed') await withClaim(tx);
-          return won;
-        })
-      : await this.store.claim(request);
+    });
     switch (claim.kind) {
       case 'completed':
         this.metrics.idempotentReplay(operation);
@@ -93,9 +69,7 @@ export class IdempotencyService {
       });
       throw error;
     }
-    const record = currentRecord();
-    if (record) noteResultToStore(record, (tx) => this.store.complete(key, value, tx));
-    else await this.store.complete(key, value);
+    await this.store.complete(key, value);
     return { value, replayed: false };
   }
 

@@ -4,7 +4,7 @@ import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { OPERATION } from '../../common/domain/audit-operations';
 import { currentRecord, newRecord, runWithRecord } from '../../common/domain/request-record';
 import { REFERENCE_ALREADY_SEEN, UpstreamError } from '../../common/domain/upstream';
-import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryIdempotencyStore, InMemoryUnitOfWork, requests } from '../../../test/support/fakes';
+import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryIdempotencyStore } from '../../../test/support/fakes';
 import { nestLogsOfEachTest } from '../../../test/support/nest-logs';
 import { ReferenceReused, ReferenceTaken } from './idempotency.errors';
 import { IdempotencyService } from './idempotency.service';
@@ -20,18 +20,17 @@ describe(ProviderWrites.name, () => {
   let log: InMemoryAuditLog;
   let clock: FixedClock;
   let sut: ProviderWrites;
-  let store: InMemoryIdempotencyStore;
-  let trail: AuditTrail;
   let request = 0;
-  const inRequest = requests(() => `request-${++request}`);
+  const inRequest = <T>(work: () => Promise<T>) => runWithRecord(newRecord(`request-${++request}`), work);
 
   beforeEach(() => {
     log = new InMemoryAuditLog();
     clock = new FixedClock(new Date('2026-11-23T10:00:00Z'));
     const metrics = new CountingMetrics();
-    store = new InMemoryIdempotencyStore();
-    trail = new AuditTrail(log, clock, metrics, new InMemoryUnitOfWork());
-    sut = new ProviderWrites(new IdempotencyService(store, clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics, new InMemoryUnitOfWork()), trail);
+    sut = new ProviderWrites(
+      new IdempotencyService(new InMemoryIdempotencyStore(), clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics),
+      new AuditTrail(log, clock, metrics),
+    );
   });
 
   describe('begin', () => {
@@ -103,45 +102,6 @@ describe(ProviderWrites.name, () => {
       await expect(write).rejects.toBeInstanceOf(AuditUnavailable);
       expect(calls).toBe(0);
       expect(logs.lines.map((line) => [line.level, line.context, line.message])).toEqual([['error', 'AuditTrail', 'Audit event could not be written']]);
-    });
-
-    it('when the attempted event cannot be written, then the claim is not kept either: a retry of the same body is claimed and called at once', async () => {
-      let calls = 0;
-      const write = () =>
-        inRequest(() => sut.begin(OPERATION.createCustomer, { reference: 'ref-7' }).once(acme, { reference: 'ref-7' }, () => Promise.resolve(++calls)));
-      log.failing = true;
-      await expect(write()).rejects.toBeInstanceOf(AuditUnavailable);
-      expect(store.rows.has('ref-7')).toBe(false);
-
-      log.failing = false;
-      const retry = await write();
-
-      expect(retry).toEqual({ value: 1, replayed: false });
-      expect(calls).toBe(1);
-    });
-
-    it('when the write returns, then its result is stored with the request’s terminal event, in one transaction, and not before', async () => {
-      const record = newRecord('request-terminal');
-      await runWithRecord(record, () =>
-        sut.begin(OPERATION.createCustomer, { reference: 'ref-8' }).once(acme, { reference: 'ref-8' }, () => Promise.resolve('cust-8')),
-      );
-      expect(store.rows.get('ref-8')?.state).toBe('in_flight');
-
-      log.failing = true;
-      await expect(trail.conclude(record, { operation: OPERATION.createCustomer, phase: 'succeeded', httpStatus: 201 })).rejects.toBeInstanceOf(
-        AuditUnavailable,
-      );
-      expect(store.rows.get('ref-8')?.state).toBe('in_flight');
-
-      log.failing = false;
-      const again = newRecord('request-terminal-again');
-      await runWithRecord(again, () =>
-        sut.begin(OPERATION.createCustomer, { reference: 'ref-9' }).once(acme, { reference: 'ref-9' }, () => Promise.resolve('cust-9')),
-      );
-      await trail.conclude(again, { operation: OPERATION.createCustomer, phase: 'succeeded', httpStatus: 201 });
-
-      expect(store.rows.get('ref-9')).toMatchObject({ state: 'completed', result: 'cust-9' });
-      expect(log.events.filter((event) => event.requestId === 'request-terminal-again').map((event) => event.phase)).toEqual(['attempted', 'succeeded']);
     });
 
     it('when the provider has seen the reference and an earlier attempt never learned its outcome, then EarlierAttemptUnresolved, and the retry may come again', async () => {

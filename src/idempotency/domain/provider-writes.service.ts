@@ -29,9 +29,8 @@ export class PendingWrite {
    * - the same body again is answered with the stored result (`replayed`), and nothing is called;
    * - another body is refused (ReferenceReused), another client too (ReferenceTaken), and a
    *   duplicate while the first is in flight (ReferenceInFlight);
-   * - the `attempted` event is committed with the claim, before the call (AuditUnavailable, and no
-   *   call and no claim left behind, when it cannot be);
-   * - the result is stored with the request's terminal event, in one transaction;
+   * - the `attempted` event is committed before the call (AuditUnavailable, and no call, when it
+   *   cannot be);
    * - when the provider says it has seen the reference and an earlier attempt with it never learned
    *   its outcome, the partner is told so (EarlierAttemptUnresolved), not that the provider refused.
    * `body` is what the partner sent, with the reference: its fingerprint tells a replay from a reuse.
@@ -42,9 +41,7 @@ export class PendingWrite {
       { clientId: caller.id, reference: this.reference },
       this.operation,
       fingerprintOf(this.operation, { ...body }),
-      () => this.audit.afterAttempt(this.reference, call),
-      // Committed with the claim: nothing is sent before both are, and neither stays without the other.
-      (tx) => this.audit.attemptIn(tx, this.operation, this.subject),
+      () => this.audit.attempted(this.operation, this.subject, call),
     );
     if (about) this.audit.about(about(result.value));
     return result;

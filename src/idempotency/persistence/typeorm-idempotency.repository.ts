@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { LessThanOrEqual, Repository } from 'typeorm';
-import type { Transaction } from '../../common/domain/unit-of-work.port';
-import { queryIn } from '../../database/pg-unit-of-work';
-import { Query, Sql } from '../../database/sql';
+import { Sql } from '../../database/sql';
 import { unavailableOnOutage } from '../../database/store-errors';
 import { Claim, IdempotencyKey } from '../domain/idempotency';
 import { ClaimRequest, IdempotencyStore } from '../domain/idempotency-store.port';
@@ -26,16 +24,6 @@ const CLAIM_SQL = `
            AND (k.state = 'retryable' OR (k.state = 'in_flight' AND k.locked_until <= EXCLUDED.created_at)))
   RETURNING k.reference`;
 
-/** What holds a reference the claim did not get. */
-const HELD_SQL = `SELECT client_id, fingerprint, state, result FROM idempotency_keys WHERE reference = $1`;
-
-interface HeldRow {
-  client_id: string;
-  fingerprint: string;
-  state: IdempotencyKeyEntity['state'];
-  result: unknown;
-}
-
 /** Once per mutating request: plain SQL on pg (see Sql), like the claim. */
 const COMPLETE_SQL = `UPDATE idempotency_keys SET state = 'completed', result = $3::jsonb, locked_until = NULL WHERE client_id = $1 AND reference = $2`;
 
@@ -48,16 +36,10 @@ export class TypeOrmIdempotencyRepository extends IdempotencyStore {
     super();
   }
 
-  /** The statements run in `tx` when one is given, otherwise each on its own. */
-  private queryIn(tx: Transaction | undefined): Query {
-    return tx ? queryIn(tx) : (text, values) => this.sql.query(text, values ?? []);
-  }
-
-  claim(request: ClaimRequest, tx?: Transaction): Promise<Claim> {
-    const query = this.queryIn(tx);
+  claim(request: ClaimRequest): Promise<Claim> {
     return unavailableOnOutage(async () => {
       const { key } = request;
-      const claimed = await query(CLAIM_SQL, [
+      const claimed = await this.sql.query(CLAIM_SQL, [
         key.clientId,
         key.reference,
         request.operation,
@@ -67,18 +49,17 @@ export class TypeOrmIdempotencyRepository extends IdempotencyStore {
         request.expiresAt,
       ]);
       if (claimed.length === 1) return { kind: 'claimed' };
-      const [held] = await query<HeldRow>(HELD_SQL, [key.reference]);
+      const held = await this.rows.findOneBy({ reference: key.reference });
       if (!held) return { kind: 'in_flight' }; // purged between the two statements: a retry claims it
-      if (held.client_id !== key.clientId) return { kind: 'taken' };
+      if (held.clientId !== key.clientId) return { kind: 'taken' };
       if (held.fingerprint !== request.fingerprint) return { kind: 'mismatch' };
       if (held.state === 'completed') return { kind: 'completed', result: held.result };
       return { kind: 'in_flight' };
     });
   }
 
-  async complete(key: IdempotencyKey, result: unknown, tx?: Transaction): Promise<void> {
-    const query = this.queryIn(tx);
-    await unavailableOnOutage(() => query(COMPLETE_SQL, [key.clientId, key.reference, JSON.stringify(result)]));
+  async complete(key: IdempotencyKey, result: unknown): Promise<void> {
+    await unavailableOnOutage(() => this.sql.query(COMPLETE_SQL, [key.clientId, key.reference, JSON.stringify(result)]));
   }
 
   async release(key: IdempotencyKey): Promise<void> {

@@ -1,4 +1,3 @@
-import type { Transaction } from '../../../common/domain/unit-of-work.port';
 import { AuditEvent } from './audit-event';
 import { UnresolvedPage, UnresolvedQuery } from './unresolved-call';
 
@@ -8,10 +7,8 @@ export abstract class AuditLog {
    * Resolves once the event is durably committed; rejects when it could not be written. The log
    * records when the event occurred itself (the database's clock, which the service may not set):
    * the event's `occurredAt` is the caller's reading, which the stored time may differ from.
-   * In `tx`, when given, the event is written in it and commits with it (not grouped with other
-   * requests' events).
    */
-  abstract append(event: AuditEvent, tx?: Transaction): Promise<void>;
+  abstract append(event: AuditEvent): Promise<void>;
 
   /** Mutating calls whose outcome is unknown (see UnresolvedCall), newest attempt first. */
   abstract unresolved(query: UnresolvedQuery): Promise<UnresolvedPage>;

@@ -1,4 +1,4 @@
-import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryUnitOfWork } from '../../../../test/support/fakes';
+import { CountingMetrics, FixedClock, InMemoryAuditLog } from '../../../../test/support/fakes';
 import { nestLogsOfEachTest } from '../../../../test/support/nest-logs';
 import { newRecord, RequestRecord, runWithRecord } from '../../../common/domain/request-record';
 import { AuditTrail } from './audit-trail.service';
@@ -18,7 +18,7 @@ describe('AuditTrail', () => {
     log = new InMemoryAuditLog();
     metrics = new CountingMetrics();
     clock = new FixedClock(new Date('2026-11-21T10:00:00Z'));
-    sut = new AuditTrail(log, clock, metrics, new InMemoryUnitOfWork());
+    sut = new AuditTrail(log, clock, metrics);
   });
 
   describe('attempted: a recorded provider call', () => {

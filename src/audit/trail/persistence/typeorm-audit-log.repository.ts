@@ -3,8 +3,6 @@ import { SPAN_ATTRIBUTES, traced } from '../../../common/telemetry/tracing';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { GroupCommit } from '../../../database/group-commit';
-import type { Transaction } from '../../../common/domain/unit-of-work.port';
-import { queryIn } from '../../../database/pg-unit-of-work';
 import { Sql } from '../../../database/sql';
 import { isRefusedData, unavailableOnOutage } from '../../../database/store-errors';
 import { AuditEvent } from '../domain/audit-event';
@@ -91,15 +89,10 @@ export class TypeOrmAuditLogRepository extends AuditLog {
     };
   }
 
-  append(event: AuditEvent, tx?: Transaction): Promise<void> {
+  append(event: AuditEvent): Promise<void> {
     return traced('audit.write', { [SPAN_ATTRIBUTES.operation]: event.operation, 'gateway.audit_phase': event.phase }, () =>
-      tx ? this.insertIn(tx, event) : this.inserts.write(AuditEventMapper.toRow(event)),
+      this.inserts.write(AuditEventMapper.toRow(event)),
     );
-  }
-
-  /** One event in the caller's transaction: the same statement as a group's, with one row. */
-  private async insertIn(tx: Transaction, event: AuditEvent): Promise<void> {
-    await unavailableOnOutage(() => queryIn(tx)(this.insert.sql, this.insert.parameters([AuditEventMapper.toRow(event)])));
   }
 
   private async insertRows(rows: AuditEventEntity[]): Promise<void> {
