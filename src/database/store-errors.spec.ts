@@ -1,5 +1,13 @@
 import { QueryFailedError } from 'typeorm';
+import { DomainError } from '../common/domain/domain-error';
 import { isDatabaseUnavailable, isRefusedData } from './store-errors';
+
+/** A domain error of the service's own, made here: the database layer knows no feature. */
+class AuditUnavailableLike extends DomainError {
+  constructor() {
+    super('AUDIT.UNAVAILABLE');
+  }
+}
 
 const failed = (code: string) => new QueryFailedError('SELECT 1', [], Object.assign(new Error('x'), { code }));
 
@@ -21,6 +29,7 @@ describe('isDatabaseUnavailable', () => {
     ['a syntax error (42601)', failed('42601')],
     ['a missing table (42P01)', failed('42P01')],
     ['a plain bug', new TypeError('x is undefined')],
+    ['the service’s own error, which carries a code too (AUDIT.UNAVAILABLE)', new AuditUnavailableLike()],
   ])('when the error is %s, then it is not an availability problem', (_, error) => {
     expect(isDatabaseUnavailable(error)).toBe(false);
   });
