@@ -1,12 +1,16 @@
 // Two builds of the gateway side by side, for a change to the request path: this checkout's and
 // another's (`--against DIR`, a work tree with its own `npm run build`), on one PostgreSQL and one
-// sandbox, with the NestJS pass-through as the yardstick. A partner's balance read is loaded on
-// each in turn, round after round, in a different order each round, so that whatever else the
-// machine does falls on both alike. Reported: each round's figures, and the medians.
+// sandbox, with the NestJS pass-through as the yardstick. A partner's balance read (or, with
+// `--call 'bank account'`, a bank account opened with a reference of its own) is loaded on each in
+// turn, round after round, in a different order each round, so that whatever else the machine
+// does falls on both alike. Reported: each round's figures, and the medians; PostgreSQL's CPU per
+// request too, when it runs on this machine (a bank account's cost is mostly there).
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { benchDatabase, fixed, freePort, scratchDir, startNode, table } from './support.mjs';
-import { createPartnerClient, measure, ownerEnv, SANDBOX_TOKEN, startBenchGatewayProcess, startBenchSandbox } from './throughput.mjs';
+import { benchDatabase, fixed, freePort, postmasterOf, scratchDir, startNode, table } from './support.mjs';
+import { bankAccountBody, createPartnerClient, measure, ownerEnv, SANDBOX_TOKEN, startBenchGatewayProcess, startBenchSandbox } from './throughput.mjs';
+
+export const CALLS = ['balance', 'bank account'];
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -14,7 +18,8 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 
-export async function compare({ against, rounds = 5, duration = 5, connections = 50 }) {
+export async function compare({ against, rounds = 5, duration = 5, connections = 50, call = 'balance' }) {
+  if (!CALLS.includes(call)) throw new Error(`--call is one of ${CALLS.join(', ')}`);
   const other = resolve(against);
   if (!existsSync(join(other, 'dist', 'src', 'main.js'))) throw new Error(`${other} has no dist/src/main.js: run npm run build there first`);
   const log = (message) => process.stderr.write(`[bench] ${message}\n`);
@@ -58,38 +63,70 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
     });
     const customerId = (await created.json()).data.customer_id;
     const balance = { method: 'GET', path: `/api/v1/customers/${customerId}/balance`, headers: { authorization: `Bearer ${token}` } };
+    const bankAccount = {
+      method: 'POST',
+      path: '/api/v1/bank-accounts',
+      setupRequest: (request) => ({
+        ...request,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(bankAccountBody(customerId)),
+      }),
+    };
+    const loaded = call === 'balance' ? balance : bankAccount;
+    const postmaster = await postmasterOf(database.url);
 
     const names = Object.keys(builds);
-    const processes = Object.fromEntries(names.map((name) => [name, { pid: builds[name].pid }]));
+    const processes = {
+      ...Object.fromEntries(names.map((name) => [name, { pid: builds[name].pid }])),
+      ...(postmaster ? { PostgreSQL: { pid: postmaster, tree: true } } : {}),
+    };
     const results = Object.fromEntries(names.map((name) => [name, []]));
     for (let round = 0; round < rounds; round++) {
       // Each round starts with a different one.
       const order = names.map((_, i) => names[(i + round) % names.length]);
       for (const name of order) {
-        const row = await measure(name, { url: builds[name].url, requests: [balance] }, { connections, duration, samplePid: builds[name].pid, processes });
-        results[name].push({ rps: row.rps, cpu: row.cpuMsPerRequest[name], failures: row.failures, rss: row.peakRssMiB });
-        log(`round ${round + 1}: ${name}: ${fixed(row.rps, 0)} req/s, ${fixed(row.cpuMsPerRequest[name], 3)} CPU ms per read`);
+        const row = await measure(name, { url: builds[name].url, requests: [loaded] }, { connections, duration, samplePid: builds[name].pid, processes });
+        results[name].push({
+          rps: row.rps,
+          cpu: row.cpuMsPerRequest[name],
+          database: row.cpuMsPerRequest.PostgreSQL,
+          p50: row.p50,
+          failures: row.failures,
+          rss: row.peakRssMiB,
+        });
+        log(`round ${round + 1}: ${name}: ${fixed(row.rps, 0)} req/s, ${fixed(row.cpuMsPerRequest[name], 3)} CPU ms per request`);
       }
     }
-    return { results, names, yardstick, rounds, duration, connections, database: database.description };
+    return { results, names, yardstick, rounds, duration, connections, call, database: database.description };
   } finally {
     for (const process of started.reverse()) await process.stop();
     await database.stop();
   }
 }
 
-export function report({ results, names, yardstick, rounds, duration, connections, database }) {
+export function report({ results, names, yardstick, rounds, duration, connections, call = 'balance', database }) {
   const perRound = (name, pick) => results[name].map(pick);
   const ratio = (name) => results[name].map((r, i) => r.cpu / results[yardstick][i].cpu);
   const lines = [
-    `A partner's balance read, ${connections} connections, ${rounds} rounds of ${duration} s each (after a 2 s warm-up), the builds in a different order each round; database: ${database}.`,
+    `${call === 'balance' ? "A partner's balance read" : 'A partner opening a bank account (a new reference each)'}, ${connections} connections, ${rounds} rounds of ${duration} s each (after a 2 s warm-up), the builds in a different order each round; database: ${database}.`,
     '',
     table(
-      ['Build', 'req/s (median)', 'CPU ms per read (median)', 'CPU ÷ pass-through, same round (median; each round)', 'peak RSS MiB', 'errors'],
+      [
+        'Build',
+        'req/s (median)',
+        'p50 ms (median)',
+        'CPU ms per request (median)',
+        'PostgreSQL CPU ms per request (median)',
+        'CPU ÷ pass-through, same round (median; each round)',
+        'peak RSS MiB',
+        'errors',
+      ],
       names.map((name) => [
         name,
         fixed(median(perRound(name, (r) => r.rps)), 0),
+        fixed(median(perRound(name, (r) => r.p50)), 1),
         fixed(median(perRound(name, (r) => r.cpu)), 3),
+        fixed(median(perRound(name, (r) => r.database ?? NaN)), 3),
         name === yardstick
           ? '1.00'
           : `${fixed(median(ratio(name)), 2)} (${ratio(name)
@@ -104,7 +141,7 @@ export function report({ results, names, yardstick, rounds, duration, connection
   const paired = results[mine].map((r, i) => r.cpu / results[theirs][i].cpu);
   lines.push(
     '',
-    `This checkout's CPU per read ÷ the other's, round by round: ${paired.map((v) => fixed(v, 2)).join(', ')} (median ${fixed(median(paired), 2)}).`,
+    `This checkout's CPU per request ÷ the other's, round by round: ${paired.map((v) => fixed(v, 2)).join(', ')} (median ${fixed(median(paired), 2)}).`,
   );
   return lines.join('\n');
 }

@@ -7,7 +7,8 @@
 //   seal [--rounds 3] [--events 1000000]                        sealing on and off, and verify's speed
 //   soak [--minutes 10] [--rate 150] [--connections 20]          a steady load: memory, event-loop delay, handles
 //                                                               (under a minute: one short segment, no fit)
-//   compare --against DIR [--rounds 3] [--duration 10]          this checkout's gateway and another work tree's
+//   compare --against DIR [--rounds 3] [--duration 10] [--call balance|'bank account']
+//                                                              this checkout's gateway and another work tree's
 //                                                               (built there), a balance read on each in turn,
 //                                                               round after round, beside the NestJS pass-through
 //   all                                                         throughput and audit (the default)
@@ -24,6 +25,7 @@ const { positionals, values } = parseArgs({
     duration: { type: 'string', default: '10' },
     rate: { type: 'string', default: '200' },
     calls: { type: 'string', default: 'balance,bank account' },
+    call: { type: 'string' },
     rows: { type: 'string', default: '10000000' },
     replicas: { type: 'string', default: '2' },
     profile: { type: 'boolean', default: false },
@@ -76,6 +78,7 @@ if (command === 'compare') {
     rounds: Number(values.rounds),
     duration: Number(values.duration),
     connections: Number(values.connections),
+    ...(values.call ? { call: values.call } : {}),
   });
   process.stdout.write(`\n## Two builds, side by side\n\n${report(result)}\n`);
   failed += Object.values(result.results)
