@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { benchDatabase, fixed, freePort, postmasterOf, scratchDir, startNode, table } from './support.mjs';
-import { bankAccountBody, createPartnerClient, measure, ownerEnv, SANDBOX_TOKEN, startBenchGatewayProcess, startBenchSandbox } from './throughput.mjs';
+import { createPartnerClient, measure, ownerEnv, partnerRequests, SANDBOX_TOKEN, startBenchGatewayProcess, startBenchSandbox } from './throughput.mjs';
 
 export const CALLS = ['balance', 'bank account'];
 
@@ -56,22 +56,7 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
     builds[yardstick] = { pid: passthrough.child.pid, url: `http://127.0.0.1:${passthroughPort}` };
 
     const token = await createPartnerClient('bench-compare', ownerEnv(database));
-    const created = await fetch(`${builds['this checkout'].url}/api/v1/customers`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone_number: '+447700900123' }),
-    });
-    const customerId = (await created.json()).data.customer_id;
-    const balance = { method: 'GET', path: `/api/v1/customers/${customerId}/balance`, headers: { authorization: `Bearer ${token}` } };
-    const bankAccount = {
-      method: 'POST',
-      path: '/api/v1/bank-accounts',
-      setupRequest: (request) => ({
-        ...request,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(bankAccountBody(customerId)),
-      }),
-    };
+    const { balance, bankAccount } = await partnerRequests(builds['this checkout'].url, token);
     const loaded = call === 'balance' ? balance : bankAccount;
     const postmaster = await postmasterOf(database.url);
 

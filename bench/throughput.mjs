@@ -34,6 +34,37 @@ function expiryInTwoYears() {
   return new Date(Date.UTC(today.getUTCFullYear() + 2, today.getUTCMonth(), 1)).toISOString().slice(0, 10);
 }
 
+/**
+ * A partner's two calls on a gateway at `url`, for the token given: a customer is created first,
+ * and the calls are its balance read and a bank account for it (a new reference each request).
+ */
+export async function partnerRequests(url, token) {
+  const answer = await fetch(`${url}/api/v1/customers`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      email: 'ada@example.com',
+      phone_number: '+447700900123',
+      date_of_birth: '1990-12-10',
+      country: 'GB',
+    }),
+  });
+  const customerId = (await answer.json()).data.customer_id;
+  const balance = { method: 'GET', path: `/api/v1/customers/${customerId}/balance`, headers: { authorization: `Bearer ${token}` } };
+  const bankAccount = {
+    method: 'POST',
+    path: '/api/v1/bank-accounts',
+    setupRequest: (request) => ({
+      ...request,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(bankAccountBody(customerId)),
+    }),
+  };
+  return { customerId, balance, bankAccount };
+}
+
 export function bankAccountBody(customerId) {
   return {
     customer_id: customerId,
@@ -255,29 +286,7 @@ export async function startBenchGateway(options) {
   const { process: gateway, port, url } = await startBenchGatewayProcess(options);
   const { database, dataDir } = options;
   const token = await createPartnerClient(`bench-${port}`, { ...ownerEnv(database), DATA_DIR: dataDir });
-  const answer = await fetch(`${url}/api/v1/customers`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      first_name: 'Ada',
-      last_name: 'Lovelace',
-      email: 'ada@example.com',
-      phone_number: '+447700900123',
-      date_of_birth: '1990-12-10',
-      country: 'GB',
-    }),
-  });
-  const customerId = (await answer.json()).data.customer_id;
-  const balance = { method: 'GET', path: `/api/v1/customers/${customerId}/balance`, headers: { authorization: `Bearer ${token}` } };
-  const bankAccount = {
-    method: 'POST',
-    path: '/api/v1/bank-accounts',
-    setupRequest: (request) => ({
-      ...request,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(bankAccountBody(customerId)),
-    }),
-  };
+  const { customerId, balance, bankAccount } = await partnerRequests(url, token);
   return {
     process: gateway,
     pid: gateway.child.pid,
