@@ -437,19 +437,7 @@ export async function throughput({
 
     // A partner client, and one customer of its, created the way partners do.
     const token = await createPartnerClient('bench', ownerEnv(database));
-    const customerAnswer = await fetch(`${serviceUrl}/api/v1/customers`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        first_name: 'Ada',
-        last_name: 'Lovelace',
-        email: 'ada@example.com',
-        phone_number: '+447700900123',
-        date_of_birth: '1990-12-10',
-        country: 'GB',
-      }),
-    });
-    const customerId = (await customerAnswer.json()).data.customer_id;
+    const { customerId, balance: partnerBalance, bankAccount: partnerBankAccount } = await partnerRequests(serviceUrl, token);
 
     // End users: demo with a bearer access token, alex with one bound to a DPoP key; each reads a customer of their own.
     const endUsers = await endUserCallers(identityProvider.issuer, serviceUrl);
@@ -499,16 +487,6 @@ export async function throughput({
       ...(postmaster ? { PostgreSQL: { pid: postmaster, tree: true } } : {}),
     };
     const balancePath = `/api/v1/customer/balance/${customerId}`;
-    const partnerBalance = { method: 'GET', path: `/api/v1/customers/${customerId}/balance`, headers: { authorization: `Bearer ${token}` } };
-    const partnerBankAccount = {
-      method: 'POST',
-      path: '/api/v1/bank-accounts',
-      setupRequest: (request) => ({
-        ...request,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(bankAccountBody(customerId)),
-      }),
-    };
     const targets = {
       balance: {
         'sandbox directly': { url: sandboxUrl, requests: [{ method: 'GET', path: balancePath, headers: providerAuth }] },
