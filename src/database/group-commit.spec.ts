@@ -55,6 +55,17 @@ describe('GroupCommit', () => {
     expect(writer.batches).toEqual([[0], [1], [2, 3, 4], [5, 6, 7], [8, 9, 10]]);
   });
 
+  it('when rows with the same key wait together, then each batch holds one of them, and the others go in later batches, in order', async () => {
+    const writer = controlledWriter();
+    const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 1, isRowError: () => true, keyOf: (row: number) => String(row % 10) });
+
+    const all = [1, 2, 11, 3, 21, 12].map((row) => commits.write(row));
+    await writer.finishAll();
+
+    await Promise.all(all);
+    expect(writer.batches).toEqual([[1], [2, 11, 3], [21, 12]]);
+  });
+
   it('when a batch is refused because of one row, then only that row fails and the others are written', async () => {
     const writer = controlledWriter((row) => row === 3);
     const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 1, isRowError: () => true });

@@ -16,6 +16,8 @@ interface Waiting<T, R> {
  * would only make every caller wait for the same error many times over.
  *
  * A write may answer each row (`R`): `writeRows` then resolves to one result per row, in order.
+ * With `keyOf`, a batch never holds two rows with the same key: a later one waits for the next
+ * batch (a statement that upserts may touch each row once).
  */
 export class GroupCommit<T, R = void> {
   private readonly waiting: Waiting<T, R>[] = [];
@@ -23,7 +25,7 @@ export class GroupCommit<T, R = void> {
 
   constructor(
     private readonly writeRows: (rows: T[]) => Promise<R[] | void>,
-    private readonly options: { maxBatch: number; maxInFlight: number; isRowError: (error: unknown) => boolean },
+    private readonly options: { maxBatch: number; maxInFlight: number; isRowError: (error: unknown) => boolean; keyOf?: (row: T) => string },
   ) {}
 
   /** Resolves once `row` is committed (to its result, when the write gives one); rejects with the write's error when it is not. */
@@ -36,13 +38,30 @@ export class GroupCommit<T, R = void> {
 
   private startNext(): void {
     while (this.waiting.length > 0 && this.inFlight < this.options.maxInFlight) {
-      const batch = this.waiting.splice(0, this.options.maxBatch);
+      const batch = this.nextBatch();
       this.inFlight++;
       void this.commit(batch).finally(() => {
         this.inFlight--;
         this.startNext();
       });
     }
+  }
+
+  private nextBatch(): Waiting<T, R>[] {
+    const { keyOf, maxBatch } = this.options;
+    if (!keyOf) return this.waiting.splice(0, maxBatch);
+    const batch: Waiting<T, R>[] = [];
+    const keys = new Set<string>();
+    for (let i = 0; i < this.waiting.length && batch.length < maxBatch;) {
+      const key = keyOf(this.waiting[i].row);
+      if (keys.has(key)) {
+        i++;
+      } else {
+        keys.add(key);
+        batch.push(...this.waiting.splice(i, 1));
+      }
+    }
+    return batch;
   }
 
   private async commit(batch: Waiting<T, R>[]): Promise<void> {

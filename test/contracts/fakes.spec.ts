@@ -18,8 +18,12 @@ describe('The fakes keep their ports’ contracts', () => {
   });
 
   describe('InMemoryIdempotencyStore', () => {
-    const store = new InMemoryIdempotencyStore();
-    idempotencyStoreContract(() => store);
+    const log = new InMemoryAuditLog();
+    const store = new InMemoryIdempotencyStore(log);
+    idempotencyStoreContract(
+      () => store,
+      () => log,
+    );
   });
 
   describe('InMemoryProofReplay', () => {

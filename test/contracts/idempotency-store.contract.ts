@@ -1,9 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { AuditEvent } from '../../src/audit/trail/domain/audit-event';
+import type { AuditLog } from '../../src/audit/trail/domain/audit-log.port';
 import type { IdempotencyKey } from '../../src/idempotency/domain/idempotency';
 import type { ClaimRequest, IdempotencyStore } from '../../src/idempotency/domain/idempotency-store.port';
 
-/** What every IdempotencyStore must do, one request at a time: the fake and the PostgreSQL adapter alike (see audit-log.contract.ts). */
-export function idempotencyStoreContract(subject: () => IdempotencyStore): void {
+/**
+ * What every IdempotencyStore must do, one request at a time: the fake and the PostgreSQL adapter
+ * alike (see audit-log.contract.ts). `log` is the audit log its claims append their write-ahead
+ * events to.
+ */
+export function idempotencyStoreContract(subject: () => IdempotencyStore, log: () => AuditLog): void {
   const now = new Date();
   /** A request's fingerprint as the service makes one: the SHA-256 of its body, in hex. */
   const fingerprintOf = (body: string) => createHash('sha256').update(body).digest('hex');
@@ -47,5 +53,52 @@ export function idempotencyStoreContract(subject: () => IdempotencyStore): void 
 
     expect(await subject().claim(claimOf(key, 'body-2'))).toEqual({ kind: 'mismatch' });
     expect(await subject().claim(claimOf(key))).toEqual({ kind: 'claimed' });
+  });
+
+  describe('a claim with its write-ahead event', () => {
+    const attemptedFor = (key: IdempotencyKey, requestId: string, id: string = randomUUID()): AuditEvent => ({
+      id,
+      occurredAt: new Date(),
+      requestId,
+      operation: 'bank_account.create',
+      phase: 'attempted',
+      clientId: key.clientId,
+      clientName: 'contract',
+      tenant: 'contract',
+      reference: key.reference,
+    });
+    /** The attempts the log holds for a reference (none has a terminal event here), by request. */
+    const attemptsOf = async (key: IdempotencyKey) =>
+      (await log().unresolved({ reference: key.reference, attemptedBefore: new Date(Date.now() + 3600_000), limit: 10 })).calls.map((call) => call.requestId);
+
+    it('when the reference is claimed, then its event is in the log; when it is not, then the event is not', async () => {
+      const key = newKey();
+
+      expect(await subject().claim(claimOf(key), attemptedFor(key, 'r-first'))).toEqual({ kind: 'claimed' });
+      expect(await subject().claim(claimOf(key), attemptedFor(key, 'r-duplicate'))).toEqual({ kind: 'in_flight' });
+      expect(await subject().claim(claimOf(key, 'body-2'), attemptedFor(key, 'r-reuse'))).toEqual({ kind: 'mismatch' });
+      expect(await attemptsOf(key)).toEqual(['r-first']);
+    });
+
+    it('when a released reference is claimed again, then the retry’s event joins the first', async () => {
+      const key = newKey();
+      await subject().claim(claimOf(key), attemptedFor(key, 'r-first'));
+      await subject().release(key);
+
+      expect(await subject().claim(claimOf(key), attemptedFor(key, 'r-retry'))).toEqual({ kind: 'claimed' });
+      expect((await attemptsOf(key)).sort()).toEqual(['r-first', 'r-retry']);
+    });
+
+    it('when the event cannot be written, then the claim is not kept either: the same body claims it at once', async () => {
+      const key = newKey();
+      const taken = attemptedFor(key, 'r-earlier');
+      await log().append(taken);
+
+      // The log refuses an event id it already holds.
+      await expect(subject().claim(claimOf(key), attemptedFor(key, 'r-refused', taken.id))).rejects.toThrow();
+
+      expect(await subject().claim(claimOf(key), attemptedFor(key, 'r-next'))).toEqual({ kind: 'claimed' });
+      expect((await attemptsOf(key)).sort()).toEqual(['r-earlier', 'r-next']);
+    });
   });
 }

@@ -30,7 +30,10 @@ describe('The PostgreSQL adapters keep their ports’ contracts', () => {
   });
 
   describe('IdempotencyStore', () => {
-    idempotencyStoreContract(() => t.app.get(IdempotencyStore));
+    idempotencyStoreContract(
+      () => t.app.get(IdempotencyStore),
+      () => t.app.get(AuditLog),
+    );
   });
 
   describe('ProofReplay (DPoP proofs, group-committed)', () => {

@@ -2,7 +2,7 @@ import { useContainer } from 'class-validator';
 import { AuditEvent } from '../../src/audit/trail/domain/audit-event';
 import { DocumentExpiryConstraint } from '../../src/bank-accounts/http/document-expiry.validator';
 import { PastCalendarDateConstraint } from '../../src/common/http/date.validators';
-import { AuditLog } from '../../src/audit/trail/domain/audit-log.port';
+import { AuditLog, StoreWrite } from '../../src/audit/trail/domain/audit-log.port';
 import { UnresolvedCall, UnresolvedPage, UnresolvedQuery } from '../../src/audit/trail/domain/unresolved-call';
 import { Clock } from '../../src/common/domain/clock.port';
 import { Metrics } from '../../src/common/domain/metrics.port';
@@ -28,15 +28,22 @@ export class FixedClock extends Clock {
   }
 }
 
-/** Keeps what was appended, in order; `failing` makes every append reject. */
+/** Keeps what was appended, in order; `failing` makes every append reject, and so does an event id it holds. */
 export class InMemoryAuditLog extends AuditLog {
   readonly events: AuditEvent[] = [];
   failing = false;
 
   append(event: AuditEvent): Promise<void> {
     if (this.failing) return Promise.reject(new Error('audit store down'));
+    // As the table's primary key does.
+    if (this.events.some((held) => held.id === event.id)) return Promise.reject(new Error(`duplicate audit event id ${event.id}`));
     this.events.push(event);
     return Promise.resolve();
+  }
+
+  /** Runs no SQL: the in-memory idempotency store appends its write-ahead event itself (see InMemoryIdempotencyStore). */
+  appendAlong(event: AuditEvent, write: StoreWrite): Promise<boolean> {
+    return Promise.reject(new Error(`the in-memory audit log runs no statement (${write.sql.trim().slice(0, 20)}…) for ${event.phase}`));
   }
 
   /** The same rule as the repository's query, without paging. */
@@ -132,21 +139,33 @@ interface KeyRow {
   result?: unknown;
 }
 
-/** The store's contract (docs/decisions.md, Idempotency) without its concurrency, which PostgreSQL tests cover. */
+/**
+ * The store's contract (docs/decisions.md, Idempotency) without its concurrency, which PostgreSQL
+ * tests cover. A claim's write-ahead event goes to `audit`, and the claim is kept only once it is
+ * appended (both or neither).
+ */
 export class InMemoryIdempotencyStore extends IdempotencyStore {
   readonly rows = new Map<string, KeyRow>();
   failRelease = false;
 
-  claim(request: ClaimRequest): Promise<Claim> {
+  constructor(private readonly audit?: InMemoryAuditLog) {
+    super();
+  }
+
+  async claim(request: ClaimRequest, attempted?: AuditEvent): Promise<Claim> {
     const held = this.rows.get(request.key.reference);
     const mayTakeOver = held && held.clientId === request.key.clientId && held.fingerprint === request.fingerprint && held.state === 'retryable';
     if (!held || mayTakeOver) {
+      if (attempted) {
+        if (!this.audit) throw new Error('InMemoryIdempotencyStore needs the audit log its claims append to');
+        await this.audit.append(attempted);
+      }
       this.rows.set(request.key.reference, { clientId: request.key.clientId, fingerprint: request.fingerprint, state: 'in_flight' });
-      return Promise.resolve({ kind: 'claimed' });
+      return { kind: 'claimed' };
     }
-    if (held.clientId !== request.key.clientId) return Promise.resolve({ kind: 'taken' });
-    if (held.fingerprint !== request.fingerprint) return Promise.resolve({ kind: 'mismatch' });
-    return Promise.resolve(held.state === 'completed' ? { kind: 'completed', result: held.result } : { kind: 'in_flight' });
+    if (held.clientId !== request.key.clientId) return { kind: 'taken' };
+    if (held.fingerprint !== request.fingerprint) return { kind: 'mismatch' };
+    return held.state === 'completed' ? { kind: 'completed', result: held.result } : { kind: 'in_flight' };
   }
 
   complete(key: IdempotencyKey, result: unknown): Promise<void> {

@@ -42,7 +42,7 @@ describe(BankAccountsService.name, () => {
 
   beforeEach(async () => {
     log = new InMemoryAuditLog();
-    store = new InMemoryIdempotencyStore();
+    store = new InMemoryIdempotencyStore(log);
     gateway = new RecordingBankAccountGateway(log);
     const ownership = new InMemoryCustomerOwnership();
     await ownership.assign(ACME_CUSTOMER, 'acme', 'created');

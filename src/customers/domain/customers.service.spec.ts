@@ -55,7 +55,7 @@ describe(CustomersService.name, () => {
     sut = new CustomersService(
       gateway,
       ownership,
-      new ProviderWrites(new IdempotencyService(new InMemoryIdempotencyStore(), clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics), trail),
+      new ProviderWrites(new IdempotencyService(new InMemoryIdempotencyStore(log), clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics), trail),
       trail,
     );
   });

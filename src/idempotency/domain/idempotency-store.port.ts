@@ -1,3 +1,4 @@
+import type { AuditEvent } from '../../audit/trail/domain/audit-event';
 import { Claim, IdempotencyKey } from './idempotency';
 
 export interface ClaimRequest {
@@ -15,9 +16,11 @@ export abstract class IdempotencyStore {
   /**
    * Atomically claims the key for this request: `claimed` when it is new, expired, released, or
    * abandoned with the same fingerprint; otherwise what holds it. Of concurrent claims, exactly one
-   * wins.
+   * wins. With `attempted`, that event is appended to the audit log in the same commit as the
+   * claim, and only when the claim is `claimed`: both are committed or neither, so a claim never
+   * outlives a write-ahead event that could not be written.
    */
-  abstract claim(request: ClaimRequest): Promise<Claim>;
+  abstract claim(request: ClaimRequest, attempted?: AuditEvent): Promise<Claim>;
 
   /** Stores the result to replay. */
   abstract complete(key: IdempotencyKey, result: unknown): Promise<void>;

@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/domain/clock.port';
-import { IdempotencyKey } from './idempotency';
-import { IdempotencyStore } from './idempotency-store.port';
+import type { AuditEvent } from '../../audit/trail/domain/audit-event';
+import { Claim, IdempotencyKey } from './idempotency';
+import { ClaimRequest, IdempotencyStore } from './idempotency-store.port';
 import { ReferenceInFlight, ReferenceReused, ReferenceTaken } from './idempotency.errors';
 import { Metrics } from '../../common/domain/metrics.port';
 
@@ -11,6 +12,12 @@ export abstract class IdempotencyOptions {
   /** How long a claim may stay in flight before another attempt may take it over. */
   abstract readonly lockMs: number;
 }
+
+/**
+ * Commits a write-ahead event with the claim: given the claim, which appends the event it is passed
+ * (IdempotencyStore.claim), it resolves to the claim's answer (AuditTrail.attemptWith is one).
+ */
+export type WriteAhead = (claim: (attempted: AuditEvent) => Promise<Claim>) => Promise<Claim>;
 
 export interface Idempotent<T> {
   readonly value: T;
@@ -36,16 +43,18 @@ export class IdempotencyService {
     private readonly metrics: Metrics,
   ) {}
 
-  async run<T>(key: IdempotencyKey, operation: string, fingerprint: string, work: () => Promise<T>): Promise<Idempotent<T>> {
+  /** With `writeAhead`, its event commits with the claim, and `work` runs only once both are committed. */
+  async run<T>(key: IdempotencyKey, operation: string, fingerprint: string, work: () => Promise<T>, writeAhead?: WriteAhead): Promise<Idempotent<T>> {
     const now = this.clock.now();
-    const claim = await this.store.claim({
+    const request: ClaimRequest = {
       key,
       operation,
       fingerprint,
       now,
       lockedUntil: new Date(now.getTime() + this.options.lockMs),
       expiresAt: new Date(now.getTime() + this.options.ttlMs),
-    });
+    };
+    const claim = writeAhead ? await writeAhead((attempted) => this.store.claim(request, attempted)) : await this.store.claim(request);
     switch (claim.kind) {
       case 'completed':
         this.metrics.idempotentReplay(operation);

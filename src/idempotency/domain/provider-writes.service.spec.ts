@@ -28,7 +28,7 @@ describe(ProviderWrites.name, () => {
     clock = new FixedClock(new Date('2026-11-23T10:00:00Z'));
     const metrics = new CountingMetrics();
     sut = new ProviderWrites(
-      new IdempotencyService(new InMemoryIdempotencyStore(), clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics),
+      new IdempotencyService(new InMemoryIdempotencyStore(log), clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics),
       new AuditTrail(log, clock, metrics),
     );
   });

@@ -29,8 +29,8 @@ export class PendingWrite {
    * - the same body again is answered with the stored result (`replayed`), and nothing is called;
    * - another body is refused (ReferenceReused), another client too (ReferenceTaken), and a
    *   duplicate while the first is in flight (ReferenceInFlight);
-   * - the `attempted` event is committed before the call (AuditUnavailable, and no call, when it
-   *   cannot be);
+   * - the `attempted` event is committed with the claim, in one statement, before the call
+   *   (AuditUnavailable, no claim, and no call, when it cannot be);
    * - when the provider says it has seen the reference and an earlier attempt with it never learned
    *   its outcome, the partner is told so (EarlierAttemptUnresolved), not that the provider refused.
    * `body` is what the partner sent, with the reference: its fingerprint tells a replay from a reuse.
@@ -41,7 +41,8 @@ export class PendingWrite {
       { clientId: caller.id, reference: this.reference },
       this.operation,
       fingerprintOf(this.operation, { ...body }),
-      () => this.audit.attempted(this.operation, this.subject, call),
+      () => this.audit.calling(this.reference, call),
+      (claim) => this.audit.attemptWith(this.operation, this.subject, claim, (answer) => answer.kind === 'claimed'),
     );
     if (about) this.audit.about(about(result.value));
     return result;

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { LessThanOrEqual, Repository } from 'typeorm';
+import type { AuditEvent } from '../../audit/trail/domain/audit-event';
+import { AuditLog } from '../../audit/trail/domain/audit-log.port';
 import { Sql } from '../../database/sql';
 import { unavailableOnOutage } from '../../database/store-errors';
 import { Claim, IdempotencyKey } from '../domain/idempotency';
@@ -8,21 +10,24 @@ import { ClaimRequest, IdempotencyStore } from '../domain/idempotency-store.port
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
 
 /**
- * One statement claims a reference: insert it, or take it over when it expired, or when its own
+ * One statement claims references: insert each, or take it over when it expired, or when its own
  * client's attempt with the same fingerprint was released or abandoned in flight. References are
  * unique across the gateway; the row lock of ON CONFLICT serialises concurrent claims, so exactly
- * one of them gets a row back.
+ * one of them gets its key back. Each field arrives as an array, one element per claim: claims
+ * made at the same moment share the statement (see AuditLog.appendAlong), at most one per reference.
  */
 const CLAIM_SQL = `
   INSERT INTO idempotency_keys AS k (client_id, reference, operation, fingerprint, state, locked_until, result, created_at, expires_at)
-  VALUES ($1, $2, $3, $4, 'in_flight', $5, NULL, $6, $7)
+  SELECT c.client_id, c.reference, c.operation, c.fingerprint, 'in_flight', c.locked_until, NULL, c.created_at, c.expires_at
+  FROM unnest($1::uuid[], $2::uuid[], $3::varchar[], $4::char(64)[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[])
+    AS c(client_id, reference, operation, fingerprint, locked_until, created_at, expires_at)
   ON CONFLICT (reference) DO UPDATE
     SET client_id = EXCLUDED.client_id, operation = EXCLUDED.operation, fingerprint = EXCLUDED.fingerprint, state = 'in_flight',
         locked_until = EXCLUDED.locked_until, result = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
     WHERE k.expires_at <= EXCLUDED.created_at
        OR (k.client_id = EXCLUDED.client_id AND k.fingerprint = EXCLUDED.fingerprint
            AND (k.state = 'retryable' OR (k.state = 'in_flight' AND k.locked_until <= EXCLUDED.created_at)))
-  RETURNING k.reference`;
+  RETURNING k.reference AS key`;
 
 /** Once per mutating request: plain SQL on pg (see Sql), like the claim. */
 const COMPLETE_SQL = `UPDATE idempotency_keys SET state = 'completed', result = $3::jsonb, locked_until = NULL WHERE client_id = $1 AND reference = $2`;
@@ -32,23 +37,25 @@ export class TypeOrmIdempotencyRepository extends IdempotencyStore {
   constructor(
     @InjectRepository(IdempotencyKeyEntity) private readonly rows: Repository<IdempotencyKeyEntity>,
     private readonly sql: Sql,
+    private readonly audit: AuditLog,
   ) {
     super();
   }
 
-  claim(request: ClaimRequest): Promise<Claim> {
+  /** With `attempted`, the claim is the write the event rides with (AuditLog.appendAlong): one statement, one commit. */
+  claim(request: ClaimRequest, attempted?: AuditEvent): Promise<Claim> {
     return unavailableOnOutage(async () => {
       const { key } = request;
-      const claimed = await this.sql.query(CLAIM_SQL, [
-        key.clientId,
-        key.reference,
-        request.operation,
-        request.fingerprint,
-        request.lockedUntil,
-        request.now,
-        request.expiresAt,
-      ]);
-      if (claimed.length === 1) return { kind: 'claimed' };
+      const values = [key.clientId, key.reference, request.operation, request.fingerprint, request.lockedUntil, request.now, request.expiresAt];
+      const claimed = attempted
+        ? await this.audit.appendAlong(attempted, { sql: CLAIM_SQL, values, key: key.reference })
+        : (
+            await this.sql.query(
+              CLAIM_SQL,
+              values.map((value) => [value]),
+            )
+          ).length === 1;
+      if (claimed) return { kind: 'claimed' };
       const held = await this.rows.findOneBy({ reference: key.reference });
       if (!held) return { kind: 'in_flight' }; // purged between the two statements: a retry claims it
       if (held.clientId !== key.clientId) return { kind: 'taken' };

@@ -1,6 +1,18 @@
 import { AuditEvent } from './audit-event';
 import { UnresolvedPage, UnresolvedQuery } from './unresolved-call';
 
+/**
+ * A row of another store's write that an event rides with (see AuditLog.appendAlong). `sql` is
+ * one data-modifying statement over array parameters ($1 to $n, one array per field, one element
+ * per row) that returns `key` for each row it wrote; `values` are this row's n fields; `key` is the
+ * key the statement returns when it writes this row.
+ */
+export interface StoreWrite {
+  readonly sql: string;
+  readonly values: readonly unknown[];
+  readonly key: string;
+}
+
 /** The append-only store of audit events, as the trail writes it and reads its one rule from it. */
 export abstract class AuditLog {
   /**
@@ -9,6 +21,14 @@ export abstract class AuditLog {
    * the event's `occurredAt` is the caller's reading, which the stored time may differ from.
    */
   abstract append(event: AuditEvent): Promise<void>;
+
+  /**
+   * Writes the row and appends `event` in the same statement, the event only when the write wrote
+   * its row: both are committed, or neither. Resolves to whether it did. Rows written at the same
+   * moment share one statement and one commit, as appended events do. This is how the write-ahead
+   * event of a provider write commits with its idempotency claim.
+   */
+  abstract appendAlong(event: AuditEvent, write: StoreWrite): Promise<boolean>;
 
   /** Mutating calls whose outcome is unknown (see UnresolvedCall), newest attempt first. */
   abstract unresolved(query: UnresolvedQuery): Promise<UnresolvedPage>;

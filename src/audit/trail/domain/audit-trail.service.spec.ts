@@ -4,7 +4,14 @@ import { newRecord, RequestRecord, runWithRecord } from '../../../common/domain/
 import { AuditTrail } from './audit-trail.service';
 import { AuditUnavailable, EarlierAttemptUnresolved } from './audit.errors';
 import { REFERENCE_ALREADY_SEEN, UpstreamError } from '../../../common/domain/upstream';
+import { DomainError } from '../../../common/domain/domain-error';
 
+/** A store's own error, as the database adapter throws one in an outage. */
+class StoreDown extends DomainError {
+  constructor() {
+    super('DATABASE.UNAVAILABLE');
+  }
+}
 const alreadySeen = () => new UpstreamError({ code: REFERENCE_ALREADY_SEEN, message: 'already seen', outcome: 'rejected', upstream: { status: 409 } });
 
 describe('AuditTrail', () => {
@@ -21,14 +28,16 @@ describe('AuditTrail', () => {
     sut = new AuditTrail(log, clock, metrics);
   });
 
-  describe('attempted: a recorded provider call', () => {
+  describe('calling: a recorded provider call', () => {
     const later = () => (clock.current = new Date(clock.current.getTime() + 60_000));
+    /** The call after its attempted event, as a provider write makes it. */
+    const attempted = <T>(reference: string, call: () => Promise<T>) => sut.attempt('customer.create', { reference }).then(() => sut.calling(reference, call));
 
     it('when an earlier attempt with the reference has no outcome and the provider has seen it, then EarlierAttemptUnresolved', async () => {
       await runWithRecord(newRecord('req-crashed'), () => sut.attempt('customer.create', { reference: 'ref-1' }));
       later();
 
-      const retry = runWithRecord(newRecord('req-retry'), () => sut.attempted('customer.create', { reference: 'ref-1' }, () => Promise.reject(alreadySeen())));
+      const retry = runWithRecord(newRecord('req-retry'), () => attempted('ref-1', () => Promise.reject(alreadySeen())));
 
       await expect(retry).rejects.toBeInstanceOf(EarlierAttemptUnresolved);
       await expect(retry).rejects.toMatchObject({ code: 'IDEMPOTENCY.OUTCOME_UNKNOWN', kind: 'conflict' });
@@ -41,7 +50,7 @@ describe('AuditTrail', () => {
       later();
       const refusal = alreadySeen();
 
-      const retry = runWithRecord(newRecord('req-retry'), () => sut.attempted('customer.create', { reference: 'ref-2' }, () => Promise.reject(refusal)));
+      const retry = runWithRecord(newRecord('req-retry'), () => attempted('ref-2', () => Promise.reject(refusal)));
 
       await expect(retry).rejects.toBe(refusal);
     });
@@ -53,15 +62,13 @@ describe('AuditTrail', () => {
         return Promise.reject(refusal);
       };
 
-      const only = runWithRecord(newRecord('req-only'), () => sut.attempted('customer.create', { reference: 'ref-3' }, slowRefusal));
+      const only = runWithRecord(newRecord('req-only'), () => attempted('ref-3', slowRefusal));
 
       await expect(only).rejects.toBe(refusal);
     });
 
     it('when the call succeeds, then its value comes back after the attempted event', async () => {
-      const value = await runWithRecord(newRecord('req-ok'), () =>
-        sut.attempted('customer.create', { reference: 'ref-4' }, () => Promise.resolve(log.events.length)),
-      );
+      const value = await runWithRecord(newRecord('req-ok'), () => attempted('ref-4', () => Promise.resolve(log.events.length)));
 
       expect(value).toBe(1);
     });
@@ -85,6 +92,60 @@ describe('AuditTrail', () => {
       occurredAt: new Date('2026-11-21T10:00:00Z'),
     });
     expect(record.attempted).toBe(true);
+  });
+
+  describe('attemptWith: the attempted event committed by another store’s write', () => {
+    it('when the write appends the event, then the request is marked attempted and the write’s answer comes back', async () => {
+      const record = newRecord('req-with');
+
+      const answer = await runWithRecord(record, () =>
+        sut.attemptWith(
+          'bank_account.create',
+          { reference: 'ref-w1' },
+          async (event) => {
+            await log.append(event);
+            return 'claimed';
+          },
+          (result) => result === 'claimed',
+        ),
+      );
+
+      expect(answer).toBe('claimed');
+      expect(log.events).toEqual([expect.objectContaining({ phase: 'attempted', requestId: 'req-with', reference: 'ref-w1' })]);
+      expect(record.attempted).toBe(true);
+    });
+
+    it('when the write does not go ahead, then the request is not marked attempted', async () => {
+      const record = newRecord('req-held');
+
+      await runWithRecord(record, () =>
+        sut.attemptWith(
+          'bank_account.create',
+          { reference: 'ref-w2' },
+          () => Promise.resolve('in_flight'),
+          (result) => result === 'claimed',
+        ),
+      );
+
+      expect(record.attempted).toBeUndefined();
+    });
+
+    it('when the write fails with one of the service’s errors, then that error stands; with another, AuditUnavailable; both counted', async () => {
+      const down = new StoreDown();
+      const failing = (error: Error) =>
+        runWithRecord(newRecord('req-down'), () =>
+          sut.attemptWith(
+            'bank_account.create',
+            { reference: 'ref-w3' },
+            () => Promise.reject(error),
+            () => true,
+          ),
+        );
+
+      await expect(failing(down)).rejects.toBe(down);
+      await expect(failing(new Error('duplicate key value'))).rejects.toBeInstanceOf(AuditUnavailable);
+      expect(metrics.auditFailures).toBe(2);
+    });
   });
 
   it('when the log cannot be written, then attempt throws AuditUnavailable, the request is not marked attempted, and the failure is counted', async () => {

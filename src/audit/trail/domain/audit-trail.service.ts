@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../../common/domain/clock.port';
+import { DomainError } from '../../../common/domain/domain-error';
 import { currentRecord, noteAttempted, noteConcluded, noteSubject, RequestRecord } from '../../../common/domain/request-record';
 import { AuditEvent, AuditOperation, RequestSubject, TerminalPhase } from './audit-event';
 import { AuditLog } from './audit-log.port';
@@ -50,25 +51,53 @@ export class AuditTrail {
    * @throws AuditUnavailable when the event could not be committed: nothing may be sent then.
    */
   async attempt(operation: AuditOperation, subject: RequestSubject): Promise<void> {
-    const record = currentRecord();
-    if (!record) throw new Error('AuditTrail.attempt called outside a request');
-    noteSubject(subject, record);
-    await this.write(this.event(record, { operation, phase: 'attempted' }));
-    noteAttempted(record);
+    await this.attemptWith(
+      operation,
+      subject,
+      (event) => this.log.append(event),
+      () => true,
+    );
   }
 
   /**
-   * A mutating provider call, recorded: commits its `attempted` event (see attempt), then makes the
-   * call. When the provider answers that it has already seen the reference, and this gateway's
-   * earlier attempt with it never learned its outcome, that earlier attempt is what the provider
-   * saw: the partner is told so (EarlierAttemptUnresolved), rather than that the provider refused.
+   * Commits the current request's `attempted` event with another store's write, which is given the
+   * event and appends it in its own commit when it goes ahead (the idempotency claim does, see
+   * IdempotencyStore.claim); `appended` tells from the write's result whether it did. Make the
+   * mutating call only once it resolves with the event appended.
+   * @throws the write's DomainError (DATABASE.UNAVAILABLE), or AuditUnavailable, when it failed:
+   * nothing was committed, and nothing may be sent.
    */
-  async attempted<T>(operation: AuditOperation, subject: RequestSubject & { readonly reference: string }, call: () => Promise<T>): Promise<T> {
-    await this.attempt(operation, subject);
+  async attemptWith<R>(
+    operation: AuditOperation,
+    subject: RequestSubject,
+    write: (event: AuditEvent) => Promise<R>,
+    appended: (result: R) => boolean,
+  ): Promise<R> {
+    const record = currentRecord();
+    if (!record) throw new Error('AuditTrail.attempt called outside a request');
+    noteSubject(subject, record);
+    const event = this.event(record, { operation, phase: 'attempted' });
+    let result: R;
+    try {
+      result = await write(event);
+    } catch (error) {
+      throw this.unwritten(event, error);
+    }
+    if (appended(result)) noteAttempted(record);
+    return result;
+  }
+
+  /**
+   * A mutating provider call whose `attempted` event is committed. When the provider answers that it
+   * has already seen the reference, and this gateway's earlier attempt with it never learned its
+   * outcome, that earlier attempt is what the provider saw: the partner is told so
+   * (EarlierAttemptUnresolved), rather than that the provider refused.
+   */
+  async calling<T>(reference: string, call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (error) {
-      if (error instanceof UpstreamError && error.code === REFERENCE_ALREADY_SEEN && (await this.unresolvedBefore(subject.reference))) {
+      if (error instanceof UpstreamError && error.code === REFERENCE_ALREADY_SEEN && (await this.unresolvedBefore(reference))) {
         throw new EarlierAttemptUnresolved(error);
       }
       throw error;
@@ -122,10 +151,14 @@ export class AuditTrail {
     try {
       await this.log.append(event);
     } catch (error) {
-      // The log line is the record of last resort: the event holds identifiers only.
-      this.metrics.auditWriteFailed();
-      this.logger.error({ auditEvent: event, err: error }, 'Audit event could not be written');
-      throw new AuditUnavailable(error);
+      throw this.unwritten(event, error);
     }
+  }
+
+  /** The log line is the record of last resort: the event holds identifiers only. */
+  private unwritten(event: AuditEvent, error: unknown): DomainError {
+    this.metrics.auditWriteFailed();
+    this.logger.error({ auditEvent: event, err: error }, 'Audit event could not be written');
+    return error instanceof DomainError ? error : new AuditUnavailable(error);
   }
 }

@@ -6,7 +6,7 @@ import { GroupCommit } from '../../../database/group-commit';
 import { Sql } from '../../../database/sql';
 import { isRefusedData, unavailableOnOutage } from '../../../database/store-errors';
 import { AuditEvent } from '../domain/audit-event';
-import { AuditLog } from '../domain/audit-log.port';
+import { AuditLog, StoreWrite } from '../domain/audit-log.port';
 import { UnresolvedCall, UnresolvedPage, UnresolvedQuery } from '../domain/unresolved-call';
 import { AuditEventEntity } from './audit-event.entity';
 import { AuditEventMapper } from './audit-event.mapper';
@@ -41,6 +41,13 @@ const UNRESOLVED_SQL = `
   ORDER BY e.occurred_at DESC, e.id DESC
   LIMIT $7`;
 
+/** A row of another store's write, with the event that rides with it (appendAlong). */
+interface AlongRow {
+  readonly event: AuditEventEntity;
+  readonly values: readonly unknown[];
+  readonly key: string;
+}
+
 interface UnresolvedRow {
   id: string;
   position: string;
@@ -70,9 +77,13 @@ export class TypeOrmAuditLogRepository extends AuditLog {
   /**
    * One statement for any number of events: each column arrives as one array parameter, cast to
    * the column's own type, and unnest turns the arrays back into rows. Built from the entity, so a
-   * column added there is written here too.
+   * column added there is written here too. `along(write)` is the same INSERT after another write,
+   * taking only the events whose row that write returned (see appendAlong).
    */
-  private readonly insert: { sql: string; parameters: (rows: AuditEventEntity[]) => unknown[][] };
+  private readonly insert: { sql: string; along: (write: string, fields: number) => string; parameters: (rows: AuditEventEntity[]) => unknown[][] };
+
+  /** appendAlong's group commit for each statement it has carried (the service has one: the idempotency claim). */
+  private readonly along = new Map<string, GroupCommit<AlongRow, boolean>>();
 
   constructor(
     @InjectRepository(AuditEventEntity) rows: Repository<AuditEventEntity>,
@@ -82,9 +93,15 @@ export class TypeOrmAuditLogRepository extends AuditLog {
     // Not `tx`: the database sets it to the writing transaction (the seal order).
     const columns = rows.metadata.columns.filter((column) => column.isInsert);
     const names = columns.map((column) => `"${column.databaseName}"`).join(', ');
-    const arrays = columns.map((column, i) => `$${i + 1}::${String(column.type)}[]`).join(', ');
+    const arrays = (offset: number) => columns.map((column, i) => `$${offset + i + 1}::${String(column.type)}[]`).join(', ');
     this.insert = {
-      sql: `INSERT INTO audit_events (${names}) SELECT * FROM unnest(${arrays})`,
+      sql: `INSERT INTO audit_events (${names}) SELECT * FROM unnest(${arrays(0)})`,
+      // Data-modifying WITH queries all run, on one snapshot, in the statement's one transaction;
+      // the INSERT reads the write's RETURNING, so an event goes in only with its row.
+      along: (write, fields) =>
+        `WITH written AS (${write}), appended AS (` +
+        `INSERT INTO audit_events (${names}) SELECT ${names} FROM unnest(${arrays(fields)}, $${fields + columns.length + 1}::text[]) AS e(${names}, along_key) ` +
+        `WHERE e.along_key IN (SELECT key::text FROM written)) SELECT key::text AS key FROM written`,
       parameters: (batch) => columns.map((column) => batch.map((row) => row[column.propertyName as keyof AuditEventEntity])),
     };
   }
@@ -93,6 +110,43 @@ export class TypeOrmAuditLogRepository extends AuditLog {
     return traced('audit.write', { [SPAN_ATTRIBUTES.operation]: event.operation, 'gateway.audit_phase': event.phase }, () =>
       this.inserts.write(AuditEventMapper.toRow(event)),
     );
+  }
+
+  /**
+   * Rows that arrive together are written together, as events are (GroupCommit): one statement,
+   * one commit, at most one row per key in each.
+   */
+  appendAlong(event: AuditEvent, write: StoreWrite): Promise<boolean> {
+    const commits = this.alongOf(write);
+    const row: AlongRow = { event: AuditEventMapper.toRow(event), values: write.values, key: write.key };
+    return traced('audit.write', { [SPAN_ATTRIBUTES.operation]: event.operation, 'gateway.audit_phase': event.phase }, () => commits.write(row));
+  }
+
+  private alongOf(write: StoreWrite): GroupCommit<AlongRow, boolean> {
+    let commits = this.along.get(write.sql);
+    if (commits === undefined) {
+      const name = `audit-along-${this.along.size + 1}`;
+      const text = this.insert.along(write.sql, write.values.length);
+      commits = new GroupCommit<AlongRow, boolean>((rows) => this.writeAlong(name, text, rows), {
+        maxBatch: 200,
+        maxInFlight: 2,
+        isRowError: isRefusedData,
+        keyOf: (row) => row.key,
+      });
+      this.along.set(write.sql, commits);
+    }
+    return commits;
+  }
+
+  private async writeAlong(name: string, text: string, rows: AlongRow[]): Promise<boolean[]> {
+    const fields = rows[0].values.map((_, field) => rows.map((row) => row.values[field]));
+    const written = await this.sql.prepared<{ key: string }>(name, text, [
+      ...fields,
+      ...this.insert.parameters(rows.map((row) => row.event)),
+      rows.map((row) => row.key),
+    ]);
+    const keys = new Set(written.map((row) => row.key));
+    return rows.map((row) => keys.has(row.key));
   }
 
   private async insertRows(rows: AuditEventEntity[]): Promise<void> {
