@@ -66,6 +66,21 @@ describe('GroupCommit', () => {
     expect(writer.batches).toEqual([[1], [2, 11, 3], [21, 12]]);
   });
 
+  it('when two batches may run side by side, then a row waits while its key is in the other, and goes once that one ends', async () => {
+    const writer = controlledWriter();
+    const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 2, isRowError: () => true, keyOf: (row: number) => String(row % 10) });
+
+    const first = commits.write(1);
+    const second = commits.write(11);
+    expect(writer.batches).toEqual([[1]]);
+    const third = commits.write(2);
+    expect(writer.batches).toEqual([[1], [2]]);
+
+    await writer.finishAll();
+    await Promise.all([first, second, third]);
+    expect(writer.batches).toEqual([[1], [2], [11]]);
+  });
+
   it('when a batch is refused because of one row, then only that row fails and the others are written', async () => {
     const writer = controlledWriter((row) => row === 3);
     const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 1, isRowError: () => true });

@@ -16,12 +16,15 @@ interface Waiting<T, R> {
  * would only make every caller wait for the same error many times over.
  *
  * A write may answer each row (`R`): `writeRows` then resolves to one result per row, in order.
- * With `keyOf`, a batch never holds two rows with the same key: a later one waits for the next
- * batch (a statement that upserts may touch each row once).
+ * With `keyOf`, no two rows with the same key are ever written at once, in one batch or in two
+ * running side by side: a later one waits until the earlier one's batch has ended (a statement that
+ * upserts may touch each row once, and two that lock the same rows may deadlock).
  */
 export class GroupCommit<T, R = void> {
   private readonly waiting: Waiting<T, R>[] = [];
   private inFlight = 0;
+  /** With keyOf: the keys of the rows being written. */
+  private readonly writing = new Set<string>();
 
   constructor(
     private readonly writeRows: (rows: T[]) => Promise<R[] | void>,
@@ -39,9 +42,12 @@ export class GroupCommit<T, R = void> {
   private startNext(): void {
     while (this.waiting.length > 0 && this.inFlight < this.options.maxInFlight) {
       const batch = this.nextBatch();
+      if (batch.length === 0) return; // every waiting row's key is being written: the end of that batch starts the next
       this.inFlight++;
       void this.commit(batch).finally(() => {
         this.inFlight--;
+        const { keyOf } = this.options;
+        if (keyOf) for (const entry of batch) this.writing.delete(keyOf(entry.row));
         this.startNext();
       });
     }
@@ -51,13 +57,12 @@ export class GroupCommit<T, R = void> {
     const { keyOf, maxBatch } = this.options;
     if (!keyOf) return this.waiting.splice(0, maxBatch);
     const batch: Waiting<T, R>[] = [];
-    const keys = new Set<string>();
     for (let i = 0; i < this.waiting.length && batch.length < maxBatch;) {
       const key = keyOf(this.waiting[i].row);
-      if (keys.has(key)) {
+      if (this.writing.has(key)) {
         i++;
       } else {
-        keys.add(key);
+        this.writing.add(key);
         batch.push(...this.waiting.splice(i, 1));
       }
     }

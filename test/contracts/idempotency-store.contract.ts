@@ -80,6 +80,14 @@ export function idempotencyStoreContract(subject: () => IdempotencyStore, log: (
       expect(await attemptsOf(key)).toEqual(['r-first']);
     });
 
+    it('when the reference comes in upper case, then it is claimed with its event all the same, and a second claim finds it in flight', async () => {
+      const key = { ...newKey(), reference: randomUUID().toUpperCase() };
+
+      expect(await subject().claim(claimOf(key), attemptedFor(key, 'r-upper'))).toEqual({ kind: 'claimed' });
+      expect(await subject().claim(claimOf(key), attemptedFor(key, 'r-again'))).toEqual({ kind: 'in_flight' });
+      expect(await attemptsOf(key)).toEqual(['r-upper']);
+    });
+
     it('when a released reference is claimed again, then the retry’s event joins the first', async () => {
       const key = newKey();
       await subject().claim(claimOf(key), attemptedFor(key, 'r-first'));
@@ -99,6 +107,37 @@ export function idempotencyStoreContract(subject: () => IdempotencyStore, log: (
 
       expect(await subject().claim(claimOf(key), attemptedFor(key, 'r-next'))).toEqual({ kind: 'claimed' });
       expect((await attemptsOf(key)).sort()).toEqual(['r-earlier', 'r-next']);
+    });
+
+    it('when many claims arrive at once, some of one reference and some of a reference held, then each reference is won once, with its winner’s event alone', async () => {
+      const held = newKey();
+      await subject().claim(claimOf(held), attemptedFor(held, 'r-held'));
+      const keys = [newKey(), newKey(), newKey(), newKey()];
+      const claims = [...keys, ...keys, held].map((key, i) => ({ key, requestId: `r-${i}` }));
+
+      const answers = await Promise.all(claims.map(({ key, requestId }) => subject().claim(claimOf(key), attemptedFor(key, requestId))));
+
+      for (const key of [...keys, held]) {
+        const won = claims.filter((claim, i) => claim.key === key && answers[i].kind === 'claimed').map((claim) => claim.requestId);
+        expect(won).toHaveLength(key === held ? 0 : 1);
+        expect(await attemptsOf(key)).toEqual(key === held ? ['r-held'] : won);
+      }
+    });
+
+    it('when one event of many arriving at once is refused, then only its claim fails, and the others are claimed with their events', async () => {
+      const keys = [newKey(), newKey(), newKey()];
+      const taken = attemptedFor(keys[1], 'r-earlier');
+      await log().append(taken);
+
+      const answers = await Promise.allSettled(
+        keys.map((key, i) => subject().claim(claimOf(key), attemptedFor(key, `r-${i}`, i === 1 ? taken.id : undefined))),
+      );
+
+      expect(answers.map((answer) => answer.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(await attemptsOf(keys[0])).toEqual(['r-0']);
+      expect(await attemptsOf(keys[1])).toEqual(['r-earlier']);
+      expect(await attemptsOf(keys[2])).toEqual(['r-2']);
+      expect(await subject().claim(claimOf(keys[1]), attemptedFor(keys[1], 'r-next'))).toEqual({ kind: 'claimed' });
     });
   });
 }

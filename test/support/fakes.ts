@@ -156,11 +156,18 @@ export class InMemoryIdempotencyStore extends IdempotencyStore {
     const held = this.rows.get(request.key.reference);
     const mayTakeOver = held && held.clientId === request.key.clientId && held.fingerprint === request.fingerprint && held.state === 'retryable';
     if (!held || mayTakeOver) {
-      if (attempted) {
-        if (!this.audit) throw new Error('InMemoryIdempotencyStore needs the audit log its claims append to');
-        await this.audit.append(attempted);
-      }
+      // Held before the event is appended, so that a claim arriving meanwhile finds it; given back when the append fails.
       this.rows.set(request.key.reference, { clientId: request.key.clientId, fingerprint: request.fingerprint, state: 'in_flight' });
+      if (attempted) {
+        try {
+          if (!this.audit) throw new Error('InMemoryIdempotencyStore needs the audit log its claims append to');
+          await this.audit.append(attempted);
+        } catch (error) {
+          if (held) this.rows.set(request.key.reference, held);
+          else this.rows.delete(request.key.reference);
+          throw error;
+        }
+      }
       return { kind: 'claimed' };
     }
     if (held.clientId !== request.key.clientId) return { kind: 'taken' };

@@ -30,7 +30,8 @@ export class PendingWrite {
    * - another body is refused (ReferenceReused), another client too (ReferenceTaken), and a
    *   duplicate while the first is in flight (ReferenceInFlight);
    * - the `attempted` event is committed with the claim, in one statement, before the call
-   *   (AuditUnavailable, no claim, and no call, when it cannot be);
+   *   (AuditUnavailable, or DATABASE.UNAVAILABLE in an outage, with no claim and no call, when it
+   *   cannot be);
    * - when the provider says it has seen the reference and an earlier attempt with it never learned
    *   its outcome, the partner is told so (EarlierAttemptUnresolved), not that the provider refused.
    * `body` is what the partner sent, with the reference: its fingerprint tells a replay from a reuse.

@@ -48,7 +48,8 @@ export class TypeOrmIdempotencyRepository extends IdempotencyStore {
       const { key } = request;
       const values = [key.clientId, key.reference, request.operation, request.fingerprint, request.lockedUntil, request.now, request.expiresAt];
       const claimed = attempted
-        ? await this.audit.appendAlong(attempted, { sql: CLAIM_SQL, values, key: key.reference })
+        ? // The key as the statement returns it: a uuid's text is lower case whatever case it came in.
+          await this.audit.appendAlong(attempted, { sql: CLAIM_SQL, values, key: key.reference.toLowerCase() })
         : (
             await this.sql.query(
               CLAIM_SQL,

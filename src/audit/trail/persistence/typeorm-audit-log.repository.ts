@@ -138,7 +138,9 @@ export class TypeOrmAuditLogRepository extends AuditLog {
     return commits;
   }
 
-  private async writeAlong(name: string, text: string, rows: AlongRow[]): Promise<boolean[]> {
+  /** In the order of their keys: two statements that lock the same rows (two replicas') lock them in one order, so neither waits on the other in a cycle. */
+  private async writeAlong(name: string, text: string, batch: AlongRow[]): Promise<boolean[]> {
+    const rows = [...batch].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const fields = rows[0].values.map((_, field) => rows.map((row) => row.values[field]));
     const written = await this.sql.prepared<{ key: string }>(name, text, [
       ...fields,
@@ -146,7 +148,7 @@ export class TypeOrmAuditLogRepository extends AuditLog {
       rows.map((row) => row.key),
     ]);
     const keys = new Set(written.map((row) => row.key));
-    return rows.map((row) => keys.has(row.key));
+    return batch.map((row) => keys.has(row.key));
   }
 
   private async insertRows(rows: AuditEventEntity[]): Promise<void> {
