@@ -15,7 +15,8 @@
 // A request that fails or answers other than 2xx makes the run exit 1 after its report: figures
 // measured on errors are not figures. .ci/run runs each command in a smoke form (seconds, tiny sizes).
 // BENCH_DATABASE_URL=postgres://… runs against that server (in a scratch database); otherwise an
-// embedded PostgreSQL is started in a scratch directory.
+// embedded PostgreSQL is started in a scratch directory. BENCH_REDIS_URL=redis://… makes the gateways
+// remember DPoP proofs in that Redis (DPOP_REPLAY_REDIS_URL) instead of PostgreSQL.
 import { parseArgs } from 'node:util';
 
 const { positionals, values } = parseArgs({

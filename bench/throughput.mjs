@@ -372,7 +372,8 @@ export async function throughput({
     started.push(sandbox);
 
     const profileDir = join(ROOT, 'bench', 'profiles');
-    const gatewayEnv = {};
+    // BENCH_REDIS_URL: DPoP proofs remembered in that Redis (DPOP_REPLAY_REDIS_URL) rather than PostgreSQL.
+    const gatewayEnv = process.env.BENCH_REDIS_URL ? { DPOP_REPLAY_REDIS_URL: process.env.BENCH_REDIS_URL } : {};
     const startGateway = async (withProfile) => {
       const nodeArgs = [
         ...(withProfile && profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),

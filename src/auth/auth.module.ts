@@ -38,6 +38,8 @@ import { JoseEndUserTokens } from './oidc/jose-end-user-tokens';
 import { IssuerDirectory } from './oidc/issuer-metadata';
 import { ApiClientEntity } from './persistence/api-client.entity';
 import { PgProofReplay } from './persistence/pg-proof-replay';
+import { RedisProofReplay } from './persistence/redis-proof-replay';
+import { Sql } from '../database/sql';
 import { PostgresApiClientChanges } from './persistence/postgres-api-client-changes';
 import { TypeOrmApiClientRepository } from './persistence/typeorm-api-client.repository';
 
@@ -65,8 +67,15 @@ export class AuthModule {
           inject: [PostgresNotifications],
           useFactory: (notifications: PostgresNotifications) => new PostgresApiClientChanges(notifications),
         },
-        PgProofReplay,
-        { provide: ProofReplay, useExisting: PgProofReplay },
+        {
+          // Redis where one is named for it, PostgreSQL otherwise (the default: durable, and always there).
+          provide: ProofReplay,
+          inject: [ConfigService, DataSource, Sql],
+          useFactory: (config: ConfigService<AuthEnvironment, true>, dataSource: DataSource, sql: Sql) => {
+            const redisUrl = config.get('DPOP_REPLAY_REDIS_URL', { infer: true });
+            return redisUrl ? RedisProofReplay.connect(redisUrl) : new PgProofReplay(dataSource, sql);
+          },
+        },
         // One directory of the issuers' discovery documents and keys, for the tokens and the relying party alike.
         { provide: IssuerDirectory, useFactory: () => new IssuerDirectory() },
         {

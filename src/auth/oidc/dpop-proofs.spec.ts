@@ -1,4 +1,6 @@
-import { calculateJwkThumbprint, CryptoKey, exportJWK, generateKeyPair, importJWK } from 'jose';
+import { createHash, createPrivateKey, randomUUID, sign as cryptoSign } from 'node:crypto';
+import fc from 'fast-check';
+import { calculateJwkThumbprint, CompactSign, CryptoKey, exportJWK, generateKeyPair, importJWK, jwtVerify } from 'jose';
 import { InMemoryProofReplay } from '../../../test/support/fakes';
 import { DpopKey, dpopProof, newDpopKey, unsignedDpopProof } from '../../../test/support/oidc';
 import { DpopProofs, thumbprintOf } from './dpop-proofs';
@@ -74,5 +76,153 @@ describe(DpopProofs.name, () => {
     const proof = await dpopProof(key, { method: 'GET', url: URL_, accessToken: TOKEN }, { header: { jwk: { ...key.publicJwk, alg: 'ECDH-ES' } } });
 
     await expect(check(sut(), key, proof)).resolves.toBeUndefined();
+  });
+});
+
+/**
+ * The proof's signature is checked with node:crypto, not jose: every proof below, well formed or
+ * not, must get the answer jose's jwtVerify gives it (accepted or refused), so that taking the JWS
+ * apart by hand refuses nothing jose accepts and accepts nothing jose refuses.
+ */
+describe(`${DpopProofs.name}, against jose`, () => {
+  const URL_ = 'http://127.0.0.1:3000/api/v1/me';
+  const TOKEN = 'an-access-token';
+  const SKEW = 30;
+  const encode = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+  const ath = createHash('sha256').update(TOKEN).digest('base64url');
+  const claims = (extra: Record<string, unknown> = {}) => ({ htm: 'GET', htu: URL_, iat: Math.floor(Date.now() / 1000), jti: randomUUID(), ath, ...extra });
+
+  /** jose's verdict, with the checks the service adds to it (the thumbprint, htm, htu, ath, iat's window). */
+  async function joseAccepts(proof: string, key: DpopKey, alg: string): Promise<boolean> {
+    try {
+      const { payload } = await jwtVerify(proof, await importJWK(key.publicJwk, alg), {
+        typ: 'dpop+jwt',
+        algorithms: [alg],
+        requiredClaims: ['jti', 'htm', 'htu', 'iat'],
+        clockTolerance: SKEW,
+      });
+      const now = Math.floor(Date.now() / 1000);
+      const iat = payload.iat!;
+      return (
+        payload.htm === 'GET' && payload.htu === URL_ && payload.ath === ath && iat <= now + SKEW && iat >= now - 60 - SKEW && typeof payload.jti === 'string'
+      );
+    } catch {
+      return false;
+    }
+  }
+
+  async function serviceAccepts(proof: string, key: DpopKey): Promise<boolean> {
+    const proofs = new DpopProofs(new InMemoryProofReplay(), { maxAgeSeconds: 60, clockSkewSeconds: SKEW });
+    return proofs.check({ proof, method: 'GET', url: URL_, accessToken: TOKEN, jkt: key.jkt }).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  async function keyFor(
+    alg: 'ES256' | 'ES384' | 'PS256' | 'RS256' | 'EdDSA',
+  ): Promise<DpopKey & { sign: (header: object, payload: object) => Promise<string> }> {
+    const { privateKey, publicKey } = await generateKeyPair(alg, {
+      extractable: true,
+      ...(alg.startsWith('PS') || alg.startsWith('RS') ? { modulusLength: 2048 } : {}),
+    });
+    const publicJwk = await exportJWK(publicKey);
+    // ES256 is signed by hand, so that a header jose would not sign (crit, b64) can be made too.
+    const signer = createPrivateKey({ key: await exportJWK(privateKey), format: 'jwk' });
+    const sign = async (header: object, payload: object) => {
+      if (alg !== 'ES256') return new CompactSign(Buffer.from(JSON.stringify(payload))).setProtectedHeader(header as { alg: string }).sign(privateKey);
+      const input = `${encode(header)}.${encode(payload)}`;
+      return `${input}.${cryptoSign('sha256', Buffer.from(input), { key: signer, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
+    };
+    return { privateKey, publicJwk, jkt: await calculateJwkThumbprint(publicJwk, 'sha256'), sign };
+  }
+
+  const ALGORITHMS = ['ES256', 'ES384', 'PS256', 'RS256', 'EdDSA'] as const;
+
+  it.each(ALGORITHMS)('when a well-formed %s proof is presented, then both accept it', async (alg) => {
+    const key = await keyFor(alg);
+    const proof = await key.sign({ alg, typ: 'dpop+jwt', jwk: key.publicJwk }, claims());
+
+    expect({ service: await serviceAccepts(proof, key), jose: await joseAccepts(proof, key, alg) }).toEqual({ service: true, jose: true });
+  });
+
+  it('when the proof is changed in any of these ways, then the service answers as jose does', async () => {
+    const key = await keyFor('ES256');
+    const other = await keyFor('ES256');
+    const header = { alg: 'ES256', typ: 'dpop+jwt', jwk: key.publicJwk };
+    const good = await key.sign(header, claims());
+    const [h, p, s] = good.split('.');
+    const now = Math.floor(Date.now() / 1000);
+    const cases: Record<string, string> = {
+      'typ in another case': await key.sign({ ...header, typ: 'DPoP+JWT' }, claims()),
+      'typ with application/': await key.sign({ ...header, typ: 'application/dpop+jwt' }, claims()),
+      'typ JWT': await key.sign({ ...header, typ: 'JWT' }, claims()),
+      'no typ': await key.sign({ alg: 'ES256', jwk: key.publicJwk }, claims()),
+      'a crit header': await key.sign({ ...header, crit: ['exp'] }, claims()),
+      'an empty crit': await key.sign({ ...header, crit: [] }, claims()),
+      'b64 false': await key.sign({ ...header, b64: false, crit: ['b64'] }, claims()),
+      'signed by another key': await other.sign(header, claims()),
+      'the signature cut short': `${h}.${p}.${s.slice(0, -4)}`,
+      'the signature padded': `${good}=`,
+      'no signature': `${h}.${p}.`,
+      'a fourth segment': `${good}.${s}`,
+      'a space in a segment': `${h}.${p} .${s}`,
+      'a base64 character outside base64url': `${h}.${p.slice(0, -1)}+.${s}`,
+      'the header not JSON': `${encode('{alg')}.${p}.${s}`,
+      'the payload an array': await key.sign(header, [1, 2]),
+      'the payload a string': await key.sign(header, 'hello' as unknown as object),
+      'iat a string': await key.sign(header, claims({ iat: String(now) })),
+      'iat null': await key.sign(header, claims({ iat: null })),
+      'no jti': await key.sign(header, { ...claims(), jti: undefined }),
+      'jti null': await key.sign(header, claims({ jti: null })),
+      'exp passed': await key.sign(header, claims({ exp: now - 120 })),
+      'exp to come': await key.sign(header, claims({ exp: now + 120 })),
+      'exp a string': await key.sign(header, claims({ exp: 'soon' })),
+      'nbf to come': await key.sign(header, claims({ nbf: now + 120 })),
+      'nbf passed': await key.sign(header, claims({ nbf: now - 10 })),
+      'iat too old': await key.sign(header, claims({ iat: now - 600 })),
+      'iat in the future': await key.sign(header, claims({ iat: now + 600 })),
+      'alg ES384 for a P-256 key': await key.sign({ ...header, alg: 'ES256' }, claims()).then((proof) => proof.replace(h, encode({ ...header, alg: 'ES384' }))),
+      'the header changed after signing': good.replace(h, encode({ ...header, kid: 'x' })),
+      'the payload changed after signing': good.replace(p, encode(claims())),
+      'a duplicate member in the header': `${encode(`{"alg":"none","alg":"ES256","typ":"dpop+jwt","jwk":${JSON.stringify(key.publicJwk)}}`)}.${p}.${s}`,
+    };
+    const verdicts: Record<string, { service: boolean; jose: boolean }> = {};
+    for (const [name, proof] of Object.entries(cases))
+      verdicts[name] = { service: await serviceAccepts(proof, key), jose: await joseAccepts(proof, key, 'ES256') };
+
+    const disagreements = Object.entries(verdicts).filter(([, { service, jose }]) => service !== jose);
+    expect(disagreements).toEqual([]);
+    // The list holds both answers: a change that would make every verdict `false` fails here.
+    expect(verdicts['typ with application/']).toEqual({ service: true, jose: true });
+    expect(verdicts['signed by another key']).toEqual({ service: false, jose: false });
+  });
+
+  it('when any one character of a proof is changed, then the service answers as jose does', async () => {
+    const key = await keyFor('ES256');
+    const good = await key.sign({ alg: 'ES256', typ: 'dpop+jwt', jwk: key.publicJwk }, claims());
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=+/ ';
+
+    await fc.assert(
+      fc.asyncProperty(fc.nat({ max: good.length - 1 }), fc.constantFrom(...alphabet), async (at, character) => {
+        const changed = good.slice(0, at) + character + good.slice(at + 1);
+        expect(await serviceAccepts(changed, key)).toBe(await joseAccepts(changed, key, 'ES256'));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('when the header is not UTF-8, then the service refuses the proof, as jose does', async () => {
+    const key = await keyFor('ES256');
+    const header = Buffer.concat([
+      Buffer.from(`{"alg":"ES256","typ":"dpop+jwt","kid":"`),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from(`","jwk":${JSON.stringify(key.publicJwk)}}`),
+    ]);
+    const input = `${header.toString('base64url')}.${encode(claims())}`;
+    const signer = createPrivateKey({ key: await exportJWK(key.privateKey), format: 'jwk' });
+    const proof = `${input}.${cryptoSign('sha256', Buffer.from(input), { key: signer, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
+
+    expect({ service: await serviceAccepts(proof, key), jose: await joseAccepts(proof, key, 'ES256') }).toEqual({ service: false, jose: false });
   });
 });

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { CryptoKey, decodeProtectedHeader, importJWK, JWK, jwtVerify, ProtectedHeaderParameters } from 'jose';
+import { constants, createHash, createPublicKey, KeyObject, verify } from 'node:crypto';
+import type { JWK } from 'jose';
 import { LRUCache } from 'lru-cache';
 import { canonicalTarget } from '../../common/http/canonical-target';
 import { DPOP_ALGORITHMS, InvalidDpopProof } from '../domain/auth.errors';
@@ -80,6 +80,65 @@ function fits(alg: unknown, key: Record<string, string>): alg is DpopAlgorithm {
   return expected !== undefined && key.kty === expected.kty && (expected.crv === undefined || key.crv === expected.crv);
 }
 
+/** How each algorithm checks a signature with node:crypto (RFC 7518 sections 3.3–3.5, RFC 8037 section 3.1). */
+const VERIFY_WITH: Readonly<Record<DpopAlgorithm, { readonly hash: string | null; readonly signatureBytes?: number; readonly options?: object }>> = {
+  ES256: { hash: 'sha256', signatureBytes: 64, options: { dsaEncoding: 'ieee-p1363' } },
+  ES384: { hash: 'sha384', signatureBytes: 96, options: { dsaEncoding: 'ieee-p1363' } },
+  PS256: { hash: 'sha256', options: { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 } },
+  RS256: { hash: 'sha256', options: { padding: constants.RSA_PKCS1_PADDING } },
+  EdDSA: { hash: null, signatureBytes: 64 },
+};
+
+/** RSA keys shorter than this are refused (RFC 7518 section 3.3), as jose refuses them. */
+const MIN_RSA_BITS = 2048;
+
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** A compact JWS, taken apart once: its header and payload as JSON objects, what was signed, and the signature. */
+interface CompactJws {
+  readonly header: Record<string, unknown>;
+  readonly payload: Record<string, unknown>;
+  readonly signingInput: string;
+  readonly signature: Buffer;
+}
+
+function jsonObjectOf(segment: string): Record<string, unknown> | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(UTF8.decode(Buffer.from(segment, 'base64url')));
+  } catch {
+    return undefined;
+  }
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/**
+ * RFC 7515 section 7.1: three base64url segments (no padding, no other character), the first two
+ * UTF-8 JSON objects. Undefined for anything else.
+ */
+function parseCompact(proof: string): CompactJws | undefined {
+  const first = proof.indexOf('.');
+  const second = proof.indexOf('.', first + 1);
+  if (first <= 0 || second <= first + 1 || second === proof.length - 1 || proof.indexOf('.', second + 1) !== -1) return undefined;
+  const [h, p, s] = [proof.slice(0, first), proof.slice(first + 1, second), proof.slice(second + 1)];
+  if (!BASE64URL.test(h) || !BASE64URL.test(p) || !BASE64URL.test(s)) return undefined;
+  const header = jsonObjectOf(h);
+  const payload = header && jsonObjectOf(p);
+  if (!header || !payload) return undefined;
+  return { header, payload, signingInput: proof.slice(0, second), signature: Buffer.from(s, 'base64url') };
+}
+
+/** A media type as `typ` compares it (RFC 7515 section 4.1.9): case-insensitive, `application/` optional. */
+function typOf(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const lower = value.toLowerCase();
+  return lower.startsWith('application/') ? lower.slice('application/'.length) : lower;
+}
+
+/** A NumericDate claim (RFC 7519 section 2): a finite number. */
+const isNumericDate = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+
 /** A URL as a proof's `htu` is compared (RFC 9449 section 4.3: no query, no fragment; scheme and host normalised; the path as the router reads it). */
 function comparable(url: string): string | undefined {
   const parsed = URL.parse(url);
@@ -90,9 +149,15 @@ function comparable(url: string): string | undefined {
 }
 
 /**
- * Checks DPoP proofs (RFC 9449 section 4.3) with jose: a `dpop+jwt` signed by the public key in its
- * own header, that key's thumbprint the token's `cnf.jkt`, `htm` and `htu` this request's, `iat`
- * recent, `ath` the token's hash, and `jti` never seen before on any replica.
+ * Checks DPoP proofs (RFC 9449 section 4.3): a `dpop+jwt` signed by the public key in its own
+ * header, that key's thumbprint the token's `cnf.jkt`, `htm` and `htu` this request's, `iat` recent,
+ * `ath` the token's hash, and `jti` never seen before on any replica.
+ *
+ * A proof is new on every request, so its cost is the request's: it is taken apart once (its header
+ * read once, not once to find the key and again to verify), and its signature checked once, by
+ * node:crypto (OpenSSL) with the key imported once per thumbprint. jose checks the access tokens;
+ * it verifies through Web Crypto, whose asynchronous job per call doubled a proof's cost. What jose
+ * would also refuse in a proof, this refuses too (the tests hold the two to the same answers).
  */
 export class DpopProofs {
   constructor(
@@ -106,42 +171,36 @@ export class DpopProofs {
    * costs more than checking a signature. A key is remembered only once a proof has been verified
    * with it, and only for that algorithm.
    */
-  private readonly keys = new LRUCache<string, CryptoKey>({ max: REMEMBERED_KEYS });
+  private readonly keys = new LRUCache<string, KeyObject>({ max: REMEMBERED_KEYS });
 
   /**
-   * The key in the proof's header, once its thumbprint is shown to be the token's `cnf.jkt`, imported
-   * for the header's `alg` alone: one the service accepts that fits the key's type and curve (the
-   * key's own `alg`, and any member the thumbprint does not cover, are not read). The header's key
-   * must be a public one (RFC 9449 section 4.2): the thumbprint covers only the public members, so
-   * private ones are looked for by name. `remember` is for once a proof has been verified with it.
+   * The key in the proof's header, once its thumbprint is shown to be the token's `cnf.jkt`, for the
+   * header's `alg` alone: one the service accepts that fits the key's type and curve (the key's own
+   * `alg`, and any member the thumbprint does not cover, are not read). The header's key must be a
+   * public one (RFC 9449 section 4.2): the thumbprint covers only the public members, so private
+   * ones are looked for by name. `remember` is for once a proof has been verified with it.
    */
-  private async keyOf(proof: string, jkt: string): Promise<{ key: CryptoKey; alg: DpopAlgorithm; remember: () => void }> {
-    const notSigned = () => new InvalidDpopProof('The DPoP proof is not a dpop+jwt signed by the public key in its header');
-    let header: ProtectedHeaderParameters | undefined;
-    try {
-      header = decodeProtectedHeader(proof);
-    } catch {
-      // Refused below.
-    }
-    const jwk = header?.jwk;
-    if (typeof jwk !== 'object' || jwk === null) throw notSigned();
-    if (PRIVATE_MEMBERS.some((member) => member in jwk)) throw new InvalidDpopProof('The DPoP proof’s header carries a private key');
+  private keyOf(header: Record<string, unknown>, jkt: string): { key: KeyObject; alg: DpopAlgorithm; remember: () => void } {
+    const jwk = header.jwk;
+    if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) throw notSigned();
+    if (PRIVATE_MEMBERS.some((member) => Object.hasOwn(jwk, member))) throw new InvalidDpopProof('The DPoP proof’s header carries a private key');
     const required = requiredMembersOf(jwk);
     if (required === undefined) throw notSigned();
     const thumbprint = thumbprintOfMembers(required);
     if (thumbprint !== jkt) throw new InvalidDpopProof('The DPoP proof is signed by another key than the one the token is bound to');
-    const alg = header!.alg;
+    const alg = header.alg;
     if (!fits(alg, required)) throw new InvalidDpopProof(`The DPoP proof’s alg must be one of ${DPOP_ALGORITHMS.join(', ')}, for a key of its type and curve`);
 
     const id = `${alg}:${thumbprint}`;
     const known = this.keys.get(id);
     if (known) return { key: known, alg, remember: () => undefined };
-    let key: CryptoKey;
+    let key: KeyObject;
     try {
-      key = (await importJWK(required, alg)) as CryptoKey;
+      key = createPublicKey({ key: required, format: 'jwk' });
     } catch {
       throw notSigned();
     }
+    if (key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS) throw notSigned();
     return { key, alg, remember: () => this.keys.set(id, key) };
   }
 
@@ -151,33 +210,51 @@ export class DpopProofs {
     if (typeof proof !== 'string') throw new InvalidDpopProof('Send exactly one DPoP header');
     if (proof.length > MAX_PROOF_LENGTH) throw new InvalidDpopProof('The DPoP proof is too long');
 
-    const { key, alg, remember } = await this.keyOf(proof, context.jkt);
-    let verified: Awaited<ReturnType<typeof jwtVerify>>;
+    const jws = parseCompact(proof);
+    if (!jws) throw notSigned();
+    const { header, payload } = jws;
+    // No extension is understood, so none may be critical (RFC 7515 section 4.1.11); b64 is one (RFC 7797).
+    if (header.crit !== undefined || header.b64 !== undefined) throw notSigned();
+    if (typOf(header.typ) !== 'dpop+jwt') throw notSigned();
+    const { key, alg, remember } = this.keyOf(header, context.jkt);
+    const how = VERIFY_WITH[alg];
+    let valid: boolean;
     try {
-      verified = await jwtVerify(proof, key, { typ: 'dpop+jwt', algorithms: [alg], requiredClaims: ['jti', 'htm', 'htu', 'iat'] });
+      valid =
+        (how.signatureBytes === undefined || jws.signature.length === how.signatureBytes) &&
+        verify(how.hash, Buffer.from(jws.signingInput, 'ascii'), how.options ? { key, ...how.options } : key, jws.signature);
     } catch {
-      throw new InvalidDpopProof('The DPoP proof is not a dpop+jwt signed by the public key in its header');
+      valid = false;
     }
+    if (!valid) throw notSigned();
     // Signed by the key with this algorithm: worth remembering, whatever the claims say.
     remember();
-    const { payload } = verified;
-    if (payload.htm !== context.method) throw new InvalidDpopProof('The DPoP proof is for another HTTP method');
-    const htu = typeof payload.htu === 'string' ? comparable(payload.htu) : undefined;
-    if (htu === undefined || htu !== comparable(context.url)) throw new InvalidDpopProof('The DPoP proof is for another URL');
 
     const nowSeconds = Math.floor(this.now() / 1000);
-    const iat = payload.iat!;
-    if (iat > nowSeconds + this.settings.clockSkewSeconds) throw new InvalidDpopProof('The DPoP proof is issued in the future');
-    if (iat < nowSeconds - this.settings.maxAgeSeconds - this.settings.clockSkewSeconds) throw new InvalidDpopProof('The DPoP proof is too old');
+    const skew = this.settings.clockSkewSeconds;
+    const { jti, htm, htu, iat, exp, nbf } = payload;
+    if (jti === undefined || htm === undefined || htu === undefined || iat === undefined) throw notSigned();
+    if (!isNumericDate(iat) || (exp !== undefined && !isNumericDate(exp)) || (nbf !== undefined && !isNumericDate(nbf))) throw notSigned();
+    if (exp !== undefined && exp <= nowSeconds - skew) throw notSigned();
+    if (nbf !== undefined && nbf > nowSeconds + skew) throw notSigned();
+    if (htm !== context.method) throw new InvalidDpopProof('The DPoP proof is for another HTTP method');
+    const proofUrl = typeof htu === 'string' ? comparable(htu) : undefined;
+    if (proofUrl === undefined || proofUrl !== comparable(context.url)) throw new InvalidDpopProof('The DPoP proof is for another URL');
+
+    if (iat > nowSeconds + skew) throw new InvalidDpopProof('The DPoP proof is issued in the future');
+    if (iat < nowSeconds - this.settings.maxAgeSeconds - skew) throw new InvalidDpopProof('The DPoP proof is too old');
 
     const ath = createHash('sha256').update(context.accessToken, 'ascii').digest('base64url');
     if (payload.ath !== ath) throw new InvalidDpopProof('The DPoP proof is for another access token');
 
-    const jti = payload.jti!;
     if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) throw new InvalidDpopProof('The DPoP proof has no usable jti');
     // Kept until the proof would be too old anyway; keyed per key, so no app can use up another's jti.
-    const expiresAt = new Date((iat + this.settings.maxAgeSeconds + 2 * this.settings.clockSkewSeconds) * 1000);
+    const expiresAt = new Date((iat + this.settings.maxAgeSeconds + 2 * skew) * 1000);
     const seen = createHash('sha256').update(`${context.jkt}:${jti}`, 'utf8').digest('hex');
     if (!(await this.replay.useOnce(seen, expiresAt))) throw new InvalidDpopProof('The DPoP proof was already used');
   }
+}
+
+function notSigned(): InvalidDpopProof {
+  return new InvalidDpopProof('The DPoP proof is not a dpop+jwt signed by the public key in its header');
 }

@@ -2,6 +2,7 @@ import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nest
 import { PeriodicTask, startPeriodicTask } from '../../common/runtime/periodic-task';
 import { DataSource } from 'typeorm';
 import { GroupCommit } from '../../database/group-commit';
+import { Sql } from '../../database/sql';
 import { isRefusedData, unavailableOnOutage } from '../../database/store-errors';
 import { ProofReplay } from '../domain/proof-replay.port';
 
@@ -42,7 +43,10 @@ export class PgProofReplay extends ProofReplay implements OnApplicationBootstrap
     isRowError: isRefusedData,
   });
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly sql: Sql,
+  ) {
     super();
   }
 
@@ -58,8 +62,9 @@ export class PgProofReplay extends ProofReplay implements OnApplicationBootstrap
       if (!firstIndex.has(proof.key)) firstIndex.set(proof.key, index);
     });
     const unique = [...firstIndex.keys()];
-    const rows: { n: number; first: boolean }[] = await unavailableOnOutage(() =>
-      this.dataSource.query(RECORD_BATCH, [unique, unique.map((key) => proofs[firstIndex.get(key)!].expiresAt)]),
+    const rows = await unavailableOnOutage(() =>
+      // Prepared, on pg itself: one statement per request that presents a proof (see Sql).
+      this.sql.prepared<{ n: number; first: boolean }>('dpop-proofs-used', RECORD_BATCH, [unique, unique.map((key) => proofs[firstIndex.get(key)!].expiresAt)]),
     );
     const firstUse = new Map(rows.map((row) => [unique[row.n - 1], row.first]));
     return proofs.map((proof, index) => firstIndex.get(proof.key) === index && firstUse.get(proof.key) === true);

@@ -46,6 +46,16 @@ export class EndUserEnvironment {
   readonly DPOP_PROOF_MAX_AGE_SECONDS: number = 60;
 
   /**
+   * Where the DPoP proofs used are remembered, when not in PostgreSQL: a Redis every replica shares
+   * (`redis://` or `rediss://`). Unset: PostgreSQL (durable; one INSERT per proof, group-committed).
+   * With Redis a proof costs far less, and a Redis that loses its data forgets the proofs of the
+   * last DPOP_PROOF_MAX_AGE_SECONDS (docs/security.md, "DPoP").
+   */
+  @IsOptional()
+  @IsUrlWithProtocol(['redis:', 'rediss:'])
+  readonly DPOP_REPLAY_REDIS_URL?: string = undefined;
+
+  /**
    * The key of the end users' pseudonyms (HMAC-SHA256 of issuer and subject): what the audit log,
    * the idempotency store and customer ownership know an end user by. 32 bytes or more, base64 or
    * a file's path. Unset: DATA_DIR/end-user-pseudonym.key, made at first start. Replicas must share

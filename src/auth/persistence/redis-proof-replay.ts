@@ -1,0 +1,77 @@
+import { Logger, OnModuleDestroy } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { DatabaseUnavailable } from '../../database/store-errors';
+import { ProofReplay } from '../domain/proof-replay.port';
+
+/**
+ * DPoP proofs used, in Redis, where DPOP_REPLAY_REDIS_URL names one: every replica sees every
+ * other's. A first use is one `SET key 1 NX PXAT expiry`, atomic in Redis, so of any number of
+ * requests presenting one proof at once on any replicas, exactly one is told it is new. It costs
+ * Redis microseconds and the request one round trip, against an INSERT and a commit in PostgreSQL.
+ *
+ * What it gives up is durability: a Redis that restarts without its data forgets the proofs used
+ * within the last DPOP_PROOF_MAX_AGE_SECONDS, which could then be replayed once each until their
+ * window closes (docs/security.md, "DPoP"). When Redis does not answer, the request fails closed
+ * (503, as when PostgreSQL does not answer); nothing is queued while it is away.
+ */
+export class RedisProofReplay extends ProofReplay implements OnModuleDestroy {
+  private readonly logger = new Logger('DpopProofs');
+  private lastWarning = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = 'partner-gateway:dpop:',
+  ) {
+    super();
+    this.redis.on('error', (error: Error) => this.warn(error));
+  }
+
+  /**
+   * A Redis client that fails fast rather than queue commands while Redis is away, once its first
+   * connection is up or its connect timeout has passed (start-up goes on without it then: requests
+   * with proofs fail closed until it answers).
+   */
+  static async connect(url: string): Promise<RedisProofReplay> {
+    // Loaded only where Redis is configured.
+    const { Redis } = await import('ioredis');
+    const redis = new Redis(url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 1000,
+      commandTimeout: 500,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 5000),
+    });
+    const replay = new RedisProofReplay(redis);
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 1000);
+      redis.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    return replay;
+  }
+
+  async useOnce(key: string, expiresAt: Date): Promise<boolean> {
+    let answer: string | null;
+    try {
+      answer = await this.redis.set(`${this.prefix}${key}`, '1', 'PXAT', expiresAt.getTime(), 'NX');
+    } catch (error) {
+      this.warn(error as Error);
+      throw new DatabaseUnavailable(error);
+    }
+    return answer === 'OK';
+  }
+
+  onModuleDestroy(): void {
+    this.redis.disconnect();
+  }
+
+  /** At most one line a minute while Redis is away: the refused requests are logged each on their own. */
+  private warn(error: Error): void {
+    const now = Date.now();
+    if (now - this.lastWarning < 60_000) return;
+    this.lastWarning = now;
+    this.logger.warn({ err: { message: error.message } }, 'Redis does not answer: requests with DPoP proofs are refused until it does');
+  }
+}
