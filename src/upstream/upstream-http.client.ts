@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Logger, OnModuleDestroy } from '@nestjs/common';
 import { BrokenCircuitError } from 'cockatiel';
-import { currentRecord, noteUpstreamCall } from '../common/domain/request-record';
+import { logContextOf, noteUpstreamCall, RequestRecord } from '../common/domain/request-record';
 import type { ProviderOperation } from '../common/domain/audit-operations';
 import { Metrics } from '../common/domain/metrics.port';
 import { SPAN_ATTRIBUTES, traced } from '../common/telemetry/tracing';
@@ -84,13 +83,14 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
     return this.resilience.circuitState();
   }
 
-  get(operation: UpstreamOperation, path: string): Promise<UpstreamReply> {
-    return this.call(operation, 'GET', path);
+  /** GETs `path` for the request of `record`, which the call is noted in (noteUpstreamCall). */
+  get(operation: UpstreamOperation, path: string, record: RequestRecord): Promise<UpstreamReply> {
+    return this.call(operation, 'GET', path, record);
   }
 
-  /** POSTs `payload` signed with its reference and sealed by the cipher. */
-  post(operation: UpstreamOperation, path: string, payload: Record<string, unknown> & { reference: string }): Promise<UpstreamReply> {
-    return this.call(operation, 'POST', path, payload);
+  /** POSTs `payload` signed with its reference and sealed by the cipher, for the request of `record`. */
+  post(operation: UpstreamOperation, path: string, payload: Record<string, unknown> & { reference: string }, record: RequestRecord): Promise<UpstreamReply> {
+    return this.call(operation, 'POST', path, record, payload);
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -102,12 +102,13 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
     operation: UpstreamOperation,
     method: 'GET' | 'POST',
     path: string,
+    record: RequestRecord,
     payload?: Record<string, unknown> & { reference: string },
   ): Promise<UpstreamReply> {
     return traced(
       'provider.call',
       { [SPAN_ATTRIBUTES.operation]: operation, 'http.request.method': method },
-      () => this.untracedCall(operation, method, path, payload),
+      () => this.untracedCall(operation, method, path, record, payload),
       { succeeded: outcomeOf, failed: outcomeOf },
     );
   }
@@ -116,12 +117,13 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
     operation: UpstreamOperation,
     method: 'GET' | 'POST',
     path: string,
+    record: RequestRecord,
     payload?: Record<string, unknown> & { reference: string },
   ): Promise<UpstreamReply> {
     const headers: Record<string, string> = {
       authorization: `${this.settings.authScheme} ${this.settings.bearerToken}`,
       accept: 'application/json',
-      'x-request-id': currentRecord()?.requestId ?? randomUUID(),
+      'x-request-id': record.requestId,
     };
     let body: string | undefined;
     if (payload) {
@@ -137,26 +139,25 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
     try {
       raw = await this.resilience.execute(method, () => this.transport.send(method, path, headers, body));
     } catch (error) {
-      const failure = this.failure(operation, method, error, elapsed());
-      if (failure instanceof UpstreamError) noteUpstreamCall(failure.upstream);
+      const failure = this.failure(operation, method, error, elapsed(), record);
+      if (failure instanceof UpstreamError) noteUpstreamCall(record, failure.upstream);
       measure(failure);
       throw failure;
     }
     const latencyMs = elapsed();
-    this.logger.debug({ operation, status: raw.status, latencyMs }, 'Upstream call');
     try {
-      const reply = this.interpret(operation, method, raw, latencyMs);
-      noteUpstreamCall({ status: reply.status, latencyMs });
+      const reply = this.interpret(operation, method, raw, latencyMs, record);
+      noteUpstreamCall(record, { status: reply.status, latencyMs });
       measure(reply);
       return reply;
     } catch (error) {
-      if (error instanceof UpstreamError) noteUpstreamCall(error.upstream);
+      if (error instanceof UpstreamError) noteUpstreamCall(record, error.upstream);
       measure(error);
       throw error;
     }
   }
 
-  private interpret(operation: UpstreamOperation, method: 'GET' | 'POST', raw: RawResponse, latencyMs: number): UpstreamReply {
+  private interpret(operation: UpstreamOperation, method: 'GET' | 'POST', raw: RawResponse, latencyMs: number, record: RequestRecord): UpstreamReply {
     const json = parseJson(raw.text);
     const upstream = { status: raw.status, errorId: upstreamErrorId(json), latencyMs };
 
@@ -167,7 +168,10 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
     }
     if (raw.status === 401 || raw.status === 403) {
       // Our credentials, not the partner's: a misconfiguration to fix on our side.
-      this.logger.error({ operation, status: raw.status, upstreamErrorId: upstream.errorId }, 'The provider refused the gateway credentials');
+      this.logger.error(
+        { ...logContextOf(record), operation, status: raw.status, upstreamErrorId: upstream.errorId },
+        'The provider refused the gateway credentials',
+      );
       throw providerErrors.credentialsRefused(upstream);
     }
     if (raw.status === 404) throw providerErrors.notFound(upstream);
@@ -177,7 +181,7 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
     throw providerErrors.rejected(upstream);
   }
 
-  private failure(operation: UpstreamOperation, method: 'GET' | 'POST', error: unknown, latencyMs: number): unknown {
+  private failure(operation: UpstreamOperation, method: 'GET' | 'POST', error: unknown, latencyMs: number, record: RequestRecord): unknown {
     const upstream = { latencyMs };
     if (error instanceof BrokenCircuitError) {
       const waitMs = Math.max(1000, this.settings.breakerHalfOpenMs - (Date.now() - this.openedAt));
@@ -185,11 +189,11 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
     }
     if (error instanceof TimedOut) return providerErrors.timeout(method, upstream, this.settings.timeoutMs);
     if (error instanceof NotSent) {
-      this.logger.warn({ operation, reason: error.message }, 'Provider unreachable');
+      this.logger.warn({ ...logContextOf(record), operation, reason: error.message }, 'Provider unreachable');
       return providerErrors.unreachable(upstream);
     }
     if (error instanceof ConnectionLost) {
-      this.logger.warn({ operation, reason: error.message }, 'Connection to the provider lost');
+      this.logger.warn({ ...logContextOf(record), operation, reason: error.message }, 'Connection to the provider lost');
       return providerErrors.connectionLost(method, upstream);
     }
     return error;

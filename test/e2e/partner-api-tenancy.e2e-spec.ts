@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { runCustomersCli } from '../../src/customers/cli/customers.command';
-import { newRecord, runWithRecord } from '../../src/common/domain/request-record';
+import { newRecord } from '../../src/common/domain/request-record';
 import { UpstreamCustomerAdapter } from '../../src/upstream/upstream-customer.adapter';
 import { startTestApp, TestApp } from '../support/app';
 import { auditEventsOf } from '../support/audit';
@@ -85,7 +85,7 @@ describe('partner API: tenant scoping', () => {
     }
 
     it('when a customer created elsewhere is linked to a tenant, then that tenant may use it and others still may not', async () => {
-      const elsewhere = await runWithRecord(newRecord('seed'), () => t.app.get(UpstreamCustomerAdapter).create(buildNewCustomer()));
+      const elsewhere = await t.app.get(UpstreamCustomerAdapter).create(buildNewCustomer(), newRecord('seed'));
       const customerId = elsewhere.customerId;
       expect((await callApi(t.baseUrl, 'GET', `/api/v1/customers/${customerId}/balance`, { token: globex })).status).toBe(404);
 
@@ -98,7 +98,7 @@ describe('partner API: tenant scoping', () => {
     });
 
     it('when a link is made or refused, then each is an audit event: who ran it, on which customer, for which tenant, and how it ended', async () => {
-      const elsewhere = await runWithRecord(newRecord('seed'), () => t.app.get(UpstreamCustomerAdapter).create(buildNewCustomer()));
+      const elsewhere = await t.app.get(UpstreamCustomerAdapter).create(buildNewCustomer(), newRecord('seed'));
 
       await cli('link', '--tenant', 'globex', '--customer-id', elsewhere.customerId);
       await cli('link', '--tenant', 'globex', '--customer-id', acmeCustomer);

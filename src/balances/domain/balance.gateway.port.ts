@@ -1,3 +1,4 @@
+import type { RequestRecord } from '../../common/domain/request-record';
 export interface Balance {
   readonly customerId: string;
   readonly currency: string;
@@ -9,5 +10,5 @@ export interface Balance {
 
 export abstract class BalanceGateway {
   /** The customer's balance. Throws UpstreamError; kind `not_found` when the provider knows no such customer. */
-  abstract read(customerId: string): Promise<Balance>;
+  abstract read(customerId: string, record: RequestRecord): Promise<Balance>;
 }

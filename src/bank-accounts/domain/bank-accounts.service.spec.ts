@@ -1,6 +1,6 @@
 import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
-import { newRecord, runWithRecord } from '../../common/domain/request-record';
+import { newRecord } from '../../common/domain/request-record';
 import { CustomerTenancy } from '../../customers/domain/customer-tenancy.service';
 import { CustomerNotFound } from '../../customers/domain/customers.errors';
 import { IdempotencyService } from '../../idempotency/domain/idempotency.service';
@@ -38,7 +38,7 @@ describe(BankAccountsService.name, () => {
   let store: InMemoryIdempotencyStore;
   let gateway: RecordingBankAccountGateway;
   let sut: BankAccountsService;
-  const inRequest = <T>(work: () => Promise<T>) => runWithRecord(newRecord('request-1'), work);
+  const record = () => newRecord('request-1');
 
   beforeEach(async () => {
     log = new InMemoryAuditLog();
@@ -60,7 +60,7 @@ describe(BankAccountsService.name, () => {
     it('when the customer is the caller’s tenant’s, then attempted is committed first, naming the reference, customer and currency', async () => {
       const { reference: _none, ...request } = buildOpenBankAccount({ customerId: ACME_CUSTOMER, currency: 'GBP' });
 
-      const opened = await inRequest(() => sut.open(acme, request));
+      const opened = await sut.open(acme, request, record());
 
       expect(gateway.opened).toHaveLength(1);
       expect(gateway.opened[0].phasesBefore).toEqual(['attempted']);
@@ -75,7 +75,7 @@ describe(BankAccountsService.name, () => {
     });
 
     it('when the customer is another tenant’s, then CustomerNotFound before any claim, event or provider call', async () => {
-      await expect(inRequest(() => sut.open(globex, buildOpenBankAccount({ customerId: ACME_CUSTOMER })))).rejects.toBeInstanceOf(CustomerNotFound);
+      await expect(sut.open(globex, buildOpenBankAccount({ customerId: ACME_CUSTOMER }), record())).rejects.toBeInstanceOf(CustomerNotFound);
 
       expect(store.rows.size).toBe(0);
       expect(log.events).toEqual([]);
@@ -84,9 +84,9 @@ describe(BankAccountsService.name, () => {
 
     it('when the same request is sent again with its reference, then the stored account is replayed and the provider is not called again', async () => {
       const request = buildOpenBankAccount({ customerId: ACME_CUSTOMER });
-      await inRequest(() => sut.open(acme, request));
+      await sut.open(acme, request, record());
 
-      const again = await inRequest(() => sut.open(acme, request));
+      const again = await sut.open(acme, request, record());
 
       expect(again.replayed).toBe(true);
       expect(gateway.opened).toHaveLength(1);

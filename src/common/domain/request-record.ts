@@ -1,10 +1,14 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import type { UpstreamFacts } from './upstream';
 
 /**
  * A request's audit record: what its audit events are made of, gathered while it runs. Each field
  * has one writer, named below; nothing else assigns to a record.
+ *
+ * The record is passed, never looked up: the edge makes it with the request's context, controllers
+ * hand it to the domain services (`@CurrentRecord()`), and they to the ports that need it. No
+ * AsyncLocalStorage: on Node 20 its promise hooks cost every request about a sixth of the gateway's
+ * CPU (docs/benchmarks.md), and a record passed along is one that a test can see.
  *
  * | Field | Writer | Called by | When |
  * |---|---|---|---|
@@ -75,20 +79,13 @@ export interface RequestSubject {
 
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
-const storage = new AsyncLocalStorage<RequestRecord>();
-
 export function newRecord(requestId: string): RequestRecord {
   return { requestId, startedAt: performance.now() };
 }
 
-/** Runs `work` with `record` visible to everything it calls, however deep. */
-export function runWithRecord<T>(record: RequestRecord, work: () => T): T {
-  return storage.run(record, work);
-}
-
-/** The current request's record; undefined outside a request (start-up, CLIs). */
-export function currentRecord(): RequestRecord | undefined {
-  return storage.getStore();
+/** What identifies a request in a log line: its id (X-Request-Id), and its trace's when sampled. */
+export function logContextOf(record: Pick<RequestRecord, 'requestId' | 'traceId'>): { req: { id: string }; trace_id?: string } {
+  return record.traceId ? { req: { id: record.requestId }, trace_id: record.traceId } : { req: { id: record.requestId } };
 }
 
 function write(record: RequestRecord | undefined): Writable<RequestRecord> | undefined {
@@ -111,18 +108,16 @@ export function noteClient(record: RequestRecord, client: RecordedClient): void 
 }
 
 /** Names what the request is about; fields left undefined keep what the record has. */
-export function noteSubject(subject: RequestSubject, record: RequestRecord | undefined = currentRecord()): void {
-  const target = write(record);
-  if (!target) return;
+export function noteSubject(record: RequestRecord, subject: RequestSubject): void {
+  const target = write(record)!;
   if (subject.reference !== undefined) target.reference = subject.reference;
   if (subject.customerId !== undefined) target.customerId = subject.customerId;
   if (subject.currency !== undefined) target.currency = subject.currency;
 }
 
 /** What the last provider call of a request came to. */
-export function noteUpstreamCall(call: UpstreamFacts): void {
-  const target = write(currentRecord());
-  if (target) target.upstream = { ...call };
+export function noteUpstreamCall(record: RequestRecord, call: UpstreamFacts): void {
+  write(record)!.upstream = { ...call };
 }
 
 export function noteTrace(record: RequestRecord, traceId: string): void {

@@ -1,5 +1,4 @@
 import Fastify, { FastifyInstance } from 'fastify';
-import { currentRecord } from '../domain/request-record';
 import type { EdgeStage } from './edge-stage';
 import { installPipeline } from './pipeline';
 import { contextOf } from './request-context';
@@ -9,7 +8,7 @@ function noting(name: string, seen: string[], options: { wait?: boolean; refuse?
   return {
     name,
     onRequest: (request) => {
-      seen.push(`${name}:request:${currentRecord() === contextOf(request.raw).record ? 'in-record' : 'outside'}`);
+      seen.push(`${name}:request:${contextOf(request.raw).record ? 'with-record' : 'without'}`);
       if (options.refuse) {
         const refusal = Object.assign(new Error(`${name} refuses`), { statusCode: 418 });
         if (options.wait) return Promise.reject(refusal);
@@ -30,7 +29,7 @@ describe('installPipeline', () => {
     app = Fastify();
     const names = installPipeline(app, stages);
     app.get('/', async (request) => {
-      seen.push(`handler:${currentRecord() === contextOf(request.raw).record ? 'in-record' : 'outside'}`);
+      seen.push(`handler:${contextOf(request.raw).record ? 'with-record' : 'without'}`);
       return 'ok';
     });
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -44,16 +43,16 @@ describe('installPipeline', () => {
   beforeEach(() => (seen = []));
   afterEach(() => app.close());
 
-  it('when stages are sync and async, then each runs in the listed order, and the handler after them, all inside the request record', async () => {
+  it('when stages are sync and async, then each runs in the listed order, and the handler after them, each with the request’s record', async () => {
     const { status, names } = await serve([noting('first', seen), noting('second', seen, { wait: true }), noting('third', seen)]);
 
     expect(status).toBe(200);
     expect(names).toEqual(['first', 'second', 'third']);
     expect(seen).toEqual([
-      'first:request:in-record',
-      'second:request:in-record',
-      'third:request:in-record',
-      'handler:in-record',
+      'first:request:with-record',
+      'second:request:with-record',
+      'third:request:with-record',
+      'handler:with-record',
       'first:send',
       'second:send',
       'third:send',
@@ -70,9 +69,9 @@ describe('installPipeline', () => {
     const { status } = await serve([noting('first', seen), noting('refusing', seen, { refuse: true, wait }), noting('never', seen)]);
 
     expect(status).toBe(418);
-    expect(seen.filter((step) => step.endsWith(':request:in-record') || step.startsWith('handler'))).toEqual([
-      'first:request:in-record',
-      'refusing:request:in-record',
+    expect(seen.filter((step) => step.endsWith(':request:with-record') || step.startsWith('handler'))).toEqual([
+      'first:request:with-record',
+      'refusing:request:with-record',
     ]);
     expect(seen).toContain('never:response');
   });

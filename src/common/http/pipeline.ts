@@ -1,15 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { runWithRecord } from '../domain/request-record';
 import type { EdgeStage } from './edge-stage';
-import { contextOf } from './request-context';
 
 type RequestStep = NonNullable<EdgeStage['onRequest']>;
 
 /**
  * Installs the stages as one Fastify hook per point of the request's life, running them in the
- * order given: the order is this list's, never the order of calls elsewhere. Everything after
- * the first stage (the later stages, the body parser, the handler) runs inside the request's
- * record (common/domain/request-record.ts), so code far from the edge can read it.
+ * order given: the order is this list's, never the order of calls elsewhere. Each reads the
+ * request's context from the request (common/http/request-context.ts).
  * @returns the names of the stages, in the order they run.
  */
 export function installPipeline(fastify: FastifyInstance, stages: readonly EdgeStage[]): readonly string[] {
@@ -37,7 +34,7 @@ export function installPipeline(fastify: FastifyInstance, stages: readonly EdgeS
       }
       done();
     };
-    runWithRecord(contextOf(request.raw).record, () => run(0));
+    run(0);
   });
   if (onSend.length > 0) {
     fastify.addHook('onSend', (request, reply, payload, done) => {

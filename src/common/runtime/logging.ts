@@ -4,7 +4,6 @@ import type { LoggerService } from '@nestjs/common';
 import type { prettyFactory as PrettyFactory } from 'pino-pretty';
 import type { FastifyRequest } from 'fastify';
 import pino, { DestinationStream, Logger as PinoInstance } from 'pino';
-import { currentRecord } from '../domain/request-record';
 import type { EdgeStage } from '../http/edge-stage';
 import { contextOf } from '../http/request-context';
 import type { LogLevel } from '../../config/env.schema';
@@ -80,9 +79,10 @@ const FRAMEWORK_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterE
 /**
  * Nest's LoggerService over pino. `new Logger('context').warn({ fields }, 'message')` becomes one
  * line `{ context, ...fields, msg }`; an Error as the first argument is logged under `err`, with
- * its stack. A line written while a request is being served carries `req.id`, from the request's
- * record, so that support can find every line of a request by its X-Request-Id, and `trace_id` when
- * its trace is sampled.
+ * its stack. A line about a request carries `req.id`, so that support can find every line of a
+ * request by its X-Request-Id, and `trace_id` when its trace is sampled: the request's own log line
+ * and the error filter's write them, and code that logs about a request passes its record's
+ * (`logContextOf`); nothing is looked up behind the caller's back.
  */
 export class ServiceLogger implements LoggerService {
   constructor(private readonly pino: PinoInstance) {}
@@ -109,11 +109,6 @@ export class ServiceLogger implements LoggerService {
   private call(level: Level, message: unknown, optional: unknown[]): void {
     if (!this.pino.isLevelEnabled(level)) return;
     const fields: Record<string, unknown> = {};
-    const record = currentRecord();
-    if (record) {
-      fields.req = { id: record.requestId };
-      if (record.traceId) fields.trace_id = record.traceId;
-    }
     // Nest passes the logger's context last.
     const params = optional.length > 0 ? optional.slice(0, -1) : [];
     if (optional.length > 0) fields.context = optional[optional.length - 1];

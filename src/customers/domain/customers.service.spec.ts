@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
-import { newRecord, runWithRecord } from '../../common/domain/request-record';
+import { newRecord } from '../../common/domain/request-record';
 import { IdempotencyService } from '../../idempotency/domain/idempotency.service';
 import { ProviderWrites } from '../../idempotency/domain/provider-writes.service';
 import {
@@ -41,7 +41,7 @@ describe(CustomersService.name, () => {
   let gateway: ScriptedCustomerGateway;
   let logger: RecordingLogger;
   let sut: CustomersService;
-  const inRequest = <T>(work: () => Promise<T>) => runWithRecord(newRecord('request-1'), work);
+  const record = () => newRecord('request-1');
 
   beforeEach(() => {
     log = new InMemoryAuditLog();
@@ -66,7 +66,7 @@ describe(CustomersService.name, () => {
 
   describe('create', () => {
     it('when a customer is created, then its attempted event was committed before the provider call, and it belongs to the caller’s tenant', async () => {
-      const created = await inRequest(() => sut.create(acme, request));
+      const created = await sut.create(acme, request, record());
 
       expect(created.value.customerId).toBe(CUSTOMER_ID);
       expect(gateway.calls).toHaveLength(1);
@@ -75,7 +75,7 @@ describe(CustomersService.name, () => {
     });
 
     it('when no reference is given, then one is generated and sent to the provider', async () => {
-      const created = await inRequest(() => sut.create(acme, request));
+      const created = await sut.create(acme, request, record());
 
       expect(created.value.reference).toMatch(/^[0-9a-f-]{36}$/);
       expect(gateway.calls[0].customer.reference).toBe(created.value.reference);
@@ -84,7 +84,7 @@ describe(CustomersService.name, () => {
     it('when the provider hands back a customer id another tenant holds, then that tenant keeps it and the mismatch is logged as an error', async () => {
       await ownership.assign(CUSTOMER_ID, 'globex', 'created');
 
-      const created = await inRequest(() => sut.create(acme, { ...request, reference: '7d0c1f6e-5a43-4c1e-9b2a-2f6d8e0b9c11' }));
+      const created = await sut.create(acme, { ...request, reference: '7d0c1f6e-5a43-4c1e-9b2a-2f6d8e0b9c11' }, record());
 
       expect(created.value.customerId).toBe(CUSTOMER_ID);
       expect(await ownership.tenantOf(CUSTOMER_ID)).toBe('globex');
@@ -101,7 +101,7 @@ describe(CustomersService.name, () => {
         tenant: 'acme',
         scopes: ['customers:write'],
       };
-      await inRequest(() => sut.create(endUser, request));
+      await sut.create(endUser, request, record());
       expect(await ownership.ownerOf(CUSTOMER_ID)).toEqual({ tenant: 'acme', endUser: endUser.id });
       expect(await ownership.customersOf('acme', endUser.id)).toEqual([CUSTOMER_ID]);
     });
@@ -109,7 +109,7 @@ describe(CustomersService.name, () => {
     it('when the audit log cannot take the attempted event, then nothing is sent to the provider', async () => {
       log.failing = true;
 
-      await expect(inRequest(() => sut.create(acme, request))).rejects.toMatchObject({ code: 'AUDIT.UNAVAILABLE' });
+      await expect(sut.create(acme, request, record())).rejects.toMatchObject({ code: 'AUDIT.UNAVAILABLE' });
       expect(gateway.calls).toEqual([]);
     });
   });
@@ -120,15 +120,15 @@ describe(CustomersService.name, () => {
     it('when a partner binds its customer to an end user, then it is theirs; again, unchanged; to another end user, refused with CUSTOMER.ALREADY_BOUND', async () => {
       await ownership.assign(CUSTOMER_ID, 'acme', 'created');
 
-      expect(await inRequest(() => sut.bind(acme, CUSTOMER_ID, alice))).toBe('bound');
-      expect(await inRequest(() => sut.bind(acme, CUSTOMER_ID, alice))).toBe('unchanged');
-      await expect(inRequest(() => sut.bind(acme, CUSTOMER_ID, bob))).rejects.toMatchObject({ code: 'CUSTOMER.ALREADY_BOUND' });
+      expect(await sut.bind(acme, CUSTOMER_ID, alice, record())).toBe('bound');
+      expect(await sut.bind(acme, CUSTOMER_ID, alice, record())).toBe('unchanged');
+      await expect(sut.bind(acme, CUSTOMER_ID, bob, record())).rejects.toMatchObject({ code: 'CUSTOMER.ALREADY_BOUND' });
       expect(await ownership.ownerOf(CUSTOMER_ID)).toEqual({ tenant: 'acme', endUser: alice });
     });
 
     it('when a partner binds another tenant’s customer, then it is not found', async () => {
       await ownership.assign(CUSTOMER_ID, 'globex', 'created');
-      await expect(inRequest(() => sut.bind(acme, CUSTOMER_ID, alice))).rejects.toMatchObject({ code: 'CUSTOMER.NOT_FOUND' });
+      await expect(sut.bind(acme, CUSTOMER_ID, alice, record())).rejects.toMatchObject({ code: 'CUSTOMER.NOT_FOUND' });
     });
   });
 });

@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import { newRecord, runWithRecord } from '../../common/domain/request-record';
 import { CountingMetrics, FixedClock, InMemoryIdempotencyStore, RecordingLogger } from '../../../test/support/fakes';
 import { IdempotencyService } from './idempotency.service';
 import { ReferenceInFlight, ReferenceReused, ReferenceTaken } from './idempotency.errors';
@@ -13,7 +12,6 @@ describe(IdempotencyService.name, () => {
   let metrics: CountingMetrics;
   let logger: RecordingLogger;
   let sut: IdempotencyService;
-  const inRequest = <T>(work: () => Promise<T>) => runWithRecord(newRecord('request-1'), work);
 
   beforeEach(() => {
     store = new InMemoryIdempotencyStore();
@@ -32,8 +30,8 @@ describe(IdempotencyService.name, () => {
     it('when a reference is new, then the work runs once and its result is stored for replay', async () => {
       let runs = 0;
 
-      const first = await inRequest(() => sut.run(mine, 'customer.create', 'f1', async () => ({ n: ++runs })));
-      const again = await inRequest(() => sut.run(mine, 'customer.create', 'f1', async () => ({ n: ++runs })));
+      const first = await sut.run(mine, 'customer.create', 'f1', async () => ({ n: ++runs }));
+      const again = await sut.run(mine, 'customer.create', 'f1', async () => ({ n: ++runs }));
 
       expect(first).toEqual({ value: { n: 1 }, replayed: false });
       expect(again).toEqual({ value: { n: 1 }, replayed: true });
@@ -42,30 +40,30 @@ describe(IdempotencyService.name, () => {
     });
 
     it('when the same client sends the reference with another body, then ReferenceReused and no work', async () => {
-      await inRequest(() => sut.run(mine, 'customer.create', 'f1', async () => 'done'));
+      await sut.run(mine, 'customer.create', 'f1', async () => 'done');
 
-      await expect(inRequest(() => sut.run(mine, 'customer.create', 'f2', async () => 'again'))).rejects.toBeInstanceOf(ReferenceReused);
+      await expect(sut.run(mine, 'customer.create', 'f2', async () => 'again')).rejects.toBeInstanceOf(ReferenceReused);
     });
 
     it('when another client sends a used reference, then ReferenceTaken, whatever the body', async () => {
-      await inRequest(() => sut.run(mine, 'customer.create', 'f1', async () => 'done'));
+      await sut.run(mine, 'customer.create', 'f1', async () => 'done');
 
-      await expect(inRequest(() => sut.run(theirs, 'customer.create', 'f1', async () => 'theirs'))).rejects.toBeInstanceOf(ReferenceTaken);
+      await expect(sut.run(theirs, 'customer.create', 'f1', async () => 'theirs')).rejects.toBeInstanceOf(ReferenceTaken);
     });
 
     it('when the first request is still in flight, then a duplicate gets ReferenceInFlight', async () => {
       let release!: () => void;
-      const first = inRequest(() => sut.run(mine, 'customer.create', 'f1', () => new Promise<string>((resolve) => (release = () => resolve('done')))));
+      const first = sut.run(mine, 'customer.create', 'f1', () => new Promise<string>((resolve) => (release = () => resolve('done'))));
 
-      await expect(inRequest(() => sut.run(mine, 'customer.create', 'f1', async () => 'dup'))).rejects.toBeInstanceOf(ReferenceInFlight);
+      await expect(sut.run(mine, 'customer.create', 'f1', async () => 'dup')).rejects.toBeInstanceOf(ReferenceInFlight);
       release();
       await expect(first).resolves.toEqual({ value: 'done', replayed: false });
     });
 
     it('when the work fails, then the reference is released and the same body may be retried', async () => {
-      await expect(inRequest(() => sut.run(mine, 'customer.create', 'f1', () => Promise.reject(new Error('provider down'))))).rejects.toThrow('provider down');
+      await expect(sut.run(mine, 'customer.create', 'f1', () => Promise.reject(new Error('provider down')))).rejects.toThrow('provider down');
 
-      await expect(inRequest(() => sut.run(mine, 'customer.create', 'f1', async () => 'second try'))).resolves.toEqual({
+      await expect(sut.run(mine, 'customer.create', 'f1', async () => 'second try')).resolves.toEqual({
         value: 'second try',
         replayed: false,
       });
@@ -74,7 +72,7 @@ describe(IdempotencyService.name, () => {
     it('when the work fails and releasing the reference fails too, then the work’s error is what the caller gets, and the release failure is logged', async () => {
       store.failRelease = true;
 
-      await expect(inRequest(() => sut.run(mine, 'customer.create', 'f1', () => Promise.reject(new Error('provider down'))))).rejects.toThrow('provider down');
+      await expect(sut.run(mine, 'customer.create', 'f1', () => Promise.reject(new Error('provider down')))).rejects.toThrow('provider down');
 
       expect(logger.lines.filter((line) => line.level === 'warn').map((line) => line.context[0])).toEqual(['Could not release an idempotency key']);
       expect(store.rows.get(REFERENCE)?.state).toBe('in_flight');

@@ -2,7 +2,7 @@ import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
 import { AuditUnavailable, EarlierAttemptUnresolved } from '../../audit/trail/domain/audit.errors';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { OPERATION } from '../../common/domain/audit-operations';
-import { currentRecord, newRecord, runWithRecord } from '../../common/domain/request-record';
+import { newRecord, RequestRecord } from '../../common/domain/request-record';
 import { REFERENCE_ALREADY_SEEN, UpstreamError } from '../../common/domain/upstream';
 import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryIdempotencyStore } from '../../../test/support/fakes';
 import { nestLogsOfEachTest } from '../../../test/support/nest-logs';
@@ -21,7 +21,7 @@ describe(ProviderWrites.name, () => {
   let clock: FixedClock;
   let sut: ProviderWrites;
   let request = 0;
-  const inRequest = <T>(work: () => Promise<T>) => runWithRecord(newRecord(`request-${++request}`), work);
+  const inRequest = <T>(work: (record: RequestRecord) => Promise<T>) => work(newRecord(`request-${++request}`));
 
   beforeEach(() => {
     log = new InMemoryAuditLog();
@@ -35,9 +35,9 @@ describe(ProviderWrites.name, () => {
 
   describe('begin', () => {
     it('when the partner sent no reference, then a new UUID is the reference, and the request’s record names it at once', async () => {
-      const noted = await inRequest(async () => {
-        const write = sut.begin(OPERATION.openBankAccount, { customerId: 'cust-1', currency: 'EUR' });
-        return { reference: write.reference, record: currentRecord() };
+      const noted = await inRequest(async (record) => {
+        const write = sut.begin(record, OPERATION.openBankAccount, { customerId: 'cust-1', currency: 'EUR' });
+        return { reference: write.reference, record: record };
       });
 
       expect(noted.reference).toMatch(UUID);
@@ -45,7 +45,9 @@ describe(ProviderWrites.name, () => {
     });
 
     it('when the partner sent a reference, then it is the reference', async () => {
-      await expect(inRequest(() => Promise.resolve(sut.begin(OPERATION.createCustomer, { reference: 'ref-given' }).reference))).resolves.toBe('ref-given');
+      await expect(inRequest((record) => Promise.resolve(sut.begin(record, OPERATION.createCustomer, { reference: 'ref-given' }).reference))).resolves.toBe(
+        'ref-given',
+      );
     });
   });
 
@@ -53,11 +55,13 @@ describe(ProviderWrites.name, () => {
     it('when made, then the attempted event is committed before the call, with the operation and the subject', async () => {
       const phasesAtCall: string[][] = [];
 
-      const made = await inRequest(() =>
-        sut.begin(OPERATION.openBankAccount, { reference: 'ref-1', customerId: 'cust-1', currency: 'GBP' }).once(acme, { a: 1, reference: 'ref-1' }, () => {
-          phasesAtCall.push(log.events.map((event) => event.phase));
-          return Promise.resolve('account-1');
-        }),
+      const made = await inRequest((record) =>
+        sut
+          .begin(record, OPERATION.openBankAccount, { reference: 'ref-1', customerId: 'cust-1', currency: 'GBP' })
+          .once(acme, { a: 1, reference: 'ref-1' }, () => {
+            phasesAtCall.push(log.events.map((event) => event.phase));
+            return Promise.resolve('account-1');
+          }),
       );
 
       expect(made).toEqual({ value: 'account-1', replayed: false });
@@ -67,8 +71,8 @@ describe(ProviderWrites.name, () => {
 
     it('when the same body comes again with the reference, then the first result is replayed and nothing is called or attempted again', async () => {
       let calls = 0;
-      const write = () =>
-        sut.begin(OPERATION.createCustomer, { reference: 'ref-2' }).once(acme, { name: 'Ada', reference: 'ref-2' }, () => Promise.resolve(++calls));
+      const write = (record: RequestRecord) =>
+        sut.begin(record, OPERATION.createCustomer, { reference: 'ref-2' }).once(acme, { name: 'Ada', reference: 'ref-2' }, () => Promise.resolve(++calls));
 
       await inRequest(write);
       const again = await inRequest(write);
@@ -81,10 +85,14 @@ describe(ProviderWrites.name, () => {
     it('when the reference comes again with another body, or from another client, then it is refused and nothing is called', async () => {
       let calls = 0;
       const call = () => Promise.resolve(++calls);
-      await inRequest(() => sut.begin(OPERATION.createCustomer, { reference: 'ref-3' }).once(acme, { name: 'Ada', reference: 'ref-3' }, call));
+      await inRequest((record) => sut.begin(record, OPERATION.createCustomer, { reference: 'ref-3' }).once(acme, { name: 'Ada', reference: 'ref-3' }, call));
 
-      const otherBody = inRequest(() => sut.begin(OPERATION.createCustomer, { reference: 'ref-3' }).once(acme, { name: 'Grace', reference: 'ref-3' }, call));
-      const otherClient = inRequest(() => sut.begin(OPERATION.createCustomer, { reference: 'ref-3' }).once(globex, { name: 'Ada', reference: 'ref-3' }, call));
+      const otherBody = inRequest((record) =>
+        sut.begin(record, OPERATION.createCustomer, { reference: 'ref-3' }).once(acme, { name: 'Grace', reference: 'ref-3' }, call),
+      );
+      const otherClient = inRequest((record) =>
+        sut.begin(record, OPERATION.createCustomer, { reference: 'ref-3' }).once(globex, { name: 'Ada', reference: 'ref-3' }, call),
+      );
 
       await expect(otherBody).rejects.toBeInstanceOf(ReferenceReused);
       await expect(otherClient).rejects.toBeInstanceOf(ReferenceTaken);
@@ -95,8 +103,8 @@ describe(ProviderWrites.name, () => {
       log.failing = true;
       let calls = 0;
 
-      const write = inRequest(() =>
-        sut.begin(OPERATION.createCustomer, { reference: 'ref-4' }).once(acme, { reference: 'ref-4' }, () => Promise.resolve(++calls)),
+      const write = inRequest((record) =>
+        sut.begin(record, OPERATION.createCustomer, { reference: 'ref-4' }).once(acme, { reference: 'ref-4' }, () => Promise.resolve(++calls)),
       );
 
       await expect(write).rejects.toBeInstanceOf(AuditUnavailable);
@@ -105,15 +113,17 @@ describe(ProviderWrites.name, () => {
     });
 
     it('when the provider has seen the reference and an earlier attempt never learned its outcome, then EarlierAttemptUnresolved, and the retry may come again', async () => {
-      const crashed = inRequest(() =>
-        sut.begin(OPERATION.createCustomer, { reference: 'ref-5' }).once(acme, { reference: 'ref-5' }, () => Promise.reject(new Error('connection lost'))),
+      const crashed = inRequest((record) =>
+        sut
+          .begin(record, OPERATION.createCustomer, { reference: 'ref-5' })
+          .once(acme, { reference: 'ref-5' }, () => Promise.reject(new Error('connection lost'))),
       );
       await expect(crashed).rejects.toThrow('connection lost');
       // The attempt wrote its `attempted` and never its terminal event: its outcome is unknown.
       clock.current = new Date(clock.current.getTime() + 60_000);
 
-      const retry = inRequest(() =>
-        sut.begin(OPERATION.createCustomer, { reference: 'ref-5' }).once(acme, { reference: 'ref-5' }, () => Promise.reject(alreadySeen())),
+      const retry = inRequest((record) =>
+        sut.begin(record, OPERATION.createCustomer, { reference: 'ref-5' }).once(acme, { reference: 'ref-5' }, () => Promise.reject(alreadySeen())),
       );
 
       await expect(retry).rejects.toBeInstanceOf(EarlierAttemptUnresolved);
@@ -121,14 +131,14 @@ describe(ProviderWrites.name, () => {
 
     it('when the result names what it is about, then the record names it after the write, on a replay too', async () => {
       const write = () =>
-        inRequest(async () => {
-          await sut.begin(OPERATION.createCustomer, { reference: 'ref-6' }).once(
+        inRequest(async (record) => {
+          await sut.begin(record, OPERATION.createCustomer, { reference: 'ref-6' }).once(
             acme,
             { reference: 'ref-6' },
             () => Promise.resolve({ id: 'cust-9' }),
             (made) => ({ customerId: made.id }),
           );
-          return currentRecord();
+          return record;
         });
 
       expect(await write()).toMatchObject({ reference: 'ref-6', customerId: 'cust-9' });

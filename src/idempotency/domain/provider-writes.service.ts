@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type { RequestSubject } from '../../common/domain/request-record';
+import type { RequestRecord, RequestSubject } from '../../common/domain/request-record';
 import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import type { ProviderWriteOperation } from '../../common/domain/audit-operations';
@@ -13,6 +13,8 @@ import { Idempotent, IdempotencyService } from './idempotency.service';
  */
 export class PendingWrite {
   constructor(
+    /** The request making the write. */
+    private readonly record: RequestRecord,
     readonly operation: ProviderWriteOperation,
     /** What the request is about, its reference included. */
     readonly subject: RequestSubject & { readonly reference: string },
@@ -42,10 +44,10 @@ export class PendingWrite {
       { clientId: caller.id, reference: this.reference },
       this.operation,
       fingerprintOf(this.operation, { ...body }),
-      () => this.audit.calling(this.reference, call),
-      (claim) => this.audit.attemptWith(this.operation, this.subject, claim, (answer) => answer.kind === 'claimed'),
+      () => this.audit.calling(this.record, this.reference, call),
+      (claim) => this.audit.attemptWith(this.record, this.operation, this.subject, claim, (answer) => answer.kind === 'claimed'),
     );
-    if (about) this.audit.about(about(result.value));
+    if (about) this.audit.about(this.record, about(result.value));
     return result;
   }
 }
@@ -59,12 +61,12 @@ export class ProviderWrites {
   ) {}
 
   /**
-   * Begins a write for the current request: the partner's reference, or a new one, and what the
+   * Begins a write for the request of `record`: the partner's reference, or a new one, and what the
    * request is about, noted at once so that every event it leaves (a refusal included) names them.
    */
-  begin(operation: ProviderWriteOperation, subject: RequestSubject): PendingWrite {
-    const pending = new PendingWrite(operation, { ...subject, reference: subject.reference ?? randomUUID() }, this.idempotency, this.audit);
-    this.audit.about(pending.subject);
+  begin(record: RequestRecord, operation: ProviderWriteOperation, subject: RequestSubject): PendingWrite {
+    const pending = new PendingWrite(record, operation, { ...subject, reference: subject.reference ?? randomUUID() }, this.idempotency, this.audit);
+    this.audit.about(record, pending.subject);
     return pending;
   }
 }

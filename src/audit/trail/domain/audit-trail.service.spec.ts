@@ -1,6 +1,6 @@
 import { CountingMetrics, FixedClock, InMemoryAuditLog } from '../../../../test/support/fakes';
 import { nestLogsOfEachTest } from '../../../../test/support/nest-logs';
-import { newRecord, RequestRecord, runWithRecord } from '../../../common/domain/request-record';
+import { newRecord, RequestRecord } from '../../../common/domain/request-record';
 import { AuditTrail } from './audit-trail.service';
 import { AuditUnavailable, EarlierAttemptUnresolved } from './audit.errors';
 import { REFERENCE_ALREADY_SEEN, UpstreamError } from '../../../common/domain/upstream';
@@ -31,13 +31,14 @@ describe('AuditTrail', () => {
   describe('calling: a recorded provider call', () => {
     const later = () => (clock.current = new Date(clock.current.getTime() + 60_000));
     /** The call after its attempted event, as a provider write makes it. */
-    const attempted = <T>(reference: string, call: () => Promise<T>) => sut.attempt('customer.create', { reference }).then(() => sut.calling(reference, call));
+    const attempted = <T>(record: RequestRecord, reference: string, call: () => Promise<T>) =>
+      sut.attempt(record, 'customer.create', { reference }).then(() => sut.calling(record, reference, call));
 
     it('when an earlier attempt with the reference has no outcome and the provider has seen it, then EarlierAttemptUnresolved', async () => {
-      await runWithRecord(newRecord('req-crashed'), () => sut.attempt('customer.create', { reference: 'ref-1' }));
+      await sut.attempt(newRecord('req-crashed'), 'customer.create', { reference: 'ref-1' });
       later();
 
-      const retry = runWithRecord(newRecord('req-retry'), () => attempted('ref-1', () => Promise.reject(alreadySeen())));
+      const retry = attempted(newRecord('req-retry'), 'ref-1', () => Promise.reject(alreadySeen()));
 
       await expect(retry).rejects.toBeInstanceOf(EarlierAttemptUnresolved);
       await expect(retry).rejects.toMatchObject({ code: 'IDEMPOTENCY.OUTCOME_UNKNOWN', kind: 'conflict' });
@@ -45,12 +46,12 @@ describe('AuditTrail', () => {
 
     it('when the earlier attempt ended (failed), then the provider’s refusal stands as it is', async () => {
       const first = newRecord('req-failed');
-      await runWithRecord(first, () => sut.attempt('customer.create', { reference: 'ref-2' }));
+      await sut.attempt(first, 'customer.create', { reference: 'ref-2' });
       await sut.conclude(first, { operation: 'customer.create', phase: 'failed', httpStatus: 502 });
       later();
       const refusal = alreadySeen();
 
-      const retry = runWithRecord(newRecord('req-retry'), () => attempted('ref-2', () => Promise.reject(refusal)));
+      const retry = attempted(newRecord('req-retry'), 'ref-2', () => Promise.reject(refusal));
 
       await expect(retry).rejects.toBe(refusal);
     });
@@ -62,13 +63,13 @@ describe('AuditTrail', () => {
         return Promise.reject(refusal);
       };
 
-      const only = runWithRecord(newRecord('req-only'), () => attempted('ref-3', slowRefusal));
+      const only = attempted(newRecord('req-only'), 'ref-3', slowRefusal);
 
       await expect(only).rejects.toBe(refusal);
     });
 
     it('when the call succeeds, then its value comes back after the attempted event', async () => {
-      const value = await runWithRecord(newRecord('req-ok'), () => attempted('ref-4', () => Promise.resolve(log.events.length)));
+      const value = await attempted(newRecord('req-ok'), 'ref-4', () => Promise.resolve(log.events.length));
 
       expect(value).toBe(1);
     });
@@ -77,7 +78,7 @@ describe('AuditTrail', () => {
   it('when attempt resolves, then the attempted event is already in the log with the request’s identifiers', async () => {
     const record: RequestRecord = { ...newRecord('req-1'), sourceIp: '10.0.0.1', client: { id: 'c-1', name: 'ios-app', tenant: 'acme', role: 'partner' } };
 
-    await runWithRecord(record, () => sut.attempt('bank_account.create', { reference: 'ref-1', customerId: 'cust-1', currency: 'EUR' }));
+    await sut.attempt(record, 'bank_account.create', { reference: 'ref-1', customerId: 'cust-1', currency: 'EUR' });
 
     expect(log.events).toHaveLength(1);
     expect(log.events[0]).toMatchObject({
@@ -98,16 +99,15 @@ describe('AuditTrail', () => {
     it('when the write appends the event, then the request is marked attempted and the write’s answer comes back', async () => {
       const record = newRecord('req-with');
 
-      const answer = await runWithRecord(record, () =>
-        sut.attemptWith(
-          'bank_account.create',
-          { reference: 'ref-w1' },
-          async (event) => {
-            await log.append(event);
-            return 'claimed';
-          },
-          (result) => result === 'claimed',
-        ),
+      const answer = await sut.attemptWith(
+        record,
+        'bank_account.create',
+        { reference: 'ref-w1' },
+        async (event) => {
+          await log.append(event);
+          return 'claimed';
+        },
+        (result) => result === 'claimed',
       );
 
       expect(answer).toBe('claimed');
@@ -118,13 +118,12 @@ describe('AuditTrail', () => {
     it('when the write does not go ahead, then the request is not marked attempted', async () => {
       const record = newRecord('req-held');
 
-      await runWithRecord(record, () =>
-        sut.attemptWith(
-          'bank_account.create',
-          { reference: 'ref-w2' },
-          () => Promise.resolve('in_flight'),
-          (result) => result === 'claimed',
-        ),
+      await sut.attemptWith(
+        record,
+        'bank_account.create',
+        { reference: 'ref-w2' },
+        () => Promise.resolve('in_flight'),
+        (result) => result === 'claimed',
       );
 
       expect(record.attempted).toBeUndefined();
@@ -133,13 +132,12 @@ describe('AuditTrail', () => {
     it('when the write fails with one of the service’s errors, then that error stands; with another, AuditUnavailable; both counted', async () => {
       const down = new StoreDown();
       const failing = (error: Error) =>
-        runWithRecord(newRecord('req-down'), () =>
-          sut.attemptWith(
-            'bank_account.create',
-            { reference: 'ref-w3' },
-            () => Promise.reject(error),
-            () => true,
-          ),
+        sut.attemptWith(
+          newRecord('req-down'),
+          'bank_account.create',
+          { reference: 'ref-w3' },
+          () => Promise.reject(error),
+          () => true,
         );
 
       await expect(failing(down)).rejects.toBe(down);
@@ -152,7 +150,7 @@ describe('AuditTrail', () => {
     log.failing = true;
     const record = newRecord('req-2');
 
-    await expect(runWithRecord(record, () => sut.attempt('customer.create', {}))).rejects.toBeInstanceOf(AuditUnavailable);
+    await expect(sut.attempt(record, 'customer.create', {})).rejects.toBeInstanceOf(AuditUnavailable);
     expect(record.attempted).toBeUndefined();
     expect(metrics.auditFailures).toBe(1);
     // The event that was lost, for an operator to recover: in the error log line.

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../../common/domain/clock.port';
 import { DomainError } from '../../../common/domain/domain-error';
-import { currentRecord, noteAttempted, noteConcluded, noteSubject, RequestRecord } from '../../../common/domain/request-record';
+import { logContextOf, noteAttempted, noteConcluded, noteSubject, RequestRecord } from '../../../common/domain/request-record';
 import { AuditEvent, AuditOperation, RequestSubject, TerminalPhase } from './audit-event';
 import { AuditLog } from './audit-log.port';
 import { AuditUnavailable, EarlierAttemptUnresolved } from './audit.errors';
@@ -40,18 +40,19 @@ export class AuditTrail {
     private readonly metrics: Metrics,
   ) {}
 
-  /** Names what the current request is about; every event it leaves carries these identifiers. */
-  about(subject: RequestSubject): void {
-    noteSubject(subject);
+  /** Names what the request is about; every event it leaves carries these identifiers. */
+  about(record: RequestRecord, subject: RequestSubject): void {
+    noteSubject(record, subject);
   }
 
   /**
-   * Commits an `attempted` event for the current request. Call it before a mutating provider call
-   * and make the call only once it resolves.
+   * Commits an `attempted` event for the request. Call it before a mutating provider call and make
+   * the call only once it resolves.
    * @throws AuditUnavailable when the event could not be committed: nothing may be sent then.
    */
-  async attempt(operation: AuditOperation, subject: RequestSubject): Promise<void> {
+  async attempt(record: RequestRecord, operation: AuditOperation, subject: RequestSubject): Promise<void> {
     await this.attemptWith(
+      record,
       operation,
       subject,
       (event) => this.log.append(event),
@@ -60,7 +61,7 @@ export class AuditTrail {
   }
 
   /**
-   * Commits the current request's `attempted` event with another store's write, which is given the
+   * Commits the request's `attempted` event with another store's write, which is given the
    * event and appends it in its own commit when it goes ahead (the idempotency claim does, see
    * IdempotencyStore.claim); `appended` tells from the write's result whether it did. Make the
    * mutating call only once it resolves with the event appended.
@@ -68,14 +69,13 @@ export class AuditTrail {
    * nothing was committed, and nothing may be sent.
    */
   async attemptWith<R>(
+    record: RequestRecord,
     operation: AuditOperation,
     subject: RequestSubject,
     write: (event: AuditEvent) => Promise<R>,
     appended: (result: R) => boolean,
   ): Promise<R> {
-    const record = currentRecord();
-    if (!record) throw new Error('AuditTrail.attempt called outside a request');
-    noteSubject(subject, record);
+    noteSubject(record, subject);
     const event = this.event(record, { operation, phase: 'attempted' });
     let result: R;
     try {
@@ -93,20 +93,20 @@ export class AuditTrail {
    * outcome, that earlier attempt is what the provider saw: the partner is told so
    * (EarlierAttemptUnresolved), rather than that the provider refused.
    */
-  async calling<T>(reference: string, call: () => Promise<T>): Promise<T> {
+  async calling<T>(record: RequestRecord, reference: string, call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (error) {
-      if (error instanceof UpstreamError && error.code === REFERENCE_ALREADY_SEEN && (await this.unresolvedBefore(reference))) {
+      if (error instanceof UpstreamError && error.code === REFERENCE_ALREADY_SEEN && (await this.unresolvedBefore(record, reference))) {
         throw new EarlierAttemptUnresolved(error);
       }
       throw error;
     }
   }
 
-  /** Whether an attempt with this reference, other than the current request's, is unresolved. */
-  private async unresolvedBefore(reference: string): Promise<boolean> {
-    const page = await this.log.unresolved({ reference, attemptedBefore: this.clock.now(), exceptRequestId: currentRecord()?.requestId, limit: 1 });
+  /** Whether an attempt with this reference, other than this request's, is unresolved. */
+  private async unresolvedBefore(record: RequestRecord, reference: string): Promise<boolean> {
+    const page = await this.log.unresolved({ reference, attemptedBefore: this.clock.now(), exceptRequestId: record.requestId, limit: 1 });
     return page.calls.length > 0;
   }
 
@@ -158,7 +158,7 @@ export class AuditTrail {
   /** The log line is the record of last resort: the event holds identifiers only. */
   private unwritten(event: AuditEvent, error: unknown): DomainError {
     this.metrics.auditWriteFailed();
-    this.logger.error({ auditEvent: event, err: error }, 'Audit event could not be written');
+    this.logger.error({ ...logContextOf(event), auditEvent: event, err: error }, 'Audit event could not be written');
     return error instanceof DomainError ? error : new AuditUnavailable(error);
   }
 }

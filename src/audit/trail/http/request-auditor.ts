@@ -68,10 +68,11 @@ export class RequestAuditor extends RequestRecorder {
     const refused = new Set(exception instanceof DomainError ? (exception.fields ?? []).map((problem) => problem.field) : []);
     const found = identifiersOf(request, refused);
     // What the handler named stands; the refused body only fills in what it did not.
-    noteSubject(
-      { reference: record.reference ?? found.reference, customerId: record.customerId ?? found.customerId, currency: record.currency ?? found.currency },
-      record,
-    );
+    noteSubject(record, {
+      reference: record.reference ?? found.reference,
+      customerId: record.customerId ?? found.customerId,
+      currency: record.currency ?? found.currency,
+    });
     await this.trail.conclude(record, {
       ...this.where(request),
       operation: this.operation(request, problem.status),
