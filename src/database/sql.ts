@@ -29,10 +29,20 @@ export class Sql {
     return (await this.pool.query({ name, text, values })).rows as Row[];
   }
 
-  /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
+  /**
+   * Runs `work` in one transaction on one connection: committed when it resolves, rolled back when
+   * it throws. The connection listens for its own failure while it is checked out: pg's pool stops
+   * listening once it hands a connection out, so a connection the server ends between two of the
+   * transaction's statements (a restart, `pg_terminate_backend`) would otherwise raise an error
+   * nobody handles, and end the process.
+   */
   async transaction<T>(work: (query: Query) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let broken: unknown;
+    const lost = (error: Error) => {
+      broken = error;
+    };
+    client.on('error', lost);
     try {
       await client.query('BEGIN');
       const result = await work(async <Row>(text: string, values: unknown[] = []) => (await client.query(text, values)).rows as Row[]);
@@ -44,7 +54,8 @@ export class Sql {
       });
       throw error;
     } finally {
-      // A connection whose rollback failed is in an unknown state: closed, not reused.
+      client.removeListener('error', lost);
+      // A connection whose rollback failed, or that failed, is in an unknown state: closed, not reused.
       client.release(broken instanceof Error ? broken : undefined);
     }
   }

@@ -3,6 +3,7 @@ import { AuditEvent } from '../../src/audit/trail/domain/audit-event';
 import { AuditSearch } from '../../src/audit/search/domain/audit-search.port';
 import { AuditLog } from '../../src/audit/trail/domain/audit-log.port';
 import { CustomerOwnership } from '../../src/customers/domain/customer-ownership.port';
+import { Sql } from '../../src/database/sql';
 import { startTestApp, TestApp } from '../support/app';
 
 /** The writes and reads every partner request makes, against the real tables. */
@@ -25,6 +26,22 @@ describe('persistence on the request path', () => {
   function event(overrides: Partial<AuditEvent> = {}): AuditEvent {
     return { id: randomUUID(), occurredAt: new Date(), requestId: randomUUID(), operation: 'balance.read', phase: 'succeeded', ...overrides };
   }
+
+  describe('a transaction on pg (Sql.transaction, as the sealer runs one every second)', () => {
+    it('when the server ends its connection between two of its statements, then the transaction fails and the process goes on (no unhandled error)', async () => {
+      const sql = t.app.get(Sql);
+      const ended = sql.transaction(async (query) => {
+        const [{ pid }] = await query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        await t.asOwner('SELECT pg_terminate_backend($1)', [pid]);
+        // The server's notice arrives while no statement runs: the connection's 'error' event.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return query('SELECT 1');
+      });
+
+      await expect(ended).rejects.toThrow();
+      await expect(sql.query<{ one: number }>('SELECT 1 AS one', [])).resolves.toEqual([{ one: 1 }]);
+    });
+  });
 
   describe('audit events', () => {
     it('when an event carries every field, then each one is stored as given, but when it occurred, which the database records itself', async () => {
