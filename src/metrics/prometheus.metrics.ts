@@ -22,6 +22,10 @@ export class PrometheusMetrics extends Metrics {
   private readonly sealMaxLag: Gauge;
   private readonly errors: Counter<'code'>;
   private readonly unresolved: Gauge;
+  private readonly heldOutcomes: Gauge;
+  private readonly lateOutcomes: Histogram;
+  /** When the oldest held outcome was held (none: undefined). */
+  private oldestHeldAt?: Date;
   /** Made at the first readiness check: before one, there is no verdict to export (and nothing for an alert to fire on). */
   private ready?: Gauge;
   private sealer?: SealerStatus;
@@ -103,7 +107,37 @@ export class PrometheusMetrics extends Metrics {
       help: 'Mutating provider calls whose outcome is unknown, waiting for reconciliation (as of the last count, every 30 s; at most 500)',
       registers,
     });
+    this.heldOutcomes = new Gauge({
+      name: 'idempotency_held_outcomes',
+      help: 'Provider writes whose outcome (result or release, with its audit event) is held in memory because the database did not take it',
+      registers,
+    });
+    // Computed at each scrape, like the unsealed age: right even when nothing changes meanwhile.
+    const heldFor = () => (this.oldestHeldAt ? Math.max(0, (Date.now() - this.oldestHeldAt.getTime()) / 1000) : 0);
+    new Gauge({
+      name: 'idempotency_held_outcome_oldest_age_seconds',
+      help: 'How long the oldest held outcome has been held, at the moment of the scrape (0: none held)',
+      registers,
+      collect() {
+        this.set(heldFor());
+      },
+    });
+    this.lateOutcomes = new Histogram({
+      name: 'idempotency_held_outcome_written_seconds',
+      help: 'Held outcomes written once the database took them again, by how long they were held',
+      buckets: [0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers,
+    });
     this.upstreamCircuit('closed');
+  }
+
+  outcomesHeld(count: number, oldestHeldAt: Date | undefined): void {
+    this.heldOutcomes.set(count);
+    this.oldestHeldAt = oldestHeldAt;
+  }
+
+  outcomeWrittenLate(heldSeconds: number): void {
+    this.lateOutcomes.observe(heldSeconds);
   }
 
   errorAnswered(code: string): void {

@@ -27,7 +27,7 @@ export function idempotencyStoreContract(subject: () => IdempotencyStore, log: (
     const key = newKey();
 
     expect(await subject().claim(claimOf(key))).toEqual({ kind: 'claimed' });
-    expect(await subject().claim(claimOf(key))).toEqual({ kind: 'in_flight' });
+    expect(await subject().claim(claimOf(key))).toEqual({ kind: 'in_flight', since: now });
     expect(await subject().claim(claimOf(key, 'body-2'))).toEqual({ kind: 'mismatch' });
   });
 
@@ -41,7 +41,7 @@ export function idempotencyStoreContract(subject: () => IdempotencyStore, log: (
   it('when the attempt completed, then the same body gets the stored result back', async () => {
     const key = newKey();
     await subject().claim(claimOf(key));
-    await subject().complete(key, { id: 'acct-1', iban: 'DE00' });
+    await subject().complete({ key, claimedAt: now }, { id: 'acct-1', iban: 'DE00' });
 
     expect(await subject().claim(claimOf(key))).toEqual({ kind: 'completed', result: { id: 'acct-1', iban: 'DE00' } });
   });
@@ -49,7 +49,7 @@ export function idempotencyStoreContract(subject: () => IdempotencyStore, log: (
   it('when the attempt was released, then the same body may claim it again, and another body is still a mismatch', async () => {
     const key = newKey();
     await subject().claim(claimOf(key));
-    await subject().release(key);
+    await subject().release({ key, claimedAt: now });
 
     expect(await subject().claim(claimOf(key, 'body-2'))).toEqual({ kind: 'mismatch' });
     expect(await subject().claim(claimOf(key))).toEqual({ kind: 'claimed' });
@@ -75,7 +75,7 @@ export function idempotencyStoreContract(subject: () => IdempotencyStore, log: (
       const key = newKey();
 
       expect(await subject().claim(claimOf(key), attemptedFor(key, 'r-first'))).toEqual({ kind: 'claimed' });
-      expect(await subject().claim(claimOf(key), attemptedFor(key, 'r-duplicate'))).toEqual({ kind: 'in_flight' });
+      expect(await subject().claim(claimOf(key), attemptedFor(key, 'r-duplicate'))).toEqual({ kind: 'in_flight', since: now });
       expect(await subject().claim(claimOf(key, 'body-2'), attemptedFor(key, 'r-reuse'))).toEqual({ kind: 'mismatch' });
       expect(await attemptsOf(key)).toEqual(['r-first']);
     });
@@ -84,14 +84,14 @@ export function idempotencyStoreContract(subject: () => IdempotencyStore, log: (
       const key = { ...newKey(), reference: randomUUID().toUpperCase() };
 
       expect(await subject().claim(claimOf(key), attemptedFor(key, 'r-upper'))).toEqual({ kind: 'claimed' });
-      expect(await subject().claim(claimOf(key), attemptedFor(key, 'r-again'))).toEqual({ kind: 'in_flight' });
+      expect(await subject().claim(claimOf(key), attemptedFor(key, 'r-again'))).toEqual({ kind: 'in_flight', since: now });
       expect(await attemptsOf(key)).toEqual(['r-upper']);
     });
 
     it('when a released reference is claimed again, then the retry’s event joins the first', async () => {
       const key = newKey();
       await subject().claim(claimOf(key), attemptedFor(key, 'r-first'));
-      await subject().release(key);
+      await subject().release({ key, claimedAt: now });
 
       expect(await subject().claim(claimOf(key), attemptedFor(key, 'r-retry'))).toEqual({ kind: 'claimed' });
       expect((await attemptsOf(key)).sort()).toEqual(['r-first', 'r-retry']);
@@ -138,6 +138,76 @@ export function idempotencyStoreContract(subject: () => IdempotencyStore, log: (
       expect(await attemptsOf(keys[1])).toEqual(['r-earlier']);
       expect(await attemptsOf(keys[2])).toEqual(['r-2']);
       expect(await subject().claim(claimOf(keys[1]), attemptedFor(keys[1], 'r-next'))).toEqual({ kind: 'claimed' });
+    });
+  });
+
+  describe('an attempt’s end with its terminal event', () => {
+    const eventFor = (key: IdempotencyKey, requestId: string, phase: AuditEvent['phase'], id: string = randomUUID()): AuditEvent => ({
+      id,
+      occurredAt: new Date(),
+      requestId,
+      operation: 'bank_account.create',
+      phase,
+      clientId: key.clientId,
+      clientName: 'contract',
+      tenant: 'contract',
+      reference: key.reference,
+    });
+    /** The attempts the log holds for a reference whose own request has not ended, by request. */
+    const unresolvedOf = async (key: IdempotencyKey) =>
+      (await log().unresolved({ reference: key.reference, attemptedBefore: new Date(Date.now() + 3600_000), limit: 10 })).calls.map((call) => call.requestId);
+
+    it('when the result is stored with its terminal event, then both are there: a retry gets the result, and the attempt has ended', async () => {
+      const key = newKey();
+      await subject().claim(claimOf(key), eventFor(key, 'r-1', 'attempted'));
+
+      await subject().complete({ key, claimedAt: now }, { id: 'acct-1' }, eventFor(key, 'r-1', 'succeeded'));
+
+      expect(await subject().claim(claimOf(key), eventFor(key, 'r-2', 'attempted'))).toEqual({ kind: 'completed', result: { id: 'acct-1' } });
+      expect(await unresolvedOf(key)).toEqual([]);
+    });
+
+    it('when the claim is released with its terminal event, then both are there: the same body claims it at once, and the attempt has ended', async () => {
+      const key = newKey();
+      await subject().claim(claimOf(key), eventFor(key, 'r-1', 'attempted'));
+
+      await subject().release({ key, claimedAt: now }, eventFor(key, 'r-1', 'failed'));
+
+      expect(await unresolvedOf(key)).toEqual([]);
+      expect(await subject().claim(claimOf(key), eventFor(key, 'r-2', 'attempted'))).toEqual({ kind: 'claimed' });
+    });
+
+    it('when the terminal event is refused, then the result is not stored either: both or neither', async () => {
+      const key = newKey();
+      await subject().claim(claimOf(key), eventFor(key, 'r-1', 'attempted'));
+      const taken = eventFor(key, 'r-other', 'failed');
+      await log().append(taken);
+
+      await expect(subject().complete({ key, claimedAt: now }, { id: 'acct-1' }, eventFor(key, 'r-1', 'succeeded', taken.id))).rejects.toThrow();
+
+      expect(await subject().claim(claimOf(key), eventFor(key, 'r-2', 'attempted'))).toEqual({ kind: 'in_flight', since: now });
+    });
+
+    it('when an earlier claim of the reference is released, then a later claim of it stays (only its own claim is released)', async () => {
+      const key = newKey();
+      const earlier = new Date(now.getTime() - 120_000);
+      await subject().claim({ ...claimOf(key), now: earlier, lockedUntil: new Date(earlier.getTime() + 1000) });
+      // Abandoned (its lease over), and taken over by a retry with the same body.
+      expect(await subject().claim(claimOf(key))).toEqual({ kind: 'claimed' });
+
+      await subject().release({ key, claimedAt: earlier });
+
+      expect(await subject().claim(claimOf(key))).toEqual({ kind: 'in_flight', since: now });
+    });
+
+    it('when a stored result is released by a late attempt, then the result stays', async () => {
+      const key = newKey();
+      await subject().claim(claimOf(key));
+      await subject().complete({ key, claimedAt: now }, 'the result');
+
+      await subject().release({ key, claimedAt: now });
+
+      expect(await subject().claim(claimOf(key))).toEqual({ kind: 'completed', result: 'the result' });
     });
   });
 }

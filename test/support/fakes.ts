@@ -9,8 +9,11 @@ import { Metrics } from '../../src/common/domain/metrics.port';
 import { Binding, CustomerOwner, CustomerOwnership, OwnershipOrigin } from '../../src/customers/domain/customer-ownership.port';
 import { CustomerNotFound } from '../../src/customers/domain/customers.errors';
 import { ProofReplay } from '../../src/auth/domain/proof-replay.port';
-import { Claim, IdempotencyKey } from '../../src/idempotency/domain/idempotency';
-import { ClaimRequest, IdempotencyStore } from '../../src/idempotency/domain/idempotency-store.port';
+import { Claim } from '../../src/idempotency/domain/idempotency';
+import { ClaimRequest, IdempotencyStore, OwnClaim } from '../../src/idempotency/domain/idempotency-store.port';
+import { IdempotencyOptions, IdempotencyService } from '../../src/idempotency/domain/idempotency.service';
+import { HeldOutcomes } from '../../src/idempotency/domain/held-outcomes';
+import { DomainError } from '../../src/common/domain/domain-error';
 
 /**
  * Small in-memory fakes of the ports, for unit specs of the domain services (the "small" tier).
@@ -44,6 +47,11 @@ export class InMemoryAuditLog extends AuditLog {
   /** Runs no SQL: the in-memory idempotency store appends its write-ahead event itself (see InMemoryIdempotencyStore). */
   appendAlong(event: AuditEvent, write: StoreWrite): Promise<boolean> {
     return Promise.reject(new Error(`the in-memory audit log runs no statement (${write.sql.trim().slice(0, 20)}…) for ${event.phase}`));
+  }
+
+  /** The same: the in-memory idempotency store appends its terminal events itself. */
+  appendWith(event: AuditEvent, write: StoreWrite): Promise<boolean> {
+    return this.appendAlong(event, write);
   }
 
   /** The same rule as the repository's query, without paging. */
@@ -88,6 +96,15 @@ export class CountingMetrics extends Metrics {
   }
   idempotentReplay(operation: string): void {
     this.replays.push(operation);
+  }
+  /** The last count of held outcomes reported. */
+  held = 0;
+  readonly writtenLate: number[] = [];
+  outcomesHeld(count: number): void {
+    this.held = count;
+  }
+  outcomeWrittenLate(heldSeconds: number): void {
+    this.writtenLate.push(heldSeconds);
   }
   auditSealer(): void {}
   errorAnswered(): void {}
@@ -136,8 +153,13 @@ interface KeyRow {
   clientId: string;
   fingerprint: string;
   state: 'in_flight' | 'completed' | 'retryable';
+  claimedAt: Date;
+  lockedUntil: Date;
   result?: unknown;
 }
+
+/** The error the PostgreSQL stores throw while the database does not answer. */
+export const databaseDown = () => new DomainError('DATABASE.UNAVAILABLE', { retryAfterSeconds: 5 });
 
 /**
  * The store's contract (docs/decisions.md, Idempotency) without its concurrency, which PostgreSQL
@@ -147,17 +169,27 @@ interface KeyRow {
 export class InMemoryIdempotencyStore extends IdempotencyStore {
   readonly rows = new Map<string, KeyRow>();
   failRelease = false;
+  /** Every call rejects as the PostgreSQL store does while its database does not answer. */
+  down = false;
 
   constructor(private readonly audit?: InMemoryAuditLog) {
     super();
   }
 
   async claim(request: ClaimRequest, attempted?: AuditEvent): Promise<Claim> {
+    if (this.down) throw databaseDown();
     const held = this.rows.get(request.key.reference);
-    const mayTakeOver = held && held.clientId === request.key.clientId && held.fingerprint === request.fingerprint && held.state === 'retryable';
+    const abandoned = held?.state === 'in_flight' && held.lockedUntil <= request.now;
+    const mayTakeOver = held && held.clientId === request.key.clientId && held.fingerprint === request.fingerprint && (held.state === 'retryable' || abandoned);
     if (!held || mayTakeOver) {
       // Held before the event is appended, so that a claim arriving meanwhile finds it; given back when the append fails.
-      this.rows.set(request.key.reference, { clientId: request.key.clientId, fingerprint: request.fingerprint, state: 'in_flight' });
+      this.rows.set(request.key.reference, {
+        clientId: request.key.clientId,
+        fingerprint: request.fingerprint,
+        state: 'in_flight',
+        claimedAt: request.now,
+        lockedUntil: request.lockedUntil,
+      });
       if (attempted) {
         try {
           if (!this.audit) throw new Error('InMemoryIdempotencyStore needs the audit log its claims append to');
@@ -172,18 +204,29 @@ export class InMemoryIdempotencyStore extends IdempotencyStore {
     }
     if (held.clientId !== request.key.clientId) return { kind: 'taken' };
     if (held.fingerprint !== request.fingerprint) return { kind: 'mismatch' };
-    return held.state === 'completed' ? { kind: 'completed', result: held.result } : { kind: 'in_flight' };
+    return held.state === 'completed' ? { kind: 'completed', result: held.result } : { kind: 'in_flight', since: held.claimedAt };
   }
 
-  complete(key: IdempotencyKey, result: unknown): Promise<void> {
-    this.rows.set(key.reference, { ...this.rows.get(key.reference)!, state: 'completed', result });
-    return Promise.resolve();
+  async complete(claim: OwnClaim, result: unknown, concluded?: AuditEvent): Promise<void> {
+    if (this.down) throw databaseDown();
+    if (concluded) await this.appendConcluded(concluded);
+    const row = this.rows.get(claim.key.reference);
+    if (row && row.clientId === claim.key.clientId) this.rows.set(claim.key.reference, { ...row, state: 'completed', result });
   }
 
-  release(key: IdempotencyKey): Promise<void> {
-    if (this.failRelease) return Promise.reject(new Error('database down'));
-    this.rows.set(key.reference, { ...this.rows.get(key.reference)!, state: 'retryable' });
-    return Promise.resolve();
+  async release(claim: OwnClaim, concluded?: AuditEvent): Promise<void> {
+    if (this.down) throw databaseDown();
+    if (this.failRelease) throw new Error('database down');
+    if (concluded) await this.appendConcluded(concluded);
+    const row = this.rows.get(claim.key.reference);
+    if (row && row.clientId === claim.key.clientId && row.state === 'in_flight' && row.claimedAt.getTime() === claim.claimedAt.getTime()) {
+      this.rows.set(claim.key.reference, { ...row, state: 'retryable' });
+    }
+  }
+
+  private async appendConcluded(event: AuditEvent): Promise<void> {
+    if (!this.audit) throw new Error('InMemoryIdempotencyStore needs the audit log its ends append to');
+    await this.audit.append(event);
   }
 
   purgeExpired(): Promise<number> {
@@ -223,4 +266,24 @@ export class InMemoryProofReplay extends ProofReplay {
     this.used.set(key, expiresAt.getTime());
     return Promise.resolve(true);
   }
+}
+
+/**
+ * An IdempotencyService over `store` as the module makes one, with options a unit spec can read:
+ * a day's keys, a minute's lease, 30 s of work, and no wait for an attempt in flight unless told.
+ */
+export function idempotencyService(
+  store: IdempotencyStore,
+  clock: Clock,
+  metrics: Metrics,
+  options: Partial<IdempotencyOptions> = {},
+): { service: IdempotencyService; held: HeldOutcomes } {
+  const held = new HeldOutcomes(
+    { max: 100, retryEveryMs: 20 },
+    (error) => error instanceof DomainError && error.code === 'DATABASE.UNAVAILABLE',
+    clock,
+    metrics,
+  );
+  const service = new IdempotencyService(store, clock, { ttlMs: 86_400_000, lockMs: 60_000, workMs: 30_000, settleWaitMs: 0, ...options }, metrics, held);
+  return { service, held };
 }

@@ -412,7 +412,7 @@ export interface components {
          * @description Stable and machine-readable: branch on it (docs/errors.md says what each means and what to do).
          * @enum {string}
          */
-        ErrorCode: "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.TIMEOUT" | "REQUEST.EXPECTATION_FAILED" | "REQUEST.URI_TOO_LONG" | "REQUEST.HEADERS_TOO_LARGE" | "REQUEST.CLIENT_CLOSED" | "REQUEST.BODY_TOO_LARGE" | "REQUEST.UNSUPPORTED_MEDIA_TYPE" | "REQUEST.UNSUPPORTED_ENCODING" | "ROUTE.NOT_FOUND" | "RATE_LIMIT.EXCEEDED" | "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE" | "AUTH.INVALID_DPOP_PROOF" | "AUTH.ISSUER_UNAVAILABLE" | "AUTH.CLIENT_NAME_TAKEN" | "AUTH.INVALID_CLIENT" | "SESSION.NOT_CONFIGURED" | "SESSION.ENDED" | "SESSION.CSRF_REJECTED" | "SESSION.RETURN_TO_REFUSED" | "SESSION.LOGIN_FAILED" | "SESSION.INVALID_LOGOUT_TOKEN" | "CUSTOMER.ALREADY_BOUND" | "CUSTOMER.NOT_FOUND" | "IDEMPOTENCY.IN_FLIGHT" | "IDEMPOTENCY.REFERENCE_REUSED" | "IDEMPOTENCY.REFERENCE_TAKEN" | "IDEMPOTENCY.OUTCOME_UNKNOWN" | "UPSTREAM.BAD_RESPONSE" | "UPSTREAM.CREDENTIALS_REFUSED" | "UPSTREAM.NOT_FOUND" | "UPSTREAM.CONFLICT" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.REJECTED" | "UPSTREAM.SERVER_ERROR" | "UPSTREAM.TIMEOUT" | "UPSTREAM.UNREACHABLE" | "UPSTREAM.CONNECTION_LOST" | "UPSTREAM.CIRCUIT_OPEN" | "AUDIT.EVENT_NOT_FOUND" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE" | "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "SERVICE.NOT_READY" | "INTERNAL";
+        ErrorCode: "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.TIMEOUT" | "REQUEST.EXPECTATION_FAILED" | "REQUEST.URI_TOO_LONG" | "REQUEST.HEADERS_TOO_LARGE" | "REQUEST.CLIENT_CLOSED" | "REQUEST.BODY_TOO_LARGE" | "REQUEST.UNSUPPORTED_MEDIA_TYPE" | "REQUEST.UNSUPPORTED_ENCODING" | "ROUTE.NOT_FOUND" | "RATE_LIMIT.EXCEEDED" | "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE" | "AUTH.INVALID_DPOP_PROOF" | "AUTH.ISSUER_UNAVAILABLE" | "AUTH.CLIENT_NAME_TAKEN" | "AUTH.INVALID_CLIENT" | "SESSION.NOT_CONFIGURED" | "SESSION.ENDED" | "SESSION.CSRF_REJECTED" | "SESSION.RETURN_TO_REFUSED" | "SESSION.LOGIN_FAILED" | "SESSION.INVALID_LOGOUT_TOKEN" | "CUSTOMER.ALREADY_BOUND" | "CUSTOMER.NOT_FOUND" | "IDEMPOTENCY.IN_FLIGHT" | "IDEMPOTENCY.REFERENCE_REUSED" | "IDEMPOTENCY.REFERENCE_TAKEN" | "IDEMPOTENCY.OUTCOME_UNKNOWN" | "IDEMPOTENCY.OUTCOME_PENDING" | "UPSTREAM.BAD_RESPONSE" | "UPSTREAM.CREDENTIALS_REFUSED" | "UPSTREAM.NOT_FOUND" | "UPSTREAM.CONFLICT" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.REJECTED" | "UPSTREAM.SERVER_ERROR" | "UPSTREAM.TIMEOUT" | "UPSTREAM.UNREACHABLE" | "UPSTREAM.CONNECTION_LOST" | "UPSTREAM.CIRCUIT_OPEN" | "AUDIT.EVENT_NOT_FOUND" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE" | "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "SERVICE.NOT_READY" | "INTERNAL";
         FieldProblemSchema: {
             /** @example currency */
             field: string;
@@ -1550,7 +1550,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -1850,7 +1850,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -2177,7 +2177,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -2474,7 +2474,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -2766,7 +2766,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -3157,7 +3157,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -3461,7 +3461,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -3799,7 +3799,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -4163,7 +4163,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -4627,7 +4627,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`, `UPSTREAM.RATE_LIMITED`, `UPSTREAM.CIRCUIT_OPEN`. */
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`, `UPSTREAM.RATE_LIMITED`, `UPSTREAM.CIRCUIT_OPEN`, `IDEMPOTENCY.OUTCOME_PENDING`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4641,7 +4641,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -4649,7 +4649,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.CIRCUIT_OPEN";
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.CIRCUIT_OPEN" | "IDEMPOTENCY.OUTCOME_PENDING";
                         };
                     };
                 };
@@ -5089,7 +5089,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -5479,7 +5479,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -5970,7 +5970,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`, `UPSTREAM.RATE_LIMITED`, `UPSTREAM.CIRCUIT_OPEN`. */
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`, `UPSTREAM.RATE_LIMITED`, `UPSTREAM.CIRCUIT_OPEN`, `IDEMPOTENCY.OUTCOME_PENDING`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5984,7 +5984,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -5992,7 +5992,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.CIRCUIT_OPEN";
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.CIRCUIT_OPEN" | "IDEMPOTENCY.OUTCOME_PENDING";
                         };
                     };
                 };
@@ -6567,7 +6567,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -6930,7 +6930,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -7266,7 +7266,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }
@@ -7608,7 +7608,7 @@ export interface operations {
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
                      *         "message": "The service cannot record requests right now; try again shortly"
                      *       }
                      *     }

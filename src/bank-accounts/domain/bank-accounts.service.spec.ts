@@ -3,9 +3,15 @@ import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { newRecord } from '../../common/domain/request-record';
 import { CustomerTenancy } from '../../customers/domain/customer-tenancy.service';
 import { CustomerNotFound } from '../../customers/domain/customers.errors';
-import { IdempotencyService } from '../../idempotency/domain/idempotency.service';
 import { ProviderWrites } from '../../idempotency/domain/provider-writes.service';
-import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryCustomerOwnership, InMemoryIdempotencyStore } from '../../../test/support/fakes';
+import {
+  CountingMetrics,
+  FixedClock,
+  InMemoryAuditLog,
+  InMemoryCustomerOwnership,
+  InMemoryIdempotencyStore,
+  idempotencyService,
+} from '../../../test/support/fakes';
 import { buildOpenBankAccount } from '../../../test/support/builders';
 import { BankAccount, BankAccountGateway, OpenBankAccount } from './bank-account.gateway.port';
 import { BankAccountsService } from './bank-accounts.service';
@@ -38,6 +44,7 @@ describe(BankAccountsService.name, () => {
   let store: InMemoryIdempotencyStore;
   let gateway: RecordingBankAccountGateway;
   let sut: BankAccountsService;
+  let trail: AuditTrail;
   const record = () => newRecord('request-1');
 
   beforeEach(async () => {
@@ -48,12 +55,8 @@ describe(BankAccountsService.name, () => {
     await ownership.assign(ACME_CUSTOMER, 'acme', 'created');
     const clock = new FixedClock();
     const metrics = new CountingMetrics();
-    const trail = new AuditTrail(log, clock, metrics);
-    sut = new BankAccountsService(
-      gateway,
-      new CustomerTenancy(ownership),
-      new ProviderWrites(new IdempotencyService(store, clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics), trail),
-    );
+    trail = new AuditTrail(log, clock, metrics);
+    sut = new BankAccountsService(gateway, new CustomerTenancy(ownership), new ProviderWrites(idempotencyService(store, clock, metrics).service, trail));
   });
 
   describe('open', () => {
@@ -84,7 +87,10 @@ describe(BankAccountsService.name, () => {
 
     it('when the same request is sent again with its reference, then the stored account is replayed and the provider is not called again', async () => {
       const request = buildOpenBankAccount({ customerId: ACME_CUSTOMER });
-      await sut.open(acme, request, record());
+      const first = record();
+      await sut.open(acme, request, first);
+      // As the edge ends the request: its terminal event, with the stored account.
+      await trail.conclude(first, { operation: 'bank_account.create', phase: 'succeeded', httpStatus: 201 });
 
       const again = await sut.open(acme, request, record());
 

@@ -15,6 +15,11 @@ export interface DomainErrorOptions {
   readonly retryAfterSeconds?: number;
   /** The `WWW-Authenticate` challenge a 401 or 403 answers with (RFC 6750, RFC 9449). */
   readonly challenge?: string;
+  /**
+   * The error id the partner is answered with, when it was given before the answer (an audit event
+   * held with it names it): otherwise the error filter makes one.
+   */
+  readonly errorId?: string;
   readonly cause?: unknown;
 }
 
@@ -26,6 +31,8 @@ export class DomainError extends Error {
   readonly retryAfterSeconds?: number;
   /** The WWW-Authenticate challenge to answer with. */
   readonly challenge?: string;
+  /** The error id to answer with, when one was given already. */
+  readonly errorId?: string;
 
   /** Stable, machine-readable: `AUTH.INVALID_TOKEN`, `UPSTREAM.TIMEOUT` (see ERROR_CODES). */
   readonly code: ErrorCode;
@@ -44,5 +51,6 @@ export class DomainError extends Error {
     this.fields = options.fields;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.challenge = options.challenge;
+    this.errorId = options.errorId;
   }
 }

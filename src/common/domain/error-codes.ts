@@ -72,6 +72,7 @@ export const ERROR_CODES = {
   'IDEMPOTENCY.REFERENCE_REUSED': 'unprocessable',
   'IDEMPOTENCY.REFERENCE_TAKEN': 'unprocessable',
   'IDEMPOTENCY.OUTCOME_UNKNOWN': 'conflict',
+  'IDEMPOTENCY.OUTCOME_PENDING': 'unavailable',
   // The provider
   'UPSTREAM.BAD_RESPONSE': 'upstream_rejected',
   'UPSTREAM.CREDENTIALS_REFUSED': 'upstream_rejected',

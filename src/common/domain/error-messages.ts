@@ -39,6 +39,7 @@ export const ERROR_MESSAGES = {
   'IDEMPOTENCY.REFERENCE_REUSED': 'This reference was already used with a different request',
   'IDEMPOTENCY.REFERENCE_TAKEN': 'This reference was already used by another API client',
   'IDEMPOTENCY.OUTCOME_UNKNOWN': 'An earlier request with this reference reached the provider, and its outcome is not known',
+  'IDEMPOTENCY.OUTCOME_PENDING': 'The outcome of a request with this reference is not recorded yet',
   'UPSTREAM.CREDENTIALS_REFUSED': 'The provider refused the request',
   'UPSTREAM.NOT_FOUND': 'The provider has no such resource',
   'UPSTREAM.RATE_LIMITED': 'The provider is limiting requests; try again later',

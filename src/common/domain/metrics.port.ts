@@ -15,6 +15,10 @@ export abstract class Metrics {
   abstract auditWriteFailed(): void;
   /** A request was answered from the idempotency store. */
   abstract idempotentReplay(operation: string): void;
+  /** Provider writes' outcomes held in memory while the database does not take them: how many, and since when the oldest. */
+  abstract outcomesHeld(count: number, oldestHeldAt: Date | undefined): void;
+  /** A held outcome was written, this long after it was held. */
+  abstract outcomeWrittenLate(heldSeconds: number): void;
   /** The audit sealer's state, after each of its rounds (every second). */
   abstract auditSealer(status: SealerStatus): void;
   /** A request was answered with an error: its code (`RATE_LIMIT.EXCEEDED`, `UPSTREAM.TIMEOUT`, …). */

@@ -50,7 +50,10 @@ const ERROR_EXAMPLES: Partial<Record<ErrorCode, { details: string; fields?: { fi
   },
   'RATE_LIMIT.EXCEEDED': { details: 'At most 600 requests per minute per caller' },
   'UPSTREAM.REJECTED': { details: 'The provider answered 400. Quote the error id to support.' },
-  'AUDIT.UNAVAILABLE': { details: 'Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.' },
+  'AUDIT.UNAVAILABLE': { details: 'Every request is recorded before it is acted on, and the record could not be written.' },
+  'IDEMPOTENCY.OUTCOME_PENDING': {
+    details: 'The operation may have completed: retry with the same reference and body, and the retry returns its result once it is recorded.',
+  },
   'UPSTREAM.TIMEOUT': { details: 'The request may or may not have been processed; retry with the same reference to find out.' },
   'SERVICE.NOT_READY': { details: 'A readiness check failed; an admin reads which at GET /health/details' },
   'REQUEST.EXPECTATION_FAILED': { details: new ExpectationFailed().details! },
@@ -132,7 +135,14 @@ export const ERRORS = {
     'UPSTREAM.CONNECTION_LOST',
     'UPSTREAM.CIRCUIT_OPEN',
   ],
-  providerWrite: ['UPSTREAM.CONFLICT', 'IDEMPOTENCY.IN_FLIGHT', 'IDEMPOTENCY.REFERENCE_REUSED', 'IDEMPOTENCY.REFERENCE_TAKEN', 'IDEMPOTENCY.OUTCOME_UNKNOWN'],
+  providerWrite: [
+    'UPSTREAM.CONFLICT',
+    'IDEMPOTENCY.IN_FLIGHT',
+    'IDEMPOTENCY.REFERENCE_REUSED',
+    'IDEMPOTENCY.REFERENCE_TAKEN',
+    'IDEMPOTENCY.OUTCOME_UNKNOWN',
+    'IDEMPOTENCY.OUTCOME_PENDING',
+  ],
 } as const satisfies Record<string, readonly ErrorCode[]>;
 
 /**

@@ -166,9 +166,10 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
   }
 
   private async respond(exception: unknown, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    // A timeout or a caller that hung up is answered as what it was, under the id already shown.
+    // A timeout or a caller that hung up is answered as what it was, under the id already shown; an
+    // error given its id before the answer (an audit event held with it names it), under that one.
     const interrupted = interruptionOf(request, exception);
-    const errorId = interrupted?.errorId ?? randomUUID();
+    const errorId = interrupted?.errorId ?? (exception instanceof DomainError ? exception.errorId : undefined) ?? randomUUID();
     let problem = problemOf(interrupted?.error ?? exception);
     this.log(problem, errorId, request.id);
     try {

@@ -2,7 +2,6 @@ import { Logger } from '@nestjs/common';
 import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { newRecord } from '../../common/domain/request-record';
-import { IdempotencyService } from '../../idempotency/domain/idempotency.service';
 import { ProviderWrites } from '../../idempotency/domain/provider-writes.service';
 import {
   CountingMetrics,
@@ -11,6 +10,7 @@ import {
   InMemoryCustomerOwnership,
   InMemoryIdempotencyStore,
   RecordingLogger,
+  idempotencyService,
 } from '../../../test/support/fakes';
 import { CreatedCustomer, CustomerGateway, NewCustomer } from './customer.gateway.port';
 import { CustomerRequest, CustomersService } from './customers.service';
@@ -55,7 +55,7 @@ describe(CustomersService.name, () => {
     sut = new CustomersService(
       gateway,
       ownership,
-      new ProviderWrites(new IdempotencyService(new InMemoryIdempotencyStore(log), clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics), trail),
+      new ProviderWrites(idempotencyService(new InMemoryIdempotencyStore(log), clock, metrics).service, trail),
       trail,
     );
   });

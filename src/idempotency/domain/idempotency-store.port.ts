@@ -11,6 +11,12 @@ export interface ClaimRequest {
   readonly expiresAt: Date;
 }
 
+/** A claim a request won: its key, and when it claimed it (which tells it from a later claim of the same reference). */
+export interface OwnClaim {
+  readonly key: IdempotencyKey;
+  readonly claimedAt: Date;
+}
+
 /** Reference-keyed replay store, shared by every replica. */
 export abstract class IdempotencyStore {
   /**
@@ -22,11 +28,19 @@ export abstract class IdempotencyStore {
    */
   abstract claim(request: ClaimRequest, attempted?: AuditEvent): Promise<Claim>;
 
-  /** Stores the result to replay. */
-  abstract complete(key: IdempotencyKey, result: unknown): Promise<void>;
+  /**
+   * Stores the result to replay (whichever attempt at the reference stores it: the provider's
+   * answer to the reference is the answer). With `concluded`, the request's terminal event is
+   * appended in the same commit: both are written, or neither.
+   */
+  abstract complete(claim: OwnClaim, result: unknown, concluded?: AuditEvent): Promise<void>;
 
-  /** The attempt ended without a result to replay: a retry with the same body may claim it again. */
-  abstract release(key: IdempotencyKey): Promise<void>;
+  /**
+   * The attempt ended without a result to replay: a retry with the same body may claim it at once.
+   * Only this claim is released (not a later one of the same reference), and only while in flight.
+   * With `concluded`, as for complete.
+   */
+  abstract release(claim: OwnClaim, concluded?: AuditEvent): Promise<void>;
 
   /** Deletes keys past their expiry; returns how many. */
   abstract purgeExpired(now: Date): Promise<number>;

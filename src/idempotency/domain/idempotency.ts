@@ -9,7 +9,8 @@ export interface IdempotencyKey {
 export type Claim =
   | { readonly kind: 'claimed' }
   | { readonly kind: 'completed'; readonly result: unknown }
-  | { readonly kind: 'in_flight' }
+  /** Claimed by another request, which has not ended (or whose end is not recorded yet), since `since`. */
+  | { readonly kind: 'in_flight'; readonly since: Date }
   | { readonly kind: 'mismatch' }
   /** Another client owns this reference. */
   | { readonly kind: 'taken' };

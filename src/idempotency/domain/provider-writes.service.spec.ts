@@ -4,10 +4,9 @@ import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { OPERATION } from '../../common/domain/audit-operations';
 import { newRecord, RequestRecord } from '../../common/domain/request-record';
 import { REFERENCE_ALREADY_SEEN, UpstreamError } from '../../common/domain/upstream';
-import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryIdempotencyStore } from '../../../test/support/fakes';
+import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryIdempotencyStore, idempotencyService } from '../../../test/support/fakes';
 import { nestLogsOfEachTest } from '../../../test/support/nest-logs';
 import { ReferenceReused, ReferenceTaken } from './idempotency.errors';
-import { IdempotencyService } from './idempotency.service';
 import { ProviderWrites } from './provider-writes.service';
 
 const acme: AuthenticatedClient = { id: 'client-acme', name: 'acme-app', role: 'partner', tenant: 'acme' };
@@ -20,17 +19,32 @@ describe(ProviderWrites.name, () => {
   let log: InMemoryAuditLog;
   let clock: FixedClock;
   let sut: ProviderWrites;
+  let trail: AuditTrail;
   let request = 0;
-  const inRequest = <T>(work: (record: RequestRecord) => Promise<T>) => work(newRecord(`request-${++request}`));
+  /**
+   * One request, ended as the edge ends it: its terminal event written (with its write's result or
+   * release), `succeeded` for an answer, `unknown` for a failure after its attempt.
+   */
+  const inRequest = async <T>(work: (record: RequestRecord) => Promise<T>): Promise<T> => {
+    const record = newRecord(`request-${++request}`);
+    let answer: T;
+    try {
+      answer = await work(record);
+    } catch (error) {
+      // While the log is down the edge's terminal event fails as well (and is logged): not this spec's subject.
+      if (!log.failing) await trail.conclude(record, { operation: 'customer.create', phase: 'unknown', httpStatus: 504 });
+      throw error;
+    }
+    await trail.conclude(record, { operation: 'customer.create', phase: 'succeeded', httpStatus: 201 });
+    return answer;
+  };
 
   beforeEach(() => {
     log = new InMemoryAuditLog();
     clock = new FixedClock(new Date('2026-11-23T10:00:00Z'));
     const metrics = new CountingMetrics();
-    sut = new ProviderWrites(
-      new IdempotencyService(new InMemoryIdempotencyStore(log), clock, { ttlMs: 1e7, lockMs: 1e5 }, metrics),
-      new AuditTrail(log, clock, metrics),
-    );
+    trail = new AuditTrail(log, clock, metrics);
+    sut = new ProviderWrites(idempotencyService(new InMemoryIdempotencyStore(log), clock, metrics).service, trail);
   });
 
   describe('begin', () => {

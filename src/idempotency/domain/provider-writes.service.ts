@@ -35,7 +35,10 @@ export class PendingWrite {
    *   (AuditUnavailable, or DATABASE.UNAVAILABLE in an outage, with no claim and no call, when it
    *   cannot be);
    * - when the provider says it has seen the reference and an earlier attempt with it never learned
-   *   its outcome, the partner is told so (EarlierAttemptUnresolved), not that the provider refused.
+   *   its outcome, the partner is told so (EarlierAttemptUnresolved), not that the provider refused;
+   * - the result (or the claim's release) is committed with the request's terminal event, when the
+   *   edge writes it (AuditTrail.concludeWith); when the database does not take them, they are
+   *   held and written later, and the request is answered OUTCOME_PENDING (HeldOutcomes).
    * `body` is what the partner sent, with the reference: its fingerprint tells a replay from a reuse.
    * `about` names what the result is about (a new customer's id), for the events still to come.
    */
@@ -46,6 +49,7 @@ export class PendingWrite {
       fingerprintOf(this.operation, { ...body }),
       () => this.audit.calling(this.record, this.reference, call),
       (claim) => this.audit.attemptWith(this.record, this.operation, this.subject, claim, (answer) => answer.kind === 'claimed'),
+      (ending) => this.audit.concludeWith(this.record, ending),
     );
     if (about) this.audit.about(this.record, about(result.value));
     return result;

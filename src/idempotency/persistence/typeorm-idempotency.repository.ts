@@ -5,8 +5,8 @@ import type { AuditEvent } from '../../audit/trail/domain/audit-event';
 import { AuditLog } from '../../audit/trail/domain/audit-log.port';
 import { Sql } from '../../database/sql';
 import { unavailableOnOutage } from '../../database/store-errors';
-import { Claim, IdempotencyKey } from '../domain/idempotency';
-import { ClaimRequest, IdempotencyStore } from '../domain/idempotency-store.port';
+import { Claim } from '../domain/idempotency';
+import { ClaimRequest, IdempotencyStore, OwnClaim } from '../domain/idempotency-store.port';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
 
 /**
@@ -29,8 +29,23 @@ const CLAIM_SQL = `
            AND (k.state = 'retryable' OR (k.state = 'in_flight' AND k.locked_until <= EXCLUDED.created_at)))
   RETURNING k.reference AS key`;
 
-/** Once per mutating request: plain SQL on pg (see Sql), like the claim. */
-const COMPLETE_SQL = `UPDATE idempotency_keys SET state = 'completed', result = $3::jsonb, locked_until = NULL WHERE client_id = $1 AND reference = $2`;
+/**
+ * A provider write's end, stored with its request's terminal event (AuditLog.appendWith): its
+ * result, whichever attempt at the reference stores it (the provider's answer to the reference is
+ * the answer). Over arrays, like the claim: ends at the same moment share the statement.
+ */
+const COMPLETE_SQL = `
+  UPDATE idempotency_keys AS k SET state = 'completed', result = c.result, locked_until = NULL
+  FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[]) AS c(client_id, reference, result)
+  WHERE k.client_id = c.client_id AND k.reference = c.reference
+  RETURNING k.reference AS key`;
+
+/** Or its claim released for a retry: this claim only (not a later one of the reference), while in flight. */
+const RELEASE_SQL = `
+  UPDATE idempotency_keys AS k SET state = 'retryable', locked_until = NULL
+  FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[]) AS c(client_id, reference, claimed_at)
+  WHERE k.client_id = c.client_id AND k.reference = c.reference AND k.created_at = c.claimed_at AND k.state = 'in_flight'
+  RETURNING k.reference AS key`;
 
 @Injectable()
 export class TypeOrmIdempotencyRepository extends IdempotencyStore {
@@ -58,20 +73,32 @@ export class TypeOrmIdempotencyRepository extends IdempotencyStore {
           ).length === 1;
       if (claimed) return { kind: 'claimed' };
       const held = await this.rows.findOneBy({ reference: key.reference });
-      if (!held) return { kind: 'in_flight' }; // purged between the two statements: a retry claims it
+      if (!held) return { kind: 'in_flight', since: request.now }; // purged between the two statements: a retry claims it
       if (held.clientId !== key.clientId) return { kind: 'taken' };
       if (held.fingerprint !== request.fingerprint) return { kind: 'mismatch' };
       if (held.state === 'completed') return { kind: 'completed', result: held.result };
-      return { kind: 'in_flight' };
+      return { kind: 'in_flight', since: held.createdAt };
     });
   }
 
-  async complete(key: IdempotencyKey, result: unknown): Promise<void> {
-    await unavailableOnOutage(() => this.sql.query(COMPLETE_SQL, [key.clientId, key.reference, JSON.stringify(result)]));
+  async complete(claim: OwnClaim, result: unknown, concluded?: AuditEvent): Promise<void> {
+    await this.end(COMPLETE_SQL, [claim.key.clientId, claim.key.reference, JSON.stringify(result)], claim, concluded);
   }
 
-  async release(key: IdempotencyKey): Promise<void> {
-    await unavailableOnOutage(() => this.rows.update({ clientId: key.clientId, reference: key.reference }, { state: 'retryable', lockedUntil: null }));
+  async release(claim: OwnClaim, concluded?: AuditEvent): Promise<void> {
+    await this.end(RELEASE_SQL, [claim.key.clientId, claim.key.reference, claim.claimedAt], claim, concluded);
+  }
+
+  /** With the terminal event, in its statement (AuditLog.appendWith); alone, as a one-row statement. */
+  private async end(sql: string, values: unknown[], claim: OwnClaim, concluded?: AuditEvent): Promise<void> {
+    await unavailableOnOutage(async () => {
+      if (concluded) await this.audit.appendWith(concluded, { sql, values, key: claim.key.reference.toLowerCase() });
+      else
+        await this.sql.query(
+          sql,
+          values.map((value) => [value]),
+        );
+    });
   }
 
   async purgeExpired(now: Date): Promise<number> {

@@ -2,7 +2,7 @@ import { AuditEvent } from './audit-event';
 import { UnresolvedPage, UnresolvedQuery } from './unresolved-call';
 
 /**
- * A row of another store's write that an event rides with (see AuditLog.appendAlong). `sql` is
+ * A row of another store's write that an event rides with (AuditLog.appendAlong, appendWith). `sql` is
  * one data-modifying statement over array parameters ($1 to $n, one array per field, one element
  * per row) that returns `key` for each row it wrote; `values` are this row's n fields; `key` is the
  * key the statement returns when it writes this row.
@@ -29,6 +29,15 @@ export abstract class AuditLog {
    * event of a provider write commits with its idempotency claim.
    */
   abstract appendAlong(event: AuditEvent, write: StoreWrite): Promise<boolean>;
+
+  /**
+   * Writes the row and appends `event` in the same statement, the event whether or not the write
+   * found its row: both are committed, or neither. Resolves to whether the write wrote its row.
+   * Grouped as appendAlong is. This is how a request's terminal event commits with the idempotency
+   * store's result (or release) of its provider write.
+   * @throws DatabaseUnavailable when the database does not answer: nothing was written.
+   */
+  abstract appendWith(event: AuditEvent, write: StoreWrite): Promise<boolean>;
 
   /** Mutating calls whose outcome is unknown (see UnresolvedCall), newest attempt first. */
   abstract unresolved(query: UnresolvedQuery): Promise<UnresolvedPage>;

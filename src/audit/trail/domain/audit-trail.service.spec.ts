@@ -179,4 +179,62 @@ describe('AuditTrail', () => {
 
     expect(log.events[0].errorMessage).toHaveLength(500);
   });
+
+  describe('concludeWith: the terminal event committed with another store’s write', () => {
+    /** A write that records what it was given, fails with `failWith` when set, and holds when `holds`. */
+    const along = (options: { failWith?: Error; holds?: DomainError } = {}) => {
+      const seen = { written: [] as string[], alone: 0, held: [] as string[] };
+      return {
+        seen,
+        write: (event: { phase: string }) => (options.failWith ? Promise.reject(options.failWith) : (seen.written.push(event.phase), Promise.resolve())),
+        writeAlone: () => ((seen.alone += 1), Promise.resolve()),
+        hold: (event: { phase: string }) => (options.holds ? (seen.held.push(event.phase), options.holds) : undefined),
+      };
+    };
+
+    it('when the request is concluded, then its event goes through the write, not the log on its own', async () => {
+      const record = newRecord('req-with');
+      const write = along();
+      sut.concludeWith(record, write);
+
+      await sut.conclude(record, { operation: 'bank_account.create', phase: 'succeeded', httpStatus: 201 });
+
+      expect(write.seen.written).toEqual(['succeeded']);
+      expect(log.events).toEqual([]);
+    });
+
+    it('when the write fails and it holds both, then its answer is what the request gets, and nothing is counted as lost', async () => {
+      const record = newRecord('req-held');
+      const pending = new StoreDown();
+      const write = along({ failWith: new StoreDown(), holds: pending });
+      sut.concludeWith(record, write);
+
+      await expect(sut.conclude(record, { operation: 'bank_account.create', phase: 'succeeded', httpStatus: 201 })).rejects.toBe(pending);
+
+      expect(write.seen.held).toEqual(['succeeded']);
+      expect(metrics.auditFailures).toBe(0);
+    });
+
+    it('when the write fails and it does not hold them, then the request fails closed and the event is logged as lost', async () => {
+      const record = newRecord('req-lost');
+      sut.concludeWith(record, along({ failWith: new Error('duplicate key value') }));
+
+      await expect(sut.conclude(record, { operation: 'bank_account.create', phase: 'succeeded', httpStatus: 201 })).rejects.toBeInstanceOf(AuditUnavailable);
+
+      expect(metrics.auditFailures).toBe(1);
+      expect(logs.lines.map((line) => line.message)).toEqual(['Audit event could not be written']);
+    });
+
+    it('when the request was concluded already (answered before its provider call ended), then the write goes alone, at once', async () => {
+      const record = newRecord('req-early');
+      await sut.conclude(record, { operation: 'bank_account.create', phase: 'unknown', httpStatus: 504 });
+      const write = along();
+
+      sut.concludeWith(record, write);
+      await new Promise((resolve) => setImmediate(resolve));
+
+      expect(write.seen).toEqual({ written: [], alone: 1, held: [] });
+      expect(log.events.map((event) => event.phase)).toEqual(['unknown']);
+    });
+  });
 });

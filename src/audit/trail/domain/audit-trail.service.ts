@@ -25,6 +25,22 @@ export interface RequestConclusion {
 const MAX_MESSAGE = 500;
 
 /**
+ * Another store's write that a request's terminal event commits with (the idempotency store's
+ * result or release of the request's provider write: IdempotencyService's ClaimEnding).
+ */
+export interface ConcludingWrite {
+  /** Writes the store's change and `event` in one commit; rejects when neither was written. */
+  write(event: AuditEvent): Promise<void>;
+  /** Writes the store's change alone, for a request whose terminal event was written already. */
+  writeAlone(): Promise<void>;
+  /**
+   * When `write` failed with `error`: keeps both to write later and gives what the request is
+   * answered with instead, or undefined when it does not keep them.
+   */
+  hold(event: AuditEvent, error: unknown): DomainError | undefined;
+}
+
+/**
  * The audit trail of the request being served. Domain services name what a request is about and
  * write `attempted` before a mutating provider call; the edge of the service writes the one
  * terminal event. An event that cannot be written is logged whole (it holds no personal data) and
@@ -33,6 +49,8 @@ const MAX_MESSAGE = 500;
 @Injectable()
 export class AuditTrail {
   private readonly logger = new Logger('AuditTrail');
+  /** The write each request's terminal event commits with, when it has one (concludeWith). */
+  private readonly concluding = new WeakMap<RequestRecord, ConcludingWrite>();
 
   constructor(
     private readonly log: AuditLog,
@@ -111,18 +129,45 @@ export class AuditTrail {
   }
 
   /**
-   * Writes the terminal event of a request, once.
-   * @throws AuditUnavailable when it could not be written.
+   * The request's terminal event is to commit with `write` (its provider write's result or release):
+   * one commit for both. When the terminal event was written already (the request was answered
+   * before its provider call ended: a timeout, a caller that hung up), the write goes alone, now.
+   */
+  concludeWith(record: RequestRecord, write: ConcludingWrite): void {
+    if (!record.concluded) {
+      this.concluding.set(record, write);
+      return;
+    }
+    write.writeAlone().catch((error: unknown) => {
+      this.logger.warn({ ...logContextOf(record), err: error }, 'The end of a provider write answered earlier could not be stored');
+    });
+  }
+
+  /**
+   * Writes the terminal event of a request, once, with the write it commits with (concludeWith).
+   * @throws AuditUnavailable when it could not be written; the write's error, or what it answers
+   * with when it holds both to write later (ConcludingWrite.hold).
    */
   async conclude(record: RequestRecord, conclusion: RequestConclusion): Promise<void> {
     if (!noteConcluded(record)) return;
-    await this.write(
-      this.event(record, {
-        ...conclusion,
-        errorMessage: conclusion.errorMessage?.slice(0, MAX_MESSAGE),
-        latencyMs: Math.round(performance.now() - record.startedAt),
-      }),
-    );
+    const event = this.event(record, {
+      ...conclusion,
+      errorMessage: conclusion.errorMessage?.slice(0, MAX_MESSAGE),
+      latencyMs: Math.round(performance.now() - record.startedAt),
+    });
+    const along = this.concluding.get(record);
+    if (!along) {
+      await this.write(event);
+      return;
+    }
+    this.concluding.delete(record);
+    try {
+      await along.write(event);
+    } catch (error) {
+      const answer = along.hold(event, error);
+      if (answer) throw answer;
+      throw this.unwritten(event, error);
+    }
   }
 
   private event(record: RequestRecord, fields: Pick<AuditEvent, 'operation' | 'phase'> & Partial<AuditEvent>): AuditEvent {

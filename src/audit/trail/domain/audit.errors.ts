@@ -1,10 +1,15 @@
 import { DomainError } from '../../../common/domain/domain-error';
 
-/** The audit log cannot be written: the request is refused rather than left unrecorded. */
+/**
+ * The audit log cannot be written: the request is refused rather than left unrecorded. A write
+ * whose `attempted` event could not be written was not sent; one whose end could not be written
+ * nor held (HeldOutcomes full, or refused for good) was, and its retry finds its result or, once
+ * its claim lapses, reaches the provider with the same reference.
+ */
 export class AuditUnavailable extends DomainError {
   constructor(cause?: unknown) {
     super('AUDIT.UNAVAILABLE', {
-      details: 'Every request is recorded before it is acted on, and the record could not be written. Nothing was sent to the provider.',
+      details: 'Every request is recorded before it is acted on, and the record could not be written.',
       retryAfterSeconds: 5,
       cause,
     });

@@ -80,9 +80,17 @@ export class TypeOrmAuditLogRepository extends AuditLog {
    * column added there is written here too. `along(write)` is the same INSERT after another write,
    * taking only the events whose row that write returned (see appendAlong).
    */
-  private readonly insert: { sql: string; along: (write: string, fields: number) => string; parameters: (rows: AuditEventEntity[]) => unknown[][] };
+  private readonly insert: {
+    sql: string;
+    along: (write: string, fields: number) => string;
+    with: (write: string, fields: number) => string;
+    parameters: (rows: AuditEventEntity[]) => unknown[][];
+  };
 
-  /** appendAlong's group commit for each statement it has carried (the service has one: the idempotency claim). */
+  /**
+   * The group commit of each statement appendAlong or appendWith has carried, by how and by the
+   * statement (the service has three: the idempotency claim, its result, its release).
+   */
   private readonly along = new Map<string, GroupCommit<AlongRow, boolean>>();
 
   constructor(
@@ -102,6 +110,10 @@ export class TypeOrmAuditLogRepository extends AuditLog {
         `WITH written AS (${write}), appended AS (` +
         `INSERT INTO audit_events (${names}) SELECT ${names} FROM unnest(${arrays(fields)}, $${fields + columns.length + 1}::text[]) AS e(${names}, along_key) ` +
         `WHERE e.along_key IN (SELECT key::text FROM written)) SELECT key::text AS key FROM written`,
+      // The same, every event written whatever the write found.
+      with: (write, fields) =>
+        `WITH written AS (${write}), appended AS (INSERT INTO audit_events (${names}) SELECT * FROM unnest(${arrays(fields)})) ` +
+        `SELECT key::text AS key FROM written`,
       parameters: (batch) => columns.map((column) => batch.map((row) => row[column.propertyName as keyof AuditEventEntity])),
     };
   }
@@ -117,35 +129,47 @@ export class TypeOrmAuditLogRepository extends AuditLog {
    * one commit, at most one row per key in each.
    */
   appendAlong(event: AuditEvent, write: StoreWrite): Promise<boolean> {
-    const commits = this.alongOf(write);
-    const row: AlongRow = { event: AuditEventMapper.toRow(event), values: write.values, key: write.key };
-    return traced('audit.write', { [SPAN_ATTRIBUTES.operation]: event.operation, 'gateway.audit_phase': event.phase }, () => commits.write(row));
+    return this.rideWith('along', event, write);
   }
 
-  private alongOf(write: StoreWrite): GroupCommit<AlongRow, boolean> {
-    let commits = this.along.get(write.sql);
+  appendWith(event: AuditEvent, write: StoreWrite): Promise<boolean> {
+    return this.rideWith('with', event, write);
+  }
+
+  private rideWith(how: 'along' | 'with', event: AuditEvent, write: StoreWrite): Promise<boolean> {
+    const commits = this.alongOf(how, write);
+    const row: AlongRow = { event: AuditEventMapper.toRow(event), values: write.values, key: write.key };
+    return traced('audit.write', { [SPAN_ATTRIBUTES.operation]: event.operation, 'gateway.audit_phase': event.phase }, () =>
+      unavailableOnOutage(() => commits.write(row)),
+    );
+  }
+
+  private alongOf(how: 'along' | 'with', write: StoreWrite): GroupCommit<AlongRow, boolean> {
+    const id = `${how}:${write.sql}`;
+    let commits = this.along.get(id);
     if (commits === undefined) {
-      const name = `audit-along-${this.along.size + 1}`;
-      const text = this.insert.along(write.sql, write.values.length);
-      commits = new GroupCommit<AlongRow, boolean>((rows) => this.writeAlong(name, text, rows), {
+      const name = `audit-${how}-${this.along.size + 1}`;
+      const text = this.insert[how](write.sql, write.values.length);
+      const keyed = how === 'along';
+      commits = new GroupCommit<AlongRow, boolean>((rows) => this.writeAlong(name, text, rows, keyed), {
         maxBatch: 200,
         maxInFlight: 2,
         isRowError: isRefusedData,
         keyOf: (row) => row.key,
       });
-      this.along.set(write.sql, commits);
+      this.along.set(id, commits);
     }
     return commits;
   }
 
   /** In the order of their keys: two statements that lock the same rows (two replicas') lock them in one order, so neither waits on the other in a cycle. */
-  private async writeAlong(name: string, text: string, batch: AlongRow[]): Promise<boolean[]> {
+  private async writeAlong(name: string, text: string, batch: AlongRow[], keyed: boolean): Promise<boolean[]> {
     const rows = [...batch].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const fields = rows[0].values.map((_, field) => rows.map((row) => row.values[field]));
     const written = await this.sql.prepared<{ key: string }>(name, text, [
       ...fields,
       ...this.insert.parameters(rows.map((row) => row.event)),
-      rows.map((row) => row.key),
+      ...(keyed ? [rows.map((row) => row.key)] : []),
     ]);
     const keys = new Set(written.map((row) => row.key));
     return batch.map((row) => keys.has(row.key));
