@@ -142,6 +142,7 @@ describe('alert rules in a real Prometheus scraping the gateway', () => {
         'GatewayDown',
         'GatewayLatencyP99High',
         'GatewayNotReady',
+        'GatewayOutcomesHeld',
         'GatewayProviderCircuitOpen',
         'GatewayProviderErrors',
         'GatewayServerErrors',

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { runAuditReconcile } from '../../src/audit/cli/audit-reconcile.command';
 import { longestProviderCallMs } from '../../src/config/provider-call';
-import { CLAIM_MARGIN_MS } from '../../src/idempotency/idempotency.module';
+import { CLAIM_MARGIN_MS, WRITES_MARGIN_MS } from '../../src/idempotency/idempotency.module';
 import { buildBankAccountRequest, buildCustomerRequest } from '../support/builders';
 import { Answer, callApi, createCustomer } from '../support/http';
 import { startReplicas, ReplicaSet } from '../support/replicas';
@@ -15,6 +15,8 @@ import { waitFor } from '../support/wait-for';
 const UPSTREAM_TIMEOUT_MS = 3000;
 /** The claim's lease the service derives (idempotency.module.ts): the longest provider call, and a margin. */
 const LEASE_MS = longestProviderCallMs({ UPSTREAM_TIMEOUT_MS, UPSTREAM_RETRY_MAX: 0 }) + CLAIM_MARGIN_MS;
+/** How long a claim counts as in flight (the longest a request can take), shorter than its lease. */
+const WORK_MS = longestProviderCallMs({ UPSTREAM_TIMEOUT_MS, UPSTREAM_RETRY_MAX: 0 }) + WRITES_MARGIN_MS;
 
 describe('three replicas serving together', () => {
   let set: ReplicaSet;
@@ -120,27 +122,34 @@ describe('three replicas serving together', () => {
       expect(times).toEqual([...times].sort().reverse());
     });
 
-    it('then a killed call’s reference is held for the claim’s lease and no longer, and its retry is told the outcome is unknown', async () => {
+    it('then a killed call’s reference is held for the claim’s lease and no longer (in flight while it could still be worked on, its outcome pending after), and its retry is then told the outcome is unknown', async () => {
       const call = killed[0];
       const retry = () => callApi(base(a), 'POST', '/api/v1/customers', { token: partner, body: call.body });
       const heldUntil = call.sentAt + LEASE_MS;
+      const codeOf = (answer: Answer) => answer.body.error?.code;
+      const holding = (answer: Answer) => codeOf(answer) === 'IDEMPOTENCY.IN_FLIGHT' || codeOf(answer) === 'IDEMPOTENCY.OUTCOME_PENDING';
 
       const polls: { at: number; answer: Answer }[] = [];
       for (;;) {
         const answer = await retry();
         polls.push({ at: Date.now(), answer });
-        if (answer.status !== 409 || answer.headers.get('retry-after') === null) break;
+        if (!holding(answer)) break;
         if (Date.now() > killedAt + LEASE_MS + 5_000) break;
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
 
       const held = polls.slice(0, -1);
       const released = polls[polls.length - 1];
-      // In flight (409 with Retry-After) while the dead replica's claim lasts, with some of the lease left after the kill...
+      // While the dead replica's claim lasts: in flight (409, Retry-After: 1) while a request could still be at
+      // work on it, then its outcome pending (503, Retry-After: 1) until the lease ends...
       expect(held.length).toBeGreaterThan(0);
-      expect(held.every(({ answer }) => answer.status === 409 && answer.body.error!.message === 'A request with this reference is still being processed')).toBe(
-        true,
-      );
+      for (const { at, answer } of held) {
+        const inFlight = at < call.sentAt + WORK_MS - 500;
+        const pending = at > call.sentAt + WORK_MS + 1_500;
+        if (inFlight) expect([answer.status, codeOf(answer), answer.headers.get('retry-after')]).toEqual([409, 'IDEMPOTENCY.IN_FLIGHT', '1']);
+        if (pending) expect([answer.status, codeOf(answer), answer.headers.get('retry-after')]).toEqual([503, 'IDEMPOTENCY.OUTCOME_PENDING', '1']);
+      }
+      expect(held.some(({ answer }) => codeOf(answer) === 'IDEMPOTENCY.OUTCOME_PENDING')).toBe(true);
       expect(held[held.length - 1].at).toBeGreaterThan(heldUntil - 2_000);
       // ...and taken over once it lapses: the provider has the reference, so the outcome is unknown.
       expect(released.at).toBeLessThan(heldUntil + 2_000);
