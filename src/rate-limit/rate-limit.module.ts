@@ -30,7 +30,8 @@ function rateLimitsOf(config: ConfigService<RateLimitEnvironment, true>): RateLi
     {
       provide: RateLimitStore,
       inject: [RateLimits],
-      useFactory: (limits: RateLimits) => (limits.redisUrl ? new RedisRateLimitStore(limits.redisUrl) : new MemoryRateLimitStore()),
+      useFactory: async (limits: RateLimits): Promise<RateLimitStore> =>
+        limits.redisUrl ? await RedisRateLimitStore.connect(limits.redisUrl) : new MemoryRateLimitStore(),
     },
   ],
   exports: [RateLimiter, RefusalBudget],

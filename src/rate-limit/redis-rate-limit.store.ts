@@ -1,5 +1,6 @@
 import { Logger, OnModuleDestroy } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { connectRedis } from '../common/runtime/redis-client';
 import { RateLimitCount, RateLimitStore } from './rate-limit-store';
 
 /**
@@ -29,37 +30,23 @@ const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
  */
 export class RedisRateLimitStore extends RateLimitStore implements OnModuleDestroy {
   private readonly logger = new Logger('RateLimit');
-  private readonly redis: Redis;
   private lastWarning = 0;
-  /** Settles once the first connection is up, or after the connect timeout: requests wait no longer. */
-  private readonly firstConnection: Promise<void>;
 
   constructor(
-    url: string,
+    private readonly redis: Redis,
     private readonly prefix = 'partner-gateway:rate:',
   ) {
     super();
-    this.redis = new Redis(url, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 1000,
-      commandTimeout: 500,
-      retryStrategy: (attempt) => Math.min(attempt * 200, 5000),
-    });
     this.redis.on('error', (error: Error) => this.warn(error));
-    this.firstConnection = new Promise((resolve) => {
-      const timer = setTimeout(resolve, 1000);
-      timer.unref();
-      this.redis.once('ready', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+  }
+
+  /** Once its first connection is up, or a second has passed (connectRedis). */
+  static async connect(url: string, prefix?: string): Promise<RedisRateLimitStore> {
+    return new RedisRateLimitStore(await connectRedis(url), prefix);
   }
 
   async increment(key: string, ttl: number, limit: number, blockDuration: number): Promise<RateLimitCount> {
     const base = `${this.prefix}${key}`;
-    await this.firstConnection;
     try {
       const [totalHits, windowMs, blocked, blockMs] = (await this.redis.eval(INCREMENT, 2, base, `${base}:blocked`, ttl, limit, blockDuration)) as number[];
       return {

@@ -10,8 +10,8 @@ const REDIS_URL = process.env.TEST_REDIS_URL!;
 describe('RedisRateLimitStore (a real Redis)', () => {
   let sut: RedisRateLimitStore;
 
-  beforeAll(() => {
-    sut = new RedisRateLimitStore(REDIS_URL, `partner-gateway-test:${randomUUID()}:`);
+  beforeAll(async () => {
+    sut = await RedisRateLimitStore.connect(REDIS_URL, `partner-gateway-test:${randomUUID()}:`);
   });
 
   afterAll(() => {

@@ -1,5 +1,6 @@
 import { Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Redis } from 'ioredis';
+import { connectRedis } from '../../common/runtime/redis-client';
 import { DatabaseUnavailable } from '../../database/store-errors';
 import { ProofReplay } from '../domain/proof-replay.port';
 
@@ -26,30 +27,9 @@ export class RedisProofReplay extends ProofReplay implements OnModuleDestroy {
     this.redis.on('error', (error: Error) => this.warn(error));
   }
 
-  /**
-   * A Redis client that fails fast rather than queue commands while Redis is away, once its first
-   * connection is up or its connect timeout has passed (start-up goes on without it then: requests
-   * with proofs fail closed until it answers).
-   */
+  /** Once its first connection is up, or a second has passed (start-up goes on: requests with proofs fail closed until it answers). */
   static async connect(url: string): Promise<RedisProofReplay> {
-    // Loaded only where Redis is configured.
-    const { Redis } = await import('ioredis');
-    const redis = new Redis(url, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 1000,
-      commandTimeout: 500,
-      retryStrategy: (attempt) => Math.min(attempt * 200, 5000),
-    });
-    const replay = new RedisProofReplay(redis);
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, 1000);
-      redis.once('ready', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-    return replay;
+    return new RedisProofReplay(await connectRedis(url));
   }
 
   async useOnce(key: string, expiresAt: Date): Promise<boolean> {

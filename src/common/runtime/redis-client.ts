@@ -1,0 +1,29 @@
+import type { Redis } from 'ioredis';
+
+/**
+ * A Redis client for state the replicas share (rate-limit counters, used DPoP proofs): it fails a
+ * command at once rather than queue it while Redis is away, and reconnects in the background.
+ * Resolves once its first connection is up, or after a second: start-up goes on without Redis
+ * then, and each user decides what a failed command means. ioredis is loaded only here, when a
+ * Redis is configured: a service without one never loads it.
+ */
+export async function connectRedis(url: string): Promise<Redis> {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1000,
+    commandTimeout: 500,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 5000),
+  });
+  // Until its user listens: an unanswered 'error' event would end the process.
+  redis.on('error', () => undefined);
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 1000);
+    redis.once('ready', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  return redis;
+}
