@@ -14,7 +14,7 @@ import { useFormBodyOn } from './common/http/json-body';
 import { SESSION_PATHS } from './auth/domain/session-endpoints';
 import { createRequestLogDestination, createServiceLogger, ServiceLogger } from './common/runtime/logging';
 import { requestIdOf } from './common/http/request-context';
-import { resolveConstraintsFrom } from './common/http/validation';
+import { rememberValidationRules, resolveConstraintsFrom } from './common/http/validation';
 import { corsOrigins } from './config/env.schema';
 import { AppConfig } from './config/load-config';
 import { readTrustedProxies, trustProxyOption } from './config/trusted-proxies';
@@ -96,6 +96,7 @@ export async function createApp(
     logger.warn('TRUST_PROXY=true trusts every hop: a caller chooses its own address with X-Forwarded-For (refused in production)');
   }
   resolveConstraintsFrom(app);
+  rememberValidationRules();
   const fastify = app.getHttpAdapter().getInstance();
   installEdgeServer(fastify);
   useFormBodyOn(fastify, [SESSION_PATHS.backchannelLogout]);

@@ -1,6 +1,7 @@
 import { ArgumentMetadata, INestApplicationContext, Type, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { getMetadataStorage, IS_OPTIONAL, useContainer } from 'class-validator';
+import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import { DomainError, FieldProblem } from '../domain/domain-error';
 import { SPAN_ATTRIBUTES, traced } from '../telemetry/tracing';
 
@@ -155,4 +156,42 @@ export function resolveConstraintsFrom(app: INestApplicationContext): void {
     },
     { fallback: true },
   );
+}
+
+/** The two lookups class-validator's MetadataStorage makes for every object it validates. */
+interface RuleLookups {
+  getTargetValidationMetadatas(target: unknown, schema: string, always: boolean, strictGroups: boolean, groups?: string[]): ValidationMetadata[];
+  groupByPropertyName(rules: ValidationMetadata[]): Record<string, ValidationMetadata[]>;
+}
+
+const remembering = Symbol('rules remembered');
+
+/**
+ * class-validator looks a DTO's rules up on every validation: it filters every rule it holds for
+ * the class and its parents, then groups them by field, allocating both anew each time (1 % of the
+ * gateway's CPU, and 2 KiB of garbage, per balance read). A class's rules are registered as its
+ * decorators run, when the class is defined, before any request: so the answer for a class and
+ * the same options never changes, and it is kept. Validation itself is class-validator's, as before.
+ */
+export function rememberValidationRules(): void {
+  const storage = getMetadataStorage() as unknown as RuleLookups & { [remembering]?: true };
+  if (storage[remembering]) return;
+  storage[remembering] = true;
+  const lookUp = storage.getTargetValidationMetadatas.bind(storage);
+  const group = storage.groupByPropertyName.bind(storage);
+  const rules = new Map<unknown, Map<string, ValidationMetadata[]>>();
+  const grouped = new WeakMap<ValidationMetadata[], Record<string, ValidationMetadata[]>>();
+  storage.getTargetValidationMetadatas = (target, schema, always, strictGroups, groups) => {
+    const key = `${schema}\u0000${always}\u0000${strictGroups}\u0000${groups?.join('\u0000') ?? ''}`;
+    let byOptions = rules.get(target);
+    if (!byOptions) rules.set(target, (byOptions = new Map<string, ValidationMetadata[]>()));
+    let found = byOptions.get(key);
+    if (!found) byOptions.set(key, (found = lookUp(target, schema, always, strictGroups, groups)));
+    return found;
+  };
+  storage.groupByPropertyName = (list) => {
+    let byField = grouped.get(list);
+    if (!byField) grouped.set(list, (byField = group(list)));
+    return byField;
+  };
 }
