@@ -228,11 +228,23 @@ function sharedKeys(dataDir) {
   return { AUDIT_SIGNING_KEY: audit, END_USER_PSEUDONYM_KEY: pseudonym };
 }
 
+/**
+ * The Node flags the production image runs the service with (the Dockerfile's last CMD, between
+ * `node` and the entry point), so that the gateway is measured as it is deployed.
+ */
+export function productionNodeFlags(root = ROOT) {
+  const cmd = readFileSync(join(root, 'Dockerfile'), 'utf8')
+    .match(/^CMD \[(.*)\]\s*$/gm)
+    ?.at(-1);
+  const words = cmd ? JSON.parse(cmd.slice('CMD '.length)) : [];
+  return words.slice(1, -1).filter((word) => word.startsWith('--'));
+}
+
 /** A gateway process in live mode against the bench sandbox, on `database`, with the rate limits out of the way. */
 export async function startBenchGatewayProcess({ database, dataDir, sandboxUrl, env = {}, nodeArgs = [], root = ROOT }) {
   const port = await freePort();
   const gateway = await startNode(
-    [...nodeArgs, join(root, 'dist', 'src', 'main.js')],
+    [...productionNodeFlags(root), ...nodeArgs, join(root, 'dist', 'src', 'main.js')],
     {
       NODE_ENV: 'production',
       PORT: String(port),
