@@ -1,6 +1,6 @@
-import { Logger, OnModuleDestroy } from '@nestjs/common';
+import { OnModuleDestroy } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { connectRedis } from '../common/runtime/redis-client';
+import { connectRedis, warnWhileAway } from '../common/runtime/redis-client';
 import { RateLimitCount, RateLimitStore } from './rate-limit-store';
 
 /**
@@ -29,15 +29,14 @@ const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
  * outage of the API. Commands fail fast instead of queueing while Redis is away.
  */
 export class RedisRateLimitStore extends RateLimitStore implements OnModuleDestroy {
-  private readonly logger = new Logger('RateLimit');
-  private lastWarning = 0;
+  private readonly warn: (error: Error) => void;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix = 'partner-gateway:rate:',
   ) {
     super();
-    this.redis.on('error', (error: Error) => this.warn(error));
+    this.warn = warnWhileAway(redis, 'RateLimit', 'Rate-limit store unavailable: requests are not being limited');
   }
 
   /** Once its first connection is up, or a second has passed (connectRedis). */
@@ -63,12 +62,5 @@ export class RedisRateLimitStore extends RateLimitStore implements OnModuleDestr
 
   onModuleDestroy(): void {
     this.redis.disconnect();
-  }
-
-  private warn(error: Error): void {
-    const now = Date.now();
-    if (now - this.lastWarning < 60_000) return;
-    this.lastWarning = now;
-    this.logger.warn({ reason: error.message }, 'Rate-limit store unavailable: requests are not being limited');
   }
 }

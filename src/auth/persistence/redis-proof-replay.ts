@@ -1,6 +1,6 @@
-import { Logger, OnModuleDestroy } from '@nestjs/common';
+import { OnModuleDestroy } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { connectRedis } from '../../common/runtime/redis-client';
+import { connectRedis, warnWhileAway } from '../../common/runtime/redis-client';
 import { DatabaseUnavailable } from '../../database/store-errors';
 import { ProofReplay } from '../domain/proof-replay.port';
 
@@ -16,15 +16,14 @@ import { ProofReplay } from '../domain/proof-replay.port';
  * (503, as when PostgreSQL does not answer); nothing is queued while it is away.
  */
 export class RedisProofReplay extends ProofReplay implements OnModuleDestroy {
-  private readonly logger = new Logger('DpopProofs');
-  private lastWarning = 0;
+  private readonly warn: (error: Error) => void;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix = 'partner-gateway:dpop:',
   ) {
     super();
-    this.redis.on('error', (error: Error) => this.warn(error));
+    this.warn = warnWhileAway(redis, 'DpopProofs', 'Redis does not answer: requests with DPoP proofs are refused until it does');
   }
 
   /** Once its first connection is up, or a second has passed (start-up goes on: requests with proofs fail closed until it answers). */
@@ -45,13 +44,5 @@ export class RedisProofReplay extends ProofReplay implements OnModuleDestroy {
 
   onModuleDestroy(): void {
     this.redis.disconnect();
-  }
-
-  /** At most one line a minute while Redis is away: the refused requests are logged each on their own. */
-  private warn(error: Error): void {
-    const now = Date.now();
-    if (now - this.lastWarning < 60_000) return;
-    this.lastWarning = now;
-    this.logger.warn({ err: { message: error.message } }, 'Redis does not answer: requests with DPoP proofs are refused until it does');
   }
 }

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 
 /**
@@ -26,4 +27,22 @@ export async function connectRedis(url: string): Promise<Redis> {
     });
   });
   return redis;
+}
+
+/**
+ * What a store does while Redis is away: one warning a minute at most, whatever fails (the client's
+ * own errors, each refused command), so that an outage is one line a minute, not one a request.
+ * Listens to the client's errors from the start.
+ */
+export function warnWhileAway(redis: Redis, context: string, message: string): (error: Error) => void {
+  const logger = new Logger(context);
+  let last = 0;
+  const warn = (error: Error) => {
+    const now = Date.now();
+    if (now - last < 60_000) return;
+    last = now;
+    logger.warn({ reason: error.message }, message);
+  };
+  redis.on('error', warn);
+  return warn;
 }
