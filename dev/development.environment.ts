@@ -25,6 +25,10 @@ export class DevelopmentEnvironment {
   /** Sandbox mode: where the development OpenID provider listens (on 127.0.0.1); 0 for any free port. */
   @IsIntegerBetween(0, 65535)
   readonly DEV_OIDC_PORT: number = 4011;
+
+  /** Sandbox mode: where the development staff provider (the company's provider's stand-in) listens (on 127.0.0.1); 0 for any free port. */
+  @IsIntegerBetween(0, 65535)
+  readonly DEV_STAFF_OIDC_PORT: number = 4012;
 }
 
 /** Development tooling's settings alone, from `env` (a command the service's checks already passed). */

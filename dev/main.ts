@@ -11,7 +11,7 @@ import { Companion, runService, shownBaseUrl } from '../src/serve';
 import { liveUpstreamSettings, sandboxUpstreamSettings } from '../src/upstream/upstream.settings';
 import { createDemoCustomer, demoCustomerFile, readDemoCustomer } from './demo/demo-customer';
 import { createDevClientsIfNone, devTokensBanner } from './demo/dev-clients';
-import { asTrustedProvider, DevIdentityProvider, startDevIdentityProvider } from './identity-provider/dev-identity-provider';
+import { asTrustedProvider, asTrustedStaffProvider, DevIdentityProvider, startDevIdentityProvider } from './identity-provider/dev-identity-provider';
 import { sandboxFilesUnder, startSandbox } from './sandbox/sandbox.runner';
 import { serveWebApp } from './web-app/serve-web-app';
 
@@ -30,6 +30,7 @@ async function main(): Promise<void> {
   // The demo customer of an earlier start, if any (sandbox mode with embedded defaults only).
   let demoCustomerId = embeddedDefaults ? readDemoCustomer(demoCustomerFile(config.DATA_DIR)) : undefined;
   let identityProvider: DevIdentityProvider | undefined;
+  let staffProvider: DevIdentityProvider | undefined;
   /** Where browsers reach the gateway: the web app's login starts and ends there, where its cookie lives. */
   const publicOrigin = (port: number) => config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`;
 
@@ -64,12 +65,35 @@ async function main(): Promise<void> {
         'Development OpenID provider running in-process: end users demo and alex (password: the name); web apps log in through it (/app/)',
       );
     }
+    if (!config.STAFF_OIDC_ISSUER) {
+      const gatewayOrigins = [`http://127.0.0.1:${config.PORT}`, `http://localhost:${config.PORT}`];
+      try {
+        staffProvider = await startDevIdentityProvider({
+          port: config.DEV_STAFF_OIDC_PORT,
+          audience: config.STAFF_OIDC_AUDIENCE,
+          keysDir: files.keysDir,
+          swaggerRedirectUris: gatewayOrigins.map((origin) => `${origin}/oauth2-redirect.html`),
+          staff: true,
+        });
+      } catch (error) {
+        await Promise.all(companions.map((companion) => companion.close()));
+        throw error;
+      }
+      companions.push(staffProvider);
+      log.warn(
+        { issuer: staffProvider.issuer },
+        'Development staff provider running in-process: sam (support), casey (compliance), oli (operator), pat (no second factor); password: the name',
+      );
+    }
     return {
       upstream: sandboxUpstreamSettings(config, sandbox),
       companions,
       appOptions: {
         demoCustomerId: () => demoCustomerId,
-        development: identityProvider && { identityProvider: asTrustedProvider(identityProvider.issuer), routes: serveWebApp },
+        development: {
+          ...(identityProvider ? { identityProvider: asTrustedProvider(identityProvider.issuer), routes: serveWebApp } : {}),
+          ...(staffProvider ? { staffProvider: asTrustedStaffProvider(staffProvider.issuer) } : {}),
+        },
       },
       // Part of the start: a failure here stops the sandbox, the provider and the embedded database too.
       listening: async (port) => {
@@ -87,7 +111,9 @@ async function main(): Promise<void> {
         } catch (error) {
           log.warn({ err: error }, 'The demo customer could not be made: Swagger UI’s examples name a customer no one has');
         }
-        process.stdout.write(devTokensBanner(tokens, baseUrl, demoCustomerId, identityProvider?.issuer, identityProvider ? `${origin}/app/` : undefined));
+        process.stdout.write(
+          devTokensBanner(tokens, baseUrl, demoCustomerId, identityProvider?.issuer, identityProvider ? `${origin}/app/` : undefined, staffProvider?.issuer),
+        );
       },
     };
   });

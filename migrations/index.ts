@@ -10,6 +10,7 @@ import { BrowserSessions1764403200000 } from './1764403200000-BrowserSessions';
 import { AuditTraceIds1764489600000 } from './1764489600000-AuditTraceIds';
 import { SessionRenewalClaims1764576000000 } from './1764576000000-SessionRenewalClaims';
 import { OwnerKeepsTheAuditChain1764662400000 } from './1764662400000-OwnerKeepsTheAuditChain';
+import { StaffAccess1764748800000 } from './1764748800000-StaffAccess';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so the same list works compiled,
@@ -28,4 +29,5 @@ export const MIGRATIONS = [
   AuditTraceIds1764489600000,
   SessionRenewalClaims1764576000000,
   OwnerKeepsTheAuditChain1764662400000,
+  StaffAccess1764748800000,
 ];

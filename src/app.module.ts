@@ -28,16 +28,21 @@ export interface AppModuleOptions {
   readonly devIssuer?: string;
   /** Sandbox mode: the development provider's web client, for browser sessions when OIDC_CLIENT_ID is not set. */
   readonly devWebClient?: { readonly clientId: string; readonly secret: string };
+  /** Sandbox mode: the development staff provider, trusted when STAFF_OIDC_ISSUER is not set. */
+  readonly devStaff?: { readonly issuer: string; readonly swaggerClientId: string };
 }
 
 @Module({})
 export class AppModule {
-  static forRoot({ config, database, upstream, devIssuer, devWebClient }: AppModuleOptions): DynamicModule {
+  static forRoot({ config, database, upstream, devIssuer, devWebClient, devStaff }: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        // Validated once before start-up (see main.ts); Nest gets the typed result.
-        ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: () => config }),
+        // Validated once before start-up (see main.ts); Nest gets the typed result, and only it: nothing is
+        // read from process.env, nor written to it (its `validate` would copy every setting, secrets and
+        // defaults included, into process.env, where child processes inherit it and a second application
+        // in the same process would read the first one's).
+        ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validatePredefined: false, skipProcessEnv: true, load: [() => ({ ...config })] }),
         // The controllers' routes, read once at start into their rules (common/http/route-rules.ts).
         DiscoveryModule,
         CommonModule,
@@ -45,7 +50,7 @@ export class AppModule {
         DatabaseModule.forRoot(database, ENTITIES),
         UpstreamModule.forRoot(upstream),
         AuditModule,
-        AuthModule.forRoot({ devIssuer, devWebClient }),
+        AuthModule.forRoot({ devIssuer, devWebClient, devStaff }),
         RateLimitModule,
         CustomersModule,
         BalancesModule,

@@ -25,6 +25,7 @@ import { edgeStages } from './edge.pipeline';
 import { setupSwagger } from './swagger';
 import type { FastifyInstance } from 'fastify';
 import { trustedIssuers } from './config/end-user-settings';
+import { StaffPolicy } from './auth/domain/staff';
 import { UpstreamSettings } from './upstream/upstream.settings';
 
 /**
@@ -38,6 +39,8 @@ export interface DevelopmentAdditions {
     readonly webClient: { readonly clientId: string; readonly secret: string };
     readonly swaggerClientId: string;
   };
+  /** The development staff provider (the company's provider's stand-in): its issuer and Swagger UI's client there. */
+  readonly staffProvider?: { readonly issuer: string; readonly swaggerClientId: string };
   readonly routes?: (fastify: FastifyInstance) => void;
 }
 
@@ -78,6 +81,7 @@ export async function createApp(
       upstream,
       devIssuer: options.development?.identityProvider?.issuer,
       devWebClient: options.development?.identityProvider?.webClient,
+      devStaff: options.development?.staffProvider,
     }),
     adapter,
     {
@@ -137,7 +141,7 @@ export async function createApp(
     });
   }
   // Before the routes are registered (app.init): each carries its access rule and its answer.
-  installRouteRules(app, fastify, [accessRule(app.get(BrowserSessions)), answerRule(recorderOf(app))]);
+  installRouteRules(app, fastify, [accessRule(app.get(BrowserSessions), app.get(StaffPolicy)), answerRule(recorderOf(app))]);
   await app.init();
   return app;
 }

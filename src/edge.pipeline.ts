@@ -3,6 +3,7 @@ import type { DestinationStream } from 'pino';
 import { adminPathOf, adminPathsStage, AdminPath, READINESS_DETAILS, tokenDigest } from './auth/http/admin-paths';
 import { Authenticator } from './auth/domain/authenticator';
 import { BrowserSessions } from './auth/domain/browser-sessions.service';
+import { StaffPolicy } from './auth/domain/staff';
 import { identifyStage } from './auth/http/identify.stage';
 import { targetStage } from './common/http/edge';
 import type { EdgeStage } from './common/http/edge-stage';
@@ -16,6 +17,7 @@ import { readMetricsToken } from './config/end-user-settings';
 import { AppConfig } from './config/load-config';
 import { metricsStage } from './metrics/metrics.routes';
 import { PrometheusMetrics } from './metrics/prometheus.metrics';
+import { Metrics } from './common/domain/metrics.port';
 import { isLimited, RateLimiter, rateLimitStage } from './rate-limit/rate-limiter';
 import { RefusalBudget } from './rate-limit/refusal-budget';
 
@@ -64,11 +66,12 @@ export function edgeStages(
   const access = operationalAccess(config);
   const adminPaths: AdminPath[] = [READINESS_DETAILS];
   if (config.DOCS_ENABLED && access.docs === 'admin') adminPaths.push({ prefix: '/docs', challenge: 'basic' });
-  if (config.METRICS_ENABLED && access.metrics === 'admin') adminPaths.push({ prefix: '/metrics', challenge: 'bearer' });
+  if (config.METRICS_ENABLED && access.metrics === 'admin') adminPaths.push({ prefix: '/metrics', challenge: 'bearer', staffRoles: ['operator'] });
   if (config.METRICS_ENABLED && access.metrics === 'token') {
     adminPaths.push({ prefix: '/metrics', challenge: 'bearer', token: tokenDigest(readMetricsToken(config.METRICS_TOKEN!)) });
   }
   const refusals = app.get(RefusalBudget);
+  const breakGlass = app.get(Metrics);
   const stages: Record<EdgeStageName, EdgeStage> = {
     'request-context': requestContextStage(),
     trace: traceStage(),
@@ -108,8 +111,12 @@ export function edgeStages(
         refused: (ip) => refusals.refused(ip),
         applies: (request) => !isLimited(request.routeOptions.url) && adminPathOf(adminPaths, request) !== undefined,
       },
+      // Every use of an admin token is counted: GatewayBreakGlassUsed fires on it.
+      (caller) => {
+        if (caller.role === 'admin') breakGlass.breakGlassUsed();
+      },
     ),
-    'admin-paths': adminPathsStage(adminPaths),
+    'admin-paths': adminPathsStage(adminPaths, app.get(StaffPolicy)),
     'rate-limit': rateLimitStage(app.get(RateLimiter)),
     metrics: config.METRICS_ENABLED ? metricsStage(app.get(PrometheusMetrics)) : { name: 'metrics' },
   };

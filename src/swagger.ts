@@ -7,7 +7,11 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { exampleDocumentExpiry } from './bank-accounts/http/open-bank-account.request.dto';
 import { Clock } from './common/domain/clock.port';
 import { ALL_SCOPES } from './auth/domain/scopes';
-import { BROWSER_SESSION_SECURITY_SCHEME as SESSION_SCHEME, END_USER_SECURITY_SCHEME as END_USER_SCHEME } from './auth/http/auth.decorators';
+import {
+  BROWSER_SESSION_SECURITY_SCHEME as SESSION_SCHEME,
+  END_USER_SECURITY_SCHEME as END_USER_SCHEME,
+  STAFF_SECURITY_SCHEME as STAFF_SCHEME,
+} from './auth/http/auth.decorators';
 import { IssuerDirectory } from './auth/oidc/issuer-metadata';
 import { errorEnvelope, problemOf } from './common/http/error-envelope.filter';
 
@@ -41,6 +45,15 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
         'In Swagger UI’s Authorize: tick the scopes and log in (with the development provider, client_id is filled in: leave ' +
         'client_secret empty, the client is public and uses PKCE).',
     })
+    .addSecurity(STAFF_SCHEME, {
+      type: 'openIdConnect',
+      openIdConnectUrl: PLACEHOLDER_STAFF_DISCOVERY,
+      description:
+        'A staff member’s access token (RFC 9068) from the company’s own OpenID provider (STAFF_OIDC_ISSUER), sent as ' +
+        '`Authorization: Bearer <token>`. Each staff operation names the roles that may call it (`x-staff-roles`): support, ' +
+        'compliance, operator; most roles need a sign-in with a second factor (STAFF_MFA_ROLES). In sandbox mode, ' +
+        '`npm run -s users -- token --staff --user sam` prints one.',
+    })
     .addSecurity(SESSION_SCHEME, {
       type: 'apiKey',
       in: 'cookie',
@@ -54,7 +67,7 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
     .addTag('customers', 'Customers at the provider, owned by the calling client’s tenant')
     .addTag('balances', 'A customer’s balance, read from the provider')
     .addTag('bank-accounts', 'Bank accounts opened at the provider; the document expiry rule is enforced here first')
-    .addTag('audit', 'The audit log, for support and compliance staff (admin)')
+    .addTag('audit', 'The audit log, for support and compliance staff (staff roles, or an admin token)')
     .addTag('clients', 'The calling API client, and the list of clients (admin)')
     .addTag('session', 'A web app’s browser session: login through the partner’s OpenID provider, an HttpOnly cookie, logout (docs/security.md, "Web apps")')
     .addTag('health', 'Liveness and readiness probes')
@@ -123,6 +136,8 @@ export function withExamplesForToday(document: OpenAPIObject, now: Date, demoCus
 
 /** What the document in the repository names as the discovery document: the served one names the configured provider's. */
 const PLACEHOLDER_DISCOVERY = 'https://login.partner.example/.well-known/openid-configuration';
+/** The company's provider, as the document in the repository names it. */
+const PLACEHOLDER_STAFF_DISCOVERY = 'https://login.gateway-operator.example/.well-known/openid-configuration';
 
 /**
  * Where Swagger UI reads the end users' provider: its discovery document, as the gateway last read
@@ -161,6 +176,8 @@ function withoutScheme(document: OpenAPIObject, name: string): void {
  */
 export function forThisDeployment(document: OpenAPIObject, discoveryUrl: string | undefined): OpenAPIObject {
   withoutScheme(document, SESSION_SCHEME);
+  // Swagger UI has one OAuth client for every scheme: a staff token goes in the bearer field (`npm run users -- token --staff`).
+  withoutScheme(document, STAFF_SCHEME);
   const scheme = document.components?.securitySchemes?.[END_USER_SCHEME] as { openIdConnectUrl?: string } | undefined;
   if (!scheme) return document;
   if (discoveryUrl) scheme.openIdConnectUrl = discoveryUrl;

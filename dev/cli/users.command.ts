@@ -3,13 +3,14 @@ import { parseArgs } from 'node:util';
 import { CliIo } from '../../src/database/cli/command-line';
 import { ConfigurationError, validateEnvironment } from '../../src/config/load-config';
 import { devLogin } from '../identity-provider/dev-login';
+import { DEV_CLIENTS, DEV_STAFF_SCOPE } from '../identity-provider/dev-identity-provider';
 import { dpopProofWith, DpopPrivateJwk, newDpopKey } from '../identity-provider/dev-dpop';
 import { ALL_SCOPES } from '../../src/auth/domain/scopes';
 import { DevelopmentEnvironment } from '../development.environment';
 
 const USAGE = `Usage: npm run -s users -- <command> [options]
 
-  token --user NAME [--password-stdin] [--scope "S1 S2"] [--json] [--dpop] [--out FILE]
+  token [--staff] --user NAME [--password-stdin] [--scope "S1 S2"] [--json] [--dpop] [--out FILE]
          Logs NAME in at the OpenID provider as a native app does (authorization code + PKCE) and
          prints their access token for the gateway (all of its scopes unless --scope says which).
          The provider is OIDC_ISSUER, or the development one that \`npm start\` runs in sandbox mode
@@ -23,6 +24,11 @@ const USAGE = `Usage: npm run -s users -- <command> [options]
          The gateway refuses that token without a proof of the key.
          --out FILE: writes what would be printed to FILE instead, readable by its owner only (0600):
          where \`proof\` reads the key, e.g. \`token --user demo --dpop --out .data/demo-dpop.json\`.
+         --staff: a staff member's token instead, from the company's provider: STAFF_OIDC_ISSUER (its
+         client STAFF_OIDC_CLIENT_ID), or the development staff provider \`npm start\` runs in sandbox
+         mode: sam (support), casey (compliance), oli (operator), each with a second factor, and pat
+         (every role, password only); the password is the name. Paste it into Swagger UI's Authorize
+         (bearerAuth), or send it as \`Authorization: Bearer <token>\`.
 
   proof --key FILE --method METHOD --url URL
          Prints a DPoP proof for one request, signed with the key in FILE (what \`token --dpop\` printed),
@@ -54,7 +60,7 @@ export async function runUsersCli(
     io.err(`${name ? `Unknown command '${name}'` : 'A command is required'}\n\n${USAGE}`);
     return 2;
   }
-  let values: { user?: string; password?: string; 'password-stdin'?: boolean; scope?: string; json?: boolean; dpop?: boolean; out?: string };
+  let values: { user?: string; password?: string; 'password-stdin'?: boolean; scope?: string; json?: boolean; dpop?: boolean; out?: string; staff?: boolean };
   try {
     ({ values } = parseArgs({
       args,
@@ -67,6 +73,7 @@ export async function runUsersCli(
         json: { type: 'boolean' },
         dpop: { type: 'boolean' },
         out: { type: 'string' },
+        staff: { type: 'boolean' },
       },
       strict: true,
     }));
@@ -102,7 +109,13 @@ export async function runUsersCli(
     }
     throw error;
   }
-  const issuer = config.OIDC_ISSUER ?? `http://127.0.0.1:${config.DEV_OIDC_PORT}`;
+  if (values.staff && values.dpop) {
+    io.err(`--staff and --dpop: staff tokens are bearer tokens (Swagger UI sends them)\n\n${USAGE}`);
+    return 2;
+  }
+  const issuer = values.staff
+    ? (config.STAFF_OIDC_ISSUER ?? `http://127.0.0.1:${config.DEV_STAFF_OIDC_PORT}`)
+    : (config.OIDC_ISSUER ?? `http://127.0.0.1:${config.DEV_OIDC_PORT}`);
   /** Tokens and keys on stdout, or in --out's file, which only its owner reads (an existing one too). */
   const give = (text: string) => {
     if (values.out === undefined) return io.out(text);
@@ -110,7 +123,7 @@ export async function runUsersCli(
     chmodSync(values.out, 0o600);
     io.err(`Written to ${values.out} (mode 600)`);
   };
-  const scopes = values.scope === undefined ? ALL_SCOPES : values.scope.split(' ').filter((scope) => scope !== '');
+  const scopes = values.scope === undefined ? (values.staff ? [DEV_STAFF_SCOPE] : ALL_SCOPES) : values.scope.split(' ').filter((scope) => scope !== '');
   try {
     if (values.dpop) {
       const key = await newDpopKey();
@@ -129,7 +142,11 @@ export async function runUsersCli(
       give(JSON.stringify({ ...(values.json ? tokens : { access_token: tokens.access_token, token_type: tokens.token_type }), dpop_key: key }));
       return 0;
     }
-    const tokens = await devLogin({ issuer, user: values.user, password, audience: config.OIDC_AUDIENCE, scopes });
+    const tokens = await devLogin(
+      values.staff
+        ? { issuer, user: values.user, password, audience: config.STAFF_OIDC_AUDIENCE, scopes, clientId: config.STAFF_OIDC_CLIENT_ID ?? DEV_CLIENTS.staff }
+        : { issuer, user: values.user, password, audience: config.OIDC_AUDIENCE, scopes },
+    );
     give(values.json ? JSON.stringify(tokens) : tokens.access_token);
     return 0;
   } catch (error) {

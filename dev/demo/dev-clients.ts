@@ -16,7 +16,14 @@ export async function createDevClientsIfNone(clients: ApiClientsService, tenant:
   return { partner: partner.token, admin: admin.token };
 }
 
-export function devTokensBanner(tokens: DevTokens, baseUrl: string, demoCustomerId?: string, devIssuer?: string, webAppUrl?: string): string {
+export function devTokensBanner(
+  tokens: DevTokens,
+  baseUrl: string,
+  demoCustomerId?: string,
+  devIssuer?: string,
+  webAppUrl?: string,
+  staffIssuer?: string,
+): string {
   const line = '='.repeat(78);
   return [
     '',
@@ -39,6 +46,15 @@ export function devTokensBanner(tokens: DevTokens, baseUrl: string, demoCustomer
           '  An end-user access token, in one command (the demo customer is demo’s):',
           '    TOKEN=$(npm run -s users -- token --user demo)',
           `    curl -H "Authorization: Bearer $TOKEN" ${baseUrl}/api/v1/me`,
+        ]
+      : []),
+    ...(staffIssuer
+      ? [
+          '',
+          `  Staff (development staff provider at ${staffIssuer}): sam (support), casey (compliance), oli (operator),`,
+          '  pat (every role, no second factor); password = the name. A staff token for Swagger UI or curl:',
+          '    STAFF=$(npm run -s users -- token --staff --user sam)',
+          `    curl -H "Authorization: Bearer $STAFF" "${baseUrl}/api/v1/audit-events?limit=5"`,
         ]
       : []),
     ...(webAppUrl ? ['', `  A web app with the gateway's browser session (no token in the browser): ${webAppUrl}  (log in as demo / demo)`] : []),

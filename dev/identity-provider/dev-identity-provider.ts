@@ -38,7 +38,27 @@ export const DEV_CLIENTS = {
   app: 'partner-app',
   swagger: 'swagger-ui',
   web: 'partner-web',
+  /** The staff provider's one client: Swagger UI and `npm run users -- token --staff`, authorization code + PKCE. */
+  staff: 'staff-console',
 } as const;
+
+/**
+ * The development staff: what the company's own provider (Entra ID, Okta, Keycloak) is in
+ * production, run as a second development provider in sandbox mode. One user per role, each
+ * signing in with a second factor (`amr` pwd + otp), and `pat`, who holds every role and signs in
+ * with a password only (so is refused wherever a role needs a second factor). The password is the
+ * user's name. Their roles are in the `roles` claim, as STAFF_ROLES_CLAIM expects by default.
+ */
+export const DEV_STAFF = {
+  sam: { name: 'Sam Support', email: 'sam@gateway-operator.example', roles: ['support'], amr: ['pwd', 'otp'] },
+  casey: { name: 'Casey Compliance', email: 'casey@gateway-operator.example', roles: ['compliance'], amr: ['pwd', 'otp'] },
+  oli: { name: 'Oli Operator', email: 'oli@gateway-operator.example', roles: ['operator'], amr: ['pwd', 'otp'] },
+  pat: { name: 'Pat Password-Only', email: 'pat@gateway-operator.example', roles: ['support', 'compliance', 'operator'], amr: ['pwd'] },
+} as const;
+export type DevStaffMember = keyof typeof DEV_STAFF;
+
+/** The one scope the staff provider grants for the gateway: what staff may do is their roles', not scopes. */
+export const DEV_STAFF_SCOPE = 'gateway:staff';
 export const DEV_WEB_CLIENT_SECRET = 'partner-web-secret';
 
 /** Where a native app's login ends (a loopback redirect: any port, RFC 8252 section 7.3). */
@@ -78,11 +98,16 @@ export interface DevIdentityProviderOptions {
   readonly accessTokenSeconds?: number;
   /** partner-web authenticates with private_key_jwt (RFC 7523) and these public keys, instead of its secret. */
   readonly webClientKeys?: readonly JWK[];
+  /**
+   * The staff provider instead (DEV_STAFF, the `staff-console` client, `audience` the staff one):
+   * the company's provider's stand-in, apart from the partners' end users' one.
+   */
+  readonly staff?: boolean;
 }
 
 /** The provider's ES256 signing key: kept under `dir` when given, so tokens survive a restart. */
-async function signingKey(dir: string | undefined): Promise<JWK> {
-  const file = dir && join(dir, 'dev-oidc-signing-key.json');
+async function signingKey(dir: string | undefined, name: string): Promise<JWK> {
+  const file = dir && join(dir, name);
   if (file && existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as JWK;
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), alg: 'ES256', use: 'sig', kid: randomBytes(8).toString('base64url') };
@@ -118,13 +143,17 @@ function signedOutPage(): string {
 </body></html>`;
 }
 
-function loginPage(uid: string, clientId: string, failed: boolean): string {
+function loginPage(uid: string, clientId: string, failed: boolean, staff: boolean): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sign in (development OpenID provider)</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head>
 <body style="font-family: system-ui, sans-serif; max-width: 24rem; margin: 3rem auto">
 <h1>Sign in</h1>
-<p>Development OpenID provider, for <code>${escapeHtml(clientId)}</code>. Users: <code>demo</code> and <code>alex</code>; the password is the user's name.</p>
+<p>${
+    staff
+      ? `Development staff provider, for <code>${escapeHtml(clientId)}</code>. Staff: <code>sam</code> (support), <code>casey</code> (compliance), <code>oli</code> (operator), each with a second factor taken as given; <code>pat</code> (every role, password only)`
+      : `Development OpenID provider, for <code>${escapeHtml(clientId)}</code>. Users: <code>demo</code> and <code>alex</code>`
+  }; the password is the user's name.</p>
 ${failed ? '<p role="alert" style="color: #b00">Unknown user or wrong password.</p>' : ''}
 <form method="post" action="/interaction/${escapeHtml(uid)}/login" autocomplete="off">
 <p><label>User <input name="login" autofocus required></label></p>
@@ -173,42 +202,61 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
   const issuer = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
   const resourceScope = ALL_SCOPES.join(' ');
 
+  const staff = options.staff === true;
+  const users: Record<string, { name: string; email: string; roles?: readonly string[]; amr?: readonly string[] }> = staff ? DEV_STAFF : DEV_USERS;
+  const staffClients = [
+    {
+      client_id: DEV_CLIENTS.staff,
+      application_type: 'native' as const,
+      token_endpoint_auth_method: 'none' as const,
+      grant_types: ['authorization_code'],
+      response_types: ['code' as const],
+      redirect_uris: [
+        DEV_APP_REDIRECT_URI,
+        ...(options.swaggerRedirectUris?.length
+          ? options.swaggerRedirectUris
+          : ['http://127.0.0.1/oauth2-redirect.html', 'http://localhost/oauth2-redirect.html']),
+      ],
+    },
+  ];
   const build = (webOrigins: readonly string[]) =>
     new Provider(issuer, {
       adapter,
-      clients: [
-        {
-          client_id: DEV_CLIENTS.app,
-          application_type: 'native',
-          token_endpoint_auth_method: 'none',
-          grant_types: ['authorization_code', 'refresh_token'],
-          response_types: ['code'],
-          redirect_uris: [DEV_APP_REDIRECT_URI, 'com.example.partner:/callback'],
-        },
-        {
-          client_id: DEV_CLIENTS.swagger,
-          application_type: 'native',
-          token_endpoint_auth_method: 'none',
-          grant_types: ['authorization_code'],
-          response_types: ['code'],
-          redirect_uris: options.swaggerRedirectUris?.length
-            ? [...options.swaggerRedirectUris]
-            : ['http://127.0.0.1/oauth2-redirect.html', 'http://localhost/oauth2-redirect.html'],
-        },
-        {
-          client_id: DEV_CLIENTS.web,
-          ...(options.webClientKeys
-            ? // Its keys by URI, as a partner registers its gateway's: fetched and parsed by oidc-provider itself.
-              { token_endpoint_auth_method: 'private_key_jwt', jwks_uri: `${issuer}${WEB_CLIENT_JWKS_PATH}` }
-            : { client_secret: DEV_WEB_CLIENT_SECRET, token_endpoint_auth_method: 'client_secret_basic' }),
-          grant_types: ['authorization_code', 'refresh_token'],
-          response_types: ['code'],
-          redirect_uris: webOrigins.map((origin) => `${origin}${SESSION_PATHS.callback}`),
-          post_logout_redirect_uris: webOrigins.flatMap((origin) => [`${origin}/`, `${origin}${WEB_APP_PATH}`]),
-          backchannel_logout_uri: `${webOrigins[0]}${SESSION_PATHS.backchannelLogout}`,
-          backchannel_logout_session_required: true,
-        },
-      ],
+      clients: staff
+        ? staffClients
+        : [
+            {
+              client_id: DEV_CLIENTS.app,
+              application_type: 'native',
+              token_endpoint_auth_method: 'none',
+              grant_types: ['authorization_code', 'refresh_token'],
+              response_types: ['code'],
+              redirect_uris: [DEV_APP_REDIRECT_URI, 'com.example.partner:/callback'],
+            },
+            {
+              client_id: DEV_CLIENTS.swagger,
+              application_type: 'native',
+              token_endpoint_auth_method: 'none',
+              grant_types: ['authorization_code'],
+              response_types: ['code'],
+              redirect_uris: options.swaggerRedirectUris?.length
+                ? [...options.swaggerRedirectUris]
+                : ['http://127.0.0.1/oauth2-redirect.html', 'http://localhost/oauth2-redirect.html'],
+            },
+            {
+              client_id: DEV_CLIENTS.web,
+              ...(options.webClientKeys
+                ? // Its keys by URI, as a partner registers its gateway's: fetched and parsed by oidc-provider itself.
+                  { token_endpoint_auth_method: 'private_key_jwt', jwks_uri: `${issuer}${WEB_CLIENT_JWKS_PATH}` }
+                : { client_secret: DEV_WEB_CLIENT_SECRET, token_endpoint_auth_method: 'client_secret_basic' }),
+              grant_types: ['authorization_code', 'refresh_token'],
+              response_types: ['code'],
+              redirect_uris: webOrigins.map((origin) => `${origin}${SESSION_PATHS.callback}`),
+              post_logout_redirect_uris: webOrigins.flatMap((origin) => [`${origin}/`, `${origin}${WEB_APP_PATH}`]),
+              backchannel_logout_uri: `${webOrigins[0]}${SESSION_PATHS.backchannelLogout}`,
+              backchannel_logout_session_required: true,
+            },
+          ],
       jwks: { keys: [signing] },
       clientDefaults: { id_token_signed_response_alg: 'ES256' },
       enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
@@ -217,7 +265,13 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
         ctx.body = `${out.error}: ${out.error_description ?? ''}\n`;
       },
       cookies: { keys: [cookieKey] },
-      scopes: ['openid', 'offline_access', ...ALL_SCOPES],
+      scopes: staff ? ['openid', 'profile', DEV_STAFF_SCOPE] : ['openid', 'offline_access', ...ALL_SCOPES],
+      // A staff token names its holder, their roles and how they signed in, as a company's provider's does.
+      extraTokenClaims: (_ctx: unknown, token: { kind: string; accountId?: string }) => {
+        if (!staff || token.kind !== 'AccessToken' || !token.accountId) return undefined;
+        const member = users[token.accountId];
+        return member && { name: member.name, roles: [...(member.roles ?? [])], amr: [...(member.amr ?? [])] };
+      },
       claims: { openid: ['sub'], email: ['email'], profile: ['name', 'preferred_username'] },
       // The ID token carries the display claims its scopes ask for, as many providers do (the gateway shows them to the user).
       conformIdTokenClaims: false,
@@ -265,7 +319,7 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
           getResourceServerInfo: (_ctx: unknown, indicator: string) => {
             if (indicator !== options.audience) throw new errors.InvalidTarget();
             return {
-              scope: resourceScope,
+              scope: staff ? DEV_STAFF_SCOPE : resourceScope,
               audience: options.audience,
               accessTokenTTL: accessTokenSeconds,
               accessTokenFormat: 'jwt',
@@ -275,14 +329,14 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
         },
       },
       findAccount: (_ctx: unknown, sub: string) => {
-        const user = (DEV_USERS as Record<string, (typeof DEV_USERS)[DevUser]>)[sub];
+        const user = Object.hasOwn(users, sub) ? users[sub] : undefined;
         if (!user) return undefined;
         return { accountId: sub, claims: () => ({ sub, name: user.name, preferred_username: sub, email: user.email }) };
       },
       interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     });
   const accessTokenSeconds = options.accessTokenSeconds ?? ACCESS_TOKEN_SECONDS;
-  const signing = await signingKey(options.keysDir);
+  const signing = await signingKey(options.keysDir, options.staff ? 'dev-staff-oidc-signing-key.json' : 'dev-oidc-signing-key.json');
   const cookieKey = randomBytes(32).toString('base64url');
   /** Built on the first request, or when the gateway's origins are known: once, in the usual start. */
   let built: { provider: ReturnType<typeof build>; callback: ReturnType<ReturnType<typeof build>['callback']> } | undefined;
@@ -315,14 +369,18 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
     if (request.method === 'POST' && path.endsWith('/login')) {
       const form = await formOf(request);
       const login = form.get('login') ?? '';
-      if (Object.hasOwn(DEV_USERS, login) && form.get('password') === login) {
+      if (Object.hasOwn(users, login) && form.get('password') === login) {
         await provider.interactionFinished(request, response, { login: { accountId: login } }, { mergeWithLastSubmission: false });
         return;
       }
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(loginPage(uid, String(params.client_id), true));
+      response
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
+        .end(loginPage(uid, String(params.client_id), true, staff));
       return;
     }
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(loginPage(uid, String(params.client_id), false));
+    response
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
+      .end(loginPage(uid, String(params.client_id), false, staff));
   };
 
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
@@ -367,4 +425,9 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
 /** The development provider as the application trusts it: its issuer, the gateway's web client there and Swagger UI's. */
 export function asTrustedProvider(issuer: string): NonNullable<DevelopmentAdditions['identityProvider']> {
   return { issuer, webClient: { clientId: DEV_CLIENTS.web, secret: DEV_WEB_CLIENT_SECRET }, swaggerClientId: DEV_CLIENTS.swagger };
+}
+
+/** The development staff provider as the application trusts it: its issuer, and Swagger UI's client there. */
+export function asTrustedStaffProvider(issuer: string): NonNullable<DevelopmentAdditions['staffProvider']> {
+  return { issuer, swaggerClientId: DEV_CLIENTS.staff };
 }

@@ -21,6 +21,8 @@ export interface DevLoginOptions {
   readonly audience: string;
   /** The scopes asked for; every gateway scope by default. */
   readonly scopes?: readonly string[];
+  /** The client logged in with: the native app's (`partner-app`) unless said. */
+  readonly clientId?: string;
   /** Makes a DPoP proof for the token request, so that the token is bound to the signer's key (RFC 9449). */
   readonly dpop?: (method: string, url: string) => Promise<string>;
 }
@@ -53,7 +55,7 @@ export async function devLogin(options: DevLoginOptions): Promise<DevTokens> {
   const state = randomBytes(16).toString('base64url');
   const authorize = new URL('/auth', options.issuer);
   authorize.search = new URLSearchParams({
-    client_id: DEV_CLIENTS.app,
+    client_id: options.clientId ?? DEV_CLIENTS.app,
     response_type: 'code',
     redirect_uri: DEV_APP_REDIRECT_URI,
     scope: ['openid', ...(options.scopes ?? ALL_SCOPES)].join(' '),
@@ -122,7 +124,7 @@ async function exchange(options: DevLoginOptions, code: string, verifier: string
       grant_type: 'authorization_code',
       code,
       redirect_uri: DEV_APP_REDIRECT_URI,
-      client_id: DEV_CLIENTS.app,
+      client_id: options.clientId ?? DEV_CLIENTS.app,
       code_verifier: verifier,
       resource: options.audience,
     }),

@@ -7,11 +7,15 @@ import { corsOrigins } from '../config/env.schema';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { EndUserEnvironment } from '../config/environment/end-users.environment';
 import type { SessionEnvironment } from '../config/environment/sessions.environment';
+import type { StaffEnvironment } from '../config/environment/staff.environment';
+import { staffPolicySettings, staffProvider } from '../config/staff-settings';
+import { StaffPolicy } from './domain/staff';
 import type { ServiceEnvironment } from '../config/environment/service.environment';
 
 /** What authentication is configured with: end users' providers and web apps' sessions, and the few service settings they need. */
 type AuthEnvironment = EndUserEnvironment &
   SessionEnvironment &
+  StaffEnvironment &
   Pick<ServiceEnvironment, 'DATA_DIR' | 'PUBLIC_BASE_URL' | 'CORS_ORIGINS' | 'DEFAULT_TENANT' | 'NODE_ENV'>;
 import { loadPreviousSessionKeys, loadPseudonymKey, loadSessionKey, sessionSettings, trustedIssuers } from '../config/end-user-settings';
 import { BrowserSessionStore } from './domain/browser-session.ports';
@@ -28,13 +32,13 @@ import { ApiClientStore } from './domain/api-client-store.port';
 import { ApiClientsService } from './domain/api-clients.service';
 import { Authenticator } from './domain/authenticator';
 import { EndUserIds } from './domain/end-user-ids';
-import { EndUserTokens } from './domain/end-user-tokens.port';
+import { AccessTokens } from './domain/access-tokens.port';
 import { ProofReplay } from './domain/proof-replay.port';
 import { Pseudonyms } from './domain/pseudonyms';
 import { SESSION_PATHS } from './domain/session-endpoints';
 import { ClientsController } from './http/clients.controller';
 import { DpopProofs } from './oidc/dpop-proofs';
-import { JoseEndUserTokens } from './oidc/jose-end-user-tokens';
+import { JoseAccessTokens } from './oidc/jose-access-tokens';
 import { IssuerDirectory } from './oidc/issuer-metadata';
 import { ApiClientEntity } from './persistence/api-client.entity';
 import { PgProofReplay } from './persistence/pg-proof-replay';
@@ -47,6 +51,8 @@ import { TypeOrmApiClientRepository } from './persistence/typeorm-api-client.rep
 export interface AuthOptions {
   readonly devIssuer?: string;
   readonly devWebClient?: { readonly clientId: string; readonly secret: string };
+  /** Sandbox mode: the development staff provider, trusted when STAFF_OIDC_ISSUER is not set. */
+  readonly devStaff?: { readonly issuer: string; readonly swaggerClientId: string };
 }
 
 @Module({})
@@ -79,7 +85,7 @@ export class AuthModule {
         // One directory of the issuers' discovery documents and keys, for the tokens and the relying party alike.
         { provide: IssuerDirectory, useFactory: () => new IssuerDirectory() },
         {
-          provide: EndUserTokens,
+          provide: AccessTokens,
           inject: [ConfigService, ProofReplay, IssuerDirectory],
           useFactory: (config: ConfigService<AuthEnvironment, true>, replay: ProofReplay, directory: IssuerDirectory) => {
             const issuers = trustedIssuers(configValues(config), options.devIssuer);
@@ -91,7 +97,9 @@ export class AuthModule {
                 'End-user access tokens accepted from these issuers',
               );
             }
-            return new JoseEndUserTokens(
+            const staff = staffProvider(staffValues(config), options.devStaff);
+            if (staff) new Logger('Staff').log({ issuer: staff.issuer, audience: staff.audience }, 'Staff access tokens accepted from this issuer');
+            return new JoseAccessTokens(
               issuers,
               {
                 clockSkewSeconds,
@@ -100,7 +108,17 @@ export class AuthModule {
               },
               proofs,
               directory,
+              undefined,
+              staff,
             );
+          },
+        },
+        {
+          provide: StaffPolicy,
+          inject: [ConfigService],
+          useFactory: (config: ConfigService<AuthEnvironment, true>) => {
+            const { mfaRoles, mfaAcrValues, roleMap } = staffPolicySettings(staffValues(config));
+            return new StaffPolicy(mfaRoles, mfaAcrValues, roleMap);
           },
         },
         {
@@ -124,12 +142,12 @@ export class AuthModule {
         { provide: BrowserSessionStore, useExisting: PgBrowserSessionStore },
         {
           provide: BrowserSessions,
-          inject: [ConfigService, HttpAdapterHost, BrowserSessionStore, EndUserTokens, Pseudonyms, IssuerDirectory],
+          inject: [ConfigService, HttpAdapterHost, BrowserSessionStore, AccessTokens, Pseudonyms, IssuerDirectory],
           useFactory: (
             config: ConfigService<AuthEnvironment, true>,
             host: HttpAdapterHost,
             store: BrowserSessionStore,
-            endUsers: EndUserTokens,
+            endUsers: AccessTokens,
             pseudonyms: Pseudonyms,
             directory: IssuerDirectory,
           ) => {
@@ -194,7 +212,7 @@ export class AuthModule {
             new EndUserIds(trustedIssuers(configValues(config), options.devIssuer), pseudonyms),
         },
       ],
-      exports: [ApiClientsService, Authenticator, EndUserIds, BrowserSessions],
+      exports: [ApiClientsService, Authenticator, EndUserIds, BrowserSessions, StaffPolicy],
     };
   }
 }
@@ -211,5 +229,18 @@ function configValues(config: ConfigService<AuthEnvironment, true>) {
     OIDC_AUDIENCE: config.getOrThrow('OIDC_AUDIENCE', { infer: true }),
     OIDC_TENANT: config.getOrThrow('OIDC_TENANT', { infer: true }),
     OIDC_ISSUERS: config.get('OIDC_ISSUERS', { infer: true }),
+  };
+}
+
+function staffValues(config: ConfigService<AuthEnvironment, true>) {
+  return {
+    STAFF_OIDC_ISSUER: config.get('STAFF_OIDC_ISSUER', { infer: true }),
+    STAFF_OIDC_AUDIENCE: config.getOrThrow('STAFF_OIDC_AUDIENCE', { infer: true }),
+    STAFF_OIDC_CLIENT_ID: config.get('STAFF_OIDC_CLIENT_ID', { infer: true }),
+    STAFF_ROLES_CLAIM: config.getOrThrow('STAFF_ROLES_CLAIM', { infer: true }),
+    STAFF_ID_CLAIM: config.getOrThrow('STAFF_ID_CLAIM', { infer: true }),
+    STAFF_ROLE_MAP: config.get('STAFF_ROLE_MAP', { infer: true }),
+    STAFF_MFA_ROLES: config.getOrThrow('STAFF_MFA_ROLES', { infer: true }),
+    STAFF_MFA_ACR_VALUES: config.get('STAFF_MFA_ACR_VALUES', { infer: true }),
   };
 }

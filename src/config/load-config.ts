@@ -10,6 +10,7 @@ import { MetricsEnvironment } from './environment/metrics.environment';
 import { RateLimitEnvironment } from './environment/rate-limit.environment';
 import { ServiceEnvironment } from './environment/service.environment';
 import { SessionEnvironment } from './environment/sessions.environment';
+import { StaffEnvironment } from './environment/staff.environment';
 import { UpstreamEnvironment } from './environment/upstream.environment';
 
 /**
@@ -27,6 +28,7 @@ export const SERVICE_ENVIRONMENT = [
   MetricsEnvironment,
   EndUserEnvironment,
   SessionEnvironment,
+  StaffEnvironment,
 ] as const;
 
 export type AppConfig = ServiceEnvironment &
@@ -37,7 +39,8 @@ export type AppConfig = ServiceEnvironment &
   RateLimitEnvironment &
   MetricsEnvironment &
   EndUserEnvironment &
-  SessionEnvironment;
+  SessionEnvironment &
+  StaffEnvironment;
 
 /** A feature's settings class: every variable a field with its default, validated by its decorators. */
 export type EnvironmentClass<T extends object = object> = new () => T;

@@ -1,7 +1,7 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService } from '@nestjs/terminus';
-import { Public, Roles } from '../auth/http/auth.decorators';
+import { Public, Roles, Staff } from '../auth/http/auth.decorators';
 import { DomainError } from '../common/domain/domain-error';
 import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../common/http/api-envelope.decorators';
 import { HealthStatusResponseDto, LivenessResponseDto, ReadinessResponseDto } from './health-status.response.dto';
@@ -71,6 +71,7 @@ export class HealthController {
 
   @Get('details')
   @Roles('admin')
+  @Staff('operator')
   @ApiBearerAuth()
   @HealthCheck({ noCache: true, swaggerDocumentation: false })
   @ApiEnvelopeResponse(200, HealthStatusResponseDto)
@@ -80,7 +81,7 @@ export class HealthController {
       'The checks behind `/health/ready`, each by name: PostgreSQL (which alone, with shutting down, fails readiness), and, reported but never failing it, the provider circuit state, whether the audit log is protected from the service’s own database role (`auditLog.protected`), and the audit sealer (`auditSealer`: its state, the newest checkpoint, how long the oldest event waiting to be sealed has waited, and `lagging` past AUDIT_SEAL_MAX_LAG_SECONDS). ' +
       'Answers 200 whatever the verdict, which `status` says: `ok`, `error` (a check failed; `error` names it) or `shutting_down` (for these two, `/health/ready` answers 503). While PostgreSQL does not answer, the admin’s token cannot be checked either: 503 `DATABASE.UNAVAILABLE`.',
   })
-  @ApiErrorResponses(ERRORS.authenticated, 'DATABASE.UNAVAILABLE')
+  @ApiErrorResponses(ERRORS.staff, 'DATABASE.UNAVAILABLE')
   async details(): Promise<HealthCheckResult | (Omit<HealthCheckResult, 'status'> & { status: 'shutting_down' })> {
     const result = await this.check();
     return this.drain.isDraining ? { ...result, status: 'shutting_down' } : result;

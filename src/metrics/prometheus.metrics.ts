@@ -15,6 +15,7 @@ export class PrometheusMetrics extends Metrics {
   private readonly upstream: Histogram<'operation' | 'outcome'>;
   private readonly circuit: Gauge<'state'>;
   private readonly auditFailures: Counter;
+  private readonly breakGlass: Counter;
   private readonly replays: Counter<'operation'>;
   private readonly sealerState: Gauge<'state'>;
   private readonly newestCheckpointSeq: Gauge;
@@ -128,7 +129,16 @@ export class PrometheusMetrics extends Metrics {
       buckets: [0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers,
     });
+    this.breakGlass = new Counter({
+      name: 'auth_break_glass_requests_total',
+      help: 'Requests made with an admin client token (break-glass: automation and emergencies; staff sign in at the company provider)',
+      registers,
+    });
     this.upstreamCircuit('closed');
+  }
+
+  breakGlassUsed(): void {
+    this.breakGlass.inc();
   }
 
   outcomesHeld(count: number, oldestHeldAt: Date | undefined): void {

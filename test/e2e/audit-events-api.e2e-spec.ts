@@ -91,7 +91,7 @@ describe('GET /api/v1/audit-events', () => {
 
   it('when filtered by customer and a date range, then exactly the matching events come back', async () => {
     const customer = CUSTOMERS[1];
-    const { status, body } = await get<PageBody>(`/api/v1/audit-events?customer_id=${customer}&from=2026-09-10&to=2026-09-14T12:00:00Z&limit=500`);
+    const { status, body } = await get<PageBody>(`/api/v1/audit-events?customer_id=${customer}&from=2026-09-10&to=2026-09-14T12:00:00Z&limit=500&reason=SUP-1`);
 
     expect(status).toBe(200);
     const expected = await count(`customer_id = $1 AND occurred_at >= '2026-09-10' AND occurred_at < '2026-09-14T12:00:00Z'`, [customer]);
@@ -110,7 +110,7 @@ describe('GET /api/v1/audit-events', () => {
   it('when searched by reference, then the events of that transaction come back', async () => {
     const rows: { reference: string }[] = await t.dataSource.query(`SELECT reference FROM audit_events WHERE request_id = 'seed-42'`);
 
-    const { body } = await get<PageBody>(`/api/v1/audit-events?reference=${rows[0].reference}`);
+    const { body } = await get<PageBody>(`/api/v1/audit-events?reference=${rows[0].reference}&reason=SUP-2`);
 
     expect(body.data!.events.map((e) => e.reference)).toEqual([rows[0].reference]);
   });

@@ -260,7 +260,7 @@ describe('end users of the partner’s OpenID provider', () => {
       const found = await callApi<{ events: { caller_kind: string; client_id: string; operation: string }[] }>(
         t.baseUrl,
         'GET',
-        `/api/v1/audit-events?end_user=alex&end_user_issuer=${encodeURIComponent(idp.issuer)}&limit=100`,
+        `/api/v1/audit-events?end_user=alex&end_user_issuer=${encodeURIComponent(idp.issuer)}&limit=100&reason=SUP-7`,
         {
           token: admin,
         },
@@ -278,7 +278,9 @@ describe('end users of the partner’s OpenID provider', () => {
     });
 
     it('when support names a subject without an issuer while two are trusted, then 400 says which issuers there are', async () => {
-      const answer = await callApi(t.baseUrl, 'GET', '/api/v1/audit-events?end_user=alex&end_user_issuer=https://nowhere.example', { token: admin });
+      const answer = await callApi(t.baseUrl, 'GET', '/api/v1/audit-events?end_user=alex&end_user_issuer=https://nowhere.example&reason=SUP-7', {
+        token: admin,
+      });
       expect(answer.status).toBe(400);
       expect(answer.body.error?.fields?.[0].field).toBe('end_user_issuer');
     });

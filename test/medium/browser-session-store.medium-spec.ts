@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { BrowserSessionStore, LogoutNotice, RelyingParty, SessionTokens, StoredSession } from '../../src/auth/domain/browser-session.ports';
 import { BrowserSessions, hashOf } from '../../src/auth/domain/browser-sessions.service';
-import { NoEndUserTokens } from '../../src/auth/domain/end-user-tokens.port';
+import { NoAccessTokens } from '../../src/auth/domain/access-tokens.port';
 import { Pseudonyms } from '../../src/auth/domain/pseudonyms';
 import { JoseSealedBox } from '../../src/auth/oidc/jose-sealed-box';
 import { BROWSER_SESSIONS_ENDED, PgBrowserSessionStore } from '../../src/auth/persistence/pg-browser-session-store';
@@ -94,7 +94,7 @@ describe(PgBrowserSessionStore.name, () => {
         box: new JoseSealedBox(BOX_KEY),
       },
       t.app.get(BrowserSessionStore),
-      new NoEndUserTokens(),
+      new NoAccessTokens(),
       new Pseudonyms(randomBytes(32)),
     );
     const cookies = Array.from({ length: 8 }, () => randomBytes(32).toString('base64url'));

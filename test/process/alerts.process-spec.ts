@@ -138,6 +138,7 @@ describe('alert rules in a real Prometheus scraping the gateway', () => {
         'GatewayAuditSealerLagging',
         'GatewayAuditSealerStopped',
         'GatewayAuditStoreUnavailable',
+        'GatewayBreakGlassUsed',
         'GatewayClientErrors',
         'GatewayDown',
         'GatewayLatencyP99High',
@@ -153,8 +154,20 @@ describe('alert rules in a real Prometheus scraping the gateway', () => {
     expect(states.get('GatewayAuditSealerStopped')).toBe('inactive');
     expect(states.get('GatewayAuditSealerLagging')).toBe('inactive');
     expect(states.get('GatewayDown')).toBe('inactive');
+    expect(states.get('GatewayBreakGlassUsed')).toBe('inactive');
     // No readiness check yet (nothing probes it here): no verdict, no alert.
     expect(states.get('GatewayNotReady')).toBe('inactive');
+  });
+
+  it('when an admin client token (break-glass) is used, then GatewayBreakGlassUsed fires', async () => {
+    const admin = await set.createClient('admin');
+    const answer = await fetch(`${set.replicas[0].base}/api/v1/clients`, { headers: { authorization: `Bearer ${admin}` } });
+    expect(answer.status).toBe(200);
+    await waitFor(async () => (await stateOf('GatewayBreakGlassUsed')) === 'firing', {
+      timeoutMs: 20_000,
+      intervalMs: 250,
+      what: 'the break-glass alert firing',
+    });
   });
 
   it('when the provider keeps failing until the circuit opens, then GatewayProviderCircuitOpen fires', async () => {

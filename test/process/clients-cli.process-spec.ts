@@ -92,6 +92,18 @@ describe('clients CLI', () => {
     expect(JSON.parse(created.out[0])).toMatchObject({ role: 'admin', tenant: 'default', expires_at: '2099-01-01T00:00:00.000Z' });
   });
 
+  it('when an admin client is made without --expires-at, then its token is break-glass: it expires after ADMIN_TOKEN_DEFAULT_TTL_HOURS, a partner one does not', async () => {
+    const before = Date.now();
+    const admin = await cli('create', '--name', 'on-call', '--role', 'admin');
+    const partner = await cli('create', '--name', 'backend-2', '--role', 'partner');
+
+    expect(admin.code).toBe(0);
+    const expiresAt = Date.parse(JSON.parse(admin.out[0]).expires_at as string);
+    expect(expiresAt).toBeGreaterThanOrEqual(before + 8 * 3_600_000);
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + 8 * 3_600_000);
+    expect(JSON.parse(partner.out[0]).expires_at).toBeNull();
+  });
+
   it('when an active client already has the name, then create fails and says so', async () => {
     await cli('create', '--name', 'twice', '--role', 'partner');
 

@@ -59,7 +59,9 @@ describe('graceful shutdown', () => {
 
   type Event = { phase: string; http_status: number | null };
   async function eventsOf(reference: string): Promise<Event[]> {
-    const answer = await callApi<{ events: Event[] }>(running!.base, 'GET', `/api/v1/audit-events?reference=${reference}`, { token: running!.admin });
+    const answer = await callApi<{ events: Event[] }>(running!.base, 'GET', `/api/v1/audit-events?reference=${reference}&reason=shutdown-test`, {
+      token: running!.admin,
+    });
     return [...answer.body.data!.events].reverse();
   }
 

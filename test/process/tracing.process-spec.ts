@@ -155,7 +155,7 @@ describe('traces (OpenTelemetry, OTLP/HTTP)', () => {
         { timeoutMs: 5_000, what: 'the request’s log line' },
       );
       for (const line of lines) expect(JSON.parse(line)).toMatchObject({ trace_id: traceId });
-      const events = (await auditEventsOf(`reference=${body.reference as string}`)).filter((event) => event.request_id === requestId);
+      const events = (await auditEventsOf(`reference=${body.reference as string}&reason=trace-test`)).filter((event) => event.request_id === requestId);
       expect(events.map((event) => event.phase).sort()).toEqual(['attempted', 'succeeded']);
       for (const event of events) expect(event.trace_id).toBe(traceId);
     });
@@ -270,7 +270,9 @@ describe('traces at a tiny ratio (OTEL_TRACES_SAMPLER_ARG, the sampler left unse
     });
 
     expect(answer.status).toBe(201);
-    const events = await callApi<{ events: AuditEventRow[] }>(base, 'GET', `/api/v1/audit-events?reference=${body.reference as string}`, { token: admin });
+    const events = await callApi<{ events: AuditEventRow[] }>(base, 'GET', `/api/v1/audit-events?reference=${body.reference as string}&reason=trace-test`, {
+      token: admin,
+    });
     const own = events.body.data!.events.filter((event) => event.request_id === requestId);
     expect(own.map((event) => [event.phase, event.trace_id]).sort()).toEqual([
       ['attempted', null],
@@ -307,7 +309,9 @@ describe('with no OTLP endpoint set', () => {
     const received = (await journal(set.sandbox)).find((entry) => entry.request_id === requestId);
     expect(received).toBeDefined();
     expect(received!.traceparent).toBeNull();
-    const events = await callApi<{ events: AuditEventRow[] }>(base, 'GET', `/api/v1/audit-events?reference=${body.reference as string}`, { token: admin });
+    const events = await callApi<{ events: AuditEventRow[] }>(base, 'GET', `/api/v1/audit-events?reference=${body.reference as string}&reason=trace-test`, {
+      token: admin,
+    });
     expect(events.body.data!.events.length).toBeGreaterThan(0);
     for (const event of events.body.data!.events) expect(event.trace_id).toBeNull();
   });

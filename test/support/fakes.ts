@@ -112,6 +112,7 @@ export class CountingMetrics extends Metrics {
   unresolvedCalls(count: number): void {
     this.unresolved.push(count);
   }
+  breakGlassUsed(): void {}
   readiness(): void {}
 }
 

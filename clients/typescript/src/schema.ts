@@ -332,8 +332,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Search the audit log (admin)
-         * @description Every partner request leaves events here. Filters combine; results are newest first, a page at a time. Find a partner’s screenshot by `error_id`, a transaction by `reference`.
+         * Search the audit log (support, compliance)
+         * @description Every partner request leaves events here. Filters combine; results are newest first, a page at a time. Find a partner’s screenshot by `error_id`, a transaction by `reference`. A search about a customer, an end user or a reference says why (`reason`): the search is recorded with it, and with who made it.
          */
         get: operations["AuditEventsController_search"];
         put?: never;
@@ -352,7 +352,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One audit event (admin)
+         * One audit event (support, compliance)
          * @description The event with this id, as listed by the search.
          */
         get: operations["AuditEventsController_get"];
@@ -412,7 +412,7 @@ export interface components {
          * @description Stable and machine-readable: branch on it (docs/errors.md says what each means and what to do).
          * @enum {string}
          */
-        ErrorCode: "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.TIMEOUT" | "REQUEST.EXPECTATION_FAILED" | "REQUEST.URI_TOO_LONG" | "REQUEST.HEADERS_TOO_LARGE" | "REQUEST.CLIENT_CLOSED" | "REQUEST.BODY_TOO_LARGE" | "REQUEST.UNSUPPORTED_MEDIA_TYPE" | "REQUEST.UNSUPPORTED_ENCODING" | "ROUTE.NOT_FOUND" | "RATE_LIMIT.EXCEEDED" | "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE" | "AUTH.INVALID_DPOP_PROOF" | "AUTH.ISSUER_UNAVAILABLE" | "AUTH.CLIENT_NAME_TAKEN" | "AUTH.INVALID_CLIENT" | "SESSION.NOT_CONFIGURED" | "SESSION.ENDED" | "SESSION.CSRF_REJECTED" | "SESSION.RETURN_TO_REFUSED" | "SESSION.LOGIN_FAILED" | "SESSION.INVALID_LOGOUT_TOKEN" | "CUSTOMER.ALREADY_BOUND" | "CUSTOMER.NOT_FOUND" | "IDEMPOTENCY.IN_FLIGHT" | "IDEMPOTENCY.REFERENCE_REUSED" | "IDEMPOTENCY.REFERENCE_TAKEN" | "IDEMPOTENCY.OUTCOME_UNKNOWN" | "IDEMPOTENCY.OUTCOME_PENDING" | "UPSTREAM.BAD_RESPONSE" | "UPSTREAM.CREDENTIALS_REFUSED" | "UPSTREAM.NOT_FOUND" | "UPSTREAM.CONFLICT" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.REJECTED" | "UPSTREAM.SERVER_ERROR" | "UPSTREAM.TIMEOUT" | "UPSTREAM.UNREACHABLE" | "UPSTREAM.CONNECTION_LOST" | "UPSTREAM.CIRCUIT_OPEN" | "AUDIT.EVENT_NOT_FOUND" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE" | "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "SERVICE.NOT_READY" | "INTERNAL";
+        ErrorCode: "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.TIMEOUT" | "REQUEST.EXPECTATION_FAILED" | "REQUEST.URI_TOO_LONG" | "REQUEST.HEADERS_TOO_LARGE" | "REQUEST.CLIENT_CLOSED" | "REQUEST.BODY_TOO_LARGE" | "REQUEST.UNSUPPORTED_MEDIA_TYPE" | "REQUEST.UNSUPPORTED_ENCODING" | "ROUTE.NOT_FOUND" | "RATE_LIMIT.EXCEEDED" | "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE" | "AUTH.MFA_REQUIRED" | "AUTH.INVALID_DPOP_PROOF" | "AUTH.ISSUER_UNAVAILABLE" | "AUTH.CLIENT_NAME_TAKEN" | "AUTH.INVALID_CLIENT" | "SESSION.NOT_CONFIGURED" | "SESSION.ENDED" | "SESSION.CSRF_REJECTED" | "SESSION.RETURN_TO_REFUSED" | "SESSION.LOGIN_FAILED" | "SESSION.INVALID_LOGOUT_TOKEN" | "CUSTOMER.ALREADY_BOUND" | "CUSTOMER.NOT_FOUND" | "IDEMPOTENCY.IN_FLIGHT" | "IDEMPOTENCY.REFERENCE_REUSED" | "IDEMPOTENCY.REFERENCE_TAKEN" | "IDEMPOTENCY.OUTCOME_UNKNOWN" | "IDEMPOTENCY.OUTCOME_PENDING" | "UPSTREAM.BAD_RESPONSE" | "UPSTREAM.CREDENTIALS_REFUSED" | "UPSTREAM.NOT_FOUND" | "UPSTREAM.CONFLICT" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.REJECTED" | "UPSTREAM.SERVER_ERROR" | "UPSTREAM.TIMEOUT" | "UPSTREAM.UNREACHABLE" | "UPSTREAM.CONNECTION_LOST" | "UPSTREAM.CIRCUIT_OPEN" | "AUDIT.EVENT_NOT_FOUND" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE" | "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "SERVICE.NOT_READY" | "INTERNAL";
         FieldProblemSchema: {
             /** @example currency */
             field: string;
@@ -527,7 +527,7 @@ export interface components {
              * @example partner
              * @enum {string}
              */
-            role: "partner" | "admin" | "end_user";
+            role: "partner" | "admin" | "end_user" | "staff";
             /**
              * @description The tenant whose customers this caller sees.
              * @example default
@@ -1028,11 +1028,11 @@ export interface components {
              */
             phase: "attempted" | "succeeded" | "rejected" | "failed" | "unknown";
             /**
-             * @description Who called: a partner server or an admin (client tokens), or an end user (then `client_id` is their pseudonym).
+             * @description Who called: a partner server or an admin (client tokens; an admin token is break-glass), an end user (then `client_id` is their pseudonym), or a staff member (then `staff_id` and `client_name` name them).
              * @example partner
              * @enum {string|null}
              */
-            caller_kind?: "partner" | "admin" | "end_user" | null;
+            caller_kind?: "partner" | "admin" | "end_user" | "staff" | null;
             /**
              * Format: uuid
              * @example 3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10
@@ -1099,6 +1099,26 @@ export interface components {
              * @example 4bf92f3577b34da6a3ce929d0e0e4736
              */
             trace_id?: string | null;
+            /**
+             * @description A staff member’s stable id at the company’s OpenID provider (caller_kind `staff`; `client_name` is their display name).
+             * @example null
+             */
+            staff_id?: string | null;
+            /**
+             * @description The staff roles the request was allowed with.
+             * @example null
+             */
+            staff_roles?: string[] | null;
+            /**
+             * @description Why the staff member or admin looked, as their search said.
+             * @example null
+             */
+            access_reason?: string | null;
+            /**
+             * @description Made with an admin client token: the break-glass credential (automation and emergencies).
+             * @example false
+             */
+            break_glass: boolean;
         };
         AuditEventsPageResponseDto: {
             /** @description Newest first. */
@@ -1293,7 +1313,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1315,7 +1335,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
                         };
                     };
                 };
@@ -1536,7 +1556,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1558,7 +1578,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
                         };
                     };
                 };
@@ -3542,7 +3562,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3564,7 +3584,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
                         };
                     };
                 };
@@ -3785,7 +3805,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3807,7 +3827,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
                         };
                     };
                 };
@@ -3879,7 +3899,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3901,7 +3921,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
                         };
                     };
                 };
@@ -4149,7 +4169,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4171,7 +4191,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
                         };
                     };
                 };
@@ -6141,7 +6161,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6163,7 +6183,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
                         };
                     };
                 };
@@ -6195,7 +6215,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `DATABASE.UNAVAILABLE`. */
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUTH.ISSUER_UNAVAILABLE`, `DATABASE.UNAVAILABLE`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6208,16 +6228,16 @@ export interface operations {
                      *       "message": "Service Unavailable",
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "DATABASE.UNAVAILABLE",
-                     *         "details": "The service’s database is unavailable; try again shortly",
-                     *         "message": "The service’s database is unavailable; try again shortly"
+                     *         "code": "AUTH.ISSUER_UNAVAILABLE",
+                     *         "details": "The identity provider could not be reached; try again shortly",
+                     *         "message": "The identity provider could not be reached; try again shortly"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "DATABASE.UNAVAILABLE";
+                            code: "AUTH.ISSUER_UNAVAILABLE" | "DATABASE.UNAVAILABLE";
                         };
                     };
                 };
@@ -6249,6 +6269,8 @@ export interface operations {
                 to?: string;
                 /** @description Events per page. */
                 limit?: number;
+                /** @description Why you are looking: a ticket id or a few words (3-200 characters). Required with `reference`, `customer_id` or `end_user`: a search about a customer, an end user or a transaction is recorded with its reason, by person (the access report). Name the ticket, not the customer: the reason is kept in the audit log. */
+                reason?: string;
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: string;
             };
@@ -6310,7 +6332,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6332,7 +6354,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
                         };
                     };
                 };
@@ -6553,7 +6575,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6575,7 +6597,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
                         };
                     };
                 };
@@ -6646,7 +6668,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6668,7 +6690,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
                         };
                     };
                 };
@@ -6916,7 +6938,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6938,7 +6960,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
                         };
                     };
                 };
@@ -7009,7 +7031,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7031,7 +7053,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
                         };
                     };
                 };
@@ -7252,7 +7274,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7274,7 +7296,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
                         };
                     };
                 };
@@ -7351,7 +7373,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7373,7 +7395,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
                         };
                     };
                 };
@@ -7594,7 +7616,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7616,7 +7638,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
                         error: {
                             /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
                         };
                     };
                 };

@@ -9,6 +9,9 @@ const USAGE = `Usage: npm run clients -- <command> [options]
 
   create --name NAME --role partner|admin [--tenant T] [--expires-at ISO-8601]
          Prints {"id","name","role","tenant","token","expires_at"}: the only time the token is shown.
+         An admin token is break-glass (automation and emergencies; staff sign in at the company's
+         provider): without --expires-at it expires after ADMIN_TOKEN_DEFAULT_TTL_HOURS (8), every
+         request it makes is marked in the audit log, and the GatewayBreakGlassUsed alert fires.
   list   One JSON line per client (never tokens).
   revoke --name NAME
          Revokes the active client with that name; its token is refused from then on.
@@ -40,7 +43,9 @@ const create: Command = async (args, { database, config, io }) => {
   if (!values.role || !API_CLIENT_ROLES.includes(values.role as ApiClientRole)) {
     throw new UsageError(`--role must be one of ${API_CLIENT_ROLES.join(', ')}`);
   }
-  const expiresAt = parseExpiry(values['expires-at']);
+  // An admin token that nobody said should outlive a shift does not.
+  const expiresAt =
+    parseExpiry(values['expires-at']) ?? (values.role === 'admin' ? new Date(Date.now() + config.ADMIN_TOKEN_DEFAULT_TTL_HOURS * 3_600_000) : null);
   const { client, token } = await withApiClientsAsOwner(database.handle, (clients) =>
     clients.create({ name: values.name!, role: values.role as ApiClientRole, tenant: values.tenant ?? config.DEFAULT_TENANT, expiresAt }),
   );

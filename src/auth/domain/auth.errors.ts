@@ -80,6 +80,31 @@ export class EndUsersNotAllowed extends DomainError {
   }
 }
 
+/** A staff member's token on an operation for partners or end users, or on one their roles do not reach. */
+export class StaffNotAllowed extends DomainError {
+  constructor(required?: readonly string[]) {
+    super('AUTH.FORBIDDEN', {
+      details: required ? `Requires the ${required.join(' or ')} staff role` : 'Staff tokens cannot call this endpoint',
+    });
+  }
+}
+
+/**
+ * A staff member whose roles would allow the operation, signed in without the second factor those
+ * roles need (RFC 9470): the challenge asks for a stronger sign-in, naming the `acr` values that
+ * count when the service is told of any.
+ */
+export class MfaRequired extends DomainError {
+  constructor(roles: readonly string[], acrValues: readonly string[]) {
+    const parts = [REALM, 'error="insufficient_user_authentication"', 'error_description="A second factor is required"'];
+    if (acrValues.length > 0) parts.push(`acr_values="${acrValues.join(' ')}"`);
+    super('AUTH.MFA_REQUIRED', {
+      details: `The ${roles.join(' and ')} role${roles.length === 1 ? '' : 's'} need${roles.length === 1 ? 's' : ''} a second factor: sign in again with it`,
+      challenge: `Bearer ${parts.join(', ')}`,
+    });
+  }
+}
+
 export class RoleNotAllowed extends DomainError {
   constructor(required: readonly string[]) {
     super('AUTH.FORBIDDEN', {

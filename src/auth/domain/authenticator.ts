@@ -3,8 +3,10 @@ import { endUserCaller, type AuthenticatedClient } from './api-client';
 import { ApiClientsService } from './api-clients.service';
 import { BrowserSessions } from './browser-sessions.service';
 import { InvalidToken, TokenMissing } from './auth.errors';
-import { EndUserTokens } from './end-user-tokens.port';
+import { AccessTokens } from './access-tokens.port';
 import { Pseudonyms } from './pseudonyms';
+import { StaffPolicy, staffMemberOf } from './staff';
+import { ALL_TENANTS } from '../../common/domain/request-record';
 
 /**
  * What a request presents to say who it is, as the HTTP layer read it:
@@ -35,16 +37,18 @@ const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
  * Decides who is calling, for every kind of credential: partner servers and admins with client
  * tokens (server-side credentials, tenant-wide); the partner's end users with an access token from
  * the partner's OpenID provider (bearer, or bound to a key with DPoP), or with a web app's browser
- * session. An end user is known by their pseudonym, never by their subject. The edge's identify
- * stage is its one caller.
+ * session; the company's staff with an access token from the company's provider. An end user is
+ * known by their pseudonym, never by their subject; a staff member by their id and name, with the
+ * roles their groups grant. The edge's identify stage is its one caller.
  */
 @Injectable()
 export class Authenticator {
   constructor(
     private readonly clients: ApiClientsService,
-    private readonly endUsers: EndUserTokens,
+    private readonly endUsers: AccessTokens,
     private readonly pseudonyms: Pseudonyms,
     private readonly sessions: BrowserSessions,
+    private readonly staffPolicy: StaffPolicy,
   ) {}
 
   /**
@@ -69,8 +73,12 @@ export class Authenticator {
   private async byToken(presented: Extract<PresentedCredentials, { kind: 'token' }>): Promise<AuthenticatedClient> {
     const { scheme, token } = presented;
     if (this.endUsers.enabled && COMPACT_JWS.test(token)) {
-      const user = await this.endUsers.verify(token, { scheme, proof: presented.dpop, method: presented.method, url: presented.url });
-      return endUserCaller(this.pseudonyms.of(user.issuer, user.subject), user.tenant, user.scopes, { subject: user.subject });
+      const holder = await this.endUsers.verify(token, { scheme, proof: presented.dpop, method: presented.method, url: presented.url });
+      if (holder.kind === 'staff') {
+        const member = staffMemberOf(holder.claims, this.staffPolicy);
+        return { id: member.id, name: member.name, role: 'staff', tenant: ALL_TENANTS, staff: { roles: member.roles, secondFactor: member.secondFactor } };
+      }
+      return endUserCaller(this.pseudonyms.of(holder.issuer, holder.subject), holder.tenant, holder.scopes, { subject: holder.subject });
     }
     // A client token is a bearer token: it is bound to no key.
     if (scheme === 'dpop') throw new InvalidToken({ scheme });

@@ -3,7 +3,7 @@ import { JoseSealedBox } from '../oidc/jose-sealed-box';
 import { InvalidLogoutToken, IssuerUnavailable, ReturnToRefused, SessionEnded, SessionsNotConfigured } from './auth.errors';
 import { BrowserSessionStore, LogoutNotice, RefreshRefused, RelyingParty, SessionTokens, StoredSession } from './browser-session.ports';
 import { BrowserSessions, hashOf } from './browser-sessions.service';
-import { NoEndUserTokens } from './end-user-tokens.port';
+import { NoAccessTokens } from './access-tokens.port';
 import { Pseudonyms } from './pseudonyms';
 import { SessionTokenKeeper } from './session-token-keeper';
 
@@ -148,7 +148,7 @@ function sessions(provider = new ScriptedProvider(), store: BrowserSessionStore 
       box: new JoseSealedBox(BOX_KEY),
     },
     store,
-    new NoEndUserTokens(),
+    new NoAccessTokens(),
     new Pseudonyms(randomBytes(32)),
   );
 }
@@ -280,7 +280,7 @@ describe(BrowserSessions.name, () => {
   });
 
   it('when sessions are not configured, then every session endpoint says so', async () => {
-    const off = new BrowserSessions(undefined, new EndingStore(), new NoEndUserTokens(), new Pseudonyms(randomBytes(32)));
+    const off = new BrowserSessions(undefined, new EndingStore(), new NoAccessTokens(), new Pseudonyms(randomBytes(32)));
 
     expect(off.enabled).toBe(false);
     await expect(off.startLogin('/')).rejects.toBeInstanceOf(SessionsNotConfigured);

@@ -3,7 +3,7 @@ import type { RecordedClient } from '../../common/domain/request-record';
 import { endUserCaller, type AuthenticatedClient } from './api-client';
 import { InvalidToken, InvalidLogoutToken, LoginFailed, ReturnToRefused, SessionEnded, SessionsNotConfigured } from './auth.errors';
 import { BrowserSessionStore, RelyingParty, SealedBox, SessionTokens, StoredSession } from './browser-session.ports';
-import { EndUserTokens } from './end-user-tokens.port';
+import { AccessTokens } from './access-tokens.port';
 import { Pseudonyms } from './pseudonyms';
 import { SessionTokenKeeper } from './session-token-keeper';
 
@@ -66,7 +66,7 @@ export class BrowserSessions {
     /** What a configured service has; none: sessions are off, and their endpoints say so. */
     configured: { settings: SessionRuntimeSettings; provider: RelyingParty; box: SealedBox } | undefined,
     private readonly store: BrowserSessionStore,
-    private readonly endUsers: EndUserTokens,
+    private readonly endUsers: AccessTokens,
     private readonly pseudonyms: Pseudonyms,
     private readonly now: () => number = Date.now,
     sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
@@ -199,7 +199,7 @@ export class BrowserSessions {
 
     let user;
     try {
-      user = await this.endUsers.verify(completed.accessToken, { scheme: 'bearer', proof: undefined, method: 'GET', url: '', heldByService: true });
+      user = await this.endUsers.verifyEndUser(completed.accessToken, { scheme: 'bearer', proof: undefined, method: 'GET', url: '', heldByService: true });
     } catch (error) {
       if (error instanceof InvalidToken)
         throw new LoginFailed('The provider’s access token is not one this service accepts (issuer, audience or lifetime)', error);
@@ -266,7 +266,7 @@ export class BrowserSessions {
 
     let user;
     try {
-      user = await this.endUsers.verify(tokens.accessToken, {
+      user = await this.endUsers.verifyEndUser(tokens.accessToken, {
         scheme: 'bearer',
         proof: undefined,
         method: 'GET',

@@ -3,9 +3,11 @@ import { addRouteHook, RouteRule } from '../../common/http/route-rules';
 import { contextOf, Identification } from '../../common/http/request-context';
 import type { AuthenticatedClient } from '../domain/api-client';
 import { ApiClientRole } from '../domain/api-client';
-import { EndUsersNotAllowed, InsufficientScope, RoleNotAllowed, TokenMissing } from '../domain/auth.errors';
+import { EndUsersNotAllowed, InsufficientScope, MfaRequired, RoleNotAllowed, StaffNotAllowed, TokenMissing } from '../domain/auth.errors';
 import { BrowserSessions } from '../domain/browser-sessions.service';
-import { END_USER_SCOPE, IS_PUBLIC, REQUIRED_ROLES } from './auth.decorators';
+import { rolesUsed, StaffPolicy, StaffRole } from '../domain/staff';
+import { noteStaffRoles, RequestRecord } from '../../common/domain/request-record';
+import { END_USER_SCOPE, IS_PUBLIC, REQUIRED_ROLES, STAFF_ROLES_ALLOWED } from './auth.decorators';
 
 /**
  * The caller the identify stage found, for a route that needs one: the stored refusal raised, or
@@ -26,6 +28,8 @@ export interface AccessRule {
   readonly roles: readonly ApiClientRole[] | undefined;
   /** @EndUsers(): the scope an end user needs (null, none); undefined, end users are refused. */
   readonly endUserScope: string | null | undefined;
+  /** @Staff(): the staff roles allowed; undefined, staff are refused. */
+  readonly staffRoles: readonly StaffRole[] | undefined;
 }
 
 /**
@@ -33,10 +37,19 @@ export interface AccessRule {
  * stage; this only checks what the route allows, from its rule. Every route needs a caller unless
  * marked @Public(). Partner and admin clients pass where their role is allowed (@Roles); end users
  * (with an access token or a browser session) only where the route names the scope it needs
- * (@EndUsers), and only when their token grants it.
- * @throws the refusal: TokenMissing, EndUsersNotAllowed, InsufficientScope, RoleNotAllowed, or what identification refused with.
+ * (@EndUsers), and only when their token grants it; staff only where the route names their role
+ * (@Staff), with the second factor that role needs. A staff member's roles used are noted in the
+ * request's record (its audit event names them).
+ * @throws the refusal: TokenMissing, EndUsersNotAllowed, InsufficientScope, RoleNotAllowed,
+ *   StaffNotAllowed, MfaRequired, or what identification refused with.
  */
-export function checkAccess(rule: AccessRule, identity: Identification | undefined, missing: string): void {
+export function checkAccess(
+  rule: AccessRule,
+  identity: Identification | undefined,
+  missing: string,
+  staffPolicy: StaffPolicy = DEFAULT_STAFF_POLICY,
+  record?: RequestRecord,
+): void {
   if (rule.public) return;
   // Basic is for the browser's prompt on /docs: an API call presents its token as a token.
   if (identity?.presentedAs === 'basic') throw new TokenMissing('Basic authentication is for /docs only: send the token as `Authorization: Bearer <token>`');
@@ -50,14 +63,40 @@ export function checkAccess(rule: AccessRule, identity: Identification | undefin
     }
     return;
   }
+  if (client.role === 'staff') return checkStaffAccess(client, rule.staffRoles, staffPolicy, record);
   if (rule.roles && !rule.roles.includes(client.role)) throw new RoleNotAllowed([...rule.roles]);
 }
+
+/**
+ * A staff member on an operation: one of their roles must be among those it allows (`allowed`;
+ * undefined, none), with the second factor the role needs; the roles used go into the record.
+ * @throws StaffNotAllowed, MfaRequired.
+ */
+export function checkStaffAccess(
+  client: AuthenticatedClient,
+  allowed: readonly StaffRole[] | undefined,
+  staffPolicy: StaffPolicy,
+  record: RequestRecord | undefined,
+): void {
+  if (!allowed) throw new StaffNotAllowed();
+  const theirs = (client.staff?.roles ?? []) as StaffRole[];
+  const used = rolesUsed({ roles: theirs, secondFactor: client.staff?.secondFactor === true }, allowed, staffPolicy.mfaRoles);
+  if (used.needsSecondFactor)
+    throw new MfaRequired(
+      allowed.filter((role) => theirs.includes(role)),
+      [...staffPolicy.mfaAcrValues],
+    );
+  if (used.roles.length === 0) throw new StaffNotAllowed(allowed);
+  if (record) noteStaffRoles(record, used.roles);
+}
+
+const DEFAULT_STAFF_POLICY = new StaffPolicy();
 
 /**
  * Every controller route's access, checked before its handler runs (a hook of the route, no Nest
  * guard): the rule is the route's, read at start.
  */
-export function accessRule(sessions: BrowserSessions): RouteRule<AccessRule> {
+export function accessRule(sessions: BrowserSessions, staffPolicy: StaffPolicy): RouteRule<AccessRule> {
   /** What a request with no credentials is told to send. */
   const missing = sessions.enabled
     ? 'Send the token as `Authorization: Bearer <token>` (or `DPoP <token>`), or, from a web app, the session cookie with `X-CSRF: 1`'
@@ -68,12 +107,14 @@ export function accessRule(sessions: BrowserSessions): RouteRule<AccessRule> {
       public: reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, [handler, controller]) === true,
       roles: reflector.getAllAndOverride<ApiClientRole[] | undefined>(REQUIRED_ROLES, [handler, controller]),
       endUserScope: reflector.getAllAndOverride<string | null | undefined>(END_USER_SCOPE, [handler, controller]),
+      staffRoles: reflector.getAllAndOverride<StaffRole[] | undefined>(STAFF_ROLES_ALLOWED, [handler, controller]),
     }),
     attach: (route, rule) => {
       if (rule.public) return;
       const check: preHandlerHookHandler = (request, _reply, done) => {
         try {
-          checkAccess(rule, contextOf(request.raw).identity, missing);
+          const context = contextOf(request.raw);
+          checkAccess(rule, context.identity, missing, staffPolicy, context.record);
         } catch (refusal) {
           return done(refusal as Error);
         }

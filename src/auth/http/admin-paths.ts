@@ -4,8 +4,9 @@ import { DomainError } from '../../common/domain/domain-error';
 import type { EdgeStage } from '../../common/http/edge-stage';
 import { contextOf } from '../../common/http/request-context';
 import { InvalidToken, RoleNotAllowed, TokenMissing } from '../domain/auth.errors';
+import { StaffPolicy, type StaffRole } from '../domain/staff';
 import { presentedToken } from './presented-credentials';
-import { callerOf } from './access.rule';
+import { callerOf, checkStaffAccess } from './access.rule';
 
 export interface AdminPath {
   /** The path itself and everything under it (`/docs` covers `/docs/`, `/docs-json`, `/docs/x.js`). */
@@ -17,6 +18,8 @@ export interface AdminPath {
    * bearer token, and nothing else, is accepted there; no caller is identified, so nothing is looked up.
    */
   readonly token?: Buffer;
+  /** The staff roles that may read it too (with the second factor they need); none, admin tokens only. */
+  readonly staffRoles?: readonly StaffRole[];
 }
 
 /** What a path's own token is kept as, and compared by: its SHA-256 (so that lengths do not show). */
@@ -36,7 +39,7 @@ function ownTokenRefusal(request: FastifyRequest, expected: Buffer): DomainError
  * An admin path whatever the configuration: what each readiness check found (HealthController's
  * details; /health/ready itself answers anyone with its verdict alone). A bearer token, as on /metrics.
  */
-export const READINESS_DETAILS: AdminPath = { prefix: '/health/details', challenge: 'bearer' };
+export const READINESS_DETAILS: AdminPath = { prefix: '/health/details', challenge: 'bearer', staffRoles: ['operator'] };
 
 function covers(prefix: string, path: string | undefined): boolean {
   if (path === undefined) return false;
@@ -55,7 +58,7 @@ export function adminPathOf(paths: readonly AdminPath[], request: FastifyRequest
  * admin client, and the readiness details (READINESS_DETAILS): the caller the identify stage found must be one. Refusals are the usual envelope
  * (401 or 403) through the one error filter, with the challenge that makes a browser prompt.
  */
-export function adminPathsStage(paths: readonly AdminPath[]): EdgeStage {
+export function adminPathsStage(paths: readonly AdminPath[], staffPolicy?: StaffPolicy): EdgeStage {
   return {
     name: 'admin-paths',
     onRequest: (request, reply) => {
@@ -75,7 +78,8 @@ export function adminPathsStage(paths: readonly AdminPath[]): EdgeStage {
         const ignored = context.identity?.presentedAs === 'session' || (context.identity?.presentedAs === 'basic' && guarded.challenge !== 'basic');
         const identity = ignored ? undefined : context.identity;
         const client = callerOf(identity);
-        if (client.role !== 'admin') throw new RoleNotAllowed(['admin']);
+        if (client.role === 'staff') checkStaffAccess(client, guarded.staffRoles, staffPolicy ?? new StaffPolicy(), context.record);
+        else if (client.role !== 'admin') throw new RoleNotAllowed(['admin']);
       } catch (refusal) {
         if (guarded.challenge === 'basic') void reply.header('www-authenticate', 'Basic realm="Partner gateway admin", charset="UTF-8"');
         else void reply.header('www-authenticate', 'Bearer realm="Partner gateway admin"');

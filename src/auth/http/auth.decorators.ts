@@ -1,5 +1,6 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
-import { ApiSecurity } from '@nestjs/swagger';
+import { ApiExtension, ApiSecurity } from '@nestjs/swagger';
+import type { StaffRole } from '../domain/staff';
 import type { FastifyRequest } from 'fastify';
 import { contextOf } from '../../common/http/request-context';
 import { ApiClientRole, AuthenticatedClient } from '../domain/api-client';
@@ -8,6 +9,7 @@ import type { Scope } from '../domain/scopes';
 export const IS_PUBLIC = 'auth:public';
 export const REQUIRED_ROLES = 'auth:roles';
 export const END_USER_SCOPE = 'auth:end-user-scope';
+export const STAFF_ROLES_ALLOWED = 'auth:staff-roles';
 
 /** The route needs no client token (health checks). */
 export const Public = () => SetMetadata(IS_PUBLIC, true);
@@ -26,6 +28,17 @@ export const EndUsers = (scope: Scope | null = null) =>
     ApiSecurity(END_USER_SECURITY_SCHEME, scope ? [scope] : []),
     ApiSecurity(BROWSER_SESSION_SECURITY_SCHEME),
   );
+
+/**
+ * Staff with one of these roles may call the route (docs/security.md, "Staff"); without this
+ * decorator, staff tokens are refused (403). The roles are the route's row of the staff table, read
+ * once at start, and shown in the OpenAPI document (`x-staff-roles`, and the staff security scheme).
+ */
+export const Staff = (...roles: [StaffRole, ...StaffRole[]]) =>
+  applyDecorators(SetMetadata(STAFF_ROLES_ALLOWED, roles), ApiExtension('x-staff-roles', roles), ApiSecurity(STAFF_SECURITY_SCHEME));
+
+/** The OpenAPI security scheme of staff access tokens, from the company's OpenID provider (swagger.ts declares it). */
+export const STAFF_SECURITY_SCHEME = 'staff';
 
 /** The OpenAPI security scheme of end users' access tokens (swagger.ts declares it). */
 export const END_USER_SECURITY_SCHEME = 'end-user';

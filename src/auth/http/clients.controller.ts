@@ -5,7 +5,7 @@ import { Audited } from '../../common/http/audited.decorator';
 import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/http/api-envelope.decorators';
 import { ApiClientsService } from '../domain/api-clients.service';
 import { ApiClientResponseDto } from './api-client.response.dto';
-import { Roles } from './auth.decorators';
+import { Roles, Staff } from './auth.decorators';
 
 @ApiTags('clients')
 @ApiBearerAuth()
@@ -16,9 +16,10 @@ export class ClientsController {
   @Get('clients')
   @Audited(OPERATION.listClients)
   @Roles('admin')
+  @Staff('operator')
   @ApiOperation({ summary: 'List API clients (admin)', description: 'Never returns tokens: only their owners.' })
   @ApiEnvelopeResponse(200, ApiClientResponseDto, { isArray: true })
-  @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated)
+  @ApiErrorResponses(ERRORS.edge, ERRORS.staff)
   async list(): Promise<ApiClientResponseDto[]> {
     const clients = await this.clients.list();
     return clients.map((client) => ApiClientResponseDto.fromClient(client));

@@ -6,6 +6,7 @@ import { statusOfCode } from '../../common/http/error-envelope.filter';
 import { contextOf, CredentialKind, Identification, targetOf } from '../../common/http/request-context';
 import { SPAN_ATTRIBUTES, traced } from '../../common/telemetry/tracing';
 import { Authenticator, PresentedCredentials } from '../domain/authenticator';
+import type { AuthenticatedClient } from '../domain/api-client';
 import { SESSION_PATHS } from '../domain/session-endpoints';
 import { CredentialRules, credentialsOf } from './presented-credentials';
 
@@ -61,6 +62,8 @@ export function identifyStage(
   /** Whether a caller can matter to this request (its route counts against the limits, or needs an admin): no credential of any other is read. */
   mayNeedCaller: (request: FastifyRequest) => boolean,
   budget?: RefusedCredentialsBudget,
+  /** Told of every caller accepted (the break-glass count). */
+  accepted?: (caller: AuthenticatedClient) => void,
 ): EdgeStage {
   return {
     name: 'identify',
@@ -99,7 +102,7 @@ export function identifyStage(
         context.identity = { refusal: exhausted, presentedAs: kindOf(presented) };
         return undefined;
       }
-      return identify(request, authenticator, presented, budget);
+      return identify(request, authenticator, presented, budget, accepted);
     },
   };
 }
@@ -109,6 +112,7 @@ async function identify(
   authenticator: Authenticator,
   presented: PresentedCredentials,
   budget?: RefusedCredentialsBudget,
+  accepted?: (caller: AuthenticatedClient) => void,
 ): Promise<void> {
   const context = contextOf(request.raw);
   const presentedAs = kindOf(presented);
@@ -118,6 +122,7 @@ async function identify(
     });
     noteClient(context.record, caller);
     context.identity = { caller, presentedAs };
+    accepted?.(caller);
   } catch (refusal) {
     // Kept, not thrown: only what needs a caller raises it (an unexpected failure too, as INTERNAL).
     context.identity = { refusal: refusal as DomainError, presentedAs };

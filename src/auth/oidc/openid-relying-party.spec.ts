@@ -3,7 +3,7 @@ import { nestLogsOfEachTest } from '../../../test/support/nest-logs';
 import { TEST_AUDIENCE, TestIssuer } from '../../../test/support/oidc';
 import { DpopProofs } from './dpop-proofs';
 import { IssuerDirectory } from './issuer-metadata';
-import { JoseEndUserTokens } from './jose-end-user-tokens';
+import { JoseAccessTokens } from './jose-access-tokens';
 import { OpenIdRelyingParty } from './openid-relying-party';
 
 const CLIENT_ID = 'partner-web';
@@ -66,7 +66,7 @@ describe(OpenIdRelyingParty.name, () => {
 
   it('when the relying party and the access-token verifier share a directory, then the provider’s discovery document and JWKS are each fetched once', async () => {
     const directory = new IssuerDirectory();
-    const verifier = new JoseEndUserTokens(
+    const verifier = new JoseAccessTokens(
       [{ issuer: issuer.issuer, audience: TEST_AUDIENCE, tenant: 'acme' }],
       { clockSkewSeconds: 30, maxLifetimeSeconds: 3600, requireDpop: false },
       new DpopProofs(new InMemoryProofReplay(), { maxAgeSeconds: 60, clockSkewSeconds: 30 }),

@@ -54,6 +54,7 @@ export const ERROR_CODES = {
   'AUTH.DPOP_REQUIRED': 'unauthenticated',
   'AUTH.FORBIDDEN': 'forbidden',
   'AUTH.INSUFFICIENT_SCOPE': 'forbidden',
+  'AUTH.MFA_REQUIRED': 'unauthenticated',
   'AUTH.INVALID_DPOP_PROOF': 'unauthenticated',
   'AUTH.ISSUER_UNAVAILABLE': 'unavailable',
   'AUTH.CLIENT_NAME_TAKEN': 'conflict',

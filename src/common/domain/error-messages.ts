@@ -25,6 +25,7 @@ export const ERROR_MESSAGES = {
   'AUTH.DPOP_REQUIRED': 'The token must be sent bound to its key, with a DPoP proof',
   'AUTH.FORBIDDEN': 'This client is not allowed to call this endpoint',
   'AUTH.INSUFFICIENT_SCOPE': 'The access token does not grant the scope this endpoint needs',
+  'AUTH.MFA_REQUIRED': 'This operation needs a sign-in with a second factor',
   'AUTH.INVALID_DPOP_PROOF': 'The DPoP proof is missing or invalid',
   'AUTH.ISSUER_UNAVAILABLE': 'The identity provider could not be reached; try again shortly',
   'SESSION.NOT_CONFIGURED': 'Browser sessions are not configured on this service',

@@ -25,6 +25,8 @@ export abstract class Metrics {
   abstract errorAnswered(code: string): void;
   /** Mutating calls whose outcome is unknown and that wait for reconciliation (a count of at most `cap`). */
   abstract unresolvedCalls(count: number): void;
+  /** A request came with an admin client token: the break-glass credential (an alert fires on it). */
+  abstract breakGlassUsed(): void;
   /** The readiness check's verdict, each time it runs (the orchestrator probes it every few seconds). */
   abstract readiness(ready: boolean): void;
 }

@@ -15,6 +15,8 @@ import type { UpstreamFacts } from './upstream';
  * | requestId, startedAt | newRecord | the request's context (common/http/request-context.ts), when the request is first seen | it arrives |
  * | sourceIp | noteArrival | the edge's request-context stage (edge.pipeline.ts) | it arrives |
  * | client | noteClient | the identify stage (auth/http/identify.stage.ts); the session endpoints, for the user a login or logout is about | its credentials are accepted |
+ * | staffRoles | noteStaffRoles | the route's access check (auth/http/access.rule.ts), for a staff member | the roles they call it with are known |
+ * | accessReason | noteAccessReason | the audit search, from its `reason` | a staff search names why |
  * | reference, customerId, currency | noteSubject | domain services (AuditTrail.about, ProviderWrites.begin); the auditor, from a refused body's exact identifiers | it is known what the request is about |
  * | upstream | noteUpstreamCall | the upstream client | after each provider call |
  * | attempted | noteAttempted | AuditTrail.attempt | its `attempted` event is committed |
@@ -38,6 +40,10 @@ export interface RequestRecord extends RequestSubject {
   readonly concluded?: boolean;
   /** The W3C trace id of the request's sampled trace: in its log lines and audit events. */
   readonly traceId?: string;
+  /** A staff member's roles this request was allowed with (never all their roles: the ones the operation takes). */
+  readonly staffRoles?: readonly string[];
+  /** Why a staff member or an admin looked (a ticket id or words), as their search gave it. */
+  readonly accessReason?: string;
 }
 
 /** What an API client may do: call the partner API, or administer the service too. */
@@ -45,19 +51,25 @@ export const CLIENT_ROLES = ['partner', 'admin'] as const;
 export type ClientRole = (typeof CLIENT_ROLES)[number];
 
 /**
- * The kinds of caller: a partner's server or an admin (client tokens, tenant-wide), or one of the
- * partner's end users (an access token from the partner's OpenID provider, reaching only their own
- * customers).
+ * The kinds of caller: a partner's server or an admin (client tokens, tenant-wide; an admin token is
+ * the break-glass one), one of the partner's end users (an access token from the partner's OpenID
+ * provider, reaching only their own customers), or a member of the company's staff (an access token
+ * from the company's OpenID provider, reaching the staff operations their roles allow).
  */
-export const CALLER_KINDS = [...CLIENT_ROLES, 'end_user'] as const;
+export const CALLER_KINDS = [...CLIENT_ROLES, 'end_user', 'staff'] as const;
 export type CallerKind = (typeof CALLER_KINDS)[number];
+
+/** The tenant a staff member's requests are made in: every one (staff act for the company, not a partner); the audit log records none. */
+export const ALL_TENANTS = '*';
 
 /** The name every end user goes by where a client's name is shown (the person is never named). */
 export const END_USER_NAME = 'end-user';
 
 /**
  * Who called, as authentication accepted it and the audit log names it. For an end user, `id` is
- * their pseudonym (a keyed hash of issuer and subject, as a UUID): never the subject itself.
+ * their pseudonym (a keyed hash of issuer and subject, as a UUID): never the subject itself. For a
+ * staff member, `id` is their stable id at the company's provider and `name` their display name:
+ * staff are accountable by name.
  */
 export interface RecordedClient {
   readonly id: string;
@@ -66,6 +78,8 @@ export interface RecordedClient {
   readonly role: CallerKind;
   /** An end user's scopes, as their access token grants them; absent for client tokens. */
   readonly scopes?: readonly string[];
+  /** A staff member's roles (their provider's groups, mapped), and whether their sign-in showed a second factor. */
+  readonly staff?: { readonly roles: readonly string[]; readonly secondFactor: boolean };
   /** A web app's browser session, when the caller came with one: until when it lasts (never its id or tokens). */
   readonly session?: { readonly expiresAt: Date; readonly idleExpiresAt: Date };
 }
@@ -104,7 +118,16 @@ export function noteClient(record: RequestRecord, client: RecordedClient): void 
     role: client.role,
     ...(client.scopes ? { scopes: client.scopes } : {}),
     ...(client.session ? { session: client.session } : {}),
+    ...(client.staff ? { staff: client.staff } : {}),
   };
+}
+
+export function noteStaffRoles(record: RequestRecord, roles: readonly string[]): void {
+  write(record)!.staffRoles = roles;
+}
+
+export function noteAccessReason(record: RequestRecord, reason: string): void {
+  write(record)!.accessReason = reason;
 }
 
 /** Names what the request is about; fields left undefined keep what the record has. */

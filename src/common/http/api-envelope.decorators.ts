@@ -42,6 +42,7 @@ const ERROR_EXAMPLES: Partial<Record<ErrorCode, { details: string; fields?: { fi
   'AUTH.DPOP_REQUIRED': { details: 'The token is bound to a key: send it as `Authorization: DPoP <token>` with a DPoP proof' },
   'AUTH.FORBIDDEN': { details: 'Requires the admin role' },
   'AUTH.INSUFFICIENT_SCOPE': { details: 'Requires the balances:read scope' },
+  'AUTH.MFA_REQUIRED': { details: 'The support role needs a second factor: sign in again with it' },
   'AUTH.INVALID_DPOP_PROOF': { details: 'The DPoP proof was already used' },
   'IDEMPOTENCY.IN_FLIGHT': { details: 'Retry after the Retry-After delay with the same body to get its result.' },
   'IDEMPOTENCY.REFERENCE_REUSED': {
@@ -104,6 +105,8 @@ export const ERRORS = {
     'INTERNAL',
   ],
   authenticated: ['AUTH.TOKEN_MISSING', 'AUTH.INVALID_TOKEN', 'AUTH.FORBIDDEN'],
+  /** What a staff member's access token can also be refused for, on the staff operations. */
+  staff: ['AUTH.TOKEN_MISSING', 'AUTH.INVALID_TOKEN', 'AUTH.FORBIDDEN', 'AUTH.MFA_REQUIRED', 'AUTH.ISSUER_UNAVAILABLE'],
   /** What an end user's access token can also be refused for, on the routes end users may call. */
   endUser: [
     'AUTH.TOKEN_MISSING',

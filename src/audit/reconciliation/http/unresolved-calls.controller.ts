@@ -1,7 +1,7 @@
 import { OPERATION } from '../../../common/domain/audit-operations';
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Roles } from '../../../auth/http/auth.decorators';
+import { Roles, Staff } from '../../../auth/http/auth.decorators';
 import { parseDuration } from '../../../common/domain/duration';
 import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../../common/http/api-envelope.decorators';
 import { Audited } from '../../../common/http/audited.decorator';
@@ -13,6 +13,7 @@ const DEFAULT_PAGE = 100;
 @ApiTags('audit')
 @ApiBearerAuth()
 @Roles('admin')
+@Staff('support', 'operator')
 @Controller({ path: 'api/v1/unresolved-calls' })
 export class UnresolvedCallsController {
   constructor(private readonly unresolved: UnresolvedCalls) {}
@@ -27,7 +28,7 @@ export class UnresolvedCallsController {
       'same reference succeeded. Newest first. The same list as `npm run audit:reconcile`; docs/operations.md says how to settle each.',
   })
   @ApiEnvelopeResponse(200, UnresolvedCallsResponseDto)
-  @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.query, 'AUDIT.INVALID_CURSOR', 'AUDIT.INVALID_RANGE')
+  @ApiErrorResponses(ERRORS.edge, ERRORS.staff, ERRORS.query, 'AUDIT.INVALID_CURSOR', 'AUDIT.INVALID_RANGE')
   async list(@Query() query: UnresolvedCallsQueryDto): Promise<UnresolvedCallsResponseDto> {
     const page = await this.unresolved.page(
       {

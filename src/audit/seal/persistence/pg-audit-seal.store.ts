@@ -29,7 +29,10 @@ export const SEALED_COLUMNS_V2 = ['caller_kind'] as const;
 /** Added by AuditTraceIds1764489600000, on the same terms as V2: an event with no trace id hashes as before. */
 export const SEALED_COLUMNS_V3 = ['trace_id'] as const;
 
-export const SEALED_COLUMNS = [...SEALED_COLUMNS_V1, ...SEALED_COLUMNS_V2, ...SEALED_COLUMNS_V3] as const;
+/** Added by StaffAccess1764748800000, on the same terms: an event with none of them hashes as before. */
+export const SEALED_COLUMNS_V4 = ['staff_id', 'staff_roles', 'access_reason', 'break_glass'] as const;
+
+export const SEALED_COLUMNS = [...SEALED_COLUMNS_V1, ...SEALED_COLUMNS_V2, ...SEALED_COLUMNS_V3, ...SEALED_COLUMNS_V4] as const;
 
 const rowOf = (columns: readonly string[]) => `pg_catalog.record_send(ROW(${columns.map((column) => `e.${column}`).join(', ')}))`;
 
@@ -42,8 +45,9 @@ const rowOf = (columns: readonly string[]) => `pg_catalog.record_send(ROW(${colu
  */
 const allNull = (columns: readonly string[]) => columns.map((column) => `e.${column} IS NULL`).join(' AND ');
 const EVENT_HASH = `pg_catalog.sha256(CASE
-  WHEN ${allNull([...SEALED_COLUMNS_V2, ...SEALED_COLUMNS_V3])} THEN ${rowOf(SEALED_COLUMNS_V1)}
-  WHEN ${allNull(SEALED_COLUMNS_V3)} THEN ${rowOf([...SEALED_COLUMNS_V1, ...SEALED_COLUMNS_V2])}
+  WHEN ${allNull([...SEALED_COLUMNS_V2, ...SEALED_COLUMNS_V3, ...SEALED_COLUMNS_V4])} THEN ${rowOf(SEALED_COLUMNS_V1)}
+  WHEN ${allNull([...SEALED_COLUMNS_V3, ...SEALED_COLUMNS_V4])} THEN ${rowOf([...SEALED_COLUMNS_V1, ...SEALED_COLUMNS_V2])}
+  WHEN ${allNull(SEALED_COLUMNS_V4)} THEN ${rowOf([...SEALED_COLUMNS_V1, ...SEALED_COLUMNS_V2, ...SEALED_COLUMNS_V3])}
   ELSE ${rowOf(SEALED_COLUMNS)} END)`;
 
 /** A manifest entry: the id's 16 bytes and the hash. */

@@ -20,11 +20,13 @@ export class AuditEventResponseDto {
   readonly phase!: string;
 
   @ApiPropertyOptional({
-    enum: ['partner', 'admin', 'end_user'],
+    enum: ['partner', 'admin', 'end_user', 'staff'],
     nullable: true,
     type: String,
     example: 'partner',
-    description: 'Who called: a partner server or an admin (client tokens), or an end user (then `client_id` is their pseudonym).',
+    description:
+      'Who called: a partner server or an admin (client tokens; an admin token is break-glass), an end user (then `client_id` is their pseudonym), ' +
+      'or a staff member (then `staff_id` and `client_name` name them).',
   })
   readonly caller_kind!: string | null;
 
@@ -90,6 +92,23 @@ export class AuditEventResponseDto {
   })
   readonly trace_id!: string | null;
 
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    description: 'A staff member’s stable id at the company’s OpenID provider (caller_kind `staff`; `client_name` is their display name).',
+    example: null,
+  })
+  readonly staff_id!: string | null;
+
+  @ApiPropertyOptional({ nullable: true, type: [String], description: 'The staff roles the request was allowed with.', example: null })
+  readonly staff_roles!: string[] | null;
+
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'Why the staff member or admin looked, as their search said.', example: null })
+  readonly access_reason!: string | null;
+
+  @ApiProperty({ description: 'Made with an admin client token: the break-glass credential (automation and emergencies).', example: false })
+  readonly break_glass!: boolean;
+
   static from(event: AuditEvent): AuditEventResponseDto {
     return {
       id: event.id,
@@ -117,6 +136,10 @@ export class AuditEventResponseDto {
       upstream_latency_ms: event.upstreamLatencyMs ?? null,
       replayed: event.replayed ?? false,
       trace_id: event.traceId ?? null,
+      staff_id: event.staffId ?? null,
+      staff_roles: event.staffRoles ? [...event.staffRoles] : null,
+      access_reason: event.accessReason ?? null,
+      break_glass: event.breakGlass === true,
     };
   }
 }

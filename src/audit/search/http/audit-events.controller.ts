@@ -2,18 +2,21 @@ import { OPERATION } from '../../../common/domain/audit-operations';
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../../common/http/api-envelope.decorators';
-import { Roles } from '../../../auth/http/auth.decorators';
+import { Roles, Staff } from '../../../auth/http/auth.decorators';
 import { EndUserIds } from '../../../auth/domain/end-user-ids';
 import { AuditEventsService } from '../domain/audit-events.service';
-import { AuditEventIdParamDto, AuditEventsQueryDto } from './audit-events.request.dto';
+import { AuditEventIdParamDto, AuditEventsQueryDto, requireReason } from './audit-events.request.dto';
 import { AuditEventResponseDto, AuditEventsPageResponseDto } from './audit-event.response.dto';
 import { Audited } from '../../../common/http/audited.decorator';
+import { CurrentRecord } from '../../../common/http/current-record.decorator';
+import { noteAccessReason, noteSubject, type RequestRecord } from '../../../common/domain/request-record';
 
 const DEFAULT_PAGE = 50;
 
 @ApiTags('audit')
 @ApiBearerAuth()
 @Roles('admin')
+@Staff('support', 'compliance')
 @Controller({ path: 'api/v1/audit-events' })
 export class AuditEventsController {
   constructor(
@@ -24,14 +27,19 @@ export class AuditEventsController {
   @Get()
   @Audited(OPERATION.queryAudit)
   @ApiOperation({
-    summary: 'Search the audit log (admin)',
+    summary: 'Search the audit log (support, compliance)',
     description:
       'Every partner request leaves events here. Filters combine; results are newest first, a page at a time. ' +
-      'Find a partner’s screenshot by `error_id`, a transaction by `reference`.',
+      'Find a partner’s screenshot by `error_id`, a transaction by `reference`. A search about a customer, an end user or a ' +
+      'reference says why (`reason`): the search is recorded with it, and with who made it.',
   })
   @ApiEnvelopeResponse(200, AuditEventsPageResponseDto)
-  @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.query, 'AUDIT.INVALID_CURSOR', 'AUDIT.INVALID_RANGE')
-  async search(@Query() query: AuditEventsQueryDto): Promise<AuditEventsPageResponseDto> {
+  @ApiErrorResponses(ERRORS.edge, ERRORS.staff, ERRORS.query, 'AUDIT.INVALID_CURSOR', 'AUDIT.INVALID_RANGE')
+  async search(@Query() query: AuditEventsQueryDto, @CurrentRecord() record: RequestRecord): Promise<AuditEventsPageResponseDto> {
+    requireReason(query);
+    // The search's own event says what it looked at and why: the access report reads it.
+    noteSubject(record, { reference: query.reference?.toLowerCase(), customerId: query.customer_id?.toLowerCase() });
+    if (query.reason !== undefined) noteAccessReason(record, query.reason.trim());
     const page = await this.events.search(
       {
         reference: query.reference,
@@ -52,9 +60,9 @@ export class AuditEventsController {
 
   @Get(':id')
   @Audited(OPERATION.queryAudit)
-  @ApiOperation({ summary: 'One audit event (admin)', description: 'The event with this id, as listed by the search.' })
+  @ApiOperation({ summary: 'One audit event (support, compliance)', description: 'The event with this id, as listed by the search.' })
   @ApiEnvelopeResponse(200, AuditEventResponseDto)
-  @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.query, 'AUDIT.EVENT_NOT_FOUND')
+  @ApiErrorResponses(ERRORS.edge, ERRORS.staff, ERRORS.query, 'AUDIT.EVENT_NOT_FOUND')
   async get(@Param() params: AuditEventIdParamDto): Promise<AuditEventResponseDto> {
     return AuditEventResponseDto.from(await this.events.get(params.id));
   }

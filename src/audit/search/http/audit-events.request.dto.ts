@@ -2,9 +2,24 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsUuidField, Rules, toDecimalInteger } from '../../../common/http/field-rules';
 import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { RequestValidationFailed } from '../../../common/http/validation';
 import { AUDIT_OPERATIONS, AUDIT_PHASES } from '../../trail/domain/audit-event';
 import type { AuditOperation, AuditPhase } from '../../trail/domain/audit-event';
 import { MAX_AUDIT_PAGE } from '../domain/audit-events.service';
+
+/** A reason: 3-200 characters, none of them a control character, and not only spaces. */
+const REASON = /^(?=.*\S)[^\p{Cc}\p{Cs}]{3,200}$/su;
+const REASON_RULE = 'reason is required with reference, customer_id or end_user: a ticket id or a few words, 3-200 characters';
+
+/**
+ * A search about a customer, an end user or a transaction must say why: refused as a field of the
+ * query otherwise (once its fields passed their own rules).
+ * @throws RequestValidationFailed naming `reason`.
+ */
+export function requireReason(query: AuditEventsQueryDto): void {
+  const aboutSomeone = query.reference !== undefined || query.customer_id !== undefined || query.end_user !== undefined;
+  if (aboutSomeone && query.reason === undefined) throw new RequestValidationFailed([{ field: 'reason', message: REASON_RULE }]);
+}
 
 export class AuditEventsQueryDto {
   @ApiPropertyOptional({ format: 'uuid', description: 'The partner’s transaction reference.' })
@@ -73,6 +88,17 @@ export class AuditEventsQueryDto {
     Max(MAX_AUDIT_PAGE, { message: `limit must be between 1 and ${MAX_AUDIT_PAGE}` }),
   )
   readonly limit?: number;
+
+  @ApiPropertyOptional({
+    description:
+      'Why you are looking: a ticket id or a few words (3-200 characters). Required with `reference`, `customer_id` or `end_user`: ' +
+      'a search about a customer, an end user or a transaction is recorded with its reason, by person (the access report). ' +
+      'Name the ticket, not the customer: the reason is kept in the audit log.',
+    example: 'SUP-1234',
+  })
+  @IsOptional()
+  @Rules(IsString({ message: REASON_RULE }), Matches(REASON, { message: REASON_RULE }))
+  readonly reason?: string;
 
   @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page.' })
   @IsOptional()

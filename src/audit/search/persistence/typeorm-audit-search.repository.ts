@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { isUuid } from '../../../common/domain/identifiers';
+import { OPERATION } from '../../../common/domain/audit-operations';
 import { unavailableOnOutage } from '../../../database/store-errors';
 import { AuditEvent, AuditEventFilter, AuditPage, AuditPosition } from '../../trail/domain/audit-event';
 import { AuditEventEntity } from '../../trail/persistence/audit-event.entity';
@@ -21,7 +22,10 @@ export class TypeOrmAuditSearchRepository extends AuditSearch {
     if (filter.reference) query.andWhere('e.reference = :reference', { reference: filter.reference });
     if (filter.customerId) query.andWhere('e.customer_id = :customerId', { customerId: filter.customerId });
     if (filter.clientId) query.andWhere('e.client_id = :clientId', { clientId: filter.clientId });
+    if (filter.staffId) query.andWhere('e.staff_id = :staffId', { staffId: filter.staffId });
     if (filter.operation) query.andWhere('e.operation = :operation', { operation: filter.operation });
+    // A search names the reference or customer it looked at: a customer's events are theirs, not the searches about them (operation=audit.query finds those).
+    else if (filter.reference || filter.customerId) query.andWhere('e.operation <> :search', { search: OPERATION.queryAudit });
     if (filter.phase) query.andWhere('e.phase = :phase', { phase: filter.phase });
     if (filter.from) query.andWhere('e.occurred_at >= :from', { from: filter.from });
     if (filter.to) query.andWhere('e.occurred_at < :to', { to: filter.to });

@@ -17,12 +17,23 @@ export type TerminalPhase = Exclude<AuditPhase, 'attempted'>;
 export type { RequestSubject } from '../../../common/domain/request-record';
 
 export interface AuditActor {
-  /** partner or admin (a client token), end_user (an access token: clientId is then their pseudonym). */
+  /**
+   * partner or admin (a client token), end_user (an access token: clientId is then their
+   * pseudonym), staff (the company's provider: staffId and clientName name them).
+   */
   readonly callerKind?: CallerKind;
   readonly clientId?: string;
   readonly clientName?: string;
   readonly tenant?: string;
   readonly sourceIp?: string;
+  /** A staff member's stable id at the company's provider. */
+  readonly staffId?: string;
+  /** The roles a staff member's request was allowed with. */
+  readonly staffRoles?: readonly string[];
+  /** Why a staff member or an admin looked, as their search said. */
+  readonly accessReason?: string;
+  /** Made with an admin client token: the break-glass credential. */
+  readonly breakGlass?: boolean;
 }
 
 /** What is known of the provider call (UpstreamFacts), as the event's own columns: upstreamStatus, upstreamErrorId, upstreamLatencyMs. */
@@ -57,6 +68,8 @@ export interface AuditEventFilter {
   readonly operation?: AuditOperation;
   readonly phase?: AuditPhase;
   readonly clientId?: string;
+  /** A staff member's stable id. */
+  readonly staffId?: string;
   /** Inclusive. */
   readonly from?: Date;
   /** Exclusive. */

@@ -4,7 +4,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../../common/domain/clock.port';
 import { DomainError } from '../../../common/domain/domain-error';
 import { logContextOf, noteAttempted, noteConcluded, noteSubject, RequestRecord } from '../../../common/domain/request-record';
-import { AuditEvent, AuditOperation, RequestSubject, TerminalPhase } from './audit-event';
+import { AuditActor, AuditEvent, AuditOperation, RequestSubject, TerminalPhase } from './audit-event';
 import { AuditLog } from './audit-log.port';
 import { AuditUnavailable, EarlierAttemptUnresolved } from './audit.errors';
 import { REFERENCE_ALREADY_SEEN, UpstreamError } from '../../../common/domain/upstream';
@@ -175,10 +175,7 @@ export class AuditTrail {
       id: randomUUID(),
       occurredAt: this.clock.now(),
       requestId: record.requestId,
-      callerKind: record.client?.role,
-      clientId: record.client?.id,
-      clientName: record.client?.name,
-      tenant: record.client?.tenant,
+      ...actorOf(record),
       sourceIp: record.sourceIp,
       reference: record.reference,
       customerId: record.customerId,
@@ -207,3 +204,29 @@ export class AuditTrail {
     return error instanceof DomainError ? error : new AuditUnavailable(error);
   }
 }
+
+/** Who made the request, as its events name them: a staff member by their id and name, never in a tenant; an admin token as break-glass. */
+function actorOf(record: RequestRecord): AuditActor {
+  const client = record.client;
+  if (!client) return {};
+  if (client.role === 'staff') {
+    return {
+      callerKind: 'staff',
+      staffId: client.id,
+      clientName: client.name.slice(0, MAX_CLIENT_NAME),
+      staffRoles: record.staffRoles,
+      accessReason: record.accessReason,
+    };
+  }
+  return {
+    callerKind: client.role,
+    clientId: client.id,
+    clientName: client.name,
+    tenant: client.tenant,
+    accessReason: record.accessReason,
+    ...(client.role === 'admin' ? { breakGlass: true } : {}),
+  };
+}
+
+/** The audit log's client_name column holds at most this many characters; a provider's display name may be longer. */
+const MAX_CLIENT_NAME = 100;

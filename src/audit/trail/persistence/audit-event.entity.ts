@@ -2,7 +2,8 @@ import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** The audit_events table; written by migrations, append-only (see CreateAuditEvents). */
 @Entity({ name: 'audit_events' })
-@Check('audit_events_caller_kind_check', `"caller_kind" IN ('partner', 'admin', 'end_user')`)
+@Check('audit_events_caller_kind_check', `"caller_kind" IN ('partner', 'admin', 'end_user', 'staff')`)
+@Check('audit_events_staff_check', `("staff_id" IS NULL) = ("caller_kind" IS DISTINCT FROM 'staff') AND "break_glass" IS NOT FALSE`)
 @Check('audit_events_trace_id_check', `"trace_id" ~ '^[0-9a-f]{32}$' AND "trace_id" <> '00000000000000000000000000000000'`)
 @Check('audit_events_phase_check', `"phase" IN ('attempted', 'succeeded', 'rejected', 'failed', 'unknown')`)
 @Index('audit_events_occurred_at_idx', ['occurredAt', 'id'])
@@ -14,6 +15,7 @@ import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Index('audit_events_operation_idx', ['operation', 'occurredAt', 'id'])
 @Index('audit_events_phase_idx', ['phase', 'occurredAt', 'id'])
 @Index('audit_events_tx_idx', ['tx', 'id'])
+@Index('audit_events_staff_idx', ['staffId', 'occurredAt', 'id'], { where: 'staff_id IS NOT NULL' })
 export class AuditEventEntity {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;
@@ -90,6 +92,22 @@ export class AuditEventEntity {
 
   @Column({ name: 'trace_id', type: 'varchar', length: 32, nullable: true })
   traceId!: string | null;
+
+  /** A staff member's stable id at the company's provider (StaffAccess). */
+  @Column({ name: 'staff_id', type: 'varchar', length: 255, nullable: true })
+  staffId!: string | null;
+
+  /** The roles a staff member's request was allowed with, comma-separated. */
+  @Column({ name: 'staff_roles', type: 'varchar', length: 100, nullable: true })
+  staffRoles!: string | null;
+
+  /** Why they looked, as their search said. */
+  @Column({ name: 'access_reason', type: 'varchar', length: 200, nullable: true })
+  accessReason!: string | null;
+
+  /** True on an admin client token's events (break-glass); null otherwise. */
+  @Column({ name: 'break_glass', type: 'boolean', nullable: true })
+  breakGlass!: boolean | null;
 
   /**
    * The transaction that wrote the event, set by the database: the order events are sealed in

@@ -32,6 +32,10 @@ export class AuditEventMapper {
       sourceIp: orNull(event.sourceIp),
       replayed: event.replayed ?? false,
       traceId: orNull(event.traceId),
+      staffId: orNull(event.staffId),
+      staffRoles: event.staffRoles && event.staffRoles.length > 0 ? event.staffRoles.join(',') : null,
+      accessReason: orNull(event.accessReason),
+      breakGlass: event.breakGlass === true ? true : null,
     };
   }
 
@@ -62,6 +66,10 @@ export class AuditEventMapper {
       sourceIp: orUndefined(row.sourceIp),
       replayed: row.replayed,
       traceId: orUndefined(row.traceId),
+      staffId: orUndefined(row.staffId),
+      staffRoles: row.staffRoles === null ? undefined : row.staffRoles.split(','),
+      accessReason: orUndefined(row.accessReason),
+      breakGlass: row.breakGlass === true ? true : undefined,
     };
   }
 }

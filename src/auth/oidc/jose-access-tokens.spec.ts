@@ -2,17 +2,17 @@ import { createHmac } from 'node:crypto';
 import { dpopProof, newDpopKey, newIssuerKey, TEST_AUDIENCE, TestIssuer } from '../../../test/support/oidc';
 import { InMemoryProofReplay } from '../../../test/support/fakes';
 import { nestLogsOfEachTest } from '../../../test/support/nest-logs';
-import { TokenPresentation } from '../domain/end-user-tokens.port';
+import { TokenPresentation } from '../domain/access-tokens.port';
 import { DpopProofs } from './dpop-proofs';
 import { IssuerDirectory } from './issuer-metadata';
-import { JoseEndUserTokens } from './jose-end-user-tokens';
+import { JoseAccessTokens } from './jose-access-tokens';
 
 const URL_ = 'http://127.0.0.1:3000/api/v1/customers/5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44/balance';
 const bearer: TokenPresentation = { scheme: 'bearer', proof: undefined, method: 'GET', url: URL_ };
 
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-describe(JoseEndUserTokens.name, () => {
+describe(JoseAccessTokens.name, () => {
   let issuer: TestIssuer;
   let proofs: InMemoryProofReplay;
   const settings = { clockSkewSeconds: 30, maxLifetimeSeconds: 3600, requireDpop: false };
@@ -20,7 +20,7 @@ describe(JoseEndUserTokens.name, () => {
   /** A JWKS is fetched again for an unknown kid at most every 200 ms here (30 s in production). */
   const COOLDOWN_MS = 200;
   const tokens = (overrides: Partial<typeof settings> = {}) =>
-    new JoseEndUserTokens(
+    new JoseAccessTokens(
       [{ issuer: issuer.issuer, audience: TEST_AUDIENCE, tenant: 'acme' }],
       { ...settings, ...overrides },
       new DpopProofs(proofs, { maxAgeSeconds: 60, clockSkewSeconds: 30 }),
@@ -46,7 +46,14 @@ describe(JoseEndUserTokens.name, () => {
   it('when the token is the issuer’s, for this audience and current, then the end user is its subject in the issuer’s tenant with its scopes', async () => {
     const user = await tokens().verify(await issuer.token({ sub: 'ada', scope: 'balances:read  customers:write' }), bearer);
 
-    expect(user).toEqual({ issuer: issuer.issuer, subject: 'ada', tenant: 'acme', scopes: ['balances:read', 'customers:write'], senderConstrained: false });
+    expect(user).toEqual({
+      kind: 'end_user',
+      issuer: issuer.issuer,
+      subject: 'ada',
+      tenant: 'acme',
+      scopes: ['balances:read', 'customers:write'],
+      senderConstrained: false,
+    });
   });
 
   const refusals: [string, () => Promise<string>][] = [
@@ -90,14 +97,14 @@ describe(JoseEndUserTokens.name, () => {
     // The rotation comes after the cooldown: in production, minutes after the last fetch.
     await new Promise((resolve) => setTimeout(resolve, COOLDOWN_MS + 50));
 
-    const user = await sut.verify(await issuer.token({ sub: 'after-rotation' }, { key: rotated }), bearer);
+    const user = await sut.verifyEndUser(await issuer.token({ sub: 'after-rotation' }, { key: rotated }), bearer);
 
     expect(user.subject).toBe('after-rotation');
     expect(issuer.jwksFetches).toBe(2);
   });
 
   it('when a flood of tokens names unknown kids, then the JWKS is fetched again at most once and each is refused', async () => {
-    const sut = new JoseEndUserTokens(
+    const sut = new JoseAccessTokens(
       [{ issuer: issuer.issuer, audience: TEST_AUDIENCE, tenant: 'acme' }],
       settings,
       new DpopProofs(proofs, { maxAgeSeconds: 60, clockSkewSeconds: 30 }),
@@ -123,7 +130,7 @@ describe(JoseEndUserTokens.name, () => {
   });
 
   it('when the discovery document names another issuer, then the issuer is unavailable and no token is accepted', async () => {
-    const sut = new JoseEndUserTokens(
+    const sut = new JoseAccessTokens(
       [{ issuer: `${issuer.issuer}/`, audience: TEST_AUDIENCE, tenant: 'acme' }],
       settings,
       new DpopProofs(proofs, { maxAgeSeconds: 60, clockSkewSeconds: 30 }),
@@ -151,7 +158,7 @@ describe(JoseEndUserTokens.name, () => {
 
   it('when the issuer’s JWKS does not answer in time, then the issuer is unavailable (503)', async () => {
     issuer.jwksAnswer = 'hang';
-    const sut = new JoseEndUserTokens(
+    const sut = new JoseAccessTokens(
       [{ issuer: issuer.issuer, audience: TEST_AUDIENCE, tenant: 'acme' }],
       settings,
       new DpopProofs(proofs, { maxAgeSeconds: 60, clockSkewSeconds: 30 }),
@@ -166,7 +173,7 @@ describe(JoseEndUserTokens.name, () => {
   it('when the issuer’s JWKS fails, then calls one after another cost one fetch until the failure is five seconds old, and the JWKS is read again after', async () => {
     let now = Date.now();
     const clock = () => now;
-    const sut = new JoseEndUserTokens(
+    const sut = new JoseAccessTokens(
       [{ issuer: issuer.issuer, audience: TEST_AUDIENCE, tenant: 'acme' }],
       settings,
       new DpopProofs(proofs, { maxAgeSeconds: 60, clockSkewSeconds: 30 }),
@@ -181,7 +188,7 @@ describe(JoseEndUserTokens.name, () => {
     const fetchesDuringFailure = issuer.jwksFetches;
     issuer.jwksAnswer = 'keys';
     now += 5_000;
-    const after = await sut.verify(token, bearer);
+    const after = await sut.verifyEndUser(token, bearer);
 
     expect(flood.every((result) => result.status === 'rejected' && (result.reason as { code: string }).code === 'AUTH.ISSUER_UNAVAILABLE')).toBe(true);
     expect(fetchesDuringFailure).toBe(1);
@@ -195,7 +202,7 @@ describe(JoseEndUserTokens.name, () => {
     it('finding 9: when the key that signed a remembered token leaves the JWKS, then the token is still accepted five minutes after its keys were read, and refused just after ten', async () => {
       let now = Date.now();
       const clock = () => now;
-      const sut = new JoseEndUserTokens(
+      const sut = new JoseAccessTokens(
         [{ issuer: issuer.issuer, audience: TEST_AUDIENCE, tenant: 'acme' }],
         settings,
         new DpopProofs(proofs, { maxAgeSeconds: 60, clockSkewSeconds: 30 }),
@@ -207,7 +214,7 @@ describe(JoseEndUserTokens.name, () => {
       issuer.keys = [await newIssuerKey()];
 
       now += 5 * MINUTE;
-      const fiveMinutesOn = await sut.verify(token, bearer);
+      const fiveMinutesOn = await sut.verifyEndUser(token, bearer);
       const fetchesAfterFive = issuer.jwksFetches;
       now += 5 * MINUTE + 1_000;
       const tenMinutesOn = sut.verify(token, bearer);
@@ -307,6 +314,88 @@ describe(JoseEndUserTokens.name, () => {
           senderConstrained: true,
         });
       }
+    });
+  });
+
+  describe('staff tokens, from the company’s provider', () => {
+    const STAFF_AUDIENCE = 'urn:partner-gateway:staff';
+    let company: TestIssuer;
+    const withStaff = (rolesClaim = 'roles', idClaim = 'sub') =>
+      new JoseAccessTokens(
+        [{ issuer: issuer.issuer, audience: TEST_AUDIENCE, tenant: 'acme' }],
+        settings,
+        new DpopProofs(proofs, { maxAgeSeconds: 60, clockSkewSeconds: 30 }),
+        new IssuerDirectory({ refetchCooldownMs: COOLDOWN_MS }),
+        Date.now,
+        { issuer: company.issuer, audience: STAFF_AUDIENCE, idClaim, rolesClaim },
+      );
+    const staffToken = (claims: Record<string, unknown> = {}) =>
+      company.token({ aud: STAFF_AUDIENCE, sub: 'u-123', name: 'Sam Support', roles: ['support'], amr: ['pwd', 'otp'], scope: undefined, ...claims });
+
+    beforeEach(async () => {
+      company = await TestIssuer.start();
+    });
+    afterEach(() => company.close());
+
+    it('when the company’s provider signed it for the staff audience, then it names the staff member, their groups and how they signed in', async () => {
+      expect(await withStaff().verify(await staffToken({ acr: 'urn:mfa' }), bearer)).toEqual({
+        kind: 'staff',
+        issuer: company.issuer,
+        claims: { id: 'u-123', name: 'Sam Support', groups: ['support'], amr: ['pwd', 'otp'], acr: 'urn:mfa' },
+        senderConstrained: false,
+      });
+    });
+
+    it('when the roles are in a nested claim and the id in another claim, then those are read (Keycloak’s realm_access.roles, Entra ID’s oid)', async () => {
+      const verified = await withStaff('realm_access.roles', 'oid').verify(
+        await staffToken({ roles: undefined, realm_access: { roles: ['gw-support', 'offline'] }, oid: '8d0f-oid' }),
+        bearer,
+      );
+      expect(verified).toMatchObject({ kind: 'staff', claims: { id: '8d0f-oid', groups: ['gw-support', 'offline'] } });
+    });
+
+    it('when a staff token has no display name, then the staff member goes by their id', async () => {
+      expect(await withStaff().verify(await staffToken({ name: undefined }), bearer)).toMatchObject({ claims: { name: 'u-123' } });
+    });
+
+    const staffRefusals: [string, Record<string, unknown>][] = [
+      ['for the end users’ audience', { aud: TEST_AUDIENCE }],
+      ['with roles that are not strings', { roles: [{ role: 'support' }] }],
+      ['with an amr that is not a list of strings', { amr: 'pwd otp' }],
+      ['without the id claim', { sub: undefined }],
+      ['with an id of lone surrogates', { sub: 'a\ud800b' }],
+    ];
+    it.each(staffRefusals)('when a staff token is %s, then it is refused as invalid_token', async (_, claims) => {
+      await expect(withStaff().verify(await staffToken(claims), bearer)).rejects.toMatchObject({ code: 'AUTH.INVALID_TOKEN' });
+    });
+
+    it('when an end user’s issuer signs a token for the staff audience, then it is refused: each issuer names one kind of caller', async () => {
+      await expect(withStaff().verify(await issuer.token({ aud: STAFF_AUDIENCE, roles: ['operator'], amr: ['mfa'] }), bearer)).rejects.toMatchObject({
+        code: 'AUTH.INVALID_TOKEN',
+      });
+    });
+
+    it('when a web app’s session would hold a staff token, then it is refused as an end user’s', async () => {
+      await expect(withStaff().verifyEndUser(await staffToken(), { ...bearer, heldByService: true })).rejects.toMatchObject({ code: 'AUTH.INVALID_TOKEN' });
+    });
+
+    it('when the staff issuer is also an end users’ issuer, then the service does not start with it', () => {
+      expect(
+        () =>
+          new JoseAccessTokens(
+            [{ issuer: issuer.issuer, audience: TEST_AUDIENCE, tenant: 'acme' }],
+            settings,
+            new DpopProofs(proofs, { maxAgeSeconds: 60, clockSkewSeconds: 30 }),
+            undefined,
+            Date.now,
+            {
+              issuer: issuer.issuer,
+              audience: STAFF_AUDIENCE,
+              idClaim: 'sub',
+              rolesClaim: 'roles',
+            },
+          ),
+      ).toThrow(/also an end users' issuer/);
     });
   });
 });

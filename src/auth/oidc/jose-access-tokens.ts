@@ -3,7 +3,8 @@ import { decodeJwt, decodeProtectedHeader, errors, JWTPayload, jwtVerify } from 
 import { LRUCache } from 'lru-cache';
 import type { TrustedIssuer } from '../../config/end-user-settings';
 import { DpopRequired, InvalidToken, IssuerUnavailable } from '../domain/auth.errors';
-import { EndUserTokens, TokenPresentation, VerifiedEndUser } from '../domain/end-user-tokens.port';
+import { AccessTokens, TokenPresentation, VerifiedEndUser, VerifiedStaff } from '../domain/access-tokens.port';
+import type { StaffClaims } from '../domain/staff';
 import { scopesOf } from '../domain/scopes';
 import { DpopProofs } from './dpop-proofs';
 import { IssuerDirectory, KEYS_TRUSTED_FOR_MS } from './issuer-metadata';
@@ -38,8 +39,57 @@ const TOKEN_FAULTS = [
   errors.JOSENotSupported,
 ];
 
+/** The company's provider, where staff sign in: its tokens' audience, and the claims that name a staff member and their groups. */
+export interface StaffIssuer {
+  readonly issuer: string;
+  readonly audience: string;
+  /** The claim holding their stable id (`sub`, or Entra ID's `oid`). */
+  readonly idClaim: string;
+  /** The claim holding their roles or groups; a dotted path reaches into objects (`realm_access.roles`). */
+  readonly rolesClaim: string;
+}
+
+/** Staff ids, names and groups longer than this are not a provider's: the token is refused. */
+const MAX_STAFF_ID = 255;
+const MAX_STAFF_NAME = 200;
+const MAX_GROUPS = 200;
+
+/** The value at a claim's dotted path, own properties only. */
+function claimAt(payload: JWTPayload, path: string): unknown {
+  let value: unknown = payload;
+  for (const part of path.split('.')) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, part)) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+/** A claim that is a string or a list of strings, as a list; anything else is malformed (undefined). */
+function stringsOf(value: unknown): string[] | undefined {
+  if (value === undefined) return [];
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value;
+  return undefined;
+}
+
+/** What a staff token says of its holder, or undefined when a claim is missing or malformed. */
+function staffClaimsOf(payload: JWTPayload, issuer: StaffIssuer): StaffClaims | undefined {
+  const id = claimAt(payload, issuer.idClaim);
+  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_STAFF_ID || !id.isWellFormed()) return undefined;
+  const groups = stringsOf(claimAt(payload, issuer.rolesClaim));
+  // RFC 8176: amr is a JSON array of strings.
+  const amr = payload.amr === undefined || Array.isArray(payload.amr) ? stringsOf(payload.amr) : undefined;
+  if (!groups || groups.length > MAX_GROUPS || !amr) return undefined;
+  const named = [payload.name, payload.preferred_username].find((value) => typeof value === 'string' && value.trim() !== '') as string | undefined;
+  const name = (named ?? id).trim().slice(0, MAX_STAFF_NAME).toWellFormed();
+  const acr = typeof payload.acr === 'string' ? payload.acr : undefined;
+  return { id, name, groups, amr, ...(acr === undefined ? {} : { acr }) };
+}
+
+type TokenHolder = Omit<VerifiedEndUser, 'senderConstrained'> | Omit<VerifiedStaff, 'senderConstrained'>;
+
 interface VerifiedToken {
-  readonly user: Omit<VerifiedEndUser, 'senderConstrained'>;
+  readonly user: TokenHolder;
   /** cnf.jkt: the key the token is bound to, if any. */
   readonly jkt?: string;
   /**
@@ -59,10 +109,10 @@ interface VerifiedToken {
  * its issuer's keys were read, so an app's next calls cost a hash; its DPoP proof is checked on every
  * call.
  */
-export class JoseEndUserTokens extends EndUserTokens {
+export class JoseAccessTokens extends AccessTokens {
   readonly enabled: boolean;
   readonly issuers: readonly string[];
-  private readonly trusted: Map<string, TrustedIssuer>;
+  private readonly trusted: Map<string, TrustedIssuer | (StaffIssuer & { readonly staff: true })>;
   private readonly verified = new LRUCache<string, VerifiedToken>({ max: REMEMBERED_TOKENS });
 
   constructor(
@@ -71,14 +121,21 @@ export class JoseEndUserTokens extends EndUserTokens {
     private readonly proofs: DpopProofs,
     private readonly directory = new IssuerDirectory(),
     private readonly now: () => number = Date.now,
+    /** The company's provider, whose tokens name staff; undefined, none. */
+    staff?: StaffIssuer,
   ) {
     super();
     this.trusted = new Map(issuers.map((issuer) => [issuer.issuer, issuer]));
-    this.enabled = this.trusted.size > 0;
     this.issuers = [...this.trusted.keys()];
+    if (staff) {
+      // One issuer, one kind of caller: a staff provider that also issued end users' tokens would make one the other.
+      if (this.trusted.has(staff.issuer)) throw new Error(`The staff issuer ${staff.issuer} is also an end users' issuer: give staff their own provider`);
+      this.trusted.set(staff.issuer, { ...staff, staff: true });
+    }
+    this.enabled = this.trusted.size > 0;
   }
 
-  async verify(token: string, presentation: TokenPresentation): Promise<VerifiedEndUser> {
+  async verify(token: string, presentation: TokenPresentation): Promise<VerifiedEndUser | VerifiedStaff> {
     // Made only when a token is refused: an error's stack trace is not free, and most calls succeed.
     const refused = () => new InvalidToken({ scheme: presentation.scheme });
     if (token.length > MAX_TOKEN_LENGTH) throw refused();
@@ -143,8 +200,16 @@ export class JoseEndUserTokens extends EndUserTokens {
     if (exp - iat > this.settings.maxLifetimeSeconds) throw refused();
     const cnf = payload.cnf as { jkt?: unknown } | undefined;
     if (cnf !== undefined && (typeof cnf !== 'object' || cnf === null || typeof cnf.jkt !== 'string')) throw refused();
+    let user: TokenHolder;
+    if ('staff' in issuer) {
+      const claims = staffClaimsOf(payload, issuer);
+      if (!claims) throw refused();
+      user = { kind: 'staff', issuer: issuer.issuer, claims };
+    } else {
+      user = { kind: 'end_user', issuer: issuer.issuer, subject: sub, tenant: issuer.tenant, scopes: scopesOf(payload.scope) };
+    }
     return {
-      user: { issuer: issuer.issuer, subject: sub, tenant: issuer.tenant, scopes: scopesOf(payload.scope) },
+      user,
       jkt: cnf?.jkt as string | undefined,
       rememberedUntilMs: Math.min((exp + this.settings.clockSkewSeconds) * 1000, (readAt() ?? this.now()) + KEYS_TRUSTED_FOR_MS),
     };
