@@ -10,7 +10,7 @@ import { DevelopmentEnvironment } from '../development.environment';
 
 const USAGE = `Usage: npm run -s users -- <command> [options]
 
-  token [--staff] --user NAME [--password-stdin] [--scope "S1 S2"] [--json] [--dpop] [--out FILE]
+  token --user NAME [--password-stdin] [--scope "S1 S2"] [--json] [--dpop] [--out FILE] [--staff]
          Logs NAME in at the OpenID provider as a native app does (authorization code + PKCE) and
          prints their access token for the gateway (all of its scopes unless --scope says which).
          The provider is OIDC_ISSUER, or the development one that \`npm start\` runs in sandbox mode

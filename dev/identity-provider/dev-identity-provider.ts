@@ -189,7 +189,7 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
       reject(
         error.code === 'EADDRINUSE'
           ? new Error(
-              `The development OpenID provider cannot listen on ${host}:${options.port}: the port is taken (is a gateway in sandbox mode running?). Set DEV_OIDC_PORT (0 for any free port).`,
+              `The development ${options.staff ? 'staff provider' : 'OpenID provider'} cannot listen on ${host}:${options.port}: the port is taken (is a gateway in sandbox mode running?). Set ${options.staff ? 'DEV_STAFF_OIDC_PORT' : 'DEV_OIDC_PORT'} (0 for any free port).`,
               { cause: error },
             )
           : error,

@@ -50,7 +50,7 @@ describe('every route carries its access rule and its answer', () => {
 
   it('when a role the route does not allow calls it (a partner on an admin route, an admin on a partner route), then 403 AUTH.FORBIDDEN, never served', async () => {
     // @Roles on the controllers (read with their handlers' at start): the admin's and the partner's features.
-    const ADMIN = /^\/api\/v1\/(clients|end-user-sessions|audit-events|audit-checkpoints|unresolved-calls)\b/;
+    const ADMIN = /^\/api\/v1\/(clients|end-user-sessions|audit-events|audit-checkpoints|audit-access-report|unresolved-calls)\b/;
     const PARTNER = /^\/api\/v1\/(customers|bank-accounts)\b/;
     const refusedTo = operations.flatMap((operation) => [
       ...(ADMIN.test(operation.path) ? [{ operation, token: partner }] : []),

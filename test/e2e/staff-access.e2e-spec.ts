@@ -30,6 +30,7 @@ const STAFF_TABLE: Record<string, readonly string[]> = {
   'GET /api/v1/audit-events/{id}': ['support', 'compliance'],
   'GET /api/v1/unresolved-calls': ['support', 'operator'],
   'GET /api/v1/audit-checkpoints': ['compliance'],
+  'GET /api/v1/audit-access-report': ['compliance'],
   'GET /api/v1/clients': ['operator'],
   'GET /api/v1/end-user-sessions': ['operator'],
   'POST /api/v1/end-user-sessions/end': ['operator'],
@@ -225,6 +226,38 @@ describe('staff access: the company’s sign-in, roles, a second factor and a re
       customer_id: customer,
       break_glass: null,
     });
+    // Compliance finds what the person looked at, by their id.
+    const compliance = await staffToken([GROUP_OF.compliance]);
+    const theirs = await callApi<{ events: { staff_id: string; access_reason: string | null }[] }>(
+      t.baseUrl,
+      'GET',
+      '/api/v1/audit-events?staff=emp-4711&operation=audit.query&limit=10',
+      { token: compliance },
+    );
+    expect(theirs.body.data!.events.map((found) => [found.staff_id, found.access_reason])).toEqual([
+      ['emp-4711', 'SUP-1234 card declined'],
+      ['emp-4711', null],
+      ['emp-4711', null],
+    ]);
+
+    // The access review's report: by person and by customer, over a period.
+    const from = new Date(Date.now() - 3_600_000).toISOString();
+    const to = new Date(Date.now() + 3_600_000).toISOString();
+    const report = await callApi<{
+      people: Record<string, unknown>[];
+      customers: { customer_id: string; searches: number; people: Record<string, unknown>[] }[];
+    }>(t.baseUrl, 'GET', `/api/v1/audit-access-report?from=${from}&to=${to}`, { token: compliance });
+    expect(report.status).toBe(200);
+    expect(report.body.data!.people).toContainEqual(
+      expect.objectContaining({ caller_kind: 'staff', id: 'emp-4711', name: 'Sam Support', searches: 3, with_reason: 1, customers: 1, references: 0 }),
+    );
+    expect(report.body.data!.customers.find((found) => found.customer_id === customer)).toEqual({
+      customer_id: customer,
+      searches: 1,
+      people: [{ caller_kind: 'staff', id: 'emp-4711', name: 'Sam Support', searches: 1 }],
+    });
+    const tooLong = await callApi(t.baseUrl, 'GET', `/api/v1/audit-access-report?from=2025-01-01&to=2026-06-01`, { token: compliance });
+    expect([tooLong.status, tooLong.body.error?.code]).toEqual([400, 'AUDIT.INVALID_RANGE']);
   });
 
   it('when an admin client token calls, then its audit event is marked break-glass', async () => {

@@ -47,7 +47,7 @@ describe('first start with embedded defaults (one new user, step by step)', () =
   beforeAll(async () => {
     dataDir = scratchDataDir();
     // Both listen on a port of their own choosing, read from what the service prints.
-    env = cleanEnv({ DATA_DIR: dataDir, PORT: '0', SANDBOX_PORT: '0', DEV_OIDC_PORT: '0' });
+    env = cleanEnv({ DATA_DIR: dataDir, PORT: '0', SANDBOX_PORT: '0', DEV_OIDC_PORT: '0', DEV_STAFF_OIDC_PORT: '0' });
   });
   afterAll(async () => {
     if (service && service.child.exitCode === null) {

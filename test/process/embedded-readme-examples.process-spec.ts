@@ -174,7 +174,7 @@ describe('the README, run as written', () => {
     // `npm ci` is what this suite's own run did first.
     service = startBash(
       BLOCKS[0].replace('npm ci && ', ''),
-      cleanEnv({ DATA_DIR: dataDir, PORT: '0', SANDBOX_PORT: '0', DEV_OIDC_PORT: '0', AUDIT_SEAL_MAX_LAG_SECONDS: '5' }),
+      cleanEnv({ DATA_DIR: dataDir, PORT: '0', SANDBOX_PORT: '0', DEV_OIDC_PORT: '0', DEV_STAFF_OIDC_PORT: '0', AUDIT_SEAL_MAX_LAG_SECONDS: '5' }),
     );
     const [, url] = await waitForOutput(service, LISTENING, 120_000);
     base = url;
@@ -182,7 +182,8 @@ describe('the README, run as written', () => {
     admin = /admin\s+(pgw_[A-Za-z0-9_-]+)/.exec(service.output())![1];
     demo = /Demo customer: ([0-9a-f-]{36})/.exec(service.output())![1];
     const issuer = new URL(/"issuer":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(service.output())![1]);
-    env = cleanEnv({ B: base, DATA_DIR: dataDir, DEV_OIDC_PORT: issuer.port, CALLS: calls });
+    const staffIssuer = new URL(/"issuer":"(http:\/\/127\.0\.0\.1:\d+)","msg":"Development staff provider/.exec(service.output())![1]);
+    env = cleanEnv({ B: base, DATA_DIR: dataDir, DEV_OIDC_PORT: issuer.port, DEV_STAFF_OIDC_PORT: staffIssuer.port, CALLS: calls });
 
     expect((await fetch(`${base}/health/ready`)).status).toBe(200);
   }, 150_000);
@@ -214,11 +215,9 @@ describe('the README, run as written', () => {
     expect(statusesOf(result.calls, result.expected)).toEqual(wanted(result.expected));
   }, 120_000);
 
-  it('the audit log: found by error.id and by reference', async () => {
+  it('the audit log: a staff member finds it by error.id and by reference, with a reason (without one, 400)', async () => {
     const reference = /"reference":"([0-9a-f-]{36})"/.exec(BLOCKS[2])![1];
-    const result = await run(5, (text) =>
-      text.replace('<error.id from a screenshot>', errorId).replace('<uuid>', reference).replaceAll('<admin token>', admin),
-    );
+    const result = await run(5, (text) => text.replace('<error.id from a screenshot>', errorId).replaceAll('<uuid>', reference));
 
     expect({ code: result.code, output: result.code === 0 ? '' : result.output }).toEqual({ code: 0, output: '' });
     expect(statusesOf(result.calls, result.expected)).toEqual(wanted(result.expected));
@@ -261,7 +260,7 @@ describe('the README, run as written', () => {
     databaseUrl = `postgres://${encodeURIComponent(credentials.serviceUser)}:${encodeURIComponent(credentials.servicePassword)}@127.0.0.1:${port}/${credentials.database}`;
     const result = await startsAndStops(
       BLOCKS[10].replace(/postgres:\/\/\S+/, databaseUrl),
-      cleanEnv({ DATA_DIR: liveDataDir, PORT: '0', SANDBOX_PORT: '0', DEV_OIDC_PORT: '0', ...oneSigningKey() }),
+      cleanEnv({ DATA_DIR: liveDataDir, PORT: '0', SANDBOX_PORT: '0', DEV_OIDC_PORT: '0', DEV_STAFF_OIDC_PORT: '0', ...oneSigningKey() }),
       'SANDBOX MODE',
     );
 

@@ -26,7 +26,11 @@ describe('graceful shutdown', () => {
 
   async function start(extra: Record<string, string> = {}): Promise<Running> {
     // Both listen on a port of their own choosing, read from what the service prints.
-    const service = startProcess(MAIN, [], cleanEnv({ DATA_DIR: dataDir, PORT: '0', SANDBOX_PORT: '0', DEV_OIDC_PORT: '0', ...extra }));
+    const service = startProcess(
+      MAIN,
+      [],
+      cleanEnv({ DATA_DIR: dataDir, PORT: '0', SANDBOX_PORT: '0', DEV_OIDC_PORT: '0', DEV_STAFF_OIDC_PORT: '0', ...extra }),
+    );
     await waitForOutput(service, /Partner gateway listening/);
     const ports = listeningPorts(service);
     sandboxPort = ports.sandboxPort;

@@ -32,7 +32,7 @@ describe('the first start at a terminal', () => {
   });
 
   it('when stdout is a terminal, then the log is readable lines, not JSON, and the tokens come after a handful of them', async () => {
-    service = startInTerminal(MAIN, cleanEnv({ DATA_DIR: dataDir, PORT: '0', SANDBOX_PORT: '0', DEV_OIDC_PORT: '0', TERM: 'xterm' }));
+    service = startInTerminal(MAIN, cleanEnv({ DATA_DIR: dataDir, PORT: '0', SANDBOX_PORT: '0', DEV_OIDC_PORT: '0', DEV_STAFF_OIDC_PORT: '0', TERM: 'xterm' }));
     await waitForOutput(service, /Partner gateway listening/, 120_000);
     const lines = service
       .output()

@@ -364,6 +364,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit-access-report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who looked at what: the access review’s report (compliance)
+         * @description Every search of the audit log in the period, by person (a staff member, or an admin token) and by customer: how many, how many gave a reason, which customers and references. Each search is an `audit.query` event: `GET /api/v1/audit-events?operation=audit.query&staff=<id>` lists one person’s, with their reasons.
+         */
+        get: operations["AuditAccessController_report"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit-checkpoints": {
         parameters: {
             query?: never;
@@ -1021,7 +1041,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown";
             /**
              * @example succeeded
              * @enum {string}
@@ -1129,6 +1149,97 @@ export interface components {
              */
             next_cursor: string | null;
         };
+        AccessByPersonDto: {
+            /**
+             * @description A staff member, or an admin client token (break-glass).
+             * @example staff
+             * @enum {string}
+             */
+            caller_kind: "staff" | "admin";
+            /**
+             * @description The staff member’s stable id at the company’s provider, or the admin client’s id.
+             * @example emp-4711
+             */
+            id: string;
+            /**
+             * @description Their display name (or the admin client’s name).
+             * @example Sam Support
+             */
+            name?: string | null;
+            /**
+             * @description Searches of the audit log in the period.
+             * @example 42
+             */
+            searches: number;
+            /**
+             * @description Of those, the searches that gave a reason.
+             * @example 17
+             */
+            with_reason: number;
+            /**
+             * @description Distinct customers searched for.
+             * @example 9
+             */
+            customers: number;
+            /**
+             * @description Distinct references searched for.
+             * @example 8
+             */
+            references: number;
+            /**
+             * Format: date-time
+             * @example 2026-07-02T08:01:12.000Z
+             */
+            first_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-09-29T16:45:03.000Z
+             */
+            last_at: string;
+        };
+        CustomerLookerDto: {
+            /**
+             * @example staff
+             * @enum {string}
+             */
+            caller_kind: "staff" | "admin";
+            /** @example emp-4711 */
+            id: string;
+            /** @example Sam Support */
+            name?: string | null;
+            /** @example 3 */
+            searches: number;
+        };
+        AccessByCustomerDto: {
+            /**
+             * Format: uuid
+             * @example 6a1f0d1e-8a55-4b0e-9c47-9d7b1f3a2c10
+             */
+            customer_id: string;
+            /**
+             * @description Searches about the customer in the period.
+             * @example 4
+             */
+            searches: number;
+            /** @description Who searched, most searches first. */
+            people: components["schemas"]["CustomerLookerDto"][];
+        };
+        AccessReportResponseDto: {
+            /**
+             * Format: date-time
+             * @example 2026-07-01T00:00:00.000Z
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @example 2026-10-01T00:00:00.000Z
+             */
+            to: string;
+            /** @description Each person who searched the audit log, most searches first (at most 1,000). */
+            people: components["schemas"]["AccessByPersonDto"][];
+            /** @description Each customer searched for, most searches first (at most 1,000). */
+            customers: components["schemas"]["AccessByCustomerDto"][];
+        };
         AuditCheckpointResponseDto: {
             /**
              * @description Its place in the chain, from 1.
@@ -1183,7 +1294,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown";
             /**
              * Format: uuid
              * @description The transaction’s reference, as the provider knows it.
@@ -6254,11 +6365,13 @@ export interface operations {
                 /** @description The customer the events are about. */
                 customer_id?: string;
                 /** @description What the request did. */
-                operation?: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown";
+                operation?: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown";
                 /** @description The event’s phase. */
                 outcome?: "attempted" | "succeeded" | "rejected" | "failed" | "unknown";
                 /** @description The API client’s id. */
                 client?: string;
+                /** @description A staff member’s stable id at the company’s OpenID provider (`staff_id` in the events): what they did and looked at. */
+                staff?: string;
                 /** @description An end user’s subject (`sub`) at their OpenID provider: their events, found by the pseudonym the service derives from it. The subject itself is never stored, and never logged. */
                 end_user?: string;
                 /** @description The end user’s issuer, when the service trusts more than one (OIDC_ISSUERS). */
@@ -6745,6 +6858,344 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.EVENT_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                        };
+                    };
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                        };
+                    };
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                        };
+                    };
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
+                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    AuditAccessController_report: {
+        parameters: {
+            query: {
+                /** @description The period’s start (inclusive): an ISO 8601 date or date-time. */
+                from: string;
+                /** @description The period’s end (exclusive); at most 366 days after `from`. */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["AccessReportResponseDto"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `AUDIT.INVALID_RANGE`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "AUDIT.INVALID_RANGE";
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
+                        };
+                    };
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN";
                         };
                     };
                 };

@@ -11,6 +11,7 @@ export const OPERATION = {
   openBankAccount: 'bank_account.create',
   rejectedAuthentication: 'auth.rejected',
   queryAudit: 'audit.query',
+  accessReport: 'audit.access_report',
   readClient: 'client.read',
   listClients: 'client.list',
   startLogin: 'session.login',

@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { isUuid } from '../../../common/domain/identifiers';
 import { AuditEvent, AuditEventFilter, AuditPosition } from '../../trail/domain/audit-event';
-import { AuditSearch } from './audit-search.port';
+import { AccessReport, AuditSearch } from './audit-search.port';
 import { AuditEventNotFound, InvalidAuditCursor, InvalidAuditRange } from './search.errors';
 
 export const MAX_AUDIT_PAGE = 500;
+/** An access report covers at most this many days, and lists at most this many people and customers. */
+export const MAX_REPORT_DAYS = 366;
+export const MAX_REPORT_ROWS = 1000;
 
 export interface AuditEventsPage {
   readonly events: readonly AuditEvent[];
@@ -43,6 +46,13 @@ export class AuditEventsService {
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
     const page = await this.log.find(filter, Math.min(limit, MAX_AUDIT_PAGE), after);
     return { events: page.events, ...(page.next ? { nextCursor: encodeCursor(page.next) } : {}) };
+  }
+
+  /** Who searched the audit log in [from, to), by person and by customer (the access review's report). At most a year at a time. */
+  async accessReport(from: Date, to: Date): Promise<AccessReport> {
+    if (from >= to || to.getTime() - from.getTime() > MAX_REPORT_DAYS * 86_400_000)
+      throw new InvalidAuditRange(`from must be before to, and at most ${MAX_REPORT_DAYS} days before it`);
+    return this.log.accessReport(from, to, MAX_REPORT_ROWS);
   }
 
   async get(id: string): Promise<AuditEvent> {

@@ -15,9 +15,9 @@ export class InvalidAuditCursor extends DomainError {
 }
 
 export class InvalidAuditRange extends DomainError {
-  constructor() {
-    super('AUDIT.INVALID_RANGE', 'from must be before to', {
-      fields: [{ field: 'from', message: 'from must be before to' }],
+  constructor(message = 'from must be before to') {
+    super('AUDIT.INVALID_RANGE', message, {
+      fields: [{ field: 'from', message }],
     });
   }
 }

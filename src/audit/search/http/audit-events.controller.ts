@@ -47,6 +47,7 @@ export class AuditEventsController {
         customerId: query.customer_id,
         operation: query.operation,
         phase: query.outcome,
+        staffId: query.staff,
         clientId:
           query.end_user === undefined ? query.client : this.endUserIds.pseudonymOf(query.end_user, { issuer: query.end_user_issuer, client: query.client }),
         from: query.from === undefined ? undefined : new Date(query.from),

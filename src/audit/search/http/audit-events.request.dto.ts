@@ -52,6 +52,11 @@ export class AuditEventsQueryDto {
   @IsUuidField('client must be an API client id (UUID)')
   readonly client?: string;
 
+  @ApiPropertyOptional({ description: 'A staff member’s stable id at the company’s OpenID provider (`staff_id` in the events): what they did and looked at.' })
+  @IsOptional()
+  @Rules(IsString(), Matches(/^[^\p{Cc}\p{Cs}]{1,255}$/u, { message: 'staff must be a staff id of at most 255 characters' }))
+  readonly staff?: string;
+
   @ApiPropertyOptional({
     description:
       'An end user’s subject (`sub`) at their OpenID provider: their events, found by the pseudonym the service derives from it. ' +

@@ -8,7 +8,25 @@ import { AuditEvent, AuditEventFilter, AuditPage, AuditPosition } from '../../tr
 import { AuditEventEntity } from '../../trail/persistence/audit-event.entity';
 import { AuditEventMapper } from '../../trail/persistence/audit-event.mapper';
 import { POSITION_SQL } from '../../trail/persistence/typeorm-audit-log.repository';
-import { AuditSearch } from '../domain/audit-search.port';
+import { AccessReport, AuditSearch } from '../domain/audit-search.port';
+
+interface PersonRow {
+  caller_kind: 'staff' | 'admin';
+  who: string;
+  name: string | null;
+  searches: number;
+  with_reason: number;
+  customers: number;
+  references: number;
+  first_at: Date;
+  last_at: Date;
+}
+
+interface CustomerRow {
+  customer_id: string;
+  searches: number;
+  people: { caller_kind: 'staff' | 'admin'; who: string; name: string | null; searches: number }[];
+}
 
 /** The search over audit_events: filters on the indexed columns, newest first, keyset pages. */
 @Injectable()
@@ -50,6 +68,62 @@ export class TypeOrmAuditSearchRepository extends AuditSearch {
     const last = entities[limit - 1];
     const lastRaw = raw[limit - 1];
     return { events, next: { occurredAt: lastRaw.position, id: last.id } };
+  }
+
+  async accessReport(from: Date, to: Date, limit: number): Promise<AccessReport> {
+    // The searches of the audit log (their own audit.query events) by a staff member or an admin token, in the period.
+    const searches = `
+      SELECT e.caller_kind, COALESCE(e.staff_id, e.client_id::text) AS who, e.client_name, e.customer_id, e.reference, e.access_reason, e.occurred_at
+        FROM audit_events e
+       WHERE e.operation = $1 AND e.caller_kind IN ('staff', 'admin') AND e.occurred_at >= $2 AND e.occurred_at < $3`;
+    const [people, customers] = await unavailableOnOutage(() =>
+      Promise.all([
+        this.rows.query<PersonRow[]>(
+          `SELECT s.caller_kind, s.who, max(s.client_name) AS name, count(*)::int AS searches, count(s.access_reason)::int AS with_reason,
+                  count(DISTINCT s.customer_id)::int AS customers, count(DISTINCT s.reference)::int AS "references",
+                  min(s.occurred_at) AS first_at, max(s.occurred_at) AS last_at
+             FROM (${searches}) s
+            GROUP BY s.caller_kind, s.who
+            ORDER BY searches DESC, s.who
+            LIMIT $4`,
+          [OPERATION.queryAudit, from, to, limit],
+        ),
+        this.rows.query<CustomerRow[]>(
+          `SELECT c.customer_id, sum(c.searches)::int AS searches,
+                  json_agg(json_build_object('caller_kind', c.caller_kind, 'who', c.who, 'name', c.name, 'searches', c.searches) ORDER BY c.searches DESC, c.who) AS people
+             FROM (SELECT s.customer_id, s.caller_kind, s.who, max(s.client_name) AS name, count(*)::int AS searches
+                     FROM (${searches}) s WHERE s.customer_id IS NOT NULL
+                    GROUP BY s.customer_id, s.caller_kind, s.who) c
+            GROUP BY c.customer_id
+            ORDER BY searches DESC, c.customer_id
+            LIMIT $4`,
+          [OPERATION.queryAudit, from, to, limit],
+        ),
+      ]),
+    );
+    return {
+      people: people.map((row) => ({
+        callerKind: row.caller_kind,
+        id: row.who,
+        ...(row.name === null ? {} : { name: row.name }),
+        searches: row.searches,
+        withReason: row.with_reason,
+        customers: row.customers,
+        references: row.references,
+        firstAt: row.first_at,
+        lastAt: row.last_at,
+      })),
+      customers: customers.map((row) => ({
+        customerId: row.customer_id,
+        searches: row.searches,
+        people: row.people.map((person) => ({
+          callerKind: person.caller_kind,
+          id: person.who,
+          ...(person.name === null ? {} : { name: person.name }),
+          searches: person.searches,
+        })),
+      })),
+    };
   }
 
   async get(id: string): Promise<AuditEvent | undefined> {
