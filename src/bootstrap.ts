@@ -25,6 +25,14 @@ import { edgeStages } from './edge.pipeline';
 import { setupSwagger } from './swagger';
 import type { FastifyInstance } from 'fastify';
 import { trustedIssuers } from './config/end-user-settings';
+import { StaffProvider, staffProvider } from './config/staff-settings';
+import { loadPreviousSessionKeys, loadSessionKey } from './config/end-user-settings';
+import { operationalAccess } from './config/env.schema';
+import { AccessTokens } from './auth/domain/access-tokens.port';
+import { StaffDocsLogin } from './auth/http/staff-docs-login';
+import { IssuerDirectory } from './auth/oidc/issuer-metadata';
+import { JoseSealedBox } from './auth/oidc/jose-sealed-box';
+import { OpenIdRelyingParty } from './auth/oidc/openid-relying-party';
 import { StaffPolicy } from './auth/domain/staff';
 import { UpstreamSettings } from './upstream/upstream.settings';
 
@@ -105,7 +113,12 @@ export async function createApp(
   installEdgeServer(fastify);
   useFormBodyOn(fastify, [SESSION_PATHS.backchannelLogout]);
   const issuers = trustedIssuers(config, options.development?.identityProvider?.issuer);
-  installPipeline(fastify, edgeStages(app, config, logStream, [...new Set(issuers.map(({ issuer }) => new URL(issuer).origin))]));
+  const staff = staffProvider(config, options.development?.staffProvider);
+  // Swagger UI's logins fetch from the providers' origins (the CSP's connect-src names them, and nothing else).
+  const providerOrigins = [...issuers.map(({ issuer }) => issuer), ...(staff ? [staff.issuer] : [])].map((issuer) => new URL(issuer).origin);
+  const staffLogin = staffDocsLogin(app, config, staff);
+  staffLogin?.install(fastify);
+  installPipeline(fastify, edgeStages(app, config, logStream, [...new Set(providerOrigins)], staffLogin));
 
   const origins = corsOrigins(config);
   if (origins.length > 0) {
@@ -138,12 +151,42 @@ export async function createApp(
       publicBaseUrl: config.PUBLIC_BASE_URL,
       // The development provider's public client for Swagger UI; live mode: typed in Authorize.
       endUsers: issuer && { issuer: issuer.issuer, audience: issuer.audience, clientId: options.development?.identityProvider?.swaggerClientId ?? '' },
+      // The staff's login: STAFF_OIDC_CLIENT_ID at STAFF_OIDC_ISSUER, or the development staff provider's client.
+      staff: staff && { issuer: staff.issuer, ...(staff.swaggerClientId ? { clientId: staff.swaggerClientId } : {}) },
     });
   }
   // Before the routes are registered (app.init): each carries its access rule and its answer.
   installRouteRules(app, fastify, [accessRule(app.get(BrowserSessions), app.get(StaffPolicy)), answerRule(recorderOf(app))]);
   await app.init();
   return app;
+}
+
+/**
+ * Live mode with staff sign-in and Swagger UI's client at the staff provider: /docs opens with the
+ * staff's own sign-in (docs/security.md, "Staff"), the sign-in's cookie sealed with the sessions' key.
+ */
+function staffDocsLogin(app: NestFastifyApplication, config: AppConfig, staff: StaffProvider | undefined): StaffDocsLogin | undefined {
+  if (!config.DOCS_ENABLED || operationalAccess(config).docs !== 'admin' || !staff?.swaggerClientId) return undefined;
+  const { key } = loadSessionKey({ SESSION_KEY: config.SESSION_KEY, DATA_DIR: config.DATA_DIR });
+  const origin = () => {
+    if (config.PUBLIC_BASE_URL) return config.PUBLIC_BASE_URL.replace(/\/$/, '');
+    const address = app.getHttpServer().address();
+    return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : config.PORT}`;
+  };
+  const provider = new OpenIdRelyingParty(
+    { issuer: staff.issuer, clientId: staff.swaggerClientId, clientAuth: { none: true } },
+    // No resource parameter: the provider's default audience for the client (Entra ID's v2 endpoint refuses one).
+    undefined,
+    app.get(IssuerDirectory),
+    (offered) => ['openid', ...(offered?.includes('profile') ? ['profile'] : [])],
+  );
+  return new StaffDocsLogin(
+    provider,
+    app.get(AccessTokens),
+    app.get(StaffPolicy),
+    new JoseSealedBox(key, loadPreviousSessionKeys(config.SESSION_PREVIOUS_KEYS)),
+    origin,
+  );
 }
 
 /** The audit's recorder, where the application has one. */

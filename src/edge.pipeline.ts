@@ -62,10 +62,12 @@ export function edgeStages(
   logStream: DestinationStream,
   /** The trusted OpenID providers' origins: Swagger UI's end-user login reads their discovery documents and token endpoints. */
   issuerOrigins: readonly string[] = [],
+  /** Live mode with staff sign-in: /docs opens with the staff's own sign-in (StaffDocsLogin). */
+  docsSignIn?: AdminPath['signIn'],
 ): EdgeStage[] {
   const access = operationalAccess(config);
   const adminPaths: AdminPath[] = [READINESS_DETAILS];
-  if (config.DOCS_ENABLED && access.docs === 'admin') adminPaths.push({ prefix: '/docs', challenge: 'basic' });
+  if (config.DOCS_ENABLED && access.docs === 'admin') adminPaths.push({ prefix: '/docs', challenge: 'basic', ...(docsSignIn ? { signIn: docsSignIn } : {}) });
   if (config.METRICS_ENABLED && access.metrics === 'admin') adminPaths.push({ prefix: '/metrics', challenge: 'bearer', staffRoles: ['operator'] });
   if (config.METRICS_ENABLED && access.metrics === 'token') {
     adminPaths.push({ prefix: '/metrics', challenge: 'bearer', token: tokenDigest(readMetricsToken(config.METRICS_TOKEN!)) });

@@ -146,6 +146,8 @@ const PLACEHOLDER_STAFF_DISCOVERY = 'https://login.gateway-operator.example/.wel
  * the login, say), which a Swagger user cannot use.
  */
 export const SWAGGER_DISCOVERY_PATH = '/docs-openid-configuration';
+/** The same for the company's provider, where staff sign in (the `staff` scheme). */
+export const SWAGGER_STAFF_DISCOVERY_PATH = '/docs-staff-openid-configuration';
 
 /**
  * Drops a security scheme from the document and from every operation's requirements. An operation
@@ -174,24 +176,27 @@ function withoutScheme(document: OpenAPIObject, name: string): void {
  * OIDC_ISSUER), no end-user scheme either, which no token could satisfy. Changes `document` in place
  * (withExamplesForToday's copy, when served).
  */
-export function forThisDeployment(document: OpenAPIObject, discoveryUrl: string | undefined): OpenAPIObject {
+export function forThisDeployment(document: OpenAPIObject, discoveryUrl: string | undefined, staffDiscoveryUrl?: string): OpenAPIObject {
   withoutScheme(document, SESSION_SCHEME);
-  // Swagger UI has one OAuth client for every scheme: a staff token goes in the bearer field (`npm run users -- token --staff`).
-  withoutScheme(document, STAFF_SCHEME);
-  const scheme = document.components?.securitySchemes?.[END_USER_SCHEME] as { openIdConnectUrl?: string } | undefined;
-  if (!scheme) return document;
-  if (discoveryUrl) scheme.openIdConnectUrl = discoveryUrl;
-  else withoutScheme(document, END_USER_SCHEME);
+  for (const [name, url] of [
+    [END_USER_SCHEME, discoveryUrl],
+    [STAFF_SCHEME, staffDiscoveryUrl],
+  ] as const) {
+    const scheme = document.components?.securitySchemes?.[name] as { openIdConnectUrl?: string } | undefined;
+    if (!scheme) continue;
+    if (url) scheme.openIdConnectUrl = url;
+    else withoutScheme(document, name);
+  }
   return document;
 }
 
-/** Serves SWAGGER_DISCOVERY_PATH: the provider's discovery document, read through the gateway's own directory of issuers. */
-function serveDiscoveryForSwaggerUi(app: NestFastifyApplication, issuer: string): void {
+/** Serves `path` (SWAGGER_DISCOVERY_PATH, SWAGGER_STAFF_DISCOVERY_PATH): the provider's discovery document, read through the gateway's own directory of issuers. */
+function serveDiscoveryForSwaggerUi(app: NestFastifyApplication, issuer: string, path: string): void {
   const directory = app.get(IssuerDirectory);
   app
     .getHttpAdapter()
     .getInstance()
-    .get(SWAGGER_DISCOVERY_PATH, async (_request, reply) => {
+    .get(path, async (_request, reply) => {
       try {
         const { document } = await directory.metadataOf(issuer);
         return await reply
@@ -210,6 +215,8 @@ export interface SwaggerOptions {
   readonly demoCustomerId?: () => string | undefined;
   /** The first trusted issuer, and the audience its tokens must name: Swagger UI's end-user login (authorization code + PKCE). */
   readonly endUsers?: { readonly issuer: string; readonly audience: string; readonly clientId: string };
+  /** The company's provider: Swagger UI's staff login (authorization code + PKCE), with its client there when known. */
+  readonly staff?: { readonly issuer: string; readonly clientId?: string };
   /** PUBLIC_BASE_URL, when set: the served document's URLs are absolute on it. */
   readonly publicBaseUrl?: string;
 }
@@ -242,31 +249,34 @@ function serveOAuth2Redirect(app: NestFastifyApplication): void {
 
 export function setupSwagger(app: NestFastifyApplication, options: SwaggerOptions = {}): void {
   const clock = app.get(Clock);
-  const { endUsers } = options;
-  if (endUsers) {
-    serveOAuth2Redirect(app);
-    serveDiscoveryForSwaggerUi(app, endUsers.issuer);
-  }
+  const { endUsers, staff } = options;
+  if (endUsers || staff) serveOAuth2Redirect(app);
+  if (endUsers) serveDiscoveryForSwaggerUi(app, endUsers.issuer, SWAGGER_DISCOVERY_PATH);
+  if (staff) serveDiscoveryForSwaggerUi(app, staff.issuer, SWAGGER_STAFF_DISCOVERY_PATH);
   // Absolute where the public origin is known (OpenAPI 3.0 wants a URL); else from this origin's root, as Swagger UI reads it.
-  const discoveryUrl = endUsers && `${options.publicBaseUrl?.replace(/\/$/, '') ?? ''}${SWAGGER_DISCOVERY_PATH}`;
+  const origin = options.publicBaseUrl?.replace(/\/$/, '') ?? '';
+  const discoveryUrl = endUsers && `${origin}${SWAGGER_DISCOVERY_PATH}`;
+  const staffDiscoveryUrl = staff && `${origin}${SWAGGER_STAFF_DISCOVERY_PATH}`;
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
     yamlDocumentUrl: 'docs-yaml',
     swaggerOptions: {
       persistAuthorization: true,
-      ...(endUsers
+      ...(endUsers || staff
         ? {
+            // Swagger UI has one client id for every login: the staff's where there is one (live /docs is staff's;
+            // in sandbox mode both development providers name their Swagger UI client alike). No `resource`
+            // parameter (RFC 8707): each provider issues its tokens for its own default audience (the gateway's
+            // there), and a provider that knows no resource parameter (Entra ID's v2 endpoint) would refuse it.
             initOAuth: {
-              clientId: endUsers.clientId,
+              clientId: staff?.clientId ?? endUsers?.clientId ?? '',
               usePkceWithAuthorizationCodeGrant: true,
-              scopes: ['openid', ...ALL_SCOPES],
-              // RFC 8707: the token is for this gateway.
-              additionalQueryStringParams: { resource: endUsers.audience },
+              scopes: ['openid', ...(endUsers ? ALL_SCOPES : [])],
             },
           }
         : {}),
     },
     patchDocumentOnRequest: (_request, _reply, document) =>
-      forThisDeployment(withExamplesForToday(document, clock.now(), options.demoCustomerId?.()), discoveryUrl),
+      forThisDeployment(withExamplesForToday(document, clock.now(), options.demoCustomerId?.()), discoveryUrl, staffDiscoveryUrl),
   });
 }

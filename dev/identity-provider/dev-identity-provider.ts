@@ -204,6 +204,10 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
 
   const staff = options.staff === true;
   const users: Record<string, { name: string; email: string; roles?: readonly string[]; amr?: readonly string[] }> = staff ? DEV_STAFF : DEV_USERS;
+  const swaggerRedirectUris = options.swaggerRedirectUris?.length
+    ? [...options.swaggerRedirectUris]
+    : ['http://127.0.0.1/oauth2-redirect.html', 'http://localhost/oauth2-redirect.html'];
+  // The command line's client, and Swagger UI's under the same name as at the end users' provider (Swagger UI has one client id for every login).
   const staffClients = [
     {
       client_id: DEV_CLIENTS.staff,
@@ -211,12 +215,16 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
       token_endpoint_auth_method: 'none' as const,
       grant_types: ['authorization_code'],
       response_types: ['code' as const],
-      redirect_uris: [
-        DEV_APP_REDIRECT_URI,
-        ...(options.swaggerRedirectUris?.length
-          ? options.swaggerRedirectUris
-          : ['http://127.0.0.1/oauth2-redirect.html', 'http://localhost/oauth2-redirect.html']),
-      ],
+      redirect_uris: [DEV_APP_REDIRECT_URI],
+    },
+    {
+      client_id: DEV_CLIENTS.swagger,
+      application_type: 'native' as const,
+      token_endpoint_auth_method: 'none' as const,
+      grant_types: ['authorization_code'],
+      response_types: ['code' as const],
+      // Swagger UI's popup, and the gateway's own sign-in to /docs in live mode (loopback: any port, RFC 8252 section 7.3).
+      redirect_uris: [...swaggerRedirectUris, 'http://127.0.0.1/staff/callback', 'http://localhost/staff/callback'],
     },
   ];
   const build = (webOrigins: readonly string[]) =>
@@ -429,5 +437,5 @@ export function asTrustedProvider(issuer: string): NonNullable<DevelopmentAdditi
 
 /** The development staff provider as the application trusts it: its issuer, and Swagger UI's client there. */
 export function asTrustedStaffProvider(issuer: string): NonNullable<DevelopmentAdditions['staffProvider']> {
-  return { issuer, swaggerClientId: DEV_CLIENTS.staff };
+  return { issuer, swaggerClientId: DEV_CLIENTS.swagger };
 }

@@ -168,7 +168,7 @@ describe('SESSION_KEY', () => {
     const problems = problemsOf({ ...productionWithSessions(), PORT: 'eighty' });
 
     expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['PORT', 'SESSION_KEY']);
-    expect(problems.find((p) => p.startsWith('SESSION_KEY:'))).toContain('SESSION_KEY is required with OIDC_CLIENT_ID in production');
+    expect(problems.find((p) => p.startsWith('SESSION_KEY:'))).toContain('SESSION_KEY is required with OIDC_CLIENT_ID or STAFF_OIDC_ISSUER in production');
   });
 
   it('finding 5: when OIDC_CLIENT_ID is set in production with a SESSION_KEY, then the configuration is valid', () => {

@@ -5,7 +5,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { startTestApp, TestApp } from '../support/app';
 import { launchChromium } from '../support/browser';
 import { callApi, createCustomer } from '../support/http';
-import { asTrustedProvider, DevIdentityProvider, startDevIdentityProvider } from '../../dev/identity-provider/dev-identity-provider';
+import { asTrustedProvider, asTrustedStaffProvider, DevIdentityProvider, startDevIdentityProvider } from '../../dev/identity-provider/dev-identity-provider';
 
 const OUTPUT = join(process.cwd(), 'test-output');
 
@@ -188,5 +188,140 @@ describe('the provider’s discovery document as Swagger UI reads it (/docs-open
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('Swagger UI’s staff login in a real browser (the development staff provider, authorization code + PKCE)', () => {
+  let idp: DevIdentityProvider;
+  let staffIdp: DevIdentityProvider;
+  let sut: TestApp;
+  let browser: Browser;
+  let admin: string;
+  let customer: string;
+
+  beforeAll(async () => {
+    // As `npm start` runs them: the end users' provider and the company's, each with its Swagger UI client.
+    idp = await startDevIdentityProvider({ port: 0, audience: 'urn:partner-gateway' });
+    staffIdp = await startDevIdentityProvider({ port: 0, audience: 'urn:partner-gateway:staff', staff: true });
+    sut = await startTestApp(
+      { END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64') },
+      { development: { identityProvider: asTrustedProvider(idp.issuer), staffProvider: asTrustedStaffProvider(staffIdp.issuer) } },
+    );
+    admin = await sut.createClient('admin');
+    customer = await createCustomer(sut.baseUrl, await sut.createClient('partner'));
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await sut?.close();
+    await staffIdp?.close();
+    await idp?.close();
+  });
+
+  /** What a staff member does at the company's provider's form. */
+  const signIn = async (page: Page, user: string) => {
+    await page.locator('input[name="login"]').fill(user);
+    await page.locator('input[name="password"]').fill(user);
+    await page.locator('button[type="submit"]').click();
+  };
+
+  it('when a staff member opens /docs, then they sign in at the company’s provider, and Authorize’s staff login runs an audit search about a customer with a reason, recorded under their name', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1600 } });
+    const page = await context.newPage();
+    await page.goto(`${sut.baseUrl}/docs`);
+    // No admin prompt: the company's sign-in.
+    expect(page.url().startsWith(staffIdp.issuer)).toBe(true);
+    await signIn(page, 'sam');
+    await page.locator('.swagger-ui .info .title').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/docs');
+
+    await page.locator('button.authorize').first().click();
+    await page.locator('.modal-ux .auth-container h4').nth(2).waitFor();
+    const schemes = (await page.locator('.modal-ux .auth-container h4').allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim());
+    const staff = page.locator(
+      'xpath=//h4[contains(., "staff") and contains(., "authorization_code")]/ancestor::div[.//button[contains(@class, "authorize")]][1]',
+    );
+    await staff.locator('input[data-name="clientId"]').waitFor();
+    const popup = page.waitForEvent('popup');
+    await staff.locator('button.authorize').click();
+    const login = await popup;
+    // Signed in at the provider already (single sign-on): the popup may close by itself, or ask again.
+    const closed = login.waitForEvent('close');
+    const form = login
+      .locator('input[name="login"]')
+      .waitFor({ timeout: 10_000 })
+      .then(
+        () => 'form',
+        () => 'closed',
+      );
+    if ((await Promise.race([closed.then(() => 'closed'), form])) === 'form') await Promise.all([closed, signIn(login, 'sam')]);
+    await page.locator('.modal-ux button', { hasText: 'Logout' }).first().waitFor();
+    await page.locator('.modal-ux button.close-modal').click();
+
+    const { shownStatus, body } = await tryItOut(page, '/api/v1/audit-events', 'swagger-ui-staff.png', async (operation) => {
+      await operation.locator('tr[data-param-name="customer_id"] input').fill(customer);
+      await operation.locator('tr[data-param-name="reason"] input').fill('SUP-9 customer called');
+    });
+    await context.close();
+
+    expect(schemes).toEqual(['bearer (http, Bearer)', 'end-user (OAuth2, authorization_code with PKCE)', 'staff (OAuth2, authorization_code with PKCE)']);
+    expect(shownStatus).toBe('200');
+    expect(JSON.parse(body)).toMatchObject({
+      status: 200,
+      data: { events: [expect.objectContaining({ operation: 'customer.create', customer_id: customer })] },
+    });
+    const [search] = await sut.dataSource.query<Record<string, unknown>[]>(
+      `SELECT staff_id, client_name, staff_roles, access_reason FROM audit_events WHERE operation = 'audit.query' AND customer_id = $1`,
+      [customer],
+    );
+    expect(search).toEqual({ staff_id: 'sam', client_name: 'Sam Support', staff_roles: 'support', access_reason: 'SUP-9 customer called' });
+  });
+
+  it('when pat (every role, no second factor) signs in to /docs, then the sign-in is refused with 401 AUTH.MFA_REQUIRED, and again at the next visit', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${sut.baseUrl}/docs`);
+    const [answer] = await Promise.all([page.waitForResponse((response) => new URL(response.url()).pathname === '/staff/callback'), signIn(page, 'pat')]);
+    const refused = (await answer.json()) as { error?: { code?: string; id?: string } };
+    // Signed in at the provider, but not here: /docs goes round to the sign-in, which refuses again.
+    const [again] = await Promise.all([
+      page.waitForResponse((response) => new URL(response.url()).pathname === '/staff/callback'),
+      page.goto(`${sut.baseUrl}/docs`),
+    ]);
+    const shown = new URL(page.url()).pathname;
+    await context.close();
+
+    expect([answer.status(), refused.error?.code]).toEqual([401, 'AUTH.MFA_REQUIRED']);
+    expect(refused.error?.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect([again.status(), shown]).toEqual([401, '/staff/callback']);
+  });
+
+  it('when /docs is asked for without a sign-in, with a forged sign-in cookie, or with an admin token (break-glass), then the first two are sent to sign in and the third is served', async () => {
+    const plain = await fetch(`${sut.baseUrl}/docs`, { redirect: 'manual' });
+    const forged = await fetch(`${sut.baseUrl}/docs-json`, {
+      redirect: 'manual',
+      headers: { cookie: '__Host-gw_staff=eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0..x.y.z' },
+    });
+    const start = await fetch(`${sut.baseUrl}${plain.headers.get('location')}`, { redirect: 'manual' });
+    const breakGlass = await fetch(`${sut.baseUrl}/docs-json`, {
+      redirect: 'manual',
+      headers: { authorization: `Basic ${Buffer.from(`admin:${admin}`).toString('base64')}` },
+    });
+    const evil = await fetch(`${sut.baseUrl}/staff/login?return_to=${encodeURIComponent('https://evil.example/')}`, { redirect: 'manual' });
+
+    expect([plain.status, plain.headers.get('location')]).toEqual([302, '/staff/login?return_to=%2Fdocs']);
+    expect([forged.status, forged.headers.get('location')]).toEqual([302, '/staff/login?return_to=%2Fdocs-json']);
+    expect(start.status).toBe(302);
+    const authorize = new URL(start.headers.get('location')!);
+    expect(authorize.origin).toBe(staffIdp.issuer);
+    // The development provider takes pushed authorization requests (RFC 9126): the code challenge and the redirect URI went there.
+    expect(authorize.searchParams.get('client_id')).toBe('swagger-ui');
+    expect(authorize.searchParams.get('request_uri')).toMatch(/^urn:ietf:params:oauth:request_uri:/);
+    expect(start.headers.get('set-cookie')).toMatch(/^__Host-gw_staff_login=[^;]+; Max-Age=600; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
+    expect(breakGlass.status).toBe(200);
+    expect(evil.status).toBe(302);
+    // The sign-in comes back to /docs whatever return_to named: only paths of Swagger UI are kept.
+    expect(evil.headers.get('location')!.startsWith(staffIdp.issuer)).toBe(true);
   });
 });

@@ -29,6 +29,8 @@ export interface VerifiedEndUser {
 export interface VerifiedStaff {
   readonly kind: 'staff';
   readonly issuer: string;
+  /** The token's `sub` (their id is the STAFF_ID_CLAIM's, which may be another claim). */
+  readonly subject: string;
   readonly claims: StaffClaims;
   /** The token is bound to a key (cnf.jkt) and came with a valid proof of it. */
   readonly senderConstrained: boolean;

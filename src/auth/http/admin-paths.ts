@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../common/domain/domain-error';
-import type { EdgeStage } from '../../common/http/edge-stage';
+import { ANSWERED, type EdgeStage } from '../../common/http/edge-stage';
 import { contextOf } from '../../common/http/request-context';
 import { InvalidToken, RoleNotAllowed, TokenMissing } from '../domain/auth.errors';
 import { StaffPolicy, type StaffRole } from '../domain/staff';
@@ -20,6 +20,11 @@ export interface AdminPath {
   readonly token?: Buffer;
   /** The staff roles that may read it too (with the second factor they need); none, admin tokens only. */
   readonly staffRoles?: readonly StaffRole[];
+  /**
+   * A browser's own sign-in (/docs in live mode, with staff sign-in): a request that presents no
+   * credential passes when it carries the sign-in, and a page request is sent to sign in.
+   */
+  readonly signIn?: { signedIn(request: FastifyRequest): Promise<boolean>; signInUrl(path: string): string };
 }
 
 /** What a path's own token is kept as, and compared by: its SHA-256 (so that lengths do not show). */
@@ -59,32 +64,44 @@ export function adminPathOf(paths: readonly AdminPath[], request: FastifyRequest
  * (401 or 403) through the one error filter, with the challenge that makes a browser prompt.
  */
 export function adminPathsStage(paths: readonly AdminPath[], staffPolicy?: StaffPolicy): EdgeStage {
+  const check = (request: FastifyRequest, reply: FastifyReply, guarded: AdminPath): void => {
+    const context = contextOf(request.raw);
+    if (guarded.token !== undefined) {
+      const refusal = ownTokenRefusal(request, guarded.token);
+      if (!refusal) return;
+      // RFC 6750 section 3.1: a token that was presented and refused is named in the challenge.
+      void reply.header('www-authenticate', `Bearer realm="Partner gateway metrics"${refusal instanceof InvalidToken ? ', error="invalid_token"' : ''}`);
+      throw refusal;
+    }
+    try {
+      // A browser session is an end user's: on these paths it counts for nothing, so that an admin whose browser also holds one still gets the prompt.
+      // Basic is what a browser's prompt sends, and only where it is asked for (/docs).
+      const ignored = context.identity?.presentedAs === 'session' || (context.identity?.presentedAs === 'basic' && guarded.challenge !== 'basic');
+      const identity = ignored ? undefined : context.identity;
+      const client = callerOf(identity);
+      if (client.role === 'staff') checkStaffAccess(client, guarded.staffRoles, staffPolicy ?? new StaffPolicy(), context.record);
+      else if (client.role !== 'admin') throw new RoleNotAllowed(['admin']);
+    } catch (refusal) {
+      if (guarded.challenge === 'basic') void reply.header('www-authenticate', 'Basic realm="Partner gateway admin", charset="UTF-8"');
+      else void reply.header('www-authenticate', 'Bearer realm="Partner gateway admin"');
+      throw refusal;
+    }
+  };
   return {
     name: 'admin-paths',
     onRequest: (request, reply) => {
-      const context = contextOf(request.raw);
       const guarded = adminPathOf(paths, request);
       if (!guarded) return;
-      if (guarded.token !== undefined) {
-        const refusal = ownTokenRefusal(request, guarded.token);
-        if (!refusal) return;
-        // RFC 6750 section 3.1: a token that was presented and refused is named in the challenge.
-        void reply.header('www-authenticate', `Bearer realm="Partner gateway metrics"${refusal instanceof InvalidToken ? ', error="invalid_token"' : ''}`);
-        throw refusal;
-      }
-      try {
-        // A browser session is an end user's: on these paths it counts for nothing, so that an admin whose browser also holds one still gets the prompt.
-        // Basic is what a browser's prompt sends, and only where it is asked for (/docs).
-        const ignored = context.identity?.presentedAs === 'session' || (context.identity?.presentedAs === 'basic' && guarded.challenge !== 'basic');
-        const identity = ignored ? undefined : context.identity;
-        const client = callerOf(identity);
-        if (client.role === 'staff') checkStaffAccess(client, guarded.staffRoles, staffPolicy ?? new StaffPolicy(), context.record);
-        else if (client.role !== 'admin') throw new RoleNotAllowed(['admin']);
-      } catch (refusal) {
-        if (guarded.challenge === 'basic') void reply.header('www-authenticate', 'Basic realm="Partner gateway admin", charset="UTF-8"');
-        else void reply.header('www-authenticate', 'Bearer realm="Partner gateway admin"');
-        throw refusal;
-      }
+      const presented = contextOf(request.raw).identity?.presentedAs;
+      // Nothing presented (an end user's browser session counts for nothing here): the browser's own sign-in, where there is one.
+      if (!guarded.signIn || (presented !== undefined && presented !== 'session')) return check(request, reply, guarded);
+      const signIn = guarded.signIn;
+      return signIn.signedIn(request).then((signedIn) => {
+        if (signedIn) return;
+        if (request.method !== 'GET' && request.method !== 'HEAD') return check(request, reply, guarded);
+        void reply.header('cache-control', 'no-store').redirect(signIn.signInUrl(contextOf(request.raw).target.path), 302);
+        return ANSWERED;
+      });
     },
   };
 }

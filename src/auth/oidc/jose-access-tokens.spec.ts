@@ -341,6 +341,7 @@ describe(JoseAccessTokens.name, () => {
       expect(await withStaff().verify(await staffToken({ acr: 'urn:mfa' }), bearer)).toEqual({
         kind: 'staff',
         issuer: company.issuer,
+        subject: 'u-123',
         claims: { id: 'u-123', name: 'Sam Support', groups: ['support'], amr: ['pwd', 'otp'], acr: 'urn:mfa' },
         senderConstrained: false,
       });

@@ -204,7 +204,7 @@ export class JoseAccessTokens extends AccessTokens {
     if ('staff' in issuer) {
       const claims = staffClaimsOf(payload, issuer);
       if (!claims) throw refused();
-      user = { kind: 'staff', issuer: issuer.issuer, claims };
+      user = { kind: 'staff', issuer: issuer.issuer, subject: sub, claims };
     } else {
       user = { kind: 'end_user', issuer: issuer.issuer, subject: sub, tenant: issuer.tenant, scopes: scopesOf(payload.scope) };
     }

@@ -40,10 +40,12 @@ export class OpenIdRelyingParty extends RelyingParty {
   private readonly logger = new Logger('Sessions');
 
   constructor(
-    private readonly settings: Pick<SessionSettings, 'issuer' | 'clientId' | 'clientAuth'>,
-    /** The resource the access tokens are for (OIDC_AUDIENCE, RFC 8707). */
-    private readonly resource: string,
+    private readonly settings: Pick<SessionSettings, 'issuer' | 'clientId'> & { readonly clientAuth: SessionSettings['clientAuth'] | { readonly none: true } },
+    /** The resource the access tokens are for (OIDC_AUDIENCE, RFC 8707); undefined, none is named (the provider's default audience). */
+    private readonly resource: string | undefined,
     private readonly directory = new IssuerDirectory(),
+    /** The scopes a login asks for, of those the provider offers: an end user's (the gateway's scopes, a refresh token) unless said. */
+    private readonly scopesOf: (offered: readonly string[] | undefined) => string[] = endUserScopes,
   ) {
     super();
     this.issuer = settings.issuer;
@@ -66,15 +68,17 @@ export class OpenIdRelyingParty extends RelyingParty {
   private clientAuthentication(): Promise<client.ClientAuth> {
     const auth = this.settings.clientAuth;
     this.authentication ??=
-      'secret' in auth
-        ? Promise.resolve(client.ClientSecretBasic(auth.secret))
-        : importJWK(auth.privateJwk as JWK, auth.privateJwk.alg).then(
-            (key) => client.PrivateKeyJwt({ key: key as client.CryptoKey, kid: auth.privateJwk.kid }),
-            (error: unknown) => {
-              this.logger.warn({ issuer: this.issuer, reason: describe(error) }, 'The client’s private key (OIDC_CLIENT_PRIVATE_KEY) cannot be used');
-              throw new IssuerUnavailable(error);
-            },
-          );
+      'none' in auth
+        ? Promise.resolve(client.None())
+        : 'secret' in auth
+          ? Promise.resolve(client.ClientSecretBasic(auth.secret))
+          : importJWK(auth.privateJwk as JWK, auth.privateJwk.alg).then(
+              (key) => client.PrivateKeyJwt({ key: key as client.CryptoKey, kid: auth.privateJwk.kid }),
+              (error: unknown) => {
+                this.logger.warn({ issuer: this.issuer, reason: describe(error) }, 'The client’s private key (OIDC_CLIENT_PRIVATE_KEY) cannot be used');
+                throw new IssuerUnavailable(error);
+              },
+            );
     return this.authentication;
   }
 
@@ -83,10 +87,7 @@ export class OpenIdRelyingParty extends RelyingParty {
     const codeVerifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
     const nonce = client.randomNonce();
-    const offered = config.serverMetadata().scopes_supported;
-    // profile and email, where offered: the ID token's display claims, shown to the user only.
-    const display = ['profile', 'email'].filter((scope) => offered?.includes(scope));
-    const scope = ['openid', ...display, ...ALL_SCOPES, ...(offered?.includes('offline_access') ? ['offline_access'] : [])].join(' ');
+    const scope = this.scopesOf(config.serverMetadata().scopes_supported).join(' ');
     const parameters = {
       redirect_uri: redirectUri,
       scope,
@@ -94,7 +95,7 @@ export class OpenIdRelyingParty extends RelyingParty {
       code_challenge_method: 'S256',
       state,
       nonce,
-      resource: this.resource,
+      ...(this.resource === undefined ? {} : { resource: this.resource }),
     };
     let url: URL;
     try {
@@ -117,7 +118,7 @@ export class OpenIdRelyingParty extends RelyingParty {
         config,
         callbackUrl,
         { pkceCodeVerifier: expected.codeVerifier, expectedState: expected.state, expectedNonce: expected.nonce, idTokenExpected: true },
-        { redirect_uri: expected.redirectUri, resource: this.resource },
+        { redirect_uri: expected.redirectUri, ...(this.resource === undefined ? {} : { resource: this.resource }) },
       );
     } catch (error) {
       throw new LoginFailed(reasonOf(error), error);
@@ -135,7 +136,7 @@ export class OpenIdRelyingParty extends RelyingParty {
   async refresh(refreshToken: string): Promise<SessionTokens> {
     const config = await this.config();
     try {
-      return tokensOf(await client.refreshTokenGrant(config, refreshToken, { resource: this.resource }));
+      return tokensOf(await client.refreshTokenGrant(config, refreshToken, this.resource === undefined ? {} : { resource: this.resource }));
     } catch (error) {
       // The provider answered, and said no (invalid_grant and the like); anything else is the provider not answering.
       if (error instanceof client.ResponseBodyError) throw new RefreshRefused(error);
@@ -193,6 +194,12 @@ export class OpenIdRelyingParty extends RelyingParty {
     const expiresAt = new Date(((payload.exp ?? payload.iat! + LOGOUT_TOKEN_MAX_AGE_SECONDS) + CLOCK_SKEW_SECONDS) * 1000);
     return { subject, sid, jti: String(payload.jti), expiresAt };
   }
+}
+
+/** An end user's login: openid, the display claims where offered (shown to the user only), every gateway scope, and a refresh token where offered. */
+function endUserScopes(offered: readonly string[] | undefined): string[] {
+  const display = ['profile', 'email'].filter((scope) => offered?.includes(scope));
+  return ['openid', ...display, ...ALL_SCOPES, ...(offered?.includes('offline_access') ? ['offline_access'] : [])];
 }
 
 function tokensOf(response: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers): SessionTokens {

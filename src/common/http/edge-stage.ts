@@ -1,5 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
+/** What a stage returns when it has sent the answer itself. */
+export const ANSWERED = Symbol('answered');
+
 /**
  * One named step of the edge, with what it does at each point of a request's life. A stage that
  * refuses a request throws (or rejects with) a DomainError: the stages after it do not run, and the
@@ -7,8 +10,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  */
 export interface EdgeStage {
   readonly name: string;
-  /** Before the body is read, in the pipeline's order. */
-  readonly onRequest?: (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>;
+  /**
+   * Before the body is read, in the pipeline's order. A stage that answers the request itself (a
+   * redirect to a sign-in) sends its reply and returns ANSWERED: the stages after it do not run.
+   */
+  readonly onRequest?: (request: FastifyRequest, reply: FastifyReply) => void | typeof ANSWERED | Promise<void | typeof ANSWERED>;
   /** When the answer is ready, before it is written (also for a caller that has gone). */
   readonly onSend?: (request: FastifyRequest, reply: FastifyReply) => void;
   /** When the answer has been written. */

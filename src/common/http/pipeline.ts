@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { EdgeStage } from './edge-stage';
+import { ANSWERED, type EdgeStage } from './edge-stage';
 
 type RequestStep = NonNullable<EdgeStage['onRequest']>;
 
@@ -27,8 +27,10 @@ export function installPipeline(fastify: FastifyInstance, stages: readonly EdgeS
         } catch (refusal) {
           return done(refusal as Error);
         }
+        // The stage answered the request itself: Fastify is not told to go on (its hook's `done` is not called).
+        if (pending === ANSWERED) return;
         if (pending !== undefined) {
-          pending.then(() => run(index + 1), done);
+          pending.then((outcome) => (outcome === ANSWERED ? undefined : run(index + 1)), done);
           return;
         }
       }

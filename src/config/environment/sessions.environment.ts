@@ -26,15 +26,21 @@ export class SessionEnvironment {
   readonly OIDC_CLIENT_PRIVATE_KEY?: string = undefined;
 
   /**
-   * The key the sessions' tokens are sealed with at rest (AES-256-GCM): 32 bytes, hex or base64,
-   * or a file's path. Required with OIDC_CLIENT_ID in production: a key made under each pod's own
+   * The key the sessions' tokens are sealed with at rest (AES-256-GCM), and staff's sign-in to /docs:
+   * 32 bytes, hex or base64, or a file's path. Required with OIDC_CLIENT_ID or STAFF_OIDC_ISSUER in production: a key made under each pod's own
    * DATA_DIR would open only that pod's sessions. Otherwise unset means DATA_DIR/session.key, made
    * at first start. Replicas must share one; a new key ends every session.
    */
-  @ValidateIf((env: RawEnvironment) => env.SESSION_KEY !== undefined || (env.NODE_ENV === 'production' && env.OIDC_CLIENT_ID !== undefined))
+  @ValidateIf(
+    (env: RawEnvironment) =>
+      env.SESSION_KEY !== undefined || (env.NODE_ENV === 'production' && (env.OIDC_CLIENT_ID !== undefined || env.STAFF_OIDC_ISSUER !== undefined)),
+  )
   // Checked bottom-up: a missing key is named as missing before a present one is read.
   @IsReadableBy(readSecretKey)
-  @IsString({ message: '$property is required with OIDC_CLIENT_ID in production: 32 random bytes, base64 (openssl rand -base64 32), shared by every replica' })
+  @IsString({
+    message:
+      '$property is required with OIDC_CLIENT_ID or STAFF_OIDC_ISSUER in production: 32 random bytes, base64 (openssl rand -base64 32), shared by every replica',
+  })
   readonly SESSION_KEY?: string = undefined;
 
   /**
