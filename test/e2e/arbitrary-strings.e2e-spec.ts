@@ -130,6 +130,7 @@ describe('arbitrary strings in every field of every body, query and path', () =>
   const queries: Record<string, { token: () => string }> = {
     'GET /api/v1/audit-events': { token: () => admin },
     'GET /api/v1/audit-checkpoints': { token: () => admin },
+    'GET /api/v1/audit-access-report': { token: () => admin },
     'GET /api/v1/unresolved-calls': { token: () => admin },
     'GET /api/v1/end-user-sessions': { token: () => admin },
     'GET /api/v1/session/login': { token: () => partner },
