@@ -1,5 +1,5 @@
 // npm run bench [-- <command> [options]]
-//   throughput [--connections 50] [--duration 10] [--rate 200] [--calls 'balance,bank account'] [--replicas 2] [--profile] [--allocations]
+//   throughput [--connections 50] [--duration 10] [--rate 200] [--calls 'balance,audit search,bank account'] [--replicas 2] [--profile] [--allocations]
 //                      the gateway against the sandbox, a bare proxy and two NestJS yardsticks;
 //                      --replicas 2 also loads two gateway processes together; --profile samples the
 //                      gateway's CPU, --allocations what it allocates (garbage included)
@@ -25,7 +25,7 @@ const { positionals, values } = parseArgs({
     connections: { type: 'string', default: '50' },
     duration: { type: 'string', default: '10' },
     rate: { type: 'string', default: '200' },
-    calls: { type: 'string', default: 'balance,bank account' },
+    calls: { type: 'string', default: 'balance,audit search,bank account' },
     call: { type: 'string' },
     rows: { type: 'string', default: '10000000' },
     replicas: { type: 'string', default: '2' },

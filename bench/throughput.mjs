@@ -276,12 +276,8 @@ export function ownerEnv(database) {
 }
 
 /** A partner client made the way operators make one (npm run clients -- create); returns its token. */
-export async function createPartnerClient(name, env) {
-  const created = await startNode(
-    ['dist/src/auth/cli/clients.cli.js', 'create', '--name', name, '--role', 'partner'],
-    { ...env, LOG_LEVEL: 'warn' },
-    /"token"/,
-  );
+export async function createPartnerClient(name, env, role = 'partner') {
+  const created = await startNode(['dist/src/auth/cli/clients.cli.js', 'create', '--name', name, '--role', role], { ...env, LOG_LEVEL: 'warn' }, /"token"/);
   const line = created
     .output()
     .trim()
@@ -310,6 +306,7 @@ export async function startBenchGateway(options) {
 }
 
 const END_USER_AUDIENCE = 'urn:partner-gateway';
+const STAFF_AUDIENCE = 'urn:partner-gateway:staff';
 /** DPoP proofs are made ahead for at most this many requests per second (each is used once). */
 const MOST_REQUESTS_PER_SECOND = 8000;
 
@@ -371,7 +368,7 @@ export async function throughput({
   rate = 200,
   profile = false,
   allocations = false,
-  calls = ['balance', 'bank account'],
+  calls = ['balance', 'audit search', 'bank account'],
   replicas = 2,
 } = {}) {
   const log = (message) => process.stderr.write(`[bench] ${message}\n`);
@@ -402,6 +399,10 @@ export async function throughput({
     const identityProvider = await startDevIdentityProvider({ port: 0, audience: END_USER_AUDIENCE });
     started.push({ stop: () => identityProvider.close() });
     gatewayEnv.OIDC_ISSUER = identityProvider.issuer;
+    // The company's provider (the development staff one): staff tokens, for the audit search.
+    const staffProvider = await startDevIdentityProvider({ port: 0, audience: STAFF_AUDIENCE, staff: true });
+    started.push({ stop: () => staffProvider.close() });
+    gatewayEnv.STAFF_OIDC_ISSUER = staffProvider.issuer;
     // Web apps' browser sessions: the gateway is the development provider's partner-web client.
     Object.assign(gatewayEnv, { OIDC_CLIENT_ID: 'partner-web', OIDC_CLIENT_SECRET: 'partner-web-secret', SESSION_KEY: randomBytes(32).toString('base64') });
     const { gateway: service, url: serviceUrl } = await startGateway(profile || allocations);
@@ -455,9 +456,17 @@ export async function throughput({
     // End users: demo with a bearer access token, alex with one bound to a DPoP key; each reads a customer of their own.
     const endUsers = await endUserCallers(identityProvider.issuer, serviceUrl);
     // demo again, in a web app: logged in through the gateway's browser session, reading the same customer with the cookie.
-    const { webLogin } = devDist('identity-provider/dev-login.js');
+    const { webLogin, devLogin } = devDist('identity-provider/dev-login.js');
     const { session } = await webLogin(serviceUrl, 'demo');
     const sessionBalance = { ...endUsers.bearerBalance, headers: { cookie: `__Host-gw_session=${session}`, 'x-csrf': '1' } };
+    // Support's look-up of one audit event (a primary-key read: what the token costs is not lost in the query), by an admin
+    // client token and by a staff member (sam, support, with a second factor).
+    const adminToken = await createPartnerClient('bench-admin', ownerEnv(database), 'admin');
+    const staffToken = (
+      await devLogin({ issuer: staffProvider.issuer, user: 'sam', audience: STAFF_AUDIENCE, scopes: ['gateway:staff'], clientId: 'staff-console' })
+    ).access_token;
+    const anEvent = await (await fetch(`${serviceUrl}/api/v1/audit-events?limit=1`, { headers: { authorization: `Bearer ${adminToken}` } })).json();
+    const auditSearch = (authorization) => ({ method: 'GET', path: `/api/v1/audit-events/${anEvent.data.events[0].id}`, headers: { authorization } });
 
     // Provider-side requests, sealed and signed ahead of time so the load generator only sends.
     const { readUpstreamPublicKey } = dist('config/upstream-public-key.js');
@@ -520,6 +529,11 @@ export async function throughput({
             }
           : {}),
       },
+      // What staff do: no provider call, a page of the audit log; the two credentials on the same work.
+      'audit search': {
+        'gateway, admin token': { url: serviceUrl, requests: [auditSearch(`Bearer ${adminToken}`)] },
+        'gateway, staff JWT': { url: serviceUrl, requests: [auditSearch(`Bearer ${staffToken}`)] },
+      },
       'bank account': {
         'sandbox directly': { url: sandboxUrl, requests: [sealedRequest('/payments/banks/account')] },
         'bare proxy': { url: proxyUrl, requests: [sealedRequest('/payments/banks/account')] },
@@ -550,6 +564,8 @@ export async function throughput({
       }
     }
     for (const [call, byTarget] of chosen) {
+      // One at a time against the provider itself: the calls that reach it.
+      if (!byTarget['sandbox directly']) continue;
       for (const target of ['sandbox directly', 'gateway']) {
         paced.push(await oneAtATime(`${call}: ${target}`, byTarget[target], { duration, rate }));
       }
@@ -608,7 +624,9 @@ export function report({ rows, paced, rate, memory, connections, duration, datab
     ),
   );
   lines.push('');
-  const calls = [...new Set(rows.map((row) => row.name.split(':')[0]))];
+  const allCalls = [...new Set(rows.map((row) => row.name.split(':')[0]))];
+  // The calls that reach the provider, with their yardsticks; the audit search has its own table below.
+  const calls = allCalls.filter((kind) => by[`${kind}: gateway`]);
   const ratio = (a, b) => (a && b ? a.rps / b.rps : NaN);
   lines.push('Throughput against the yardsticks of the same run (÷ bare proxy, and the gateway ÷ the naive NestJS app):');
   lines.push('');
@@ -675,6 +693,48 @@ export function report({ rows, paced, rate, memory, connections, duration, datab
               verdict([[`≥ ${target} × partner token`, ofPartner >= target]]),
             ];
           }),
+        ],
+      ),
+    );
+    lines.push('');
+  }
+  const adminSearch = by['audit search: gateway, admin token'];
+  const staffSearch = by['audit search: gateway, staff JWT'];
+  if (adminSearch && staffSearch) {
+    const endUser = by['balance: gateway, end-user JWT'];
+    const partner = by['balance: gateway'];
+    const staffAdded = staffSearch.cpuMsPerRequest.gateway - adminSearch.cpuMsPerRequest.gateway;
+    const endUserAdded = endUser && partner ? endUser.cpuMsPerRequest.gateway - partner.cpuMsPerRequest.gateway : NaN;
+    lines.push(
+      'A staff member’s token against an admin client token on the same audit search, and what an end user’s token adds to a partner’s on a balance read, same run ' +
+        '(the CPU a token costs the gateway beyond a client token’s):',
+    );
+    lines.push('');
+    lines.push(
+      table(
+        ['Scenario', 'req/s', '÷ client token', 'gateway CPU ms/request', 'added by the JWT, ms', 'target'],
+        [
+          ['audit search: gateway, admin token', fixed(adminSearch.rps, 0), '1.00', fixed(adminSearch.cpuMsPerRequest.gateway, 3), '', ''],
+          [
+            'audit search: gateway, staff JWT',
+            fixed(staffSearch.rps, 0),
+            fixed(staffSearch.rps / adminSearch.rps, 2),
+            fixed(staffSearch.cpuMsPerRequest.gateway, 3),
+            fixed(staffAdded, 3),
+            Number.isNaN(endUserAdded) ? '' : verdict([[`added ≤ an end user's (${fixed(endUserAdded, 3)} ms)`, staffAdded <= endUserAdded]]),
+          ],
+          ...(endUser && partner
+            ? [
+                [
+                  'balance: gateway, end-user JWT (÷ partner token)',
+                  fixed(endUser.rps, 0),
+                  fixed(endUser.rps / partner.rps, 2),
+                  fixed(endUser.cpuMsPerRequest.gateway, 3),
+                  fixed(endUserAdded, 3),
+                  '',
+                ],
+              ]
+            : []),
         ],
       ),
     );
