@@ -46,42 +46,29 @@ async function main(): Promise<void> {
     });
     companions.push(sandbox);
     log.warn({ sandbox: sandbox.baseUrl }, 'Sandbox provider running in-process; the gateway calls it over loopback');
-    if (!config.OIDC_ISSUER) {
-      const gatewayOrigins = [`http://127.0.0.1:${config.PORT}`, `http://localhost:${config.PORT}`];
+    // The development providers, where no real one is configured: the partner's (end users) and the company's (staff).
+    const swaggerRedirectUris = [`http://127.0.0.1:${config.PORT}`, `http://localhost:${config.PORT}`].map((origin) => `${origin}/oauth2-redirect.html`);
+    const startProvider = async (options: { port: number; audience: string; staff?: boolean }, running: string): Promise<DevIdentityProvider> => {
+      let provider: DevIdentityProvider;
       try {
-        identityProvider = await startDevIdentityProvider({
-          port: config.DEV_OIDC_PORT,
-          audience: config.OIDC_AUDIENCE,
-          keysDir: files.keysDir,
-          swaggerRedirectUris: gatewayOrigins.map((origin) => `${origin}/oauth2-redirect.html`),
-        });
-      } catch (error) {
-        await sandbox.close();
-        throw error;
-      }
-      companions.push(identityProvider);
-      log.warn(
-        { issuer: identityProvider.issuer },
-        'Development OpenID provider running in-process: end users demo and alex (password: the name); web apps log in through it (/app/)',
-      );
-    }
-    if (!config.STAFF_OIDC_ISSUER) {
-      const gatewayOrigins = [`http://127.0.0.1:${config.PORT}`, `http://localhost:${config.PORT}`];
-      try {
-        staffProvider = await startDevIdentityProvider({
-          port: config.DEV_STAFF_OIDC_PORT,
-          audience: config.STAFF_OIDC_AUDIENCE,
-          keysDir: files.keysDir,
-          swaggerRedirectUris: gatewayOrigins.map((origin) => `${origin}/oauth2-redirect.html`),
-          staff: true,
-        });
+        provider = await startDevIdentityProvider({ ...options, keysDir: files.keysDir, swaggerRedirectUris });
       } catch (error) {
         await Promise.all(companions.map((companion) => companion.close()));
         throw error;
       }
-      companions.push(staffProvider);
-      log.warn(
-        { issuer: staffProvider.issuer },
+      companions.push(provider);
+      log.warn({ issuer: provider.issuer }, running);
+      return provider;
+    };
+    if (!config.OIDC_ISSUER) {
+      identityProvider = await startProvider(
+        { port: config.DEV_OIDC_PORT, audience: config.OIDC_AUDIENCE },
+        'Development OpenID provider running in-process: end users demo and alex (password: the name); web apps log in through it (/app/)',
+      );
+    }
+    if (!config.STAFF_OIDC_ISSUER) {
+      staffProvider = await startProvider(
+        { port: config.DEV_STAFF_OIDC_PORT, audience: config.STAFF_OIDC_AUDIENCE, staff: true },
         'Development staff provider running in-process: sam (support), casey (compliance), oli (operator), pat (no second factor); password: the name',
       );
     }
