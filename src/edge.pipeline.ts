@@ -113,9 +113,10 @@ export function edgeStages(
         refused: (ip) => refusals.refused(ip),
         applies: (request) => !isLimited(request.routeOptions.url) && adminPathOf(adminPaths, request) !== undefined,
       },
-      // Every use of an admin token is counted: GatewayBreakGlassUsed fires on it.
-      (caller) => {
-        if (caller.role === 'admin') breakGlass.breakGlassUsed();
+      // Every use of an admin token is counted (GatewayBreakGlassUsed fires on it), but a scrape of /metrics: a Prometheus
+      // that still scrapes with one (METRICS_TOKEN is its credential) would keep the alert firing, and it reads counters only.
+      (caller, request) => {
+        if (caller.role === 'admin' && adminPathOf(adminPaths, request)?.prefix !== '/metrics') breakGlass.breakGlassUsed();
       },
     ),
     'admin-paths': adminPathsStage(adminPaths, app.get(StaffPolicy)),

@@ -249,15 +249,23 @@ describe('staff access: the company’s sign-in, roles, a second factor and a re
     }>(t.baseUrl, 'GET', `/api/v1/audit-access-report?from=${from}&to=${to}`, { token: compliance });
     expect(report.status).toBe(200);
     expect(report.body.data!.people).toContainEqual(
-      expect.objectContaining({ caller_kind: 'staff', id: 'emp-4711', name: 'Sam Support', searches: 3, with_reason: 1, customers: 1, references: 0 }),
+      // The two refused searches (400) showed nothing: not counted.
+      expect.objectContaining({ caller_kind: 'staff', id: 'emp-4711', name: 'Sam Support', searches: 1, with_reason: 1, customers: 1, references: 0 }),
     );
     expect(report.body.data!.customers.find((found) => found.customer_id === customer)).toEqual({
       customer_id: customer,
       searches: 1,
       people: [{ caller_kind: 'staff', id: 'emp-4711', name: 'Sam Support', searches: 1 }],
     });
+    expect(report.body.data).toMatchObject({ truncated: false });
     const tooLong = await callApi(t.baseUrl, 'GET', `/api/v1/audit-access-report?from=2025-01-01&to=2026-06-01`, { token: compliance });
     expect([tooLong.status, tooLong.body.error?.code]).toEqual([400, 'AUDIT.INVALID_RANGE']);
+    // ISO 8601's week and ordinal dates, which JavaScript's Date cannot read: refused as input, never a 500.
+    for (const odd of ['2026-W01-1', '2026-183', '2026-11-01T09:30:00']) {
+      const answer = await callApi(t.baseUrl, 'GET', `/api/v1/audit-access-report?from=${odd}&to=2026-12-01`, { token: compliance });
+      const search = await callApi(t.baseUrl, 'GET', `/api/v1/audit-events?from=${odd}`, { token: compliance });
+      expect([answer.status, answer.body.error?.fields?.[0]?.field, search.status]).toEqual([400, 'from', 400]);
+    }
   });
 
   it('when an admin client token calls, then its audit event is marked break-glass', async () => {
@@ -266,6 +274,25 @@ describe('staff access: the company’s sign-in, roles, a second factor and a re
     expect(answer.status).toBe(200);
     const [event] = await auditEventsOf(t.dataSource, answer.headers.get('x-request-id')!);
     expect(event).toMatchObject({ caller_kind: 'admin', break_glass: true, staff_id: null });
+  });
+
+  it('when an operator reads /metrics, then it is served and support is refused; an admin token’s API call counts as break-glass there, its scrape of /metrics does not', async () => {
+    const operator = await staffToken([GROUP_OF.operator]);
+    const breakGlass = async () => {
+      const answer = await fetch(`${t.baseUrl}/metrics`, { headers: { authorization: `Bearer ${operator}` } });
+      expect(answer.status).toBe(200);
+      return Number(/^auth_break_glass_requests_total (\d+)$/m.exec(await answer.text())![1]);
+    };
+    const support = await fetch(`${t.baseUrl}/metrics`, { headers: { authorization: `Bearer ${await staffToken([GROUP_OF.support])}` } });
+
+    const before = await breakGlass();
+    await fetch(`${t.baseUrl}/metrics`, { headers: { authorization: `Bearer ${admin}` } });
+    const afterScrape = await breakGlass();
+    await callApi(t.baseUrl, 'GET', '/api/v1/clients', { token: admin });
+    const afterCall = await breakGlass();
+
+    expect(support.status).toBe(403);
+    expect([afterScrape - before, afterCall - afterScrape]).toEqual([0, 1]);
   });
 
   it('when an operator reads the readiness details, then they are served; support is refused there', async () => {

@@ -110,6 +110,16 @@ describe('calls whose outcome is unknown: reconciliation, and the retry after on
       expect(calls[2]).toMatchObject({ operation: 'bank_account.create', customer_id: customerId });
     });
 
+    it('when support searches the audit log for an unresolved call’s reference, then the call stays listed: the search’s own event settles nothing', async () => {
+      const stuck = await call(['attempted'], { at: minutesAgo(3) });
+
+      const search = await callApi(t.baseUrl, 'GET', `/api/v1/audit-events?reference=${stuck.reference}&reason=SUP-77`, { token: admin });
+      const { calls } = await listed('?since=10m');
+
+      expect(search.status).toBe(200);
+      expect(calls.filter((c) => c.reference === stuck.reference).map((c) => c.request_id)).toEqual([stuck.requestId]);
+    });
+
     it('when older_than and since are given, then only attempts between them are listed', async () => {
       const young = await call(['attempted'], { at: minutesAgo(0.1) });
       const middle = await call(['attempted'], { at: minutesAgo(20) });

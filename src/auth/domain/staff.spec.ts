@@ -14,6 +14,11 @@ describe('staff', () => {
       [['pwd', 'pin'], false],
       [[], false],
       [['otp', 'sms'], false],
+      [['pwd', 'constructor'], false],
+      [['toString', 'valueOf'], false],
+      [['__proto__', 'pwd'], false],
+      [['pwd', 'hasOwnProperty'], false],
+      [['pwd', 'geo'], false],
     ])('when amr is %j, then a second factor is %s', (amr, expected) => {
       expect(showsSecondFactor({ amr }, none)).toBe(expected);
     });

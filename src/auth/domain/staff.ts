@@ -48,30 +48,30 @@ export interface StaffMember {
  * RFC 8176's methods, by the factor each one is: a sign-in with two of different kinds, or one the
  * provider calls `mfa`, had a second factor. `pwd` with `otp` is two; `pwd` with `kba` is not.
  */
-const FACTOR_OF: Readonly<Record<string, 'knowledge' | 'possession' | 'inherence'>> = {
-  pwd: 'knowledge',
-  pin: 'knowledge',
-  kba: 'knowledge',
-  otp: 'possession',
-  hwk: 'possession',
-  swk: 'possession',
-  sms: 'possession',
-  tel: 'possession',
-  sc: 'possession',
-  pop: 'possession',
-  fpt: 'inherence',
-  face: 'inherence',
-  iris: 'inherence',
-  retina: 'inherence',
-  vbm: 'inherence',
-  geo: 'inherence',
-};
+const FACTOR_OF: ReadonlyMap<string, 'knowledge' | 'possession' | 'inherence'> = new Map([
+  ['pwd', 'knowledge'],
+  ['pin', 'knowledge'],
+  ['kba', 'knowledge'],
+  ['otp', 'possession'],
+  ['hwk', 'possession'],
+  ['swk', 'possession'],
+  ['sms', 'possession'],
+  ['tel', 'possession'],
+  ['sc', 'possession'],
+  ['pop', 'possession'],
+  ['fpt', 'inherence'],
+  ['face', 'inherence'],
+  ['iris', 'inherence'],
+  ['retina', 'inherence'],
+  ['vbm', 'inherence'],
+]);
 
 /** Whether the sign-in showed a second factor: `amr` holds `mfa` or two factors of different kinds, or `acr` is one configured as such. */
 export function showsSecondFactor(claims: Pick<StaffClaims, 'amr' | 'acr'>, acrValues: ReadonlySet<string>): boolean {
   if (claims.acr !== undefined && acrValues.has(claims.acr)) return true;
   if (claims.amr.includes('mfa')) return true;
-  const kinds = new Set(claims.amr.map((method) => FACTOR_OF[method]).filter((kind) => kind !== undefined));
+  // A Map, not an object: `constructor` or `__proto__` in amr is no factor. `geo` (RFC 8176) is where, not who: no factor either.
+  const kinds = new Set(claims.amr.map((method) => FACTOR_OF.get(method)).filter((kind) => kind !== undefined));
   return kinds.size >= 2;
 }
 

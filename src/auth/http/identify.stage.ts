@@ -62,8 +62,8 @@ export function identifyStage(
   /** Whether a caller can matter to this request (its route counts against the limits, or needs an admin): no credential of any other is read. */
   mayNeedCaller: (request: FastifyRequest) => boolean,
   budget?: RefusedCredentialsBudget,
-  /** Told of every caller accepted (the break-glass count). */
-  accepted?: (caller: AuthenticatedClient) => void,
+  /** Told of every caller accepted, with the request (the break-glass count). */
+  accepted?: (caller: AuthenticatedClient, request: FastifyRequest) => void,
 ): EdgeStage {
   return {
     name: 'identify',
@@ -112,7 +112,7 @@ async function identify(
   authenticator: Authenticator,
   presented: PresentedCredentials,
   budget?: RefusedCredentialsBudget,
-  accepted?: (caller: AuthenticatedClient) => void,
+  accepted?: (caller: AuthenticatedClient, request: FastifyRequest) => void,
 ): Promise<void> {
   const context = contextOf(request.raw);
   const presentedAs = kindOf(presented);
@@ -122,7 +122,7 @@ async function identify(
     });
     noteClient(context.record, caller);
     context.identity = { caller, presentedAs };
-    accepted?.(caller);
+    accepted?.(caller, request);
   } catch (refusal) {
     // Kept, not thrown: only what needs a caller raises it (an unexpected failure too, as INTERNAL).
     context.identity = { refusal: refusal as DomainError, presentedAs };

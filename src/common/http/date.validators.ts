@@ -1,5 +1,13 @@
-import { Injectable } from '@nestjs/common';
-import { registerDecorator, ValidationArguments, ValidationOptions, ValidatorConstraint, ValidatorConstraintInterface } from 'class-validator';
+import { applyDecorators, Injectable } from '@nestjs/common';
+import {
+  IsISO8601,
+  Matches,
+  registerDecorator,
+  ValidationArguments,
+  ValidationOptions,
+  ValidatorConstraint,
+  ValidatorConstraintInterface,
+} from 'class-validator';
 import { parseCalendarDate, utcDate } from '../domain/calendar-date';
 import { Clock } from '../domain/clock.port';
 
@@ -56,4 +64,17 @@ export function IsBeforeDateField(other: string, options?: ValidationOptions): P
         },
       },
     });
+}
+
+/**
+ * An instant as a query names one: a calendar date (its midnight UTC) or a date-time with a zone,
+ * ISO 8601's extended form only. Week dates (`2026-W01-1`) and ordinal dates (`2026-183`), which
+ * ISO 8601 allows and JavaScript's Date cannot read, are refused here rather than read as no date.
+ */
+export function IsInstant(field: string): PropertyDecorator {
+  const message = `${field} must be an ISO 8601 date or date-time, such as 2026-11-01 or 2026-11-01T09:30:00Z`;
+  return applyDecorators(
+    IsISO8601({ strict: true, strictSeparator: true }, { message }),
+    Matches(/^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/, { message }),
+  );
 }

@@ -7,7 +7,7 @@ export abstract class AuditSearch {
 
   abstract get(id: string): Promise<AuditEvent | undefined>;
 
-  /** Who searched the audit log in [from, to), and about which customers: at most `limit` rows of each. */
+  /** Who searched the audit log in [from, to) and was answered, and about which customers: at most `limit` rows of each. */
   abstract accessReport(from: Date, to: Date, limit: number): Promise<AccessReport>;
 }
 
@@ -37,6 +37,8 @@ export interface AccessByCustomer {
 
 /** The quarterly access review's report (PCI DSS 7.2.4): who looked at what, by person and by customer. */
 export interface AccessReport {
+  /** More people or customers than the report lists searched or were searched for: ask for a shorter period. */
+  readonly truncated: boolean;
   readonly people: readonly AccessByPerson[];
   readonly customers: readonly AccessByCustomer[];
 }

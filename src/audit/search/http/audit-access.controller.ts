@@ -20,7 +20,7 @@ export class AuditAccessController {
   @ApiOperation({
     summary: 'Who looked at what: the access review’s report (compliance)',
     description:
-      'Every search of the audit log in the period, by person (a staff member, or an admin token) and by customer: how many, ' +
+      'Every search of the audit log answered in the period (a refused one showed nothing), by person (a staff member, or an admin token) and by customer: how many, ' +
       'how many gave a reason, which customers and references. Each search is an `audit.query` event: ' +
       '`GET /api/v1/audit-events?operation=audit.query&staff=<id>` lists one person’s, with their reasons.',
   })

@@ -1,14 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601 } from 'class-validator';
+import { IsInstant } from '../../../common/http/date.validators';
 import type { AccessByCustomer, AccessByPerson, AccessReport } from '../domain/audit-search.port';
 
 export class AccessReportQueryDto {
   @ApiProperty({ format: 'date-time', description: 'The period’s start (inclusive): an ISO 8601 date or date-time.', example: '2026-07-01T00:00:00Z' })
-  @IsISO8601({ strict: true, strictSeparator: true }, { message: 'from must be an ISO 8601 date or date-time' })
+  @IsInstant('from')
   readonly from!: string;
 
   @ApiProperty({ format: 'date-time', description: 'The period’s end (exclusive); at most 366 days after `from`.', example: '2026-10-01T00:00:00Z' })
-  @IsISO8601({ strict: true, strictSeparator: true }, { message: 'to must be an ISO 8601 date or date-time' })
+  @IsInstant('to')
   readonly to!: string;
 }
 
@@ -95,7 +95,13 @@ export class AccessReportResponseDto {
   @ApiProperty({ format: 'date-time', example: '2026-10-01T00:00:00.000Z' })
   readonly to!: string;
 
-  @ApiProperty({ type: [AccessByPersonDto], description: 'Each person who searched the audit log, most searches first (at most 1,000).' })
+  @ApiProperty({
+    description: 'More people or customers than listed (1,000 of each) searched or were searched for in the period: ask for a shorter one.',
+    example: false,
+  })
+  readonly truncated!: boolean;
+
+  @ApiProperty({ type: [AccessByPersonDto], description: 'Each person whose searches of the audit log were answered, most searches first (at most 1,000).' })
   readonly people!: AccessByPersonDto[];
 
   @ApiProperty({ type: [AccessByCustomerDto], description: 'Each customer searched for, most searches first (at most 1,000).' })
@@ -105,6 +111,7 @@ export class AccessReportResponseDto {
     return {
       from: from.toISOString(),
       to: to.toISOString(),
+      truncated: report.truncated,
       people: report.people.map((person) => AccessByPersonDto.from(person)),
       customers: report.customers.map((customer) => AccessByCustomerDto.from(customer)),
     };

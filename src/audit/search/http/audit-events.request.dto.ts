@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInstant } from '../../../common/http/date.validators';
 import { Transform } from 'class-transformer';
 import { IsUuidField, Rules, toDecimalInteger } from '../../../common/http/field-rules';
-import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { RequestValidationFailed } from '../../../common/http/validation';
 import { AUDIT_OPERATIONS, AUDIT_PHASES } from '../../trail/domain/audit-event';
 import type { AuditOperation, AuditPhase } from '../../trail/domain/audit-event';
@@ -76,12 +77,12 @@ export class AuditEventsQueryDto {
     description: 'Events at or after this instant (ISO 8601, such as 2026-11-01T00:00:00Z; a date means its midnight UTC).',
   })
   @IsOptional()
-  @IsISO8601({ strict: true, strictSeparator: true }, { message: 'from must be an ISO 8601 date or date-time' })
+  @IsInstant('from')
   readonly from?: string;
 
   @ApiPropertyOptional({ format: 'date-time', description: 'Events before this instant (exclusive).' })
   @IsOptional()
-  @IsISO8601({ strict: true, strictSeparator: true }, { message: 'to must be an ISO 8601 date or date-time' })
+  @IsInstant('to')
   readonly to?: string;
 
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_AUDIT_PAGE, default: 50, description: 'Events per page.' })

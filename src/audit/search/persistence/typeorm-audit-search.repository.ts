@@ -71,11 +71,12 @@ export class TypeOrmAuditSearchRepository extends AuditSearch {
   }
 
   async accessReport(from: Date, to: Date, limit: number): Promise<AccessReport> {
-    // The searches of the audit log (their own audit.query events) by a staff member or an admin token, in the period.
+    // The searches of the audit log (their own audit.query events) by a staff member or an admin token, in the period, that
+    // were answered: a search refused (no reason, no second factor, another role) showed nothing.
     const searches = `
       SELECT e.caller_kind, COALESCE(e.staff_id, e.client_id::text) AS who, e.client_name, e.customer_id, e.reference, e.access_reason, e.occurred_at
         FROM audit_events e
-       WHERE e.operation = $1 AND e.caller_kind IN ('staff', 'admin') AND e.occurred_at >= $2 AND e.occurred_at < $3`;
+       WHERE e.operation = $1 AND e.phase = 'succeeded' AND e.caller_kind IN ('staff', 'admin') AND e.occurred_at >= $2 AND e.occurred_at < $3`;
     const [people, customers] = await unavailableOnOutage(() =>
       Promise.all([
         this.rows.query<PersonRow[]>(
@@ -86,7 +87,7 @@ export class TypeOrmAuditSearchRepository extends AuditSearch {
             GROUP BY s.caller_kind, s.who
             ORDER BY searches DESC, s.who
             LIMIT $4`,
-          [OPERATION.queryAudit, from, to, limit],
+          [OPERATION.queryAudit, from, to, limit + 1],
         ),
         this.rows.query<CustomerRow[]>(
           `SELECT c.customer_id, sum(c.searches)::int AS searches,
@@ -97,12 +98,13 @@ export class TypeOrmAuditSearchRepository extends AuditSearch {
             GROUP BY c.customer_id
             ORDER BY searches DESC, c.customer_id
             LIMIT $4`,
-          [OPERATION.queryAudit, from, to, limit],
+          [OPERATION.queryAudit, from, to, limit + 1],
         ),
       ]),
     );
     return {
-      people: people.map((row) => ({
+      truncated: people.length > limit || customers.length > limit,
+      people: people.slice(0, limit).map((row) => ({
         callerKind: row.caller_kind,
         id: row.who,
         ...(row.name === null ? {} : { name: row.name }),
@@ -113,7 +115,7 @@ export class TypeOrmAuditSearchRepository extends AuditSearch {
         firstAt: row.first_at,
         lastAt: row.last_at,
       })),
-      customers: customers.map((row) => ({
+      customers: customers.slice(0, limit).map((row) => ({
         customerId: row.customer_id,
         searches: row.searches,
         people: row.people.map((person) => ({

@@ -1,6 +1,6 @@
 import { CountingMetrics, FixedClock, InMemoryAuditLog } from '../../../../test/support/fakes';
 import { nestLogsOfEachTest } from '../../../../test/support/nest-logs';
-import { newRecord, RequestRecord } from '../../../common/domain/request-record';
+import { ALL_TENANTS, newRecord, noteAccessReason, noteClient, noteStaffRoles, RequestRecord } from '../../../common/domain/request-record';
 import { AuditTrail } from './audit-trail.service';
 import { AuditUnavailable, EarlierAttemptUnresolved } from './audit.errors';
 import { REFERENCE_ALREADY_SEEN, UpstreamError } from '../../../common/domain/upstream';
@@ -162,6 +162,34 @@ describe('AuditTrail', () => {
         fields: expect.objectContaining({ auditEvent: expect.objectContaining({ requestId: 'req-2' }) }),
       }),
     ]);
+  });
+
+  it('when a staff member’s search cannot be written, then its log line names them by id only: no display name, no reason, while the audit event holds both', async () => {
+    const record = newRecord('req-staff');
+    noteClient(record, { id: 'emp-4711', name: 'Sam Support', tenant: ALL_TENANTS, role: 'staff', staff: { roles: ['support'], secondFactor: true } });
+    noteStaffRoles(record, ['support']);
+    noteAccessReason(record, 'SUP-1 Jane Doe called about her card');
+    log.failing = true;
+
+    await expect(sut.conclude(record, { operation: 'audit.query', phase: 'succeeded', httpStatus: 200 })).rejects.toBeInstanceOf(AuditUnavailable);
+    log.failing = false;
+    const written = newRecord('req-staff-2');
+    noteClient(written, { id: 'emp-4711', name: 'Sam Support', tenant: ALL_TENANTS, role: 'staff', staff: { roles: ['support'], secondFactor: true } });
+    noteAccessReason(written, 'SUP-1 Jane Doe called about her card');
+    await sut.conclude(written, { operation: 'audit.query', phase: 'succeeded', httpStatus: 200 });
+
+    const line = JSON.stringify(logs.lines);
+    expect(line).toContain('emp-4711');
+    expect(line).not.toContain('Sam Support');
+    expect(line).not.toContain('Jane Doe');
+    expect(log.events[0]).toMatchObject({
+      callerKind: 'staff',
+      staffId: 'emp-4711',
+      clientName: 'Sam Support',
+      accessReason: 'SUP-1 Jane Doe called about her card',
+    });
+    expect(log.events[0].clientId).toBeUndefined();
+    expect(log.events[0].tenant).toBeUndefined();
   });
 
   it('when conclude is called twice, then only one terminal event is written', async () => {

@@ -197,10 +197,10 @@ export class AuditTrail {
     }
   }
 
-  /** The log line is the record of last resort: the event holds identifiers only. */
+  /** The log line is the record of last resort: the event's identifiers only (loggable). */
   private unwritten(event: AuditEvent, error: unknown): DomainError {
     this.metrics.auditWriteFailed();
-    this.logger.error({ ...logContextOf(event), auditEvent: event, err: error }, 'Audit event could not be written');
+    this.logger.error({ ...logContextOf(event), auditEvent: loggable(event), err: error }, 'Audit event could not be written');
     return error instanceof DomainError ? error : new AuditUnavailable(error);
   }
 }
@@ -213,7 +213,7 @@ function actorOf(record: RequestRecord): AuditActor {
     return {
       callerKind: 'staff',
       staffId: client.id,
-      clientName: client.name.slice(0, MAX_CLIENT_NAME),
+      clientName: client.name.slice(0, MAX_CLIENT_NAME).toWellFormed(),
       staffRoles: record.staffRoles,
       accessReason: record.accessReason,
     };
@@ -230,3 +230,17 @@ function actorOf(record: RequestRecord): AuditActor {
 
 /** The audit log's client_name column holds at most this many characters; a provider's display name may be longer. */
 const MAX_CLIENT_NAME = 100;
+
+/**
+ * An event as its log line shows it: identifiers, statuses and timings. A staff member's display
+ * name and a search's reason (words someone typed) stay in the audit log, out of the logs; their
+ * `staff_id` names them there.
+ */
+function loggable(event: AuditEvent): AuditEvent {
+  const { accessReason, clientName, ...rest } = event;
+  return {
+    ...rest,
+    ...(event.callerKind === 'staff' || clientName === undefined ? {} : { clientName }),
+    ...(accessReason === undefined ? {} : { accessReason: '[kept in the audit log only]' }),
+  };
+}

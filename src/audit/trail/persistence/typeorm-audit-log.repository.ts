@@ -37,7 +37,7 @@ const UNRESOLVED_SQL = `
     AND NOT EXISTS (
       SELECT 1 FROM audit_events t
       WHERE t.reference = e.reference AND t.request_id = e.request_id AND t.phase IN ('rejected', 'failed'))
-    AND NOT EXISTS (SELECT 1 FROM audit_events s WHERE s.reference = e.reference AND s.phase = 'succeeded')
+    AND NOT EXISTS (SELECT 1 FROM audit_events s WHERE s.reference = e.reference AND s.operation = e.operation AND s.phase = 'succeeded')
   ORDER BY e.occurred_at DESC, e.id DESC
   LIMIT $7`;
 
