@@ -373,7 +373,7 @@ export interface paths {
         };
         /**
          * Who looked at what: the access review’s report (compliance)
-         * @description Every search of the audit log in the period, by person (a staff member, or an admin token) and by customer: how many, how many gave a reason, which customers and references. Each search is an `audit.query` event: `GET /api/v1/audit-events?operation=audit.query&staff=<id>` lists one person’s, with their reasons.
+         * @description Every search of the audit log answered in the period (a refused one showed nothing), by person (a staff member, or an admin token) and by customer: how many, how many gave a reason, which customers and references. Each search is an `audit.query` event: `GET /api/v1/audit-events?operation=audit.query&staff=<id>` lists one person’s, with their reasons.
          */
         get: operations["AuditAccessController_report"];
         put?: never;
@@ -1235,7 +1235,12 @@ export interface components {
              * @example 2026-10-01T00:00:00.000Z
              */
             to: string;
-            /** @description Each person who searched the audit log, most searches first (at most 1,000). */
+            /**
+             * @description More people or customers than listed (1,000 of each) searched or were searched for in the period: ask for a shorter one.
+             * @example false
+             */
+            truncated: boolean;
+            /** @description Each person whose searches of the audit log were answered, most searches first (at most 1,000). */
             people: components["schemas"]["AccessByPersonDto"][];
             /** @description Each customer searched for, most searches first (at most 1,000). */
             customers: components["schemas"]["AccessByCustomerDto"][];
