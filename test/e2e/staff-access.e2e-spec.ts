@@ -231,7 +231,7 @@ describe('staff access: the company’s sign-in, roles, a second factor and a re
     const theirs = await callApi<{ events: { staff_id: string; access_reason: string | null }[] }>(
       t.baseUrl,
       'GET',
-      '/api/v1/audit-events?staff=emp-4711&operation=audit.query&limit=10',
+      '/api/v1/audit-events?staff=emp-4711&operation=audit.query&limit=10&reason=ACCESS-REVIEW-Q4',
       { token: compliance },
     );
     expect(theirs.body.data!.events.map((found) => [found.staff_id, found.access_reason])).toEqual([
@@ -266,6 +266,26 @@ describe('staff access: the company’s sign-in, roles, a second factor and a re
       const search = await callApi(t.baseUrl, 'GET', `/api/v1/audit-events?from=${odd}`, { token: compliance });
       expect([answer.status, answer.body.error?.fields?.[0]?.field, search.status]).toEqual([400, 'from', 400]);
     }
+  });
+
+  it('when a staff member browses the audit log or reads one event, then a reason is required too; an admin token browses without one', async () => {
+    const token = await staffToken([GROUP_OF.support], { sub: 'emp-0815' });
+    const customer = await createCustomer(t.baseUrl, partner);
+    const created = await callApi<{ events: { id: string }[] }>(t.baseUrl, 'GET', `/api/v1/audit-events?customer_id=${customer}&reason=SUP-2`, { token });
+    const eventId = created.body.data!.events[0].id;
+
+    const browse = await callApi(t.baseUrl, 'GET', '/api/v1/audit-events?limit=5', { token });
+    const oneWithout = await callApi(t.baseUrl, 'GET', `/api/v1/audit-events/${eventId}`, { token });
+    const oneWith = await callApi(t.baseUrl, 'GET', `/api/v1/audit-events/${eventId}?reason=SUP-2`, { token, requestId: randomUUID() });
+    const adminBrowse = await callApi(t.baseUrl, 'GET', '/api/v1/audit-events?limit=5', { token: admin });
+
+    expect([browse.status, browse.body.error?.fields?.[0]?.field]).toEqual([400, 'reason']);
+    expect([oneWithout.status, oneWithout.body.error?.fields?.[0]?.field]).toEqual([400, 'reason']);
+    expect(oneWith.status).toBe(200);
+    expect(adminBrowse.status).toBe(200);
+    // The read of one event names what it looked at: that event's customer.
+    const [read] = await auditEventsOf(t.dataSource, oneWith.headers.get('x-request-id')!);
+    expect(read).toMatchObject({ operation: 'audit.query', staff_id: 'emp-0815', access_reason: 'SUP-2', customer_id: customer });
   });
 
   it('when an admin client token calls, then its audit event is marked break-glass', async () => {
@@ -325,7 +345,7 @@ describe('staff access through the development staff provider (sandbox mode’s)
   it('when each development staff member signs in, then they reach their role’s operations, and pat (no second factor) is asked for one', async () => {
     const statuses = async (token: string) =>
       Promise.all(
-        ['/api/v1/audit-events?limit=1', '/api/v1/audit-checkpoints', '/api/v1/clients'].map(
+        ['/api/v1/audit-events?limit=1&reason=SUP-5', '/api/v1/audit-checkpoints', '/api/v1/clients'].map(
           async (path) => (await callApi(t.baseUrl, 'GET', path, { token })).body.error?.code ?? 'OK',
         ),
       );

@@ -333,7 +333,7 @@ export interface paths {
         };
         /**
          * Search the audit log (support, compliance)
-         * @description Every partner request leaves events here. Filters combine; results are newest first, a page at a time. Find a partner’s screenshot by `error_id`, a transaction by `reference`. A search about a customer, an end user or a reference says why (`reason`): the search is recorded with it, and with who made it.
+         * @description Every partner request leaves events here. Filters combine; results are newest first, a page at a time. Find a partner’s screenshot by `error_id`, a transaction by `reference`. Staff say why at every search (`reason`), and anyone searching about a customer, an end user or a reference: the search is recorded with it, and with who made it.
          */
         get: operations["AuditEventsController_search"];
         put?: never;
@@ -353,7 +353,7 @@ export interface paths {
         };
         /**
          * One audit event (support, compliance)
-         * @description The event with this id, as listed by the search.
+         * @description The event with this id, as listed by the search. Staff say why (`reason`).
          */
         get: operations["AuditEventsController_get"];
         put?: never;
@@ -6387,7 +6387,7 @@ export interface operations {
                 to?: string;
                 /** @description Events per page. */
                 limit?: number;
-                /** @description Why you are looking: a ticket id or a few words (3-200 characters). Required with `reference`, `customer_id` or `end_user`: a search about a customer, an end user or a transaction is recorded with its reason, by person (the access report). Name the ticket, not the customer: the reason is kept in the audit log. */
+                /** @description Why you are looking: a ticket id or a few words (3-200 characters). Required of staff at every search, and of anyone with `reference`, `customer_id` or `end_user`: the search is recorded with its reason, by person (the access report). Name the ticket, not the customer: the reason is kept in the audit log. */
                 reason?: string;
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: string;
@@ -6724,7 +6724,10 @@ export interface operations {
     };
     AuditEventsController_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Why you are looking: a ticket id or a few words (3-200 characters). Required of staff. */
+                reason?: string;
+            };
             header?: never;
             path: {
                 /** @description The event’s id. */

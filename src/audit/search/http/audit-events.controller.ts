@@ -5,7 +5,7 @@ import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../../common/
 import { Roles, Staff } from '../../../auth/http/auth.decorators';
 import { EndUserIds } from '../../../auth/domain/end-user-ids';
 import { AuditEventsService } from '../domain/audit-events.service';
-import { AuditEventIdParamDto, AuditEventsQueryDto, requireReason } from './audit-events.request.dto';
+import { AuditEventIdParamDto, AuditEventReadQueryDto, AuditEventsQueryDto, requireReason } from './audit-events.request.dto';
 import { AuditEventResponseDto, AuditEventsPageResponseDto } from './audit-event.response.dto';
 import { Audited } from '../../../common/http/audited.decorator';
 import { CurrentRecord } from '../../../common/http/current-record.decorator';
@@ -30,13 +30,13 @@ export class AuditEventsController {
     summary: 'Search the audit log (support, compliance)',
     description:
       'Every partner request leaves events here. Filters combine; results are newest first, a page at a time. ' +
-      'Find a partner’s screenshot by `error_id`, a transaction by `reference`. A search about a customer, an end user or a ' +
-      'reference says why (`reason`): the search is recorded with it, and with who made it.',
+      'Find a partner’s screenshot by `error_id`, a transaction by `reference`. Staff say why at every search (`reason`), ' +
+      'and anyone searching about a customer, an end user or a reference: the search is recorded with it, and with who made it.',
   })
   @ApiEnvelopeResponse(200, AuditEventsPageResponseDto)
   @ApiErrorResponses(ERRORS.edge, ERRORS.staff, ERRORS.query, 'AUDIT.INVALID_CURSOR', 'AUDIT.INVALID_RANGE')
   async search(@Query() query: AuditEventsQueryDto, @CurrentRecord() record: RequestRecord): Promise<AuditEventsPageResponseDto> {
-    requireReason(query);
+    requireReason(query, record.client?.role);
     // The search's own event says what it looked at and why: the access report reads it.
     noteSubject(record, { reference: query.reference?.toLowerCase(), customerId: query.customer_id?.toLowerCase() });
     if (query.reason !== undefined) noteAccessReason(record, query.reason.trim());
@@ -61,10 +61,19 @@ export class AuditEventsController {
 
   @Get(':id')
   @Audited(OPERATION.queryAudit)
-  @ApiOperation({ summary: 'One audit event (support, compliance)', description: 'The event with this id, as listed by the search.' })
+  @ApiOperation({ summary: 'One audit event (support, compliance)', description: 'The event with this id, as listed by the search. Staff say why (`reason`).' })
   @ApiEnvelopeResponse(200, AuditEventResponseDto)
   @ApiErrorResponses(ERRORS.edge, ERRORS.staff, ERRORS.query, 'AUDIT.EVENT_NOT_FOUND')
-  async get(@Param() params: AuditEventIdParamDto): Promise<AuditEventResponseDto> {
-    return AuditEventResponseDto.from(await this.events.get(params.id));
+  async get(
+    @Param() params: AuditEventIdParamDto,
+    @Query() query: AuditEventReadQueryDto,
+    @CurrentRecord() record: RequestRecord,
+  ): Promise<AuditEventResponseDto> {
+    requireReason(query, record.client?.role);
+    if (query.reason !== undefined) noteAccessReason(record, query.reason.trim());
+    const event = await this.events.get(params.id);
+    // What it looked at: the event's customer and reference, for the access report.
+    noteSubject(record, { reference: event.reference, customerId: event.customerId });
+    return AuditEventResponseDto.from(event);
   }
 }

@@ -10,16 +10,21 @@ import { MAX_AUDIT_PAGE } from '../domain/audit-events.service';
 
 /** A reason: 3-200 characters, none of them a control character, and not only spaces. */
 const REASON = /^(?=.*\S)[^\p{Cc}\p{Cs}]{3,200}$/su;
-const REASON_RULE = 'reason is required with reference, customer_id or end_user: a ticket id or a few words, 3-200 characters';
+const REASON_RULE = 'reason must be a ticket id or a few words, 3-200 characters';
 
 /**
- * A search about a customer, an end user or a transaction must say why: refused as a field of the
- * query otherwise (once its fields passed their own rules).
+ * Who must say why they look: a staff member, at every read of the audit log's events (a person
+ * looks; browsing is looking too); anyone, at a search about a customer, an end user or a
+ * transaction (an admin token's automation included). Refused as a field of the query otherwise
+ * (once its fields passed their own rules).
  * @throws RequestValidationFailed naming `reason`.
  */
-export function requireReason(query: AuditEventsQueryDto): void {
+export function requireReason(query: { reason?: string; reference?: string; customer_id?: string; end_user?: string }, callerKind: string | undefined): void {
+  if (query.reason !== undefined) return;
   const aboutSomeone = query.reference !== undefined || query.customer_id !== undefined || query.end_user !== undefined;
-  if (aboutSomeone && query.reason === undefined) throw new RequestValidationFailed([{ field: 'reason', message: REASON_RULE }]);
+  if (callerKind === 'staff') throw new RequestValidationFailed([{ field: 'reason', message: `reason is required of staff: ${REASON_RULE}` }]);
+  if (aboutSomeone)
+    throw new RequestValidationFailed([{ field: 'reason', message: `reason is required with reference, customer_id or end_user: ${REASON_RULE}` }]);
 }
 
 export class AuditEventsQueryDto {
@@ -97,8 +102,8 @@ export class AuditEventsQueryDto {
 
   @ApiPropertyOptional({
     description:
-      'Why you are looking: a ticket id or a few words (3-200 characters). Required with `reference`, `customer_id` or `end_user`: ' +
-      'a search about a customer, an end user or a transaction is recorded with its reason, by person (the access report). ' +
+      'Why you are looking: a ticket id or a few words (3-200 characters). Required of staff at every search, and of anyone with ' +
+      '`reference`, `customer_id` or `end_user`: the search is recorded with its reason, by person (the access report). ' +
       'Name the ticket, not the customer: the reason is kept in the audit log.',
     example: 'SUP-1234',
   })
@@ -110,6 +115,13 @@ export class AuditEventsQueryDto {
   @IsOptional()
   @Rules(IsString(), MaxLength(200, { message: 'cursor is not one this service issued' }))
   readonly cursor?: string;
+}
+
+export class AuditEventReadQueryDto {
+  @ApiPropertyOptional({ description: 'Why you are looking: a ticket id or a few words (3-200 characters). Required of staff.', example: 'SUP-1234' })
+  @IsOptional()
+  @Rules(IsString({ message: REASON_RULE }), Matches(REASON, { message: REASON_RULE }))
+  readonly reason?: string;
 }
 
 export class AuditEventIdParamDto {
