@@ -466,7 +466,11 @@ export async function throughput({
       await devLogin({ issuer: staffProvider.issuer, user: 'sam', audience: STAFF_AUDIENCE, scopes: ['gateway:staff'], clientId: 'staff-console' })
     ).access_token;
     const anEvent = await (await fetch(`${serviceUrl}/api/v1/audit-events?limit=1`, { headers: { authorization: `Bearer ${adminToken}` } })).json();
-    const auditSearch = (authorization) => ({ method: 'GET', path: `/api/v1/audit-events/${anEvent.data.events[0].id}?reason=BENCH-1`, headers: { authorization } });
+    const auditSearch = (authorization) => ({
+      method: 'GET',
+      path: `/api/v1/audit-events/${anEvent.data.events[0].id}?reason=BENCH-1`,
+      headers: { authorization },
+    });
 
     // Provider-side requests, sealed and signed ahead of time so the load generator only sends.
     const { readUpstreamPublicKey } = dist('config/upstream-public-key.js');
