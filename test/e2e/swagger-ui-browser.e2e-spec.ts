@@ -247,10 +247,11 @@ describe('Swagger UI’s staff login in a real browser (the development staff pr
     await staff.locator('button.authorize').click();
     const login = await popup;
     // Signed in at the provider already (single sign-on): the popup may close by itself, or ask again.
+    // Waiting for the form ends when it shows or when the popup closes (its page is gone): no timer decides which.
     const closed = login.waitForEvent('close');
     const form = login
       .locator('input[name="login"]')
-      .waitFor({ timeout: 10_000 })
+      .waitFor({ timeout: 60_000 })
       .then(
         () => 'form',
         () => 'closed',

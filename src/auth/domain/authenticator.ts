@@ -45,7 +45,7 @@ const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 export class Authenticator {
   constructor(
     private readonly clients: ApiClientsService,
-    private readonly endUsers: AccessTokens,
+    private readonly tokens: AccessTokens,
     private readonly pseudonyms: Pseudonyms,
     private readonly sessions: BrowserSessions,
     private readonly staffPolicy: StaffPolicy,
@@ -72,8 +72,8 @@ export class Authenticator {
 
   private async byToken(presented: Extract<PresentedCredentials, { kind: 'token' }>): Promise<AuthenticatedClient> {
     const { scheme, token } = presented;
-    if (this.endUsers.enabled && COMPACT_JWS.test(token)) {
-      const holder = await this.endUsers.verify(token, { scheme, proof: presented.dpop, method: presented.method, url: presented.url });
+    if (this.tokens.enabled && COMPACT_JWS.test(token)) {
+      const holder = await this.tokens.verify(token, { scheme, proof: presented.dpop, method: presented.method, url: presented.url });
       if (holder.kind === 'staff') {
         const member = staffMemberOf(holder.claims, this.staffPolicy);
         return { id: member.id, name: member.name, role: 'staff', tenant: ALL_TENANTS, staff: { roles: member.roles, secondFactor: member.secondFactor } };

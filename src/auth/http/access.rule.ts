@@ -5,7 +5,7 @@ import type { AuthenticatedClient } from '../domain/api-client';
 import { ApiClientRole } from '../domain/api-client';
 import { EndUsersNotAllowed, InsufficientScope, MfaRequired, RoleNotAllowed, StaffNotAllowed, TokenMissing } from '../domain/auth.errors';
 import { BrowserSessions } from '../domain/browser-sessions.service';
-import { rolesUsed, StaffPolicy, StaffRole } from '../domain/staff';
+import { rolesUsed, type StaffPolicy, type StaffRole } from '../domain/staff';
 import { noteStaffRoles, RequestRecord } from '../../common/domain/request-record';
 import { END_USER_SCOPE, IS_PUBLIC, REQUIRED_ROLES, STAFF_ROLES_ALLOWED } from './auth.decorators';
 
@@ -43,13 +43,7 @@ export interface AccessRule {
  * @throws the refusal: TokenMissing, EndUsersNotAllowed, InsufficientScope, RoleNotAllowed,
  *   StaffNotAllowed, MfaRequired, or what identification refused with.
  */
-export function checkAccess(
-  rule: AccessRule,
-  identity: Identification | undefined,
-  missing: string,
-  staffPolicy: StaffPolicy = DEFAULT_STAFF_POLICY,
-  record?: RequestRecord,
-): void {
+export function checkAccess(rule: AccessRule, identity: Identification | undefined, missing: string, staffPolicy: StaffPolicy, record?: RequestRecord): void {
   if (rule.public) return;
   // Basic is for the browser's prompt on /docs: an API call presents its token as a token.
   if (identity?.presentedAs === 'basic') throw new TokenMissing('Basic authentication is for /docs only: send the token as `Authorization: Bearer <token>`');
@@ -89,8 +83,6 @@ export function checkStaffAccess(
   if (used.roles.length === 0) throw new StaffNotAllowed(allowed);
   if (record) noteStaffRoles(record, used.roles);
 }
-
-const DEFAULT_STAFF_POLICY = new StaffPolicy();
 
 /**
  * Every controller route's access, checked before its handler runs (a hook of the route, no Nest

@@ -4,7 +4,7 @@ import { DomainError } from '../../common/domain/domain-error';
 import { ANSWERED, type EdgeStage } from '../../common/http/edge-stage';
 import { contextOf } from '../../common/http/request-context';
 import { InvalidToken, RoleNotAllowed, TokenMissing } from '../domain/auth.errors';
-import { StaffPolicy, type StaffRole } from '../domain/staff';
+import type { StaffPolicy, StaffRole } from '../domain/staff';
 import { presentedToken } from './presented-credentials';
 import { callerOf, checkStaffAccess } from './access.rule';
 
@@ -63,7 +63,7 @@ export function adminPathOf(paths: readonly AdminPath[], request: FastifyRequest
  * admin client, and the readiness details (READINESS_DETAILS): the caller the identify stage found must be one. Refusals are the usual envelope
  * (401 or 403) through the one error filter, with the challenge that makes a browser prompt.
  */
-export function adminPathsStage(paths: readonly AdminPath[], staffPolicy?: StaffPolicy): EdgeStage {
+export function adminPathsStage(paths: readonly AdminPath[], staffPolicy: StaffPolicy): EdgeStage {
   const check = (request: FastifyRequest, reply: FastifyReply, guarded: AdminPath): void => {
     const context = contextOf(request.raw);
     if (guarded.token !== undefined) {
@@ -79,7 +79,7 @@ export function adminPathsStage(paths: readonly AdminPath[], staffPolicy?: Staff
       const ignored = context.identity?.presentedAs === 'session' || (context.identity?.presentedAs === 'basic' && guarded.challenge !== 'basic');
       const identity = ignored ? undefined : context.identity;
       const client = callerOf(identity);
-      if (client.role === 'staff') checkStaffAccess(client, guarded.staffRoles, staffPolicy ?? new StaffPolicy(), context.record);
+      if (client.role === 'staff') checkStaffAccess(client, guarded.staffRoles, staffPolicy, context.record);
       else if (client.role !== 'admin') throw new RoleNotAllowed(['admin']);
     } catch (refusal) {
       if (guarded.challenge === 'basic') void reply.header('www-authenticate', 'Basic realm="Partner gateway admin", charset="UTF-8"');

@@ -51,14 +51,22 @@ export function sessionCookie(id: string): string {
 }
 
 /**
- * The login cookie, which binds the provider's callback to the browser that started the login.
- * SameSite=Lax: the callback is a top-level navigation from the provider's site.
+ * A login cookie (`name`: a web app's, LOGIN_COOKIE, unless said), which binds the provider's
+ * callback to the browser that started the login, or another `__Host-` cookie a navigation from the
+ * provider must carry (staff's sign-in to /docs). SameSite=Lax: the callback is a top-level
+ * navigation from the provider's site.
  */
-export function loginCookie(value: string, maxAgeSeconds: number): string {
-  return stringifySetCookie({ name: LOGIN_COOKIE, value, path: '/', httpOnly: true, secure: true, sameSite: 'lax', maxAge: maxAgeSeconds });
+export function loginCookie(value: string, maxAgeSeconds: number, name: `__Host-${string}` = LOGIN_COOKIE): string {
+  return stringifySetCookie({ name, value, path: '/', httpOnly: true, secure: true, sameSite: 'lax', maxAge: maxAgeSeconds });
 }
 
 /** Removes a cookie from the browser. */
-export function clearedCookie(name: typeof SESSION_COOKIE | typeof LOGIN_COOKIE): string {
+export function clearedCookie(name: `__Host-${string}`): string {
   return stringifySetCookie({ name, value: '', path: '/', httpOnly: true, secure: true, sameSite: name === SESSION_COOKIE ? 'strict' : 'lax', maxAge: 0 });
+}
+
+/** A cookie's value when the request carries it once; sent twice, which one the browser meant cannot be told: none. */
+export function onlyCookieOf(request: FastifyRequest, name: string): string | undefined {
+  const value = cookieOf(request.headers.cookie, name);
+  return typeof value === 'string' ? value : undefined;
 }

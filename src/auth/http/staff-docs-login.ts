@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorEnvelope, problemOf } from '../../common/http/error-envelope.filter';
 import { targetOf } from '../../common/http/request-context';
@@ -7,13 +6,14 @@ import { AccessTokens } from '../domain/access-tokens.port';
 import { InvalidToken, LoginFailed, MfaRequired, StaffNotAllowed } from '../domain/auth.errors';
 import { RelyingParty, SealedBox } from '../domain/browser-session.ports';
 import { rolesUsed, STAFF_ROLES, StaffPolicy, staffMemberOf } from '../domain/staff';
+import { clearedCookie, loginCookie, onlyCookieOf } from './browser-session-http';
 
 /** Where a staff member's browser signs in to /docs, and where the company's provider sends it back. */
 export const STAFF_LOGIN_PATHS = { login: '/staff/login', callback: '/staff/callback' } as const;
 
 /** `__Host-` (Secure, Path=/, no Domain); HttpOnly; SameSite=Lax, as the provider's callback is a navigation from its site. */
-export const STAFF_COOKIE = '__Host-gw_staff';
-const STAFF_LOGIN_COOKIE = '__Host-gw_staff_login';
+export const STAFF_COOKIE = '__Host-gw_staff' as const;
+const STAFF_LOGIN_COOKIE = '__Host-gw_staff_login' as const;
 
 /** A sign-in to /docs lasts a working day; a login started and not finished, ten minutes. */
 const SIGNED_IN_SECONDS = 8 * 3600;
@@ -36,9 +36,6 @@ const LOGIN = 'staff-docs-login';
 /** Where a sign-in may return to: Swagger UI and what it serves, nothing else. */
 const RETURN_TO = /^\/docs(?:[/-][A-Za-z0-9._~/-]*)?$/;
 
-const cookie = (name: string, value: string, maxAge: number) =>
-  stringifySetCookie({ name, value, path: '/', httpOnly: true, secure: true, sameSite: 'lax', maxAge });
-
 /**
  * Swagger UI in live mode sits behind the staff's own sign-in (docs/security.md, "Staff"): a
  * browser without it is sent to the company's provider (authorization code with PKCE, this service
@@ -60,7 +57,7 @@ export class StaffDocsLogin {
 
   /** Whether the request carries a sign-in that is still good. */
   async signedIn(request: FastifyRequest): Promise<boolean> {
-    const sealed = cookiesOf(request)[STAFF_COOKIE];
+    const sealed = onlyCookieOf(request, STAFF_COOKIE);
     if (!sealed) return false;
     try {
       const signedIn = await this.box.open<SignedIn>(sealed, SIGNED_IN);
@@ -86,13 +83,13 @@ export class StaffDocsLogin {
     const login = await this.provider.startLogin(this.callbackUrl());
     const inProgress: LoginInProgress = { state: login.state, nonce: login.nonce, codeVerifier: login.codeVerifier, returnTo };
     return reply
-      .header('set-cookie', cookie(STAFF_LOGIN_COOKIE, await this.box.seal(inProgress, LOGIN), LOGIN_SECONDS))
+      .header('set-cookie', loginCookie(await this.box.seal(inProgress, LOGIN), LOGIN_SECONDS, STAFF_LOGIN_COOKIE))
       .header('cache-control', 'no-store')
       .redirect(login.url, 302);
   }
 
   private async finish(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const sealed = cookiesOf(request)[STAFF_LOGIN_COOKIE];
+    const sealed = onlyCookieOf(request, STAFF_LOGIN_COOKIE);
     if (!sealed) throw new LoginFailed('No sign-in was started from this browser: open /docs again');
     let expected: LoginInProgress;
     try {
@@ -119,7 +116,7 @@ export class StaffDocsLogin {
     if (used.roles.length === 0) throw new StaffNotAllowed(STAFF_ROLES);
     const signedIn: SignedIn = { staffId: member.id, until: this.now() + SIGNED_IN_SECONDS * 1000 };
     return reply
-      .header('set-cookie', [cookie(STAFF_COOKIE, await this.box.seal(signedIn, SIGNED_IN), SIGNED_IN_SECONDS), cookie(STAFF_LOGIN_COOKIE, '', 0)])
+      .header('set-cookie', [loginCookie(await this.box.seal(signedIn, SIGNED_IN), SIGNED_IN_SECONDS, STAFF_COOKIE), clearedCookie(STAFF_LOGIN_COOKIE)])
       .header('cache-control', 'no-store')
       .redirect(expected.returnTo, 303);
   }
@@ -138,9 +135,4 @@ export class StaffDocsLogin {
       return reply.status(problem.status).header('cache-control', 'no-store').send(errorEnvelope(problem, randomUUID()));
     }
   }
-}
-
-function cookiesOf(request: FastifyRequest): Record<string, string | undefined> {
-  const header = request.headers.cookie;
-  return typeof header === 'string' ? parseCookie(header) : {};
 }
