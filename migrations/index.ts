@@ -11,6 +11,7 @@ import { AuditTraceIds1764489600000 } from './1764489600000-AuditTraceIds';
 import { SessionRenewalClaims1764576000000 } from './1764576000000-SessionRenewalClaims';
 import { OwnerKeepsTheAuditChain1764662400000 } from './1764662400000-OwnerKeepsTheAuditChain';
 import { StaffAccess1764748800000 } from './1764748800000-StaffAccess';
+import { RequestLogs1764835200000 } from './1764835200000-RequestLogs';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so the same list works compiled,
@@ -30,4 +31,5 @@ export const MIGRATIONS = [
   SessionRenewalClaims1764576000000,
   OwnerKeepsTheAuditChain1764662400000,
   StaffAccess1764748800000,
+  RequestLogs1764835200000,
 ];

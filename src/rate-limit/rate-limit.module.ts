@@ -14,6 +14,7 @@ function rateLimitsOf(config: ConfigService<RateLimitEnvironment, true>): RateLi
     perClient: config.get('RATE_LIMIT_PER_MINUTE', { infer: true }),
     perIp: config.get('RATE_LIMIT_PER_IP_PER_MINUTE', { infer: true }),
     redisUrl: config.get('RATE_LIMIT_REDIS_URL', { infer: true }) || undefined,
+    routes: { 'request-log': config.get('RATE_LIMIT_REQUEST_LOG_PER_MINUTE', { infer: true }) },
   };
 }
 

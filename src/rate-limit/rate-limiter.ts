@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AddRouteConfig } from '../common/http/route-config';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EdgeStage } from '../common/http/edge-stage';
 import { contextOf } from '../common/http/request-context';
@@ -12,6 +13,26 @@ export abstract class RateLimits {
   abstract readonly perIp: number;
   /** Counters shared by the replicas in this Redis; in memory when unset. */
   abstract readonly redisUrl?: string;
+  /** Each route policy's quota per window (RATE_LIMIT_REQUEST_LOG_PER_MINUTE), counted on top of the caller's. */
+  abstract readonly routes: Readonly<Record<RoutePolicy, number>>;
+}
+
+/**
+ * Routes whose calls also count in a budget of their own, per caller, on top of the caller's: each
+ * read of a partner's request log is a query of the audit log.
+ */
+export const ROUTE_POLICIES = { 'request-log': 'reads of the request log' } as const;
+export type RoutePolicy = keyof typeof ROUTE_POLICIES;
+
+interface RateLimitRouteConfig {
+  rateLimitPolicy?: RoutePolicy;
+}
+
+/** The route's calls count in `policy`'s budget too. */
+export const RateLimitPolicy = (policy: RoutePolicy) => AddRouteConfig({ rateLimitPolicy: policy } satisfies RateLimitRouteConfig);
+
+function routePolicyOf(request: FastifyRequest): RoutePolicy | undefined {
+  return (request.routeOptions.config as RateLimitRouteConfig | undefined)?.rateLimitPolicy;
 }
 
 export interface Tracker {
@@ -81,12 +102,47 @@ export class RateLimiter {
       throw new RateLimited(count.timeToBlockExpire, limit, tracker.per);
     }
     const remaining = Math.max(0, limit - count.totalHits);
+    const route = routePolicyOf(request);
+    if (route !== undefined) return this.admitRoute(route, tracker, { limit, remaining, resetSeconds: count.timeToExpire }, reply);
     void reply.headers({
       'x-ratelimit-limit': limit,
       'x-ratelimit-remaining': remaining,
       'x-ratelimit-reset': count.timeToExpire,
       'ratelimit-policy': rateLimitPolicy(policy, limit, windowSeconds),
       ratelimit: rateLimitState(policy, remaining, count.timeToExpire),
+    });
+  }
+
+  /**
+   * A route with a budget of its own: counted there too, per caller. The headers name both policies
+   * (a Structured Field list, the caller's first); the X-RateLimit ones, the one nearer its end.
+   */
+  private async admitRoute(
+    route: RoutePolicy,
+    tracker: Tracker,
+    caller: { limit: number; remaining: number; resetSeconds: number },
+    reply: FastifyReply,
+  ): Promise<void> {
+    const limit = this.limits.routes[route];
+    const count = await this.store.increment(`${route}:${tracker.key}`, this.limits.ttlMs, limit, this.limits.ttlMs);
+    const windowSeconds = Math.ceil(this.limits.ttlMs / 1000);
+    const callerPolicy = POLICY_NAMES[tracker.per];
+    const policies = `${rateLimitPolicy(callerPolicy, caller.limit, windowSeconds)}, ${rateLimitPolicy(route, limit, windowSeconds)}`;
+    if (count.isBlocked) {
+      void reply.headers({
+        'ratelimit-policy': policies,
+        ratelimit: `${rateLimitState(callerPolicy, caller.remaining, caller.resetSeconds)}, ${rateLimitState(route, 0, count.timeToBlockExpire)}`,
+      });
+      throw new RateLimited(count.timeToBlockExpire, limit, tracker.per, ROUTE_POLICIES[route]);
+    }
+    const remaining = Math.max(0, limit - count.totalHits);
+    const nearer = remaining < caller.remaining ? { limit, remaining, reset: count.timeToExpire } : { ...caller, reset: caller.resetSeconds };
+    void reply.headers({
+      'x-ratelimit-limit': nearer.limit,
+      'x-ratelimit-remaining': nearer.remaining,
+      'x-ratelimit-reset': nearer.reset,
+      'ratelimit-policy': policies,
+      ratelimit: `${rateLimitState(callerPolicy, caller.remaining, caller.resetSeconds)}, ${rateLimitState(route, remaining, count.timeToExpire)}`,
     });
   }
 }

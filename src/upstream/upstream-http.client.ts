@@ -1,15 +1,15 @@
 import { performance } from 'node:perf_hooks';
 import { Logger, OnModuleDestroy } from '@nestjs/common';
 import { BrokenCircuitError } from 'cockatiel';
-import { logContextOf, noteUpstreamCall, RequestRecord } from '../common/domain/request-record';
+import { logContextOf, noteUpstreamAttempts, noteUpstreamCall, RequestRecord } from '../common/domain/request-record';
 import type { ProviderOperation } from '../common/domain/audit-operations';
 import { Metrics } from '../common/domain/metrics.port';
 import { SPAN_ATTRIBUTES, traced } from '../common/telemetry/tracing';
-import { CircuitStateName, UpstreamCircuit, UpstreamError } from '../common/domain/upstream';
+import { AttemptFailure, CircuitStateName, UpstreamAttempt, UpstreamCircuit, UpstreamError } from '../common/domain/upstream';
 import { PayloadCipher } from './payload-cipher';
 import { providerErrors } from './provider-answers';
 import { RequestSigner } from './request-signer';
-import { UpstreamResilience } from './upstream-resilience';
+import { Tried, UpstreamResilience } from './upstream-resilience';
 import { ConnectionLost, NotSent, RawResponse, TimedOut, UpstreamTransport } from './upstream-transport';
 import { UpstreamSettings } from './upstream.settings';
 
@@ -42,6 +42,26 @@ function parseJson(text: string): unknown {
 function upstreamErrorId(body: unknown): string | undefined {
   const id = (body as { error?: { id?: unknown } } | undefined)?.error?.id;
   return typeof id === 'string' && SANE_ERROR_ID.test(id) ? id : undefined;
+}
+
+/** What an attempt that got no answer ran into; undefined for an error that is not the provider's. */
+function failureOf(error: unknown): AttemptFailure | undefined {
+  if (error instanceof BrokenCircuitError) return 'circuit_open';
+  if (error instanceof TimedOut) return 'timeout';
+  if (error instanceof NotSent) return 'not_sent';
+  if (error instanceof ConnectionLost) return 'connection_lost';
+  return undefined;
+}
+
+/** An attempt of a retried call, as the request's audit event keeps it: the provider's status and error id, or why there was none. */
+function attemptOf(retry: number, tried: Tried): UpstreamAttempt {
+  const latencyMs = Math.round(tried.ms);
+  if (tried.response) {
+    const errorId = tried.response.status >= 300 ? upstreamErrorId(parseJson(tried.response.text)) : undefined;
+    return { retry, status: tried.response.status, latencyMs, ...(errorId === undefined ? {} : { errorId }) };
+  }
+  const failure = failureOf(tried.error);
+  return { retry, latencyMs, ...(failure === undefined ? {} : { failure }) };
 }
 
 function retryAfterSeconds(header: string | undefined, fallback: number): number {
@@ -135,16 +155,21 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
     const elapsed = () => Math.round(performance.now() - started);
     const measure = (outcome: unknown) => this.metrics.upstreamCall(operation, outcomeOf(outcome), (performance.now() - started) / 1000);
 
+    // Filled only when the call is retried: each attempt, for the request's audit event (the request log's timeline).
+    let attempts: UpstreamAttempt[] | undefined;
+    const tried = (attempt: Tried) => (attempts ??= []).push(attemptOf(attempts.length, attempt));
     let raw: RawResponse;
     try {
-      raw = await this.resilience.execute(method, () => this.transport.send(method, path, headers, body));
+      raw = await this.resilience.execute(method, () => this.transport.send(method, path, headers, body), tried);
     } catch (error) {
+      if (attempts) noteUpstreamAttempts(record, attempts);
       const failure = this.failure(operation, method, error, elapsed(), record);
       if (failure instanceof UpstreamError) noteUpstreamCall(record, failure.upstream);
       measure(failure);
       throw failure;
     }
     const latencyMs = elapsed();
+    if (attempts) noteUpstreamAttempts(record, attempts);
     try {
       const reply = this.interpret(operation, method, raw, latencyMs, record);
       noteUpstreamCall(record, { status: reply.status, latencyMs });

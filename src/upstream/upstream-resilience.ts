@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { circuitBreaker, CircuitBreakerPolicy, CircuitState, ConsecutiveBreaker, ExponentialBackoff, handleWhen, IBackoff } from 'cockatiel';
 import type { CircuitStateName } from '../common/domain/upstream';
 import { MAX_RETRY_BACKOFF_MS } from '../config/provider-call';
@@ -10,6 +11,13 @@ export interface ResilienceSettings {
 }
 
 type Method = 'GET' | 'POST';
+
+/** One attempt of a call that was retried: its answer or its failure, and how long it took. */
+export interface Tried {
+  readonly response?: RawResponse;
+  readonly error?: unknown;
+  readonly ms: number;
+}
 
 /** What a GET may be retried after: nothing sent, a lost connection, 429 and 5xx. */
 function readRetries(error: unknown, response: RawResponse | undefined): boolean {
@@ -45,16 +53,25 @@ export class UpstreamResilience {
     );
   }
 
-  /** One provider call of `method`: `attempt` through the breaker, again after a failure the method may retry. */
-  async execute(method: Method, attempt: () => Promise<RawResponse>): Promise<RawResponse> {
+  /**
+   * One provider call of `method`: `attempt` through the breaker, again after a failure the method
+   * may retry. Once it retries, `tried` is told of every attempt, the first included, in order; a
+   * call answered at its first attempt never calls it.
+   */
+  async execute(method: Method, attempt: () => Promise<RawResponse>, tried?: (attempt: Tried) => void): Promise<RawResponse> {
+    const started = performance.now();
     let response: RawResponse;
     try {
       response = await this.breaker.execute(attempt);
     } catch (error) {
       if (method === 'GET' ? !readRetries(error, undefined) : !writeRetries(error)) throw error;
-      return this.retried(method, attempt, error, undefined);
+      tried?.({ error, ms: performance.now() - started });
+      return this.retried(method, attempt, error, undefined, tried);
     }
-    if (method === 'GET' && readRetries(undefined, response)) return this.retried(method, attempt, undefined, response);
+    if (method === 'GET' && readRetries(undefined, response)) {
+      tried?.({ response, ms: performance.now() - started });
+      return this.retried(method, attempt, undefined, response, tried);
+    }
     return response;
   }
 
@@ -72,11 +89,18 @@ export class UpstreamResilience {
   }
 
   /** Up to UPSTREAM_RETRY_MAX further attempts after the first failed; the last one's result is the call's. */
-  private async retried(method: Method, attempt: () => Promise<RawResponse>, error: unknown, response: RawResponse | undefined): Promise<RawResponse> {
+  private async retried(
+    method: Method,
+    attempt: () => Promise<RawResponse>,
+    error: unknown,
+    response: RawResponse | undefined,
+    tried: ((attempt: Tried) => void) | undefined,
+  ): Promise<RawResponse> {
     let backoff: IBackoff<unknown> | undefined;
     for (let retries = 1; retries <= this.settings.retryMax; retries++) {
       backoff = backoff ? backoff.next(undefined) : this.backoff.next();
       await sleep(backoff.duration);
+      const started = performance.now();
       try {
         response = await this.breaker.execute(attempt);
         error = undefined;
@@ -84,6 +108,7 @@ export class UpstreamResilience {
         error = failure;
         response = undefined;
       }
+      tried?.(response ? { response, ms: performance.now() - started } : { error, ms: performance.now() - started });
       const again = method === 'GET' ? readRetries(error, response) : writeRetries(error);
       if (!again) break;
     }

@@ -1,3 +1,4 @@
+import { errorDocAnchor } from '../../src/audit/requests/http/request-log.dto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ALL_ERROR_CODES, ErrorCode } from '../../src/common/domain/error-codes';
@@ -9,6 +10,8 @@ interface Row {
   readonly status: string;
   readonly meaning: string;
   readonly action: string;
+  /** The row's anchor: where the request log's `doc_url` for the code points. */
+  readonly anchor?: string;
 }
 
 /** The rows of docs/errors.md's table, as written. */
@@ -16,13 +19,14 @@ function documentedCodes(): Row[] {
   const page = readFileSync(join(process.cwd(), 'docs', 'errors.md'), 'utf8');
   return page
     .split('\n')
-    .filter((line) => /^\| `[A-Z_.]+` \|/.test(line))
+    .filter((line) => /^\| (<a id="[a-z-]+"><\/a>)?`[A-Z_.]+` \|/.test(line))
     .map((line) => {
-      const [code, status, meaning, action] = line
+      const [cell, status, meaning, action] = line
         .split('|')
         .slice(1, -1)
-        .map((cell) => cell.trim());
-      return { code: code.replace(/`/g, ''), status, meaning, action };
+        .map((text) => text.trim());
+      const [, anchor, code] = /^(?:<a id="([a-z-]+)"><\/a>)?`([A-Z_.]+)`$/.exec(cell)!;
+      return { code, anchor, status, meaning, action };
     });
 }
 
@@ -38,6 +42,10 @@ describe('docs/errors.md and the service’s error codes', () => {
 
   it('when the page’s table is read, then it lists every code the service gives, once, in the order of the code', () => {
     expect(rows.map((row) => row.code)).toEqual(ALL_ERROR_CODES);
+  });
+
+  it('when the request log links an error code to the page, then the code’s row carries that anchor', () => {
+    expect(rows.map((row) => `${row.code} #${row.anchor}`)).toEqual(ALL_ERROR_CODES.map((code) => `${code} #${errorDocAnchor(code)}`));
   });
 
   it('when each row’s status is read, then it is the status the service answers that code with', () => {

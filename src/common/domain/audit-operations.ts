@@ -12,6 +12,8 @@ export const OPERATION = {
   rejectedAuthentication: 'auth.rejected',
   queryAudit: 'audit.query',
   accessReport: 'audit.access_report',
+  listRequests: 'request_log.list',
+  readRequest: 'request_log.read',
   readClient: 'client.read',
   listClients: 'client.list',
   startLogin: 'session.login',

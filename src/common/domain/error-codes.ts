@@ -90,6 +90,8 @@ export const ERROR_CODES = {
   'AUDIT.EVENT_NOT_FOUND': 'not_found',
   'AUDIT.INVALID_CURSOR': 'invalid_input',
   'AUDIT.INVALID_RANGE': 'invalid_input',
+  // A partner's request log
+  'REQUEST_LOG.NOT_FOUND': 'not_found',
   // The service itself
   'AUDIT.UNAVAILABLE': 'unavailable',
   'DATABASE.UNAVAILABLE': 'unavailable',

@@ -52,6 +52,7 @@ export const ERROR_MESSAGES = {
   'UPSTREAM.CIRCUIT_OPEN': 'The provider is unavailable; try again later',
   'AUDIT.EVENT_NOT_FOUND': 'There is no audit event with this id',
   'AUDIT.INVALID_CURSOR': 'The cursor is not one this service issued',
+  'REQUEST_LOG.NOT_FOUND': 'No request of yours has this id',
   'AUDIT.UNAVAILABLE': 'The service cannot record requests right now; try again shortly',
   'DATABASE.UNAVAILABLE': 'The service’s database is unavailable; try again shortly',
   'SERVICE.SHUTTING_DOWN': 'This instance is shutting down; retry the request',

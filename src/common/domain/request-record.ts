@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { UpstreamFacts } from './upstream';
+import type { UpstreamAttempt, UpstreamFacts } from './upstream';
 
 /**
  * A request's audit record: what its audit events are made of, gathered while it runs. Each field
@@ -19,6 +19,7 @@ import type { UpstreamFacts } from './upstream';
  * | accessReason | noteAccessReason | the audit search, from its `reason` | a staff search names why |
  * | reference, customerId, currency | noteSubject | domain services (AuditTrail.about, ProviderWrites.begin); the auditor, from a refused body's exact identifiers | it is known what the request is about |
  * | upstream | noteUpstreamCall | the upstream client | after each provider call |
+ * | upstreamAttempts | noteUpstreamAttempts | the upstream client | after a provider call that was retried |
  * | attempted | noteAttempted | AuditTrail.attempt | its `attempted` event is committed |
  * | replayed | noteReplayed | the edge, as it sets Idempotent-Replayed (common/http/replay-header.ts: markReplayed) | the answer comes from the store |
  * | concluded | noteConcluded | AuditTrail.conclude | its terminal event is written (or failed to be) |
@@ -32,6 +33,8 @@ export interface RequestRecord extends RequestSubject {
   readonly sourceIp?: string;
   readonly client?: RecordedClient;
   readonly upstream?: UpstreamFacts;
+  /** Each attempt of the provider calls that were retried, in order (a call made once leaves none). */
+  readonly upstreamAttempts?: readonly UpstreamAttempt[];
   /** An `attempted` event was committed: a provider call may have happened. */
   readonly attempted?: boolean;
   /** The response is a replay from the idempotency store. */
@@ -141,6 +144,12 @@ export function noteSubject(record: RequestRecord, subject: RequestSubject): voi
 /** What the last provider call of a request came to. */
 export function noteUpstreamCall(record: RequestRecord, call: UpstreamFacts): void {
   write(record)!.upstream = { ...call };
+}
+
+/** The attempts of a provider call that was retried, after those of any earlier call of the request. */
+export function noteUpstreamAttempts(record: RequestRecord, attempts: readonly UpstreamAttempt[]): void {
+  const target = write(record)!;
+  target.upstreamAttempts = target.upstreamAttempts ? [...target.upstreamAttempts, ...attempts] : attempts;
 }
 
 export function noteTrace(record: RequestRecord, traceId: string): void {

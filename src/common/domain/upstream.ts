@@ -21,6 +21,25 @@ export interface UpstreamFacts {
   readonly latencyMs?: number;
 }
 
+/** Why an attempt got no answer: no time left, nothing sent, the connection lost after sending, the circuit open. */
+export type AttemptFailure = 'timeout' | 'not_sent' | 'connection_lost' | 'circuit_open';
+
+/**
+ * One attempt of a provider call that was tried more than once (a retried read; a write retried
+ * because nothing was sent): `retry` 0 is the first. A call made once has no such list: its one
+ * attempt is the call's UpstreamFacts.
+ */
+export interface UpstreamAttempt {
+  readonly retry: number;
+  /** The provider's status, when it answered. */
+  readonly status?: number;
+  readonly latencyMs: number;
+  /** The provider's error id, when its answer carried one. */
+  readonly errorId?: string;
+  /** Why there was no answer. */
+  readonly failure?: AttemptFailure;
+}
+
 export interface UpstreamErrorSpec {
   readonly code: ErrorCode;
   readonly message: string;

@@ -16,6 +16,9 @@ class RecordedSuccesses extends RequestRecorder {
   recordFailure(_request: FastifyRequest, _problem: RecordedProblem): Promise<void> {
     return Promise.resolve();
   }
+  logAddressOf(): string | undefined {
+    return undefined;
+  }
 }
 
 @Controller('answers')

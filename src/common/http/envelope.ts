@@ -12,6 +12,8 @@ export interface ErrorEnvelope {
     readonly details: string;
     readonly message: string;
     readonly fields?: readonly { field: string; message: string }[];
+    /** Where the partner's request log shows the request (a path under the API's base URL). */
+    readonly request_log_url?: string;
   };
 }
 
@@ -54,6 +56,14 @@ export class ErrorBodySchema {
 
   @ApiPropertyOptional({ type: [FieldProblemSchema] })
   readonly fields?: FieldProblemSchema[];
+
+  @ApiPropertyOptional({
+    description:
+      'Where your request log shows this request, its provider attempts and what became of it (`GET` it with the same token): a path under the API’s base URL. ' +
+      'Present once the request is recorded under a partner’s token or an end user’s; absent when nobody’s log holds it (no valid credentials, for one).',
+    example: '/api/v1/requests/c0ffee00-1234-4abc-9def-000000000001',
+  })
+  readonly request_log_url?: string;
 }
 
 export class ErrorEnvelopeSchema {

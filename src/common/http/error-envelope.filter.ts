@@ -132,7 +132,7 @@ export function problemOf(exception: unknown): Problem {
 }
 
 /** The body of an error response: the provider's envelope, with the code that says what went wrong. */
-export function errorEnvelope(problem: Problem, errorId: string): ErrorEnvelope {
+export function errorEnvelope(problem: Problem, errorId: string, requestLogUrl?: string): ErrorEnvelope {
   return {
     status: problem.status,
     data: null,
@@ -143,6 +143,7 @@ export function errorEnvelope(problem: Problem, errorId: string): ErrorEnvelope 
       details: problem.details,
       message: problem.message,
       ...(problem.fields && problem.fields.length > 0 ? { fields: problem.fields } : {}),
+      ...(requestLogUrl === undefined ? {} : { request_log_url: requestLogUrl }),
     },
   };
 }
@@ -172,19 +173,22 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     const errorId = interrupted?.errorId ?? (exception instanceof DomainError ? exception.errorId : undefined) ?? randomUUID();
     let problem = problemOf(interrupted?.error ?? exception);
     this.log(problem, errorId, request.id);
+    let logAddress: string | undefined;
     try {
       await this.recorder?.recordFailure(
         request,
         { errorId, code: problem.code, status: problem.status, message: problem.message },
         interrupted?.error ?? exception,
       );
+      // Recorded: the caller's request log shows it (a request that could not be recorded has no address).
+      logAddress = this.recorder?.logAddressOf(request);
     } catch (recordingFailure) {
       // The request could not be recorded: it fails closed, under the same error id.
       problem = problemOf(recordingFailure);
       this.log(problem, errorId, request.id);
     }
 
-    const envelope = errorEnvelope(problem, errorId);
+    const envelope = errorEnvelope(problem, errorId, logAddress);
     this.metrics?.errorAnswered(problem.code);
     noteErrorCodeOnSpan(problem.code);
     if (problem.challenge !== undefined) {

@@ -15,4 +15,17 @@ export interface RecordedProblem {
 export abstract class RequestRecorder {
   abstract recordSuccess(request: FastifyRequest, status: number): Promise<void>;
   abstract recordFailure(request: FastifyRequest, problem: RecordedProblem, exception: unknown): Promise<void>;
+  /**
+   * Where the caller's request log shows this request (`error.request_log_url`), once it is
+   * recorded: a partner's or an end user's request to the API; undefined for any other.
+   */
+  abstract logAddressOf(request: FastifyRequest): string | undefined;
+}
+
+/** A partner's request log, and one request's timeline under it (`/api/v1/requests/{request_id}`). */
+export const REQUEST_LOG_PATH = '/api/v1/requests';
+
+/** The address of one request in its partner's log: a path, relative to the API's base URL. */
+export function requestLogAddress(requestId: string): string {
+  return `${REQUEST_LOG_PATH}/${encodeURIComponent(requestId)}`;
 }

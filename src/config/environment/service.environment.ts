@@ -71,6 +71,14 @@ export class ServiceEnvironment {
   })
   readonly PUBLIC_BASE_URL?: string = undefined;
 
+  /**
+   * Where partners read docs/errors.md: the request log links each error code to its entry there
+   * (`<ERROR_DOCS_URL>#<anchor>`). Set it to where the docs are published; by default the path of
+   * the page in the service's repository.
+   */
+  @Matches(/^[^\s#?]{1,500}$/, { message: '$property must be a URL or a path without spaces, # or ?' })
+  readonly ERROR_DOCS_URL: string = 'docs/errors.md';
+
   @IsFlag()
   readonly DOCS_ENABLED: boolean = true;
 

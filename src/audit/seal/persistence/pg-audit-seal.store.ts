@@ -32,7 +32,13 @@ export const SEALED_COLUMNS_V3 = ['trace_id'] as const;
 /** Added by StaffAccess1764748800000, on the same terms: an event with none of them hashes as before. */
 export const SEALED_COLUMNS_V4 = ['staff_id', 'staff_roles', 'access_reason', 'break_glass'] as const;
 
-export const SEALED_COLUMNS = [...SEALED_COLUMNS_V1, ...SEALED_COLUMNS_V2, ...SEALED_COLUMNS_V3, ...SEALED_COLUMNS_V4] as const;
+/** Added by RequestLogs1764835200000, on the same terms: an event whose call was made once hashes as before. */
+export const SEALED_COLUMNS_V5 = ['upstream_attempts'] as const;
+
+/** The columns each version added, oldest first. */
+const SEALED_VERSIONS: readonly (readonly string[])[] = [SEALED_COLUMNS_V1, SEALED_COLUMNS_V2, SEALED_COLUMNS_V3, SEALED_COLUMNS_V4, SEALED_COLUMNS_V5];
+
+export const SEALED_COLUMNS = SEALED_VERSIONS.flat();
 
 const rowOf = (columns: readonly string[]) => `pg_catalog.record_send(ROW(${columns.map((column) => `e.${column}`).join(', ')}))`;
 
@@ -41,13 +47,15 @@ const rowOf = (columns: readonly string[]) => `pg_catalog.record_send(ROW(${colu
  * wire protocol's binary format: each column's type and bytes, times as microseconds in UTC), so
  * that no session setting changes it. Computed by PostgreSQL's own functions, schema-qualified so
  * that no function of another schema can stand in: five times cheaper than any text form, and the
- * rows never need to leave the server for verify to check them.
+ * rows never need to leave the server for verify to check them. An event whose columns of every
+ * later version are null hashes as the version it fits (the oldest first), so an event sealed
+ * before a column was added keeps its hash.
  */
 const allNull = (columns: readonly string[]) => columns.map((column) => `e.${column} IS NULL`).join(' AND ');
 const EVENT_HASH = `pg_catalog.sha256(CASE
-  WHEN ${allNull([...SEALED_COLUMNS_V2, ...SEALED_COLUMNS_V3, ...SEALED_COLUMNS_V4])} THEN ${rowOf(SEALED_COLUMNS_V1)}
-  WHEN ${allNull([...SEALED_COLUMNS_V3, ...SEALED_COLUMNS_V4])} THEN ${rowOf([...SEALED_COLUMNS_V1, ...SEALED_COLUMNS_V2])}
-  WHEN ${allNull(SEALED_COLUMNS_V4)} THEN ${rowOf([...SEALED_COLUMNS_V1, ...SEALED_COLUMNS_V2, ...SEALED_COLUMNS_V3])}
+  ${SEALED_VERSIONS.slice(0, -1)
+    .map((_, version) => `WHEN ${allNull(SEALED_VERSIONS.slice(version + 1).flat())} THEN ${rowOf(SEALED_VERSIONS.slice(0, version + 1).flat())}`)
+    .join('\n  ')}
   ELSE ${rowOf(SEALED_COLUMNS)} END)`;
 
 /** A manifest entry: the id's 16 bytes and the hash. */

@@ -1,6 +1,6 @@
 import type { AuditOperation } from '../../../common/domain/audit-operations';
 import type { CallerKind, RequestSubject } from '../../../common/domain/request-record';
-import type { UpstreamFacts } from '../../../common/domain/upstream';
+import type { UpstreamAttempt, UpstreamFacts } from '../../../common/domain/upstream';
 
 export { AUDIT_OPERATIONS } from '../../../common/domain/audit-operations';
 export type { AuditOperation };
@@ -58,6 +58,8 @@ export interface AuditEvent extends RequestSubject, AuditActor, UpstreamCallFact
   readonly replayed?: boolean;
   /** The request's W3C trace id, when its trace was sampled: where to find the trace (docs/operations.md). */
   readonly traceId?: string;
+  /** Each provider attempt, when the call was tried more than once (the last one is also upstreamStatus and upstreamErrorId). */
+  readonly upstreamAttempts?: readonly UpstreamAttempt[];
 }
 
 export interface AuditEventFilter {

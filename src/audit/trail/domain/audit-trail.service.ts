@@ -183,6 +183,7 @@ export class AuditTrail {
       upstreamStatus: record.upstream?.status,
       upstreamErrorId: record.upstream?.errorId,
       upstreamLatencyMs: record.upstream?.latencyMs,
+      upstreamAttempts: record.upstreamAttempts,
       replayed: record.replayed === true,
       traceId: record.traceId,
       ...fields,

@@ -5,7 +5,7 @@ import { DomainError } from '../../../common/domain/domain-error';
 import { isUuid } from '../../../common/domain/identifiers';
 import { isUnder } from '../../../common/http/canonical-target';
 import { recordOf, targetOf } from '../../../common/http/request-context';
-import { RecordedProblem, RequestRecorder } from '../../../common/http/request-recorder.port';
+import { RecordedProblem, RequestRecorder, requestLogAddress } from '../../../common/http/request-recorder.port';
 import { noteSubject } from '../../../common/domain/request-record';
 import { UpstreamError } from '../../../common/domain/upstream';
 import { AuditOperation, TerminalPhase } from '../domain/audit-event';
@@ -82,6 +82,13 @@ export class RequestAuditor extends RequestRecorder {
       errorCode: problem.code,
       errorMessage: problem.message,
     });
+  }
+
+  logAddressOf(request: FastifyRequest): string | undefined {
+    if (!isAuditedRequest(request)) return undefined;
+    const record = recordOf(request.raw);
+    const role = record.client?.role;
+    return role === 'partner' || role === 'end_user' ? requestLogAddress(record.requestId) : undefined;
   }
 
   private where(request: FastifyRequest): { httpMethod: string; route?: string } {

@@ -1,5 +1,14 @@
 import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
+/** One provider attempt as upstream_attempts stores it (snake_case, as the request log shows it). */
+export interface UpstreamAttemptRow {
+  readonly retry: number;
+  readonly status?: number;
+  readonly latency_ms: number;
+  readonly error_id?: string;
+  readonly failure?: string;
+}
+
 /** The audit_events table; written by migrations, append-only (see CreateAuditEvents). */
 @Entity({ name: 'audit_events' })
 @Check('audit_events_caller_kind_check', `"caller_kind" IN ('partner', 'admin', 'end_user', 'staff')`)
@@ -16,6 +25,9 @@ import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Index('audit_events_phase_idx', ['phase', 'occurredAt', 'id'])
 @Index('audit_events_tx_idx', ['tx', 'id'])
 @Index('audit_events_staff_idx', ['staffId', 'occurredAt', 'id'], { where: 'staff_id IS NOT NULL' })
+@Index('audit_events_request_idx', ['requestId'])
+@Index('audit_events_tenant_idx', ['tenant', 'occurredAt', 'id'], { where: 'tenant IS NOT NULL' })
+@Check('audit_events_upstream_attempts_check', `jsonb_typeof("upstream_attempts") = 'array'`)
 export class AuditEventEntity {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;
@@ -108,6 +120,14 @@ export class AuditEventEntity {
   /** True on an admin client token's events (break-glass); null otherwise. */
   @Column({ name: 'break_glass', type: 'boolean', nullable: true })
   breakGlass!: boolean | null;
+
+  /**
+   * Each provider attempt of a call tried more than once, in order (RequestLogs); null for a call
+   * made once (its attempt is the upstream_* columns). Written as the JSON text of the array (the
+   * insert passes every column as an array parameter), read back parsed.
+   */
+  @Column({ name: 'upstream_attempts', type: 'jsonb', nullable: true })
+  upstreamAttempts!: string | readonly UpstreamAttemptRow[] | null;
 
   /**
    * The transaction that wrote the event, set by the database: the order events are sealed in

@@ -1,5 +1,6 @@
 import { AuditEvent, AuditOperation, AuditPhase } from '../domain/audit-event';
-import { AuditEventEntity } from './audit-event.entity';
+import { AuditEventEntity, UpstreamAttemptRow } from './audit-event.entity';
+import type { UpstreamAttempt } from '../../../common/domain/upstream';
 
 const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
 const orNull = <T>(value: T | undefined): T | null => (value === undefined ? null : value);
@@ -36,6 +37,7 @@ export class AuditEventMapper {
       staffRoles: event.staffRoles && event.staffRoles.length > 0 ? event.staffRoles.join(',') : null,
       accessReason: orNull(event.accessReason),
       breakGlass: event.breakGlass === true ? true : null,
+      upstreamAttempts: event.upstreamAttempts && event.upstreamAttempts.length > 0 ? JSON.stringify(event.upstreamAttempts.map(attemptRow)) : null,
     };
   }
 
@@ -70,6 +72,29 @@ export class AuditEventMapper {
       staffRoles: row.staffRoles === null ? undefined : row.staffRoles.split(','),
       accessReason: orUndefined(row.accessReason),
       breakGlass: row.breakGlass === true ? true : undefined,
+      upstreamAttempts: attemptsOf(row.upstreamAttempts),
     };
   }
+}
+
+function attemptRow(attempt: UpstreamAttempt): UpstreamAttemptRow {
+  return {
+    retry: attempt.retry,
+    ...(attempt.status === undefined ? {} : { status: attempt.status }),
+    latency_ms: attempt.latencyMs,
+    ...(attempt.errorId === undefined ? {} : { error_id: attempt.errorId }),
+    ...(attempt.failure === undefined ? {} : { failure: attempt.failure }),
+  };
+}
+
+function attemptsOf(stored: AuditEventEntity['upstreamAttempts']): readonly UpstreamAttempt[] | undefined {
+  if (stored === null) return undefined;
+  const rows = typeof stored === 'string' ? (JSON.parse(stored) as UpstreamAttemptRow[]) : stored;
+  return rows.map((row) => ({
+    retry: row.retry,
+    ...(row.status === undefined ? {} : { status: row.status }),
+    latencyMs: row.latency_ms,
+    ...(row.error_id === undefined ? {} : { errorId: row.error_id }),
+    ...(row.failure === undefined ? {} : { failure: row.failure as UpstreamAttempt['failure'] }),
+  }));
 }

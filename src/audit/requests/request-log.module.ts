@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { ServiceEnvironment } from '../../config/environment/service.environment';
+import { AuditTrailModule } from '../trail/audit-trail.module';
+import { RequestLogStore } from './domain/request-log.port';
+import { RequestLog } from './domain/request-log.service';
+import { RequestLogLinks } from './http/request-log.dto';
+import { RequestsController } from './http/requests.controller';
+import { TypeOrmRequestLogRepository } from './persistence/typeorm-request-log.repository';
+
+/** Partners' own request logs (GET /api/v1/requests): the audit log, as a tenant's callers left it. */
+@Module({
+  imports: [AuditTrailModule],
+  controllers: [RequestsController],
+  providers: [
+    { provide: RequestLogStore, useClass: TypeOrmRequestLogRepository },
+    RequestLog,
+    {
+      provide: RequestLogLinks,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<ServiceEnvironment, true>): RequestLogLinks => ({ errorDocsUrl: config.get('ERROR_DOCS_URL', { infer: true }) }),
+    },
+  ],
+})
+export class RequestLogModule {}
