@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AddRouteConfig } from '../common/http/route-config';
+import { ROUTE_POLICIES, routePolicyOf, type RoutePolicy } from '../common/http/rate-limit-policy';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EdgeStage } from '../common/http/edge-stage';
 import { contextOf } from '../common/http/request-context';
@@ -15,24 +15,6 @@ export abstract class RateLimits {
   abstract readonly redisUrl?: string;
   /** Each route policy's quota per window (RATE_LIMIT_REQUEST_LOG_PER_MINUTE), counted on top of the caller's. */
   abstract readonly routes: Readonly<Record<RoutePolicy, number>>;
-}
-
-/**
- * Routes whose calls also count in a budget of their own, per caller, on top of the caller's: each
- * read of a partner's request log is a query of the audit log.
- */
-export const ROUTE_POLICIES = { 'request-log': 'reads of the request log' } as const;
-export type RoutePolicy = keyof typeof ROUTE_POLICIES;
-
-interface RateLimitRouteConfig {
-  rateLimitPolicy?: RoutePolicy;
-}
-
-/** The route's calls count in `policy`'s budget too. */
-export const RateLimitPolicy = (policy: RoutePolicy) => AddRouteConfig({ rateLimitPolicy: policy } satisfies RateLimitRouteConfig);
-
-function routePolicyOf(request: FastifyRequest): RoutePolicy | undefined {
-  return (request.routeOptions.config as RateLimitRouteConfig | undefined)?.rateLimitPolicy;
 }
 
 export interface Tracker {

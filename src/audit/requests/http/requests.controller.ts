@@ -5,7 +5,7 @@ import { CurrentClient, Roles } from '../../../auth/http/auth.decorators';
 import { OPERATION } from '../../../common/domain/audit-operations';
 import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../../common/http/api-envelope.decorators';
 import { Audited } from '../../../common/http/audited.decorator';
-import { RateLimitPolicy } from '../../../rate-limit/rate-limiter';
+import { RateLimitPolicy } from '../../../common/http/rate-limit-policy';
 import { RequestLog } from '../domain/request-log.service';
 import { RequestIdParamDto, RequestLogLinks, RequestLogPageDto, RequestLogQueryDto, RequestTimelineDto } from './request-log.dto';
 
