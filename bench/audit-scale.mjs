@@ -1,6 +1,7 @@
 // The audit log at scale: insert cost and the admin search's latency on an empty table and at
 // `rows` events. Rows are made by generate_series in PostgreSQL itself (minutes, not hours), spread
-// over 400 days, 100,000 customers and 20 clients, about one in ten with an error id. Queries go
+// over 400 days, 100,000 customers and 20 clients, about one in ten with an error id; five tenants
+// of about 20 % of the events each and one of 0.1 % (a partner's request log, newest first). Queries go
 // through the service's own repository, so they are the SQL the admin API runs.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -46,14 +47,15 @@ async function timed(count, work) {
 }
 
 const FILL = `
-INSERT INTO audit_events (id, occurred_at, request_id, client_id, client_name, tenant, operation, phase, http_method, route,
+INSERT INTO audit_events (id, occurred_at, request_id, client_id, client_name, caller_kind, tenant, operation, phase, http_method, route,
   reference, customer_id, currency, http_status, upstream_status, error_id, error_code, latency_ms, upstream_latency_ms, source_ip, replayed)
 SELECT gen_random_uuid(),
        now() - (random() * interval '400 days'),
        md5(g::text),
        md5('client' || (g % 20)::text)::uuid,
        'client-' || (g % 20),
-       'tenant-' || (g % 5),
+       'partner',
+       CASE WHEN g % 1000 = 7 THEN 'tenant-small' ELSE 'tenant-' || (g % 5) END,
        (ARRAY['customer.create','balance.read','bank_account.create','audit.query'])[1 + g % 4],
        CASE WHEN g % 10 = 0 THEN 'rejected' WHEN g % 3 = 0 THEN 'attempted' ELSE 'succeeded' END,
        CASE WHEN g % 4 = 1 THEN 'GET' ELSE 'POST' END,
@@ -76,6 +78,7 @@ export async function auditAtScale({ rows = 10_000_000 } = {}) {
   const { dataSourceOptions, runMigrations } = dist('database/typeorm-options.js');
   const { TypeOrmAuditLogRepository } = dist('audit/trail/persistence/typeorm-audit-log.repository.js');
   const { TypeOrmAuditSearchRepository } = dist('audit/search/persistence/typeorm-audit-search.repository.js');
+  const { TypeOrmRequestLogRepository } = dist('audit/requests/persistence/typeorm-request-log.repository.js');
   const { AuditEventEntity } = dist('audit/trail/persistence/audit-event.entity.js');
   const { Sql } = dist('database/sql.js');
   const dataSource = new DataSource({ ...dataSourceOptions(database.ownerUrl ?? database.url, { poolSize: 4, entities: [AuditEventEntity] }), logging: false });
@@ -84,6 +87,7 @@ export async function auditAtScale({ rows = 10_000_000 } = {}) {
     await runMigrations(dataSource);
     const repository = new TypeOrmAuditLogRepository(dataSource.getRepository(AuditEventEntity), Sql.of(dataSource));
     const search = new TypeOrmAuditSearchRepository(dataSource.getRepository(AuditEventEntity));
+    const requestLog = new TypeOrmRequestLogRepository(dataSource.getRepository(AuditEventEntity));
 
     log(`${INSERTS} inserts into the empty table`);
     const emptyInsert = await timed(INSERTS, () => repository.append(event(new Date())));
@@ -118,7 +122,10 @@ export async function auditAtScale({ rows = 10_000_000 } = {}) {
       `SELECT reference, customer_id, occurred_at FROM audit_events TABLESAMPLE SYSTEM (${share(QUERIES)}) LIMIT ${QUERIES}`,
     );
     const errors = await dataSource.query(
-      `SELECT error_id FROM audit_events TABLESAMPLE SYSTEM (${share(QUERIES * 10)}) WHERE error_id IS NOT NULL LIMIT ${QUERIES}`,
+      `SELECT error_id, tenant FROM audit_events TABLESAMPLE SYSTEM (${share(QUERIES * 10)}) WHERE error_id IS NOT NULL LIMIT ${QUERIES}`,
+    );
+    const requests = await dataSource.query(
+      `SELECT request_id, tenant FROM audit_events TABLESAMPLE SYSTEM (${share(QUERIES)}) WHERE tenant IS NOT NULL LIMIT ${QUERIES}`,
     );
     if (sample.length === 0 || errors.length === 0) throw new Error(`the table is too small to sample (${count} events): use --rows 1000 or more`);
     const month = 30 * 24 * 3600 * 1000;
@@ -130,6 +137,16 @@ export async function auditAtScale({ rows = 10_000_000 } = {}) {
         return search.find({ customerId: sample[i % sample.length].customer_id, from: new Date(to.getTime() - month), to: new Date(to.getTime() + 1) }, 50);
       }),
       'newest page, no filter': await timed(QUERIES, () => search.find({}, 50)),
+      // A partner's request log (GET /api/v1/requests): its own tenant's requests, newest first.
+      'request log: newest page of 20, a tenant of 20 %': await timed(QUERIES, () => requestLog.list({ tenant: 'tenant-1' }, 20)),
+      'request log: newest page of 20, a tenant of 0.1 %': await timed(QUERIES, () => requestLog.list({ tenant: 'tenant-small' }, 20)),
+      'request log: by error_id': await timed(QUERIES, (i) =>
+        requestLog.list({ tenant: errors[i % errors.length].tenant, errorId: errors[i % errors.length].error_id }, 20),
+      ),
+      'request log: 4xx, newest page of 20, a tenant of 20 %': await timed(QUERIES, () => requestLog.list({ tenant: 'tenant-1', statusClass: 4 }, 20)),
+      'request log: one request’s timeline': await timed(QUERIES, (i) =>
+        requestLog.timeline(requests[i % requests.length].tenant, requests[i % requests.length].request_id, 200),
+      ),
     };
     return { rows: Number(count), size, fillSeconds, emptyInsert, fullInsert, queries, database: database.description };
   } finally {
@@ -152,7 +169,7 @@ export function report({ rows, size, fillSeconds, emptyInsert, fullInsert, queri
     ),
     '',
     table(
-      ['Admin query', 'p50 ms', 'p99 ms'],
+      ['Query (support’s search; a partner’s request log)', 'p50 ms', 'p99 ms'],
       Object.entries(queries).map(([name, t]) => [name, fixed(t.p50, 2), fixed(t.p99, 2)]),
     ),
   ].join('\n');

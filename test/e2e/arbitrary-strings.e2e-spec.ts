@@ -135,10 +135,12 @@ describe('arbitrary strings in every field of every body, query and path', () =>
     'GET /api/v1/end-user-sessions': { token: () => admin },
     'GET /api/v1/session/login': { token: () => partner },
     'GET /api/v1/session/callback': { token: () => partner },
+    'GET /api/v1/requests': { token: () => partner },
   };
   const paths: Record<string, { token: () => string }> = {
     'GET /api/v1/audit-events/{id}': { token: () => admin },
     'GET /api/v1/customers/{customer_id}/balance': { token: () => partner },
+    'GET /api/v1/requests/{request_id}': { token: () => partner },
   };
 
   const operations = Object.entries(openapi.paths).flatMap(([path, ops]) =>
@@ -150,6 +152,7 @@ describe('arbitrary strings in every field of every body, query and path', () =>
     t = await startTestApp({
       RATE_LIMIT_PER_MINUTE: '1000000',
       RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
+      RATE_LIMIT_REQUEST_LOG_PER_MINUTE: '1000000',
       // A trusted issuer, so that a partner may bind a customer to its end users, and browser sessions through it.
       OIDC_ISSUER: idp.issuer,
       OIDC_CLIENT_ID: 'partner-web',

@@ -1,5 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createDpopSigner, createGatewayClient, errorCodeOf, GatewayClient, hasCode, wasReplayed } from '../../clients/typescript/src/index';
+import {
+  createDpopSigner,
+  createGatewayClient,
+  errorCodeOf,
+  GatewayClient,
+  getRequest,
+  hasCode,
+  listRequests,
+  requestIdOf,
+  wasReplayed,
+} from '../../clients/typescript/src/index';
 import { DevIdentityProvider, startDevIdentityProvider } from '../../dev/identity-provider/dev-identity-provider';
 import { devLogin, webLogin } from '../../dev/identity-provider/dev-login';
 import { webClientEnv } from '../support/sessions';
@@ -53,6 +63,23 @@ describe('the typed TypeScript client, used as a partner app uses it', () => {
     expect(balance.data?.data).toMatchObject({ customer_id: customerId, available: expect.stringMatching(/^\d+\.\d{2}$/) });
     expect(eur.data?.data).toMatchObject({ customer_id: customerId, currency: 'EUR', iban: expect.stringMatching(/^[A-Z]{2}\d{2}/) });
     expect(gbp.data?.data).toMatchObject({ customer_id: customerId, currency: 'GBP', sort_code: expect.stringMatching(/^\d{2}-\d{2}-\d{2}$/) });
+  });
+
+  it('when a request fails, then its error id leads, through listRequests and getRequest, to the request’s timeline in the partner’s log', async () => {
+    const invalid = await api.POST('/api/v1/customers', {
+      body: { first_name: 'Ada', last_name: 'Lovelace', email: 'not-an-email', phone_number: '+447700900123' },
+    });
+    const errorId = invalid.error!.error.id;
+
+    const listed = await listRequests(api, { error_id: errorId, status_class: '4xx', limit: 5 });
+    const requestId = listed.data!.data.requests[0].request_id;
+    const timeline = await getRequest(api, requestIdOf(invalid.error!)!);
+
+    expect(listed.data!.data.requests).toHaveLength(1);
+    expect(requestId).toBe(invalid.response.headers.get('x-request-id'));
+    expect(timeline.data!.data).toMatchObject({ request_id: requestId, outcome: 'rejected', error: { code: 'REQUEST.VALIDATION_FAILED', id: errorId } });
+    expect(timeline.data!.data.events.map((event) => event.phase)).toEqual(['rejected']);
+    expect(errorCodeOf((await getRequest(api, 'no-such-request')).error!)).toBe('REQUEST_LOG.NOT_FOUND');
   });
 
   it('when a request fails, then the app branches on error.code, a type that lists what that call can answer', async () => {

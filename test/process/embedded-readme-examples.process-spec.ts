@@ -162,8 +162,8 @@ describe('the README, run as written', () => {
     }));
   const wanted = (expected: Expected[]) => expected.map((e) => ({ status: e.status ?? '2xx', code: e.code }));
 
-  it('holds eleven shell blocks, each run below (a new one fails here until this file runs it too)', () => {
-    expect(BLOCKS).toHaveLength(11);
+  it('holds twelve shell blocks, each run below (a new one fails here until this file runs it too)', () => {
+    expect(BLOCKS).toHaveLength(12);
     expect(BLOCKS[0].trim()).toBe('npm ci && npm start');
     expect(BLOCKS[1].trim()).toBe('npm ci && npm test');
     // The second is what CI runs: .ci/run installs with `npm ci` and runs `npm test`.
@@ -215,9 +215,20 @@ describe('the README, run as written', () => {
     expect(statusesOf(result.calls, result.expected)).toEqual(wanted(result.expected));
   }, 120_000);
 
+  it('when something fails: the error’s request_log_url, followed with the partner token, is the request’s timeline; its error.id finds it too', async () => {
+    const result = await run(5, (text) => `P=${partner}\n${text}`);
+
+    expect({ code: result.code, output: result.code === 0 ? '' : result.output }).toEqual({ code: 0, output: '' });
+    expect(result.expected.map((e) => e.status)).toEqual([400, 200, undefined, undefined]);
+    expect(statusesOf(result.calls, result.expected)).toEqual(wanted(result.expected));
+    const refused = envelopeOf(result.calls[0]).error!;
+    expect(envelopeOf(result.calls[1]).data).toMatchObject({ outcome: 'rejected', status: 400, error: { code: 'REQUEST.VALIDATION_FAILED', id: refused.id } });
+    expect((envelopeOf(result.calls[2]).data as { requests: { error: { id: string } }[] }).requests.map((request) => request.error.id)).toEqual([refused.id]);
+  }, 120_000);
+
   it('the audit log: a staff member finds it by error.id and by reference, with a reason (without one, 400)', async () => {
     const reference = /"reference":"([0-9a-f-]{36})"/.exec(BLOCKS[2])![1];
-    const result = await run(5, (text) => text.replace('<error.id from a screenshot>', errorId).replaceAll('<uuid>', reference));
+    const result = await run(6, (text) => text.replace('<error.id from a screenshot>', errorId).replaceAll('<uuid>', reference));
 
     expect({ code: result.code, output: result.code === 0 ? '' : result.output }).toEqual({ code: 0, output: '' });
     expect(statusesOf(result.calls, result.expected)).toEqual(wanted(result.expected));
@@ -229,7 +240,7 @@ describe('the README, run as written', () => {
     await waitForOutput(service, /"msg":"Audit checkpoint"/, 30_000);
     const log = join(dataDir, 'service.log');
     writeFileSync(log, service.output());
-    const result = await run(6, (text) => text.replace('service.log', log).replaceAll('<admin token>', admin));
+    const result = await run(7, (text) => text.replace('service.log', log).replaceAll('<admin token>', admin));
 
     expect({ code: result.code, output: result.code === 0 ? '' : result.output }).toEqual({ code: 0, output: '' });
     expect(result.output).toContain('"status":"intact"');
@@ -237,7 +248,7 @@ describe('the README, run as written', () => {
   }, 120_000);
 
   it('reconciliation and the unresolved calls', async () => {
-    const result = await run(7, (text) => text.replaceAll('<admin token>', admin));
+    const result = await run(8, (text) => text.replaceAll('<admin token>', admin));
 
     expect({ code: result.code, output: result.code === 0 ? '' : result.output }).toEqual({ code: 0, output: '' });
     expect(statusesOf(result.calls, result.expected)).toEqual(wanted(result.expected));
@@ -246,7 +257,7 @@ describe('the README, run as written', () => {
 
   it('client tokens: created with the optional arguments given, listed, revoked; a customer linked to the new tenant', async () => {
     const elsewhere = randomUUID();
-    const result = await run(9, (text) => text.replace(/\[(--[^\]]+)\]/g, '$1').replace('<uuid>', elsewhere));
+    const result = await run(10, (text) => text.replace(/\[(--[^\]]+)\]/g, '$1').replace('<uuid>', elsewhere));
 
     expect({ code: result.code, output: result.code === 0 ? '' : result.output }).toEqual({ code: 0, output: '' });
     expect(result.output).toContain('"name":"acme-backend"');
@@ -259,7 +270,7 @@ describe('the README, run as written', () => {
     const port = /"msg":"Database: embedded PostgreSQL started on 127\.0\.0\.1:(\d+)/.exec(service.output())![1];
     databaseUrl = `postgres://${encodeURIComponent(credentials.serviceUser)}:${encodeURIComponent(credentials.servicePassword)}@127.0.0.1:${port}/${credentials.database}`;
     const result = await startsAndStops(
-      BLOCKS[10].replace(/postgres:\/\/\S+/, databaseUrl),
+      BLOCKS[11].replace(/postgres:\/\/\S+/, databaseUrl),
       cleanEnv({ DATA_DIR: liveDataDir, PORT: '0', SANDBOX_PORT: '0', DEV_OIDC_PORT: '0', DEV_STAFF_OIDC_PORT: '0', ...oneSigningKey() }),
       'SANDBOX MODE',
     );
@@ -273,7 +284,7 @@ describe('the README, run as written', () => {
     try {
       const [, printed] = await waitForOutput(sandbox, /(UPSTREAM_BASE_URL=[\s\S]*?)PORT=3001 npm start/, 60_000);
       const value = (name: string) => new RegExp(`${name}=(\\S+)`).exec(printed)![1];
-      const script = BLOCKS[8]
+      const script = BLOCKS[9]
         .replace('https://provider.example', value('UPSTREAM_BASE_URL'))
         .replace('UPSTREAM_BEARER_TOKEN=...', `UPSTREAM_BEARER_TOKEN=${value('UPSTREAM_BEARER_TOKEN')}`)
         .replace('/run/secrets/provider.pem', value('UPSTREAM_PUBLIC_KEY'))

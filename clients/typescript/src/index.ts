@@ -1,5 +1,5 @@
 import createClient, { type Client } from 'openapi-fetch';
-import type { components, paths } from './schema.js';
+import type { components, operations, paths } from './schema.js';
 
 export type { components, operations, paths } from './schema.js';
 
@@ -139,4 +139,29 @@ export function hasCode<E extends { error: object }>(error: E): error is Extract
 /** Whether the gateway answered from its idempotency store: the same reference was sent before. */
 export function wasReplayed(response: Response): boolean {
   return response.headers.get('idempotent-replayed') === 'true';
+}
+
+/** What `listRequests` filters a partner's request log by: time range, status or status class, operation, error code, error id, reference, customer, a page. */
+export type RequestLogFilters = NonNullable<operations['RequestsController_list']['parameters']['query']>;
+
+/** A request as its partner's log lists it. */
+export type LoggedRequest = components['schemas']['LoggedRequestDto'];
+
+/** One request's timeline: its events, each provider attempt, the request a replay gave back, what settled an unknown outcome. */
+export type RequestTimeline = components['schemas']['RequestTimelineDto'];
+
+/** Your requests, newest first (a partner's server token): pass the answer's `next_cursor` as `cursor` for the next page. */
+export function listRequests(client: GatewayClient, filters: RequestLogFilters = {}) {
+  return client.GET('/api/v1/requests', { params: { query: filters } });
+}
+
+/** One of your requests, by its id (its `X-Request-Id`, or the end of an error's `request_log_url`). */
+export function getRequest(client: GatewayClient, requestId: string) {
+  return client.GET('/api/v1/requests/{request_id}', { params: { path: { request_id: requestId } } });
+}
+
+/** The request id an error answer's `request_log_url` names: pass it to getRequest. Undefined when the error has no log address. */
+export function requestIdOf(error: { error: object }): string | undefined {
+  const address = 'request_log_url' in error.error ? error.error.request_log_url : undefined;
+  return typeof address === 'string' ? decodeURIComponent(address.slice(address.lastIndexOf('/') + 1)) : undefined;
 }
