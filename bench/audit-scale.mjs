@@ -70,7 +70,7 @@ SELECT gen_random_uuid(),
        5 + g % 50, 3 + g % 40, '10.0.' || (g % 250) || '.' || (g % 200), false
 FROM generate_series($1::bigint, $2::bigint) AS g`;
 
-export async function auditAtScale({ rows = 10_000_000 } = {}) {
+export async function auditAtScale({ rows = 10_000_000, withoutIndex } = {}) {
   const log = (message) => process.stderr.write(`[bench] ${message}\n`);
   const database = await benchDatabase(log);
   log(`database: ${database.description}`);
@@ -105,6 +105,11 @@ export async function auditAtScale({ rows = 10_000_000 } = {}) {
     for (const { indexname, indexdef } of indexes) {
       await dataSource.query(indexdef);
       log(`index ${indexname} built (${fixed((performance.now() - fillStart) / 1000, 0)} s)`);
+    }
+    if (withoutIndex !== undefined) {
+      if (!indexes.some(({ indexname }) => indexname === withoutIndex)) throw new Error(`no index ${withoutIndex} on audit_events`);
+      await dataSource.query(`DROP INDEX "${withoutIndex}"`);
+      log(`index ${withoutIndex} dropped`);
     }
     await dataSource.query('VACUUM ANALYZE audit_events');
     const fillSeconds = (performance.now() - fillStart) / 1000;
@@ -148,16 +153,16 @@ export async function auditAtScale({ rows = 10_000_000 } = {}) {
         requestLog.timeline(requests[i % requests.length].tenant, requests[i % requests.length].request_id, 200),
       ),
     };
-    return { rows: Number(count), size, fillSeconds, emptyInsert, fullInsert, queries, database: database.description };
+    return { rows: Number(count), size, fillSeconds, emptyInsert, fullInsert, queries, database: database.description, withoutIndex };
   } finally {
     if (dataSource.isInitialized) await dataSource.destroy();
     await database.stop();
   }
 }
 
-export function report({ rows, size, fillSeconds, emptyInsert, fullInsert, queries, database }) {
+export function report({ rows, size, fillSeconds, emptyInsert, fullInsert, queries, database, withoutIndex }) {
   return [
-    `${rows.toLocaleString('en')} events (${size} with indexes), filled in ${fixed(fillSeconds, 0)} s; database: ${database}. ${INSERTS} single-event inserts and ${QUERIES} queries per line, one at a time, through the service's repository.`,
+    `${rows.toLocaleString('en')} events (${size} with indexes), filled in ${fixed(fillSeconds, 0)} s; database: ${database}. ${INSERTS} single-event inserts and ${QUERIES} queries per line, one at a time, through the service's repository.${withoutIndex === undefined ? '' : ` Without the index ${withoutIndex}.`}`,
     '',
     table(
       ['Insert (one event, as a request writes it)', 'mean ms', 'p50 ms', 'p99 ms'],

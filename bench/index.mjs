@@ -3,7 +3,8 @@
 //                      the gateway against the sandbox, a bare proxy and two NestJS yardsticks;
 //                      --replicas 2 also loads two gateway processes together; --profile samples the
 //                      gateway's CPU, --allocations what it allocates (garbage included)
-//   audit [--rows 10000000]                                     the audit log at scale
+//   audit [--rows 10000000] [--without-index NAME]               the audit log at scale (--without-index: with that
+//                                                               index dropped, to show what it is for)
 //   seal [--rounds 3] [--events 1000000]                        sealing on and off, and verify's speed
 //   soak [--minutes 10] [--rate 150] [--connections 20]          a steady load: memory, event-loop delay, handles
 //                                                               (under a minute: one short segment, no fit)
@@ -28,6 +29,7 @@ const { positionals, values } = parseArgs({
     calls: { type: 'string', default: 'balance,audit search,bank account' },
     call: { type: 'string' },
     rows: { type: 'string', default: '10000000' },
+    'without-index': { type: 'string' },
     replicas: { type: 'string', default: '2' },
     profile: { type: 'boolean', default: false },
     allocations: { type: 'boolean', default: false },
@@ -88,7 +90,7 @@ if (command === 'compare') {
 }
 if (command === 'audit' || command === 'all') {
   const { auditAtScale, report } = await import('./audit-scale.mjs');
-  process.stdout.write(`\n## The audit log at scale\n\n${report(await auditAtScale({ rows: Number(values.rows) }))}\n`);
+  process.stdout.write(`\n## The audit log at scale\n\n${report(await auditAtScale({ rows: Number(values.rows), withoutIndex: values['without-index'] }))}\n`);
 }
 if (command === 'seal') {
   const { sealing, report } = await import('./sealing.mjs');
