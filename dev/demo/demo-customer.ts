@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEMO_REQUEST_ID } from '../../src/audit/requests/http/request-log.dto';
 
 /**
  * In sandbox mode, one customer made at first start for the development partner's tenant, so that
@@ -38,7 +39,8 @@ export function readDemoCustomer(file: string): string | undefined {
 export async function createDemoCustomer(baseUrl: string, partnerToken: string, file?: string, endUser?: string): Promise<string> {
   const answer = await fetch(`${baseUrl}/api/v1/customers`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${partnerToken}`, 'content-type': 'application/json' },
+    // Its request id is Swagger UI's example of one: the partner's request log shows this request.
+    headers: { authorization: `Bearer ${partnerToken}`, 'content-type': 'application/json', 'x-request-id': DEMO_REQUEST_ID },
     body: JSON.stringify(DEMO_CUSTOMER_BODY),
   });
   const body = (await answer.json()) as { data: { customer_id?: string } | null; error: { id: string; code?: string } | null };

@@ -31,7 +31,7 @@ interface OpenApi {
 }
 
 /** The partner's endpoints: what a partner token may call. */
-const PARTNER_TAGS = ['customers', 'balances', 'bank-accounts'];
+const PARTNER_TAGS = ['customers', 'balances', 'bank-accounts', 'request-log'];
 
 /**
  * The request Swagger UI's "Try it out" sends for an operation, unedited: each path parameter's
@@ -92,6 +92,8 @@ describe('Try it out, as served, in sandbox mode with the demo customer', () => 
     expect(answers.map((a) => a.call).sort()).toEqual([
       'GET /api/v1/customers/{customer_id}/balance',
       'GET /api/v1/me',
+      'GET /api/v1/requests',
+      'GET /api/v1/requests/{request_id}',
       'POST /api/v1/bank-accounts',
       'POST /api/v1/customers',
       'POST /api/v1/customers/{customer_id}/end-user',

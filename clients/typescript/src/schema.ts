@@ -7744,7 +7744,7 @@ export interface operations {
                 from?: string;
                 /** @description Requests before this instant (exclusive). */
                 to?: string;
-                /** @description The HTTP status the request was answered with. */
+                /** @description The HTTP status the request was answered with (504, say). */
                 status?: number;
                 /** @description The class of the status: `4xx` lists every refusal. */
                 status_class?: "2xx" | "3xx" | "4xx" | "5xx";
@@ -8098,7 +8098,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The request’s id: its `X-Request-Id` (yours when you sent a sane one, else the service’s UUID). */
+                /** @description The request’s id: its `X-Request-Id` (yours when you sent a sane one, else the service’s UUID). The example is the demo customer’s creation, in sandbox mode. */
                 request_id: string;
             };
             cookie?: never;

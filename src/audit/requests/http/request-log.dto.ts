@@ -36,7 +36,7 @@ export class RequestLogQueryDto {
   @IsInstant('to')
   readonly to?: string;
 
-  @ApiPropertyOptional({ minimum: 100, maximum: 599, description: 'The HTTP status the request was answered with.', example: 504 })
+  @ApiPropertyOptional({ minimum: 100, maximum: 599, description: 'The HTTP status the request was answered with (504, say).' })
   @IsOptional()
   @Transform(toDecimalInteger)
   @Rules(
@@ -95,10 +95,17 @@ export class RequestLogQueryDto {
   readonly cursor?: string;
 }
 
+/**
+ * The X-Request-Id the demo customer is made with in sandbox mode (dev/demo/demo-customer.ts):
+ * Swagger UI's example of a request id, which the printed partner token finds in its log.
+ */
+export const DEMO_REQUEST_ID = 'demo-customer';
+
 export class RequestIdParamDto {
   @ApiProperty({
-    description: 'The request’s id: its `X-Request-Id` (yours when you sent a sane one, else the service’s UUID).',
-    example: 'c0ffee00-1234-4abc-9def-000000000001',
+    description:
+      'The request’s id: its `X-Request-Id` (yours when you sent a sane one, else the service’s UUID). The example is the demo customer’s creation, in sandbox mode.',
+    example: DEMO_REQUEST_ID,
   })
   @Matches(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, { message: 'request_id must be a request id: letters, digits and . _ : - only, at most 128' })
   readonly request_id!: string;
