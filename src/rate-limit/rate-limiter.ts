@@ -73,59 +73,58 @@ export class RateLimiter {
   /** @throws RateLimited over the limit. */
   async admit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const tracker = trackerOf(request);
+    const windowSeconds = Math.ceil(this.limits.ttlMs / 1000);
+    // A route's own budget first: a call it refuses does not use up the caller's.
+    const route = routePolicyOf(request);
+    const routed = route === undefined ? undefined : await this.admitRoute(route, tracker, windowSeconds, reply);
     // The OpenID provider's logouts are counted as a client's: a provider ending many sessions at once is not guessing.
     const limit = tracker.per === 'ip' ? this.limits.perIp : this.limits.perClient;
     const count = await this.store.increment(tracker.key, this.limits.ttlMs, limit, this.limits.ttlMs);
     const policy = POLICY_NAMES[tracker.per];
-    const windowSeconds = Math.ceil(this.limits.ttlMs / 1000);
     if (count.isBlocked) {
       // The refusal says the policy too, with nothing left until Retry-After.
       void reply.headers({ 'ratelimit-policy': rateLimitPolicy(policy, limit, windowSeconds), ratelimit: rateLimitState(policy, 0, count.timeToBlockExpire) });
       throw new RateLimited(count.timeToBlockExpire, limit, tracker.per);
     }
     const remaining = Math.max(0, limit - count.totalHits);
-    const route = routePolicyOf(request);
-    if (route !== undefined) return this.admitRoute(route, tracker, { limit, remaining, resetSeconds: count.timeToExpire }, reply);
+    if (routed === undefined) {
+      void reply.headers({
+        'x-ratelimit-limit': limit,
+        'x-ratelimit-remaining': remaining,
+        'x-ratelimit-reset': count.timeToExpire,
+        'ratelimit-policy': rateLimitPolicy(policy, limit, windowSeconds),
+        ratelimit: rateLimitState(policy, remaining, count.timeToExpire),
+      });
+      return;
+    }
+    // Both policies (a Structured Field list, the caller's first); the X-RateLimit headers, the one nearer its end.
+    const nearer = routed.remaining < remaining ? routed : { limit, remaining, resetSeconds: count.timeToExpire };
     void reply.headers({
-      'x-ratelimit-limit': limit,
-      'x-ratelimit-remaining': remaining,
-      'x-ratelimit-reset': count.timeToExpire,
-      'ratelimit-policy': rateLimitPolicy(policy, limit, windowSeconds),
-      ratelimit: rateLimitState(policy, remaining, count.timeToExpire),
+      'x-ratelimit-limit': nearer.limit,
+      'x-ratelimit-remaining': nearer.remaining,
+      'x-ratelimit-reset': nearer.resetSeconds,
+      'ratelimit-policy': `${rateLimitPolicy(policy, limit, windowSeconds)}, ${rateLimitPolicy(routed.route, routed.limit, windowSeconds)}`,
+      ratelimit: `${rateLimitState(policy, remaining, count.timeToExpire)}, ${rateLimitState(routed.route, routed.remaining, routed.resetSeconds)}`,
     });
   }
 
   /**
-   * A route with a budget of its own: counted there too, per caller. The headers name both policies
-   * (a Structured Field list, the caller's first); the X-RateLimit ones, the one nearer its end.
+   * A route with a budget of its own, per caller: counted there.
+   * @throws RateLimited naming the route's policy, over its budget.
    */
   private async admitRoute(
     route: RoutePolicy,
     tracker: Tracker,
-    caller: { limit: number; remaining: number; resetSeconds: number },
+    windowSeconds: number,
     reply: FastifyReply,
-  ): Promise<void> {
+  ): Promise<{ route: RoutePolicy; limit: number; remaining: number; resetSeconds: number }> {
     const limit = this.limits.routes[route];
     const count = await this.store.increment(`${route}:${tracker.key}`, this.limits.ttlMs, limit, this.limits.ttlMs);
-    const windowSeconds = Math.ceil(this.limits.ttlMs / 1000);
-    const callerPolicy = POLICY_NAMES[tracker.per];
-    const policies = `${rateLimitPolicy(callerPolicy, caller.limit, windowSeconds)}, ${rateLimitPolicy(route, limit, windowSeconds)}`;
     if (count.isBlocked) {
-      void reply.headers({
-        'ratelimit-policy': policies,
-        ratelimit: `${rateLimitState(callerPolicy, caller.remaining, caller.resetSeconds)}, ${rateLimitState(route, 0, count.timeToBlockExpire)}`,
-      });
+      void reply.headers({ 'ratelimit-policy': rateLimitPolicy(route, limit, windowSeconds), ratelimit: rateLimitState(route, 0, count.timeToBlockExpire) });
       throw new RateLimited(count.timeToBlockExpire, limit, tracker.per, ROUTE_POLICIES[route]);
     }
-    const remaining = Math.max(0, limit - count.totalHits);
-    const nearer = remaining < caller.remaining ? { limit, remaining, reset: count.timeToExpire } : { ...caller, reset: caller.resetSeconds };
-    void reply.headers({
-      'x-ratelimit-limit': nearer.limit,
-      'x-ratelimit-remaining': nearer.remaining,
-      'x-ratelimit-reset': nearer.reset,
-      'ratelimit-policy': policies,
-      ratelimit: `${rateLimitState(callerPolicy, caller.remaining, caller.resetSeconds)}, ${rateLimitState(route, remaining, count.timeToExpire)}`,
-    });
+    return { route, limit, remaining: Math.max(0, limit - count.totalHits), resetSeconds: count.timeToExpire };
   }
 }
 

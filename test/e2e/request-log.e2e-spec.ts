@@ -227,6 +227,32 @@ describe('request logs: a partner’s own requests, and what became of each', ()
     });
   });
 
+  describe('a caller that reuses its X-Request-Id', () => {
+    it('when a request id names a success and a later attempt that never ended, then the attempt stays listed, and a success with its reference settles it', async () => {
+      const requestId = `reused-${randomUUID()}`;
+      expect((await open(buildBankAccountRequest({ customer_id: customerId }), requestId)).status).toBe(201);
+      // The same id, another write, attempted; the process stopped before its answer (as the service writes an attempt).
+      const lost = buildBankAccountRequest({ customer_id: customerId });
+      await t.dataSource.query(
+        `INSERT INTO audit_events (id, request_id, client_id, client_name, caller_kind, tenant, operation, phase, http_method, route, reference, customer_id, currency)
+         SELECT gen_random_uuid(), $1::varchar, client_id, client_name, caller_kind, tenant, operation, 'attempted', http_method, route, $2::uuid, customer_id, currency
+           FROM audit_events WHERE request_id = $1::varchar AND phase = 'succeeded'`,
+        [requestId, lost.reference],
+      );
+
+      const listed = (await list(`?reference=${String(lost.reference)}`)).body.data!.requests;
+      const before = (await timeline(requestId)).body.data!;
+
+      expect(listed.map((request) => [request.request_id, request.outcome])).toEqual([[requestId, 'no_outcome']]);
+      expect(before).toMatchObject({ id_reused: true, settled_by: null });
+      expect(before.events.map((event) => event.phase)).toEqual(['attempted', 'succeeded', 'attempted']);
+
+      const retryId = randomUUID();
+      expect((await open(lost, retryId)).status).toBe(201);
+      expect((await timeline(requestId)).body.data!.settled_by).toMatchObject({ request_id: retryId });
+    });
+  });
+
   describe('errors point to their log', () => {
     it('when a partner’s request fails, then error.request_log_url resolves, with the partner’s token, to that request and its error id', async () => {
       const answer = (await open(buildBankAccountRequest({ customer_id: customerId, currency: 'XXX' }))) as Answer<unknown> & { body: ErrorBody };
@@ -400,22 +426,28 @@ describe('request logs: a budget of their own', () => {
   let partner: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ RATE_LIMIT_REQUEST_LOG_PER_MINUTE: '3' });
+    t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '10', RATE_LIMIT_REQUEST_LOG_PER_MINUTE: '3' });
     partner = await t.createClient('partner');
   });
   afterAll(async () => {
     await t?.close();
   });
 
-  it('when a partner reads its log more often than RATE_LIMIT_REQUEST_LOG_PER_MINUTE, then 429 naming the log’s policy, and its other calls still go through', async () => {
+  it('when a partner reads its log more often than RATE_LIMIT_REQUEST_LOG_PER_MINUTE, then 429 naming the log’s policy, and the refused reads do not use up its other calls’ budget', async () => {
     const read = () => callApi(t.baseUrl, 'GET', '/api/v1/requests', { token: partner });
-    const statuses = [];
-    for (let i = 0; i < 4; i++) statuses.push((await read()).status);
-    const refused = await read();
+    const reads = [];
+    for (let i = 0; i < 3; i++) reads.push(await read());
+    const refused = [];
+    for (let i = 0; i < 5; i++) refused.push(await read());
+    const other = await callApi(t.baseUrl, 'GET', '/api/v1/me', { token: partner });
 
-    expect(statuses).toEqual([200, 200, 200, 429]);
-    expect(refused.headers.get('ratelimit-policy')).toBe('"per-client";q=600;w=60, "request-log";q=3;w=60');
-    expect(refused.body.error!.details).toBe('At most 3 reads of the request log per minute per caller');
-    expect((await callApi(t.baseUrl, 'GET', '/api/v1/me', { token: partner })).status).toBe(200);
+    expect(reads.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect(reads[2].headers.get('ratelimit-policy')).toBe('"per-client";q=10;w=60, "request-log";q=3;w=60');
+    expect(reads[2].headers.get('ratelimit')).toMatch(/^"per-client";r=7;t=\d+, "request-log";r=0;t=\d+$/);
+    expect(refused.map((answer) => answer.status)).toEqual([429, 429, 429, 429, 429]);
+    expect(refused[0].headers.get('ratelimit-policy')).toBe('"request-log";q=3;w=60');
+    expect(refused[0].body.error!.details).toBe('At most 3 reads of the request log per minute per caller');
+    // Three reads and this call: the five refused reads were not counted against the caller.
+    expect([other.status, other.headers.get('x-ratelimit-remaining')]).toEqual([200, '6']);
   });
 });

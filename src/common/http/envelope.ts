@@ -59,7 +59,8 @@ export class ErrorBodySchema {
 
   @ApiPropertyOptional({
     description:
-      'Where your request log shows this request, its provider attempts and what became of it (`GET` it with the same token): a path under the API’s base URL. ' +
+      'Where the partner’s request log shows this request, its provider attempts and what became of it: a path under the API’s base URL, ' +
+      'opened with a partner server token of the same tenant (an end user’s request is in its partner’s log; their own token cannot open it). ' +
       'Present once the request is recorded under a partner’s token or an end user’s; absent when nobody’s log holds it (no valid credentials, for one).',
     example: '/api/v1/requests/c0ffee00-1234-4abc-9def-000000000001',
   })

@@ -5,6 +5,7 @@ import { CurrentClient, Roles } from '../../../auth/http/auth.decorators';
 import { OPERATION } from '../../../common/domain/audit-operations';
 import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../../common/http/api-envelope.decorators';
 import { Audited } from '../../../common/http/audited.decorator';
+import { REQUEST_LOG_PATH } from '../../../common/http/request-recorder.port';
 import { RateLimitPolicy } from '../../../common/http/rate-limit-policy';
 import { RequestLog } from '../domain/request-log.service';
 import { RequestIdParamDto, RequestLogLinks, RequestLogPageDto, RequestLogQueryDto, RequestTimelineDto } from './request-log.dto';
@@ -14,7 +15,7 @@ const DEFAULT_PAGE = 20;
 @ApiTags('request-log')
 @ApiBearerAuth()
 @Roles('partner')
-@Controller({ path: 'api/v1/requests' })
+@Controller({ path: REQUEST_LOG_PATH.slice(1) })
 export class RequestsController {
   constructor(
     private readonly log: RequestLog,

@@ -16,11 +16,15 @@ const LOG_READS = [OPERATION.listRequests, OPERATION.readRequest];
 const PARTNER_CALLERS = `e.caller_kind IN ('partner', 'end_user')`;
 
 /**
- * A request's last event: its terminal one, or its `attempted` one when no terminal event followed
- * (still at work, or the gateway stopped before it learned the provider's answer).
+ * A request's last event: its terminal one, or its `attempted` one when no terminal event of the
+ * same request followed (still at work, or the gateway stopped before it learned the provider's
+ * answer). The same request: its id, tenant, reference and operation, later; a caller that reused
+ * its X-Request-Id for another request does not hide this one.
  */
 const LAST_EVENT = `(e.phase <> 'attempted' OR NOT EXISTS (
-  SELECT 1 FROM audit_events t WHERE t.request_id = e.request_id AND t.tenant = e.tenant AND t.phase <> 'attempted'))`;
+  SELECT 1 FROM audit_events t
+   WHERE t.request_id = e.request_id AND t.tenant = e.tenant AND t.phase <> 'attempted'
+     AND t.reference IS NOT DISTINCT FROM e.reference AND t.operation = e.operation AND t.occurred_at >= e.occurred_at))`;
 
 interface RelatedRow {
   request_id: string;
@@ -81,13 +85,14 @@ export class TypeOrmRequestLogRepository extends RequestLogStore {
         .where('e.request_id = :requestId', { requestId })
         .andWhere('e.tenant = :tenant', { tenant })
         .andWhere(PARTNER_CALLERS)
-        .orderBy('e.occurred_at', 'ASC')
-        .addOrderBy('e.id', 'ASC')
+        .orderBy('e.occurred_at', 'DESC')
+        .addOrderBy('e.id', 'DESC')
         .limit(limit)
         .getMany(),
     );
     if (rows.length === 0) return undefined;
-    const events = rows.map((row) => AuditEventMapper.toDomain(row));
+    // The newest `limit`, oldest first.
+    const events = rows.map((row) => AuditEventMapper.toDomain(row)).reverse();
     const [replayOf, settledBy] = await Promise.all([this.replayed(tenant, events), this.settlement(tenant, events)]);
     return { events, ...(replayOf ? { replayOf } : {}), ...(settledBy ? { settledBy } : {}) };
   }
@@ -104,15 +109,31 @@ export class TypeOrmRequestLogRepository extends RequestLogStore {
     );
   }
 
-  /** For a write whose outcome nobody learned (`unknown`, or `attempted` with nothing after): a later success with its reference and operation. */
+  /**
+   * For a write whose outcome nobody learned (its `attempted` event followed by `unknown`, or by
+   * nothing of the same request): a success with its reference and operation, the rule by which the
+   * reconciliation list drops a call (TypeOrmAuditLogRepository's UNRESOLVED_SQL).
+   */
   private async settlement(tenant: string, events: readonly AuditEvent[]): Promise<RelatedRequest | undefined> {
-    const attempted = events.find((event) => event.phase === 'attempted' && event.reference !== undefined);
-    if (!attempted || events.some((event) => event.phase === 'succeeded' || event.phase === 'rejected' || event.phase === 'failed')) return undefined;
+    const unresolved = events.findLast(
+      (attempt) =>
+        attempt.phase === 'attempted' &&
+        attempt.reference !== undefined &&
+        !events.some(
+          (end) =>
+            end.phase !== 'attempted' &&
+            end.phase !== 'unknown' &&
+            end.reference === attempt.reference &&
+            end.operation === attempt.operation &&
+            end.occurredAt >= attempt.occurredAt,
+        ),
+    );
+    if (!unresolved) return undefined;
     return this.related(
       `SELECT e.request_id, e.occurred_at, e.phase FROM audit_events e
-        WHERE e.reference = $1 AND e.operation = $2 AND e.tenant = $3 AND e.phase = 'succeeded' AND e.request_id <> $4 AND e.occurred_at > $5
+        WHERE e.reference = $1 AND e.operation = $2 AND e.tenant = $3 AND e.phase = 'succeeded'
         ORDER BY e.occurred_at ASC, e.id ASC LIMIT 1`,
-      [attempted.reference, attempted.operation, tenant, attempted.requestId, attempted.occurredAt],
+      [unresolved.reference, unresolved.operation, tenant],
     );
   }
 

@@ -17,10 +17,15 @@ describe('audit cursors', () => {
     );
   });
 
-  it.each(['', 'garbage', Buffer.from('[1,2]').toString('base64url'), Buffer.from('["2026-01-01", "x"]').toString('base64url')])(
-    'when the cursor is %p, then InvalidAuditCursor',
-    (cursor) => {
-      expect(() => decodeCursor(cursor)).toThrow(InvalidAuditCursor);
-    },
-  );
+  it.each([
+    '',
+    'garbage',
+    Buffer.from('[1,2]').toString('base64url'),
+    Buffer.from('["2026-01-01", "x"]').toString('base64url'),
+    // The shape of a time, not a time: PostgreSQL would refuse it (a 500, were it sent).
+    Buffer.from('["2024-13-45T00:00:00.000000Z","9a7e3c1d-2b4f-4e6a-8c0d-1f2e3a4b5c6d"]').toString('base64url'),
+    Buffer.from('["2026-02-30T25:61:00.000000Z","9a7e3c1d-2b4f-4e6a-8c0d-1f2e3a4b5c6d"]').toString('base64url'),
+  ])('when the cursor is %p, then InvalidAuditCursor', (cursor) => {
+    expect(() => decodeCursor(cursor)).toThrow(InvalidAuditCursor);
+  });
 });

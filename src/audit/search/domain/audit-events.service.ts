@@ -17,6 +17,13 @@ export interface AuditEventsPage {
 
 const POSITION_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
+/** Whether a position's time names a real instant (no 13th month, no 30 February): the database would refuse it. */
+function isRealInstant(occurredAt: string): boolean {
+  const millis = `${occurredAt.slice(0, 23)}Z`;
+  const date = new Date(millis);
+  return !Number.isNaN(date.getTime()) && date.toISOString() === millis;
+}
+
 export function encodeCursor(position: AuditPosition): string {
   return Buffer.from(JSON.stringify([position.occurredAt, position.id]), 'utf8').toString('base64url');
 }
@@ -26,7 +33,7 @@ export function decodeCursor(cursor: string): AuditPosition {
     const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (Array.isArray(decoded) && decoded.length === 2) {
       const [occurredAt, id] = decoded as unknown[];
-      if (typeof occurredAt === 'string' && POSITION_TIME.test(occurredAt) && isUuid(id)) {
+      if (typeof occurredAt === 'string' && POSITION_TIME.test(occurredAt) && isUuid(id) && isRealInstant(occurredAt)) {
         return { occurredAt, id };
       }
     }

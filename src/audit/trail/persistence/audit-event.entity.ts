@@ -25,7 +25,7 @@ export interface UpstreamAttemptRow {
 @Index('audit_events_phase_idx', ['phase', 'occurredAt', 'id'])
 @Index('audit_events_tx_idx', ['tx', 'id'])
 @Index('audit_events_staff_idx', ['staffId', 'occurredAt', 'id'], { where: 'staff_id IS NOT NULL' })
-@Index('audit_events_request_idx', ['requestId'])
+@Index('audit_events_request_idx', ['requestId', 'tenant'])
 @Index('audit_events_tenant_idx', ['tenant', 'occurredAt', 'id'], { where: 'tenant IS NOT NULL' })
 @Check('audit_events_upstream_attempts_check', `jsonb_typeof("upstream_attempts") = 'array'`)
 export class AuditEventEntity {
