@@ -1,0 +1,155 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Merkle trees as RFC 9162 (Certificate Transparency 2.0, section 2.1) defines them, over SHA-256:
+ * the tree head of a list of leaves, an inclusion proof (the audit path of one leaf) and a
+ * consistency proof (that a tree of `first` leaves is the start of one of `second`), with their
+ * verification as the RFC's algorithms state it. Leaves enter as their leaf hashes
+ * (`leafHash(data)`), so a tree can be built from stored hashes without the leaves' contents.
+ */
+
+const LEAF_PREFIX = Buffer.from([0x00]);
+const NODE_PREFIX = Buffer.from([0x01]);
+
+/** The hash of an empty tree: SHA-256 of nothing. */
+export const EMPTY_TREE_HASH = createHash('sha256').digest();
+
+/** MTH({d}) = SHA-256(0x00 || d). */
+export function leafHash(data: Buffer): Buffer {
+  return createHash('sha256').update(LEAF_PREFIX).update(data).digest();
+}
+
+/** SHA-256(0x01 || left || right). */
+export function nodeHash(left: Buffer, right: Buffer): Buffer {
+  return createHash('sha256').update(NODE_PREFIX).update(left).update(right).digest();
+}
+
+/** The largest power of two smaller than n (n > 1). */
+function split(n: number): number {
+  let k = 1;
+  while (k * 2 < n) k *= 2;
+  return k;
+}
+
+/** MTH(D[start:end]) over leaf hashes. */
+function treeHash(leaves: readonly Buffer[], start: number, end: number): Buffer {
+  const n = end - start;
+  if (n === 0) return EMPTY_TREE_HASH;
+  if (n === 1) return leaves[start];
+  const k = split(n);
+  return nodeHash(treeHash(leaves, start, start + k), treeHash(leaves, start + k, end));
+}
+
+/** The tree head of the leaves (each given as its leaf hash). */
+export function treeHead(leaves: readonly Buffer[]): Buffer {
+  return treeHash(leaves, 0, leaves.length);
+}
+
+/** PATH(m, D[start:end]), from the leaf up. */
+function path(m: number, leaves: readonly Buffer[], start: number, end: number, out: Buffer[]): void {
+  const n = end - start;
+  if (n <= 1) return;
+  const k = split(n);
+  if (m < k) {
+    path(m, leaves, start, start + k, out);
+    out.push(treeHash(leaves, start + k, end));
+  } else {
+    path(m - k, leaves, start + k, end, out);
+    out.push(treeHash(leaves, start, start + k));
+  }
+}
+
+/** The inclusion proof (audit path) of leaf `index` in the tree of `leaves`. */
+export function inclusionProof(leaves: readonly Buffer[], index: number): Buffer[] {
+  if (!Number.isInteger(index) || index < 0 || index >= leaves.length) throw new RangeError(`leaf ${index} is not in a tree of ${leaves.length}`);
+  const out: Buffer[] = [];
+  path(index, leaves, 0, leaves.length, out);
+  return out;
+}
+
+/** SUBPROOF(m, D[start:end], whole). */
+function subproof(m: number, leaves: readonly Buffer[], start: number, end: number, whole: boolean, out: Buffer[]): void {
+  const n = end - start;
+  if (m === n) {
+    if (!whole) out.push(treeHash(leaves, start, end));
+    return;
+  }
+  const k = split(n);
+  if (m <= k) {
+    subproof(m, leaves, start, start + k, whole, out);
+    out.push(treeHash(leaves, start + k, end));
+  } else {
+    subproof(m - k, leaves, start + k, end, false, out);
+    out.push(treeHash(leaves, start, start + k));
+  }
+}
+
+/** The consistency proof between the tree of the first `first` leaves and the tree of all of them. */
+export function consistencyProof(leaves: readonly Buffer[], first: number): Buffer[] {
+  if (!Number.isInteger(first) || first < 1 || first > leaves.length) throw new RangeError(`a tree of ${first} is not the start of one of ${leaves.length}`);
+  const out: Buffer[] = [];
+  subproof(first, leaves, 0, leaves.length, true, out);
+  return out;
+}
+
+const isOdd = (n: bigint) => (n & 1n) === 1n;
+
+/** RFC 9162 2.1.3.2: whether `proof` shows the leaf with this hash at `index` in the tree of `size` whose head is `root`. */
+export function verifyInclusion(index: number, size: number, leaf: Buffer, proof: readonly Buffer[], root: Buffer): boolean {
+  if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) return false;
+  let fn = BigInt(index);
+  let sn = BigInt(size - 1);
+  let r = leaf;
+  for (const p of proof) {
+    if (sn === 0n) return false;
+    if (isOdd(fn) || fn === sn) {
+      r = nodeHash(p, r);
+      if (!isOdd(fn)) {
+        while (!isOdd(fn) && fn !== 0n) {
+          fn >>= 1n;
+          sn >>= 1n;
+        }
+      }
+    } else {
+      r = nodeHash(r, p);
+    }
+    fn >>= 1n;
+    sn >>= 1n;
+  }
+  return sn === 0n && r.equals(root);
+}
+
+/** RFC 9162 2.1.4.2: whether `proof` shows the tree of `first` leaves with head `firstRoot` to be the start of the tree of `second` with head `secondRoot`. */
+export function verifyConsistency(first: number, second: number, firstRoot: Buffer, secondRoot: Buffer, proof: readonly Buffer[]): boolean {
+  if (!Number.isSafeInteger(first) || !Number.isSafeInteger(second) || first < 1 || first > second) return false;
+  if (first === second) return proof.length === 0 && firstRoot.equals(secondRoot);
+  if (proof.length === 0) return false;
+  const powerOfTwo = (BigInt(first) & BigInt(first - 1)) === 0n;
+  const path = powerOfTwo ? [firstRoot, ...proof] : [...proof];
+  let fn = BigInt(first - 1);
+  let sn = BigInt(second - 1);
+  while (isOdd(fn)) {
+    fn >>= 1n;
+    sn >>= 1n;
+  }
+  let fr = path[0];
+  let sr = path[0];
+  for (const c of path.slice(1)) {
+    if (sn === 0n) return false;
+    if (isOdd(fn) || fn === sn) {
+      fr = nodeHash(c, fr);
+      sr = nodeHash(c, sr);
+      if (!isOdd(fn)) {
+        while (!isOdd(fn) && fn !== 0n) {
+          fn >>= 1n;
+          sn >>= 1n;
+        }
+      }
+    } else {
+      sr = nodeHash(sr, c);
+    }
+    fn >>= 1n;
+    sn >>= 1n;
+  }
+  return fr.equals(firstRoot) && sr.equals(secondRoot) && sn === 0n;
+}
