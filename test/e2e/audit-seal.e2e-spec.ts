@@ -1,4 +1,4 @@
-import { createPublicKey, generateKeyPairSync, randomUUID, sign as signEd25519, verify as verifySignature } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, sign as signEd25519, verify as verifySignature } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -401,6 +401,43 @@ describe('sealed audit log', () => {
       expect(tampered.findings).toEqual([expect.objectContaining({ kind: 'reordered', event_id: moved.id })]);
       expect(restored.findings).toEqual([]);
       expect(restored.code).toBe(0);
+    });
+
+    it('when events are sealed, then each statement carries the RFC 9162 tree head of its manifest; one re-signed with another root, by the key itself, is reported', async () => {
+      await serve(3);
+      await allSealed();
+      const [checkpoint]: { seq: string; statement: string; signature: Buffer; entries: Buffer }[] = await t.asOwner(
+        `SELECT c.seq::text, c.statement, c.signature, m.entries FROM audit_checkpoints c JOIN audit_manifests m USING (seq) WHERE c.kind = 'seal' ORDER BY c.seq DESC LIMIT 1`,
+      );
+      const statement = JSON.parse(checkpoint.statement) as { v: number; merkle_root: string };
+      // The tree, as RFC 9162 builds it, of the manifest's 48-byte entries.
+      const sha = (...parts: Buffer[]) => createHash('sha256').update(Buffer.concat(parts)).digest();
+      const head = (leaves: Buffer[]): Buffer => {
+        if (leaves.length === 1) return leaves[0];
+        const k = 2 ** Math.ceil(Math.log2(leaves.length) - 1);
+        return sha(Buffer.from([1]), head(leaves.slice(0, k)), head(leaves.slice(k)));
+      };
+      const leaves = Array.from({ length: checkpoint.entries.length / 48 }, (_, i) => sha(Buffer.from([0]), checkpoint.entries.subarray(i * 48, i * 48 + 48)));
+
+      expect([statement.v, statement.merkle_root]).toEqual([2, head(leaves).toString('hex')]);
+
+      // A statement signed with another root (the key's holder lying about the tree): its own signature verifies, its root does not.
+      const forged = checkpoint.statement.replace(statement.merkle_root, 'ab'.repeat(32));
+      const signature = signEd25519(null, Buffer.from(forged), createPrivateKey(TEST_AUDIT_SIGNING_KEY));
+      const seq = Number(checkpoint.seq);
+      await tamper('UPDATE audit_checkpoints SET statement = $2, signature = $3, head = $4 WHERE seq = $1', [seq, forged, signature, sha(Buffer.from(forged))]);
+      const lied = await verify();
+      await tamper('UPDATE audit_checkpoints SET statement = $2, signature = $3, head = $4 WHERE seq = $1', [
+        seq,
+        checkpoint.statement,
+        checkpoint.signature,
+        sha(Buffer.from(checkpoint.statement)),
+      ]);
+
+      expect(lied.findings).toEqual(
+        expect.arrayContaining([expect.objectContaining({ kind: 'checkpoint_invalid', checkpoint: seq, detail: expect.stringContaining('Merkle root') })]),
+      );
+      expect((await verify()).findings).toEqual([]);
     });
 
     it('when a checkpoint’s statement or manifest is changed, then verify reports that checkpoint', async () => {

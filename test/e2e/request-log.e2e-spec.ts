@@ -48,8 +48,8 @@ describe('request logs: a partner’s own requests, and what became of each', ()
   const list = (query = '', token = acme) =>
     callApi<{ requests: LoggedRequest[]; next_cursor: string | null }>(t.baseUrl, 'GET', `/api/v1/requests${query}`, { token });
   const timeline = (requestId: string, token = acme) => callApi<Timeline>(t.baseUrl, 'GET', `/api/v1/requests/${encodeURIComponent(requestId)}`, { token });
-  const open = (body: unknown, requestId = randomUUID()) => callApi(t.baseUrl, 'POST', '/api/v1/bank-accounts', { token: acme, body, requestId });
-  const balance = (requestId = randomUUID(), customer = customerId) =>
+  const open = (body: unknown, requestId: string = randomUUID()) => callApi(t.baseUrl, 'POST', '/api/v1/bank-accounts', { token: acme, body, requestId });
+  const balance = (requestId: string = randomUUID(), customer = customerId) =>
     callApi(t.baseUrl, 'GET', `/api/v1/customers/${customer}/balance`, { token: acme, requestId });
   /** The log's entry of one request, found by its id in the newest page. */
   const entryOf = async (requestId: string): Promise<LoggedRequest | undefined> =>

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { CheckpointStatement, decodeManifest, encodeManifest, sha256, parseStatement, statementText, ZERO_HEAD } from './audit-seal';
+import { createHash, randomUUID } from 'node:crypto';
+import { CheckpointStatement, decodeManifest, encodeManifest, merkleRootOf, sha256, parseStatement, statementText, ZERO_HEAD } from './audit-seal';
 
 const statement: CheckpointStatement = {
   v: 1,
@@ -26,9 +26,31 @@ describe('audit seal', () => {
     ['not JSON', 'not json'],
     ['the same fields in another order', JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(statementText(statement)) as object).reverse()))],
     ['spacing added', statementText(statement).replace('"events":', '"events": ')],
-    ['another version', statementText({ ...statement, v: 2 as 1 })],
+    ['another version', statementText({ ...statement, v: 3 as 1 })],
+    ['a version 1 statement with a Merkle root', statementText(statement).replace('"purge":null}', '"purge":null,"merkle_root":null}')],
   ])('when a stored statement is %s, then it is not taken for one the sealer wrote', (_, text) => {
     expect(parseStatement(text)).toBeUndefined();
+  });
+
+  it('when a version 2 statement is written and read back, then it is the same, with its Merkle root last', () => {
+    const v2: CheckpointStatement = { ...statement, v: 2, merkle_root: 'cd'.repeat(32) };
+
+    expect(statementText(v2).endsWith(`"merkle_root":"${'cd'.repeat(32)}"}`)).toBe(true);
+    expect(parseStatement(statementText(v2))).toEqual(v2);
+  });
+
+  it('when a version 1 statement is written, then it is the text version 1 always was: no Merkle root', () => {
+    expect(statementText(statement)).not.toContain('merkle_root');
+    expect(statementText({ ...statement, merkle_root: 'cd'.repeat(32) })).toBe(statementText(statement));
+  });
+
+  it('when a manifest is a Merkle tree, then each entry is a leaf: its 48 bytes, hashed as RFC 9162 hashes a leaf', () => {
+    const entries = [randomUUID(), randomUUID(), randomUUID()].map((id, i) => ({ id, hash: sha256(`e${i}`) }));
+    const manifest = encodeManifest(entries);
+    const leaf = (i: number) => createHash('sha256').update(Buffer.from([0])).update(manifest.subarray(i * 48, i * 48 + 48)).digest();
+    const node = (a: Buffer, b: Buffer) => createHash('sha256').update(Buffer.from([1])).update(a).update(b).digest();
+
+    expect(merkleRootOf(manifest)).toBe(node(node(leaf(0), leaf(1)), leaf(2)).toString('hex'));
   });
 
   it('when a manifest is encoded and decoded, then the ids and hashes come back in order', () => {

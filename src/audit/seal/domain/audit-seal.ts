@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { leafHash, treeHead } from './merkle';
 
 /**
  * The sealed audit log (docs/security.md, "Sealed audit log"): what a checkpoint says, and how an
@@ -11,7 +12,13 @@ import { hash } from 'node:crypto';
  * - A checkpoint's statement is a JSON text naming its sequence number, the previous head, the range
  *   it covers, the number of events and the manifest's SHA-256; its head is SHA-256 of that text, and
  *   the signature is Ed25519 over the same text. Each statement names the previous head: a chain.
+ * - Since statement version 2, a seal's statement also carries the RFC 9162 tree head of its
+ *   manifest's entries, each entry a leaf (`merkleRootOf`): an event's inclusion proof in it shows
+ *   a partner that the checkpoint holds the event, without the other events' contents.
  */
+
+/** The statement version the sealer writes: 2 adds `merkle_root`. Version 1 statements verify as they are. */
+export const STATEMENT_VERSION = 2;
 
 /** Bumped whenever the canonical form of an event changes; each statement names the one it used. */
 export const EVENT_DIGEST_VERSION = 1;
@@ -40,7 +47,7 @@ export interface PurgeRecord {
 
 /** What a checkpoint says; signed as the JSON text `statementText` makes of it. */
 export interface CheckpointStatement {
-  readonly v: 1;
+  readonly v: 1 | 2;
   readonly seq: number;
   readonly kind: CheckpointKind;
   readonly sealed_at: string;
@@ -54,6 +61,8 @@ export interface CheckpointStatement {
   readonly last_occurred_at: string | null;
   readonly manifest_sha256: string | null;
   readonly purge: PurgeRecord | null;
+  /** Version 2: the RFC 9162 tree head (hex) of a seal's manifest entries; null for a purge. Absent in version 1. */
+  readonly merkle_root?: string | null;
 }
 
 /** A checkpoint as stored and as logged. */
@@ -96,6 +105,7 @@ export function statementText(s: CheckpointStatement): string {
     last_occurred_at: s.last_occurred_at,
     manifest_sha256: s.manifest_sha256,
     purge: s.purge && { through_seq: s.purge.through_seq, through_head: s.purge.through_head, events: s.purge.events, cutoff: s.purge.cutoff },
+    ...(s.v === 1 ? {} : { merkle_root: s.merkle_root ?? null }),
   });
 }
 
@@ -103,7 +113,7 @@ export function statementText(s: CheckpointStatement): string {
 export function parseStatement(text: string): CheckpointStatement | undefined {
   try {
     const parsed = JSON.parse(text) as CheckpointStatement;
-    if (parsed?.v !== 1 || !Number.isSafeInteger(parsed.seq) || !parsed.after || !parsed.end) return undefined;
+    if ((parsed?.v !== 1 && parsed?.v !== 2) || !Number.isSafeInteger(parsed.seq) || !parsed.after || !parsed.end) return undefined;
     return statementText(parsed) === text ? parsed : undefined;
   } catch {
     return undefined;
@@ -154,4 +164,21 @@ export function decodeManifest(bytes: Buffer): ManifestEntry[] | undefined {
     });
   }
   return entries;
+}
+
+/** A manifest entry as a leaf of its checkpoint's Merkle tree: the leaf hash of its 48 bytes (id, then event hash). */
+export function entryLeaf(manifest: Buffer, index: number): Buffer {
+  return leafHash(manifest.subarray(index * ENTRY, (index + 1) * ENTRY));
+}
+
+/** The leaves of a manifest's Merkle tree, in seal order. */
+export function manifestLeaves(manifest: Buffer): Buffer[] {
+  const leaves: Buffer[] = [];
+  for (let i = 0; i < manifest.length / ENTRY; i++) leaves.push(entryLeaf(manifest, i));
+  return leaves;
+}
+
+/** The RFC 9162 tree head of a manifest (hex): what a version 2 seal statement carries as `merkle_root`. */
+export function merkleRootOf(manifest: Buffer): string {
+  return treeHead(manifestLeaves(manifest)).toString('hex');
 }

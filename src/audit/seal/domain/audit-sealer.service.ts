@@ -1,6 +1,18 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../../common/domain/clock.port';
-import { CheckpointStatement, encodeManifest, EVENT_DIGEST_VERSION, headOf, ORIGIN, sha256, SignedCheckpoint, statementText, ZERO_HEAD } from './audit-seal';
+import {
+  CheckpointStatement,
+  encodeManifest,
+  EVENT_DIGEST_VERSION,
+  headOf,
+  merkleRootOf,
+  ORIGIN,
+  sha256,
+  SignedCheckpoint,
+  STATEMENT_VERSION,
+  statementText,
+  ZERO_HEAD,
+} from './audit-seal';
 import { AuditSealStore, CheckpointSigner, SealScope, StoredCheckpoint, TrustedKeys } from './audit-seal.port';
 
 /** Events per checkpoint at most: a checkpoint is one transaction and its manifest 48 bytes per event. */
@@ -71,7 +83,7 @@ export class AuditSealer {
       }
       const lastRow = rows[rows.length - 1];
       const checkpoint = this.signed({
-        v: 1,
+        v: STATEMENT_VERSION,
         seq: (newest?.seq ?? 0) + 1,
         kind: 'seal',
         sealed_at: this.clock.now().toISOString(),
@@ -84,6 +96,7 @@ export class AuditSealer {
         last_occurred_at: last,
         manifest_sha256: sha256(manifest).toString('hex'),
         purge: null,
+        merkle_root: merkleRootOf(manifest),
       });
       await scope.append(checkpoint, manifest);
       return { checkpoint, events: rows.length };
@@ -105,7 +118,7 @@ export class AuditSealer {
       const removed = await scope.purgeSealed(cutoff, maxEvents);
       if (!removed) return undefined;
       const checkpoint = this.signed({
-        v: 1,
+        v: STATEMENT_VERSION,
         seq: newest.seq + 1,
         kind: 'purge',
         sealed_at: this.clock.now().toISOString(),
@@ -118,6 +131,7 @@ export class AuditSealer {
         last_occurred_at: null,
         manifest_sha256: null,
         purge: { through_seq: removed.throughSeq, through_head: removed.throughHead, events: removed.purged, cutoff: cutoff.toISOString() },
+        merkle_root: null,
       });
       await scope.append(checkpoint);
       return { checkpoint, events: removed.purged };

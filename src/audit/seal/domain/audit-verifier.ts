@@ -5,6 +5,7 @@ import {
   headOf,
   ManifestEntry,
   ORIGIN,
+  merkleRootOf,
   parseStatement,
   SealPosition,
   sha256,
@@ -333,6 +334,20 @@ export class AuditVerifier {
     }
   }
 
+  /**
+   * A version 2 seal's Merkle root (what partners' inclusion proofs end in) must be the tree of the
+   * manifest it signed: checked on the stored manifest, which the caller found intact.
+   */
+  private async checkMerkleRoot(row: StoredCheckpoint, statement: CheckpointStatement, findings: Findings): Promise<void> {
+    const manifest = await this.store.manifest(row.seq);
+    if (manifest && merkleRootOf(manifest) === statement.merkle_root) return;
+    findings.add({
+      kind: 'checkpoint_invalid',
+      checkpoint: row.seq,
+      detail: `checkpoint #${row.seq}: its Merkle root is not the tree of the events it sealed, so no inclusion proof in it can be trusted`,
+    });
+  }
+
   /** Recomputes one checkpoint's range; returns the events found as sealed. */
   private async checkRange({ row, statement }: Checked, findings: Findings): Promise<number> {
     const now = await this.store.rangeDigest(row.seq, statement.after, statement.end);
@@ -343,6 +358,8 @@ export class AuditVerifier {
           checkpoint: row.seq,
           detail: `the manifest of checkpoint #${row.seq} was changed or removed (its events are intact)`,
         });
+      } else if (statement.v !== 1 && statement.kind === 'seal') {
+        await this.checkMerkleRoot(row, statement, findings);
       }
       return now.count;
     }
