@@ -47,8 +47,17 @@ describe('audit seal', () => {
   it('when a manifest is a Merkle tree, then each entry is a leaf: its 48 bytes, hashed as RFC 9162 hashes a leaf', () => {
     const entries = [randomUUID(), randomUUID(), randomUUID()].map((id, i) => ({ id, hash: sha256(`e${i}`) }));
     const manifest = encodeManifest(entries);
-    const leaf = (i: number) => createHash('sha256').update(Buffer.from([0])).update(manifest.subarray(i * 48, i * 48 + 48)).digest();
-    const node = (a: Buffer, b: Buffer) => createHash('sha256').update(Buffer.from([1])).update(a).update(b).digest();
+    const leaf = (i: number) =>
+      createHash('sha256')
+        .update(Buffer.from([0]))
+        .update(manifest.subarray(i * 48, i * 48 + 48))
+        .digest();
+    const node = (a: Buffer, b: Buffer) =>
+      createHash('sha256')
+        .update(Buffer.from([1]))
+        .update(a)
+        .update(b)
+        .digest();
 
     expect(merkleRootOf(manifest)).toBe(node(node(leaf(0), leaf(1)), leaf(2)).toString('hex'));
   });
