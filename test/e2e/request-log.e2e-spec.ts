@@ -5,6 +5,7 @@ import { auditEventsOf } from '../support/audit';
 import { buildBankAccountRequest, buildCustomerRequest } from '../support/builders';
 import { Answer, callApi, createCustomer } from '../support/http';
 import { newIssuerKey, TEST_AUDIENCE, TestIssuer } from '../support/oidc';
+import { SCAN_PER_PAGE } from '../../src/audit/requests/persistence/typeorm-request-log.repository';
 import { clearSandbox, injectFault, journal } from '../support/sandbox';
 import { waitFor } from '../support/wait-for';
 
@@ -350,6 +351,34 @@ describe('request logs: a partner’s own requests, and what became of each', ()
       expect(new Set(seen).size).toBe(seen.length);
       expect(seen.length).toBeGreaterThanOrEqual(5);
       expect([...times].sort().reverse()).toEqual(times);
+    });
+
+    it('when a filter matches little of a large log, then each page reads a bounded stretch of it: a page may come back short, even empty, with a cursor that leads on to the match', async () => {
+      const tenant = `large-${randomUUID()}`;
+      const partner = await t.createClient('partner', { tenant });
+      // The match is older than SCAN_PER_PAGE + 500 of the tenant's other requests.
+      const insert = (count: number, status: number, code: string | null) =>
+        t.dataSource.query(
+          `INSERT INTO audit_events (id, request_id, client_id, client_name, caller_kind, tenant, operation, phase, http_method, route, http_status, error_code)
+           SELECT gen_random_uuid(), 'bulk-' || g || '-' || $4::varchar, gen_random_uuid(), 'bulk', 'partner', $1::varchar, 'balance.read',
+                  CASE WHEN $2::int < 400 THEN 'succeeded' ELSE 'rejected' END, 'GET', '/api/v1/customers/:customer_id/balance', $2::int, $3::varchar
+             FROM generate_series(1, $5::int) AS g`,
+          [tenant, status, code, randomUUID(), count],
+        );
+      await insert(1, 404, 'CUSTOMER.NOT_FOUND');
+      await insert(SCAN_PER_PAGE + 500, 200, null);
+
+      const pages: { requests: LoggedRequest[]; next_cursor: string | null }[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: Answer<{ requests: LoggedRequest[]; next_cursor: string | null }> = await list(`?status=404${cursor ? `&cursor=${cursor}` : ''}`, partner);
+        pages.push(page.body.data!);
+        cursor = page.body.data!.next_cursor;
+      } while (cursor && pages.length < 10);
+
+      expect(pages.map((page) => page.requests.length)).toEqual([0, 1]);
+      expect(pages[0].next_cursor).not.toBeNull();
+      expect(pages[1]).toMatchObject({ requests: [{ status: 404, error: { code: 'CUSTOMER.NOT_FOUND' } }], next_cursor: null });
     });
 
     it.each([

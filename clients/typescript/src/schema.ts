@@ -393,7 +393,7 @@ export interface paths {
         };
         /**
          * Your requests, and what became of each
-         * @description Every request your tenant’s servers and end users made, newest first, a page at a time: how it ended, its error code and id, its provider call. Filters combine. Start from an `error.id` you were given (`error_id`), a `reference` or a customer. Reads of this log count in a budget of their own (RATE_LIMIT_REQUEST_LOG_PER_MINUTE) and are recorded like any request; they are listed only when `operation` names them.
+         * @description Every request your tenant’s servers and end users made, newest first, a page at a time: how it ended, its error code and id, its provider call. Filters combine. Start from an `error.id` you were given (`error_id`), a `reference` or a customer. Without one of those three, a page reads a bounded stretch of your log (the newest 2,000 events after the cursor), so a page may hold fewer requests than `limit`, even none, with a `next_cursor`: follow it until it is null. Reads of this log count in a budget of their own (RATE_LIMIT_REQUEST_LOG_PER_MINUTE) and are recorded like any request; they are listed only when `operation` names them.
          */
         get: operations["RequestsController_list"];
         put?: never;
@@ -497,7 +497,7 @@ export interface components {
             message: string;
             fields?: components["schemas"]["FieldProblemSchema"][];
             /**
-             * @description Where your request log shows this request, its provider attempts and what became of it (`GET` it with the same token): a path under the API’s base URL. Present once the request is recorded under a partner’s token or an end user’s; absent when nobody’s log holds it (no valid credentials, for one).
+             * @description Where the partner’s request log shows this request, its provider attempts and what became of it: a path under the API’s base URL, opened with a partner server token of the same tenant (an end user’s request is in its partner’s log; their own token cannot open it). Present once the request is recorded under a partner’s token or an end user’s; absent when nobody’s log holds it (no valid credentials, for one).
              * @example /api/v1/requests/c0ffee00-1234-4abc-9def-000000000001
              */
             request_log_url?: string;

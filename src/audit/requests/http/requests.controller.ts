@@ -29,7 +29,9 @@ export class RequestsController {
     summary: 'Your requests, and what became of each',
     description:
       'Every request your tenant’s servers and end users made, newest first, a page at a time: how it ended, its error code and id, its provider call. ' +
-      'Filters combine. Start from an `error.id` you were given (`error_id`), a `reference` or a customer. Reads of this log count in a budget of their own ' +
+      'Filters combine. Start from an `error.id` you were given (`error_id`), a `reference` or a customer. Without one of those three, a page reads a bounded stretch ' +
+      'of your log (the newest 2,000 events after the cursor), so a page may hold fewer requests than `limit`, even none, with a `next_cursor`: follow it until it is null. ' +
+      'Reads of this log count in a budget of their own ' +
       '(RATE_LIMIT_REQUEST_LOG_PER_MINUTE) and are recorded like any request; they are listed only when `operation` names them.',
   })
   @ApiEnvelopeResponse(200, RequestLogPageDto)
