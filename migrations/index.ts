@@ -12,6 +12,7 @@ import { SessionRenewalClaims1764576000000 } from './1764576000000-SessionRenewa
 import { OwnerKeepsTheAuditChain1764662400000 } from './1764662400000-OwnerKeepsTheAuditChain';
 import { StaffAccess1764748800000 } from './1764748800000-StaffAccess';
 import { RequestLogs1764835200000 } from './1764835200000-RequestLogs';
+import { AuditReceipts1764921600000 } from './1764921600000-AuditReceipts';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so the same list works compiled,
@@ -32,4 +33,5 @@ export const MIGRATIONS = [
   OwnerKeepsTheAuditChain1764662400000,
   StaffAccess1764748800000,
   RequestLogs1764835200000,
+  AuditReceipts1764921600000,
 ];

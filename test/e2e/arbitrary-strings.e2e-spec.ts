@@ -141,6 +141,7 @@ describe('arbitrary strings in every field of every body, query and path', () =>
     'GET /api/v1/audit-events/{id}': { token: () => admin },
     'GET /api/v1/customers/{customer_id}/balance': { token: () => partner },
     'GET /api/v1/requests/{request_id}': { token: () => partner },
+    'GET /api/v1/receipts/{event_id}': { token: () => partner },
   };
 
   const operations = Object.entries(openapi.paths).flatMap(([path, ops]) =>

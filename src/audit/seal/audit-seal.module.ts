@@ -7,12 +7,14 @@ import { AuditSealSchedule } from './audit-seal.schedule';
 import { AuditSealStore, CheckpointSigner, TrustedKeys } from './domain/audit-seal.port';
 import { AuditSealer } from './domain/audit-sealer.service';
 import { AuditCheckpointsController } from './http/audit-checkpoints.controller';
+import { AuditKeysController, AuditReceiptsController } from './http/audit-receipts.controller';
+import { AuditReceipts } from './domain/audit-receipts';
 import { PgAuditSealStore } from './persistence/pg-audit-seal.store';
 import { Ed25519CheckpointSigner, Ed25519TrustedKeys, loadSigningKey } from './signing/audit-signing-keys';
 
 /** Sealing: the hash chain of signed checkpoints over the events, extended every second, and its status. */
 @Module({
-  controllers: [AuditCheckpointsController],
+  controllers: [AuditCheckpointsController, AuditReceiptsController, AuditKeysController],
   providers: [
     { provide: AuditSettings, inject: [ConfigService], useFactory: auditSettingsOf },
     { provide: AuditSealStore, useClass: PgAuditSealStore },
@@ -40,6 +42,7 @@ import { Ed25519CheckpointSigner, Ed25519TrustedKeys, loadSigningKey } from './s
         new Ed25519TrustedKeys([signer.publicKey, ...(settings.retiredPublicKeys ? readAuditPublicKeys(settings.retiredPublicKeys) : [])]),
     },
     AuditSealer,
+    AuditReceipts,
     AuditSealSchedule,
     { provide: AuditSealMonitor, useExisting: AuditSealSchedule },
   ],

@@ -14,6 +14,7 @@ export const OPERATION = {
   accessReport: 'audit.access_report',
   listRequests: 'request_log.list',
   readRequest: 'request_log.read',
+  readReceiptProof: 'receipt.proof',
   readClient: 'client.read',
   listClients: 'client.list',
   startLogin: 'session.login',

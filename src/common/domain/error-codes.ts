@@ -92,6 +92,8 @@ export const ERROR_CODES = {
   'AUDIT.INVALID_RANGE': 'invalid_input',
   // A partner's request log
   'REQUEST_LOG.NOT_FOUND': 'not_found',
+  'RECEIPT.NOT_FOUND': 'not_found',
+  'RECEIPT.PROOF_UNAVAILABLE': 'not_found',
   // The service itself
   'AUDIT.UNAVAILABLE': 'unavailable',
   'DATABASE.UNAVAILABLE': 'unavailable',

@@ -53,6 +53,8 @@ export const ERROR_MESSAGES = {
   'AUDIT.EVENT_NOT_FOUND': 'There is no audit event with this id',
   'AUDIT.INVALID_CURSOR': 'The cursor is not one this service issued',
   'REQUEST_LOG.NOT_FOUND': 'No request of yours has this id',
+  'RECEIPT.NOT_FOUND': 'No audit event of yours has this id',
+  'RECEIPT.PROOF_UNAVAILABLE': 'No inclusion proof can be given for this event',
   'AUDIT.UNAVAILABLE': 'The service cannot record requests right now; try again shortly',
   'DATABASE.UNAVAILABLE': 'The service’s database is unavailable; try again shortly',
   'SERVICE.SHUTTING_DOWN': 'This instance is shutting down; retry the request',

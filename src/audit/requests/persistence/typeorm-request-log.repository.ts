@@ -18,8 +18,8 @@ const LOG_READS = [OPERATION.listRequests, OPERATION.readRequest];
  */
 export const SCAN_PER_PAGE = 2000;
 
-/** A row of audit_events as the list's SQL returns it: its columns, its position, and for the boundary row how far the reading got. */
-type RawRow = Record<string, unknown> & { id: string; position: string; boundary?: boolean; scanned?: string };
+/** A row of audit_events as the list's SQL returns it: its columns and its position. */
+type RawRow = Record<string, unknown> & { id: string; position: string };
 
 /** The callers whose requests a partner's log holds: its servers and its end users (never staff, nor an admin's break-glass token). */
 const PARTNER_CALLERS = `e.caller_kind IN ('partner', 'end_user')`;
@@ -49,15 +49,19 @@ export class TypeOrmRequestLogRepository extends RequestLogStore {
   }
 
   async list(filter: RequestLogFilter, limit: number, after?: AuditPosition): Promise<RequestLogPage> {
-    const parameters: unknown[] = [filter.tenant];
+    const parameters: unknown[] = [];
     const bind = (value: unknown) => `$${parameters.push(value)}`;
-    // Where the tenant's events are read from: its requests, in the window, older than the cursor.
-    const window = [`e.tenant = $1`, PARTNER_CALLERS];
-    if (filter.from) window.push(`e.occurred_at >= ${bind(filter.from)}`);
-    if (filter.to) window.push(`e.occurred_at < ${bind(filter.to)}`);
-    if (after) window.push(`(e.occurred_at, e.id) < (${bind(after.occurredAt)}::timestamptz, ${bind(after.id)}::uuid)`);
-    // What the partner asked for, and each request once (its last event).
-    const wanted = [LAST_EVENT];
+    // Where the tenant's events are read from: in the period, older than the cursor (the tenant's index alone).
+    const windowOf = (bound: (value: unknown) => string) => {
+      const window = [`e.tenant = ${bound(filter.tenant)}`];
+      if (filter.from) window.push(`e.occurred_at >= ${bound(filter.from)}`);
+      if (filter.to) window.push(`e.occurred_at < ${bound(filter.to)}`);
+      if (after) window.push(`(e.occurred_at, e.id) < (${bound(after.occurredAt)}::timestamptz, ${bound(after.id)}::uuid)`);
+      return window;
+    };
+    const window = windowOf(bind);
+    // What the partner asked for: its callers' requests, each once (its last event), as the filters say.
+    const wanted = [PARTNER_CALLERS, LAST_EVENT];
     if (filter.reference) wanted.push(`e.reference = ${bind(filter.reference)}`);
     if (filter.customerId) wanted.push(`e.customer_id = ${bind(filter.customerId)}`);
     // Reading the log leaves events too: listed only when asked for, so that looking does not push what was looked for off the page.
@@ -84,22 +88,24 @@ export class TypeOrmRequestLogRepository extends RequestLogStore {
       return this.page(rows, limit);
     }
     // Otherwise the tenant's events are read newest first, at most SCAN_PER_PAGE of them a page: a filter
-    // that matches little (or nothing) costs no more than that. The page may then hold fewer requests
-    // than asked for, with a cursor where the reading stopped.
+    // that matches little (or nothing) costs no more than that. The reading stops as soon as the page
+    // is full; when it is not, the page ends where the reading stopped, with a cursor from there.
     const scan = bind(SCAN_PER_PAGE);
     const rows = await this.query(
-      `WITH scanned AS MATERIALIZED (SELECT ${columns} FROM audit_events e WHERE ${window.join(' AND ')} ${order} LIMIT ${scan})
-       (SELECT e.*, false AS boundary, NULL::bigint AS scanned FROM scanned e WHERE ${wanted.join(' AND ')} ${order} LIMIT ${page})
-       UNION ALL
-       -- The oldest event read, and how many were: where the next page starts when the reading stopped at its cap.
-       (SELECT e.*, true AS boundary, (SELECT count(*) FROM scanned) AS scanned FROM scanned e ORDER BY e.occurred_at ASC, e.id ASC LIMIT 1)`,
+      `SELECT e.* FROM (SELECT ${columns} FROM audit_events e WHERE ${window.join(' AND ')} ${order} LIMIT ${scan}) e
+        WHERE ${wanted.join(' AND ')} ${order} LIMIT ${page}`,
       parameters,
     );
-    const found = rows.filter((row) => row.boundary !== true);
-    const boundary = rows.find((row) => row.boundary === true);
-    if (found.length > limit || !boundary || Number(boundary.scanned) < SCAN_PER_PAGE) return this.page(found, limit);
-    // Fewer than asked for, and more to read: the next page starts after the last event read.
-    return { requests: found.map((row) => AuditEventMapper.toDomain(this.entityOf(row))), next: { occurredAt: boundary.position, id: boundary.id } };
+    if (rows.length > limit) return this.page(rows, limit);
+    // The last event the reading could reach (on the tenant's index alone): when there is one, more may follow.
+    const bounds: unknown[] = [];
+    const bindBound = (value: unknown) => `$${bounds.push(value)}`;
+    const [boundary] = await this.query(
+      `SELECT e.id, ${POSITION_SQL} AS position FROM audit_events e WHERE ${windowOf(bindBound).join(' AND ')} ${order} OFFSET ${bindBound(SCAN_PER_PAGE - 1)} LIMIT 1`,
+      bounds,
+    );
+    if (!boundary) return this.page(rows, limit);
+    return { requests: rows.map((row) => AuditEventMapper.toDomain(this.entityOf(row))), next: { occurredAt: boundary.position, id: boundary.id } };
   }
 
   /** A page of at most `limit` requests, with the cursor after the last when more matched. */

@@ -63,6 +63,13 @@ export abstract class AuditSealStore {
    * and when the next event after it in seal order occurred (the one waiting longest to be sealed).
    */
   abstract progress(): Promise<{ newest: { seq: number; sealedAt: Date } | null; nextUnsealedAt: Date | null }>;
+
+  /**
+   * A partner's event (one of `tenant`'s partner or end-user requests) and the seal checkpoint whose
+   * range holds it, with that checkpoint's manifest: undefined when the tenant has no such event;
+   * `checkpoint` undefined while the event is not sealed yet.
+   */
+  abstract sealedEvent(tenant: string, eventId: string): Promise<{ position: SealPosition; checkpoint?: StoredCheckpoint & { manifest: Buffer } } | undefined>;
 }
 
 /** Signs checkpoints with the service's audit key. */
@@ -77,4 +84,6 @@ export abstract class TrustedKeys {
   /** Undefined when no trusted key has this id. */
   abstract verify(keyId: string, statement: string, signature: string): boolean | undefined;
   abstract readonly keyIds: readonly string[];
+  /** Every trusted public key as a JSON Web Key (RFC 8037: OKP, Ed25519), `kid` its key id: what partners pin to check receipts and checkpoints. */
+  abstract publicJwks(): readonly Record<string, string>[];
 }

@@ -189,6 +189,27 @@ export class PgAuditSealStore extends AuditSealStore {
     };
   }
 
+  async sealedEvent(tenant: string, eventId: string): Promise<{ position: SealPosition; checkpoint?: StoredCheckpoint & { manifest: Buffer } } | undefined> {
+    const [event] = await unavailableOnOutage(() =>
+      this.sql.query<{ tx: string; id: string }>(
+        `SELECT e.tx::text AS tx, e.id FROM audit_events e WHERE e.id = $1 AND e.tenant = $2 AND e.caller_kind IN ('partner', 'end_user')`,
+        [eventId, tenant],
+      ),
+    );
+    if (!event) return undefined;
+    const position = { tx: event.tx, id: event.id };
+    // The first seal whose range ends at or after the event: its range holds it, when any does.
+    const [row] = await unavailableOnOutage(() =>
+      this.sql.query<CheckpointRow & { entries: Buffer }>(
+        `SELECT ${CHECKPOINT_COLUMNS}, m.entries FROM audit_checkpoints c JOIN audit_manifests m ON m.seq = c.seq
+          WHERE c.kind = 'seal' AND (c.end_tx, c.end_id) >= ($1::bigint, $2::uuid)
+          ORDER BY c.end_tx, c.end_id, c.seq LIMIT 1`,
+        [position.tx, position.id],
+      ),
+    );
+    return row ? { position, checkpoint: { ...toCheckpoint(row), manifest: row.entries } } : { position };
+  }
+
   async manifest(seq: number): Promise<Buffer | undefined> {
     const [row] = await this.sql.query<{ entries: Buffer }>('SELECT entries FROM audit_manifests WHERE seq = $1', [seq]);
     return row?.entries;

@@ -52,6 +52,13 @@ export class Ed25519TrustedKeys extends TrustedKeys {
     return [...this.byId.keys()];
   }
 
+  publicJwks(): readonly Record<string, string>[] {
+    return [...this.byId].map(([kid, key]) => {
+      const { kty, crv, x } = key.export({ format: 'jwk' });
+      return { kty: String(kty), crv: String(crv), x: String(x), kid, alg: 'EdDSA', use: 'sig' };
+    });
+  }
+
   verify(keyId: string, statement: string, signature: string): boolean | undefined {
     const key = this.byId.get(keyId);
     if (!key) return undefined;

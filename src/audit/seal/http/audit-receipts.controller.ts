@@ -1,0 +1,70 @@
+import { Controller, Get, Header, Param, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import type { AuthenticatedClient } from '../../../auth/domain/api-client';
+import { CurrentClient, Public, Roles } from '../../../auth/http/auth.decorators';
+import { OPERATION } from '../../../common/domain/audit-operations';
+import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../../common/http/api-envelope.decorators';
+import { Audited } from '../../../common/http/audited.decorator';
+import { RateLimitPolicy } from '../../../common/http/rate-limit-policy';
+import { AuditReceipts } from '../domain/audit-receipts';
+import { TrustedKeys } from '../domain/audit-seal.port';
+import { EventIdParamDto, InclusionProofDto, ProofPendingDto } from './audit-receipts.dto';
+
+/** Where the audit log's public keys are published (RFC 8615's well-known space). */
+export const AUDIT_KEYS_PATH = '/.well-known/audit-keys.json';
+
+@ApiTags('receipts')
+@ApiBearerAuth()
+@Roles('partner')
+@Controller({ path: 'api/v1/receipts' })
+export class AuditReceiptsController {
+  constructor(private readonly receipts: AuditReceipts) {}
+
+  @Get(':event_id')
+  @Audited(OPERATION.readReceiptProof)
+  @RateLimitPolicy('request-log')
+  @ApiOperation({
+    summary: 'Proof that the audit log holds one of your events',
+    description:
+      'Once the event is sealed (within seconds): the signed checkpoint and the RFC 9162 inclusion proof of the event in the checkpoint’s Merkle tree, ' +
+      'which you can check offline with the keys at ' +
+      AUDIT_KEYS_PATH +
+      '. Before that, 202 with `Retry-After`. It shows hashes of other events, never their contents. Another tenant’s event is 404.',
+  })
+  @ApiEnvelopeResponse(200, InclusionProofDto)
+  @ApiEnvelopeResponse(202, ProofPendingDto)
+  @ApiErrorResponses(ERRORS.edge, ERRORS.endUser, ERRORS.query, 'RECEIPT.NOT_FOUND', 'RECEIPT.PROOF_UNAVAILABLE')
+  async proof(
+    @Param() params: EventIdParamDto,
+    @CurrentClient() client: AuthenticatedClient,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<InclusionProofDto | ProofPendingDto> {
+    const answer = await this.receipts.proofOf(client.tenant, params.event_id.toLowerCase());
+    if (answer.kind === 'sealed') return InclusionProofDto.from(answer.proof);
+    void reply.status(202).header('retry-after', String(answer.retryAfterSeconds));
+    return { status: 'pending', retry_after_seconds: answer.retryAfterSeconds };
+  }
+}
+
+@ApiTags('receipts')
+@Controller({ path: AUDIT_KEYS_PATH.slice(1, AUDIT_KEYS_PATH.lastIndexOf('/')) })
+export class AuditKeysController {
+  constructor(private readonly keys: TrustedKeys) {}
+
+  @Get(AUDIT_KEYS_PATH.slice(AUDIT_KEYS_PATH.lastIndexOf('/') + 1))
+  @Public()
+  @Header('content-type', 'application/jwk-set+json')
+  @Header('cache-control', 'public, max-age=300')
+  @ApiOperation({
+    summary: 'The audit log’s public keys (a JWKS)',
+    description:
+      'Every key checkpoints were signed with, the current one and the retired ones (RFC 8037 OKP keys, Ed25519; `kid` is a checkpoint’s `key_id`). ' +
+      'Pin them: a receipt or proof you keep verifies with them offline, after any rotation.',
+  })
+  @ApiOkResponse({ description: 'A JWK Set (RFC 7517), as it is: no envelope.' })
+  jwks(): string {
+    // A string goes out as it is: key sets are read by JOSE libraries, which expect `keys` at the top.
+    return JSON.stringify({ keys: this.keys.publicJwks() });
+  }
+}
