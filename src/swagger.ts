@@ -69,7 +69,10 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
     .addTag('bank-accounts', 'Bank accounts opened at the provider; the document expiry rule is enforced here first')
     .addTag('audit', 'The audit log, for support and compliance staff (staff roles, or an admin token)')
     .addTag('request-log', 'Your own requests and what became of each, from an `error.id` to the provider’s attempts (a partner’s server token)')
-    .addTag('receipts', 'Proofs, checked offline, that the audit log holds your requests’ events: signed checkpoints, Merkle inclusion proofs, the keys (docs/security.md, "Receipts")')
+    .addTag(
+      'receipts',
+      'Proofs, checked offline, that the audit log holds your requests’ events: signed checkpoints, Merkle inclusion proofs, the keys (docs/security.md, "Receipts")',
+    )
     .addTag('clients', 'The calling API client, and the list of clients (admin)')
     .addTag('session', 'A web app’s browser session: login through the partner’s OpenID provider, an HttpOnly cookie, logout (docs/security.md, "Web apps")')
     .addTag('health', 'Liveness and readiness probes')

@@ -353,10 +353,9 @@ describe('request logs: a partner’s own requests, and what became of each', ()
       expect([...times].sort().reverse()).toEqual(times);
     });
 
-    it('when a filter matches little of a large log, then each page reads a bounded stretch of it: a page may come back short, even empty, with a cursor that leads on to the match', async () => {
+    it('when a filter matches little of a large log, then each page reads a bounded stretch of it, and paging on finds each match once, however the log grows meanwhile', async () => {
       const tenant = `large-${randomUUID()}`;
       const partner = await t.createClient('partner', { tenant });
-      // The match is older than SCAN_PER_PAGE + 500 of the tenant's other requests.
       const insert = (count: number, status: number, code: string | null) =>
         t.dataSource.query(
           `INSERT INTO audit_events (id, request_id, client_id, client_name, caller_kind, tenant, operation, phase, http_method, route, http_status, error_code)
@@ -365,20 +364,46 @@ describe('request logs: a partner’s own requests, and what became of each', ()
              FROM generate_series(1, $5::int) AS g`,
           [tenant, status, code, randomUUID(), count],
         );
-      await insert(1, 404, 'CUSTOMER.NOT_FOUND');
-      await insert(SCAN_PER_PAGE + 500, 200, null);
+      // Three matches, oldest first, each 1,500 of the tenant's other requests apart: the oldest lies beyond one page's reading.
+      for (let i = 0; i < 3; i++) {
+        await insert(1, 404, 'CUSTOMER.NOT_FOUND');
+        if (i < 2) await insert(1500, 200, null);
+      }
 
       const pages: { requests: LoggedRequest[]; next_cursor: string | null }[] = [];
       let cursor: string | null = null;
       do {
-        const page: Answer<{ requests: LoggedRequest[]; next_cursor: string | null }> = await list(`?status=404${cursor ? `&cursor=${cursor}` : ''}`, partner);
+        const page: Answer<{ requests: LoggedRequest[]; next_cursor: string | null }> = await list(
+          `?status=404&limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+          partner,
+        );
         pages.push(page.body.data!);
         cursor = page.body.data!.next_cursor;
+        // The log grows while the partner pages: new requests, a match among them, newer than every page.
+        await insert(300, 200, null);
+        await insert(1, 404, 'CUSTOMER.NOT_FOUND');
       } while (cursor && pages.length < 10);
 
-      expect(pages.map((page) => page.requests.length)).toEqual([0, 1]);
-      expect(pages[0].next_cursor).not.toBeNull();
-      expect(pages[1]).toMatchObject({ requests: [{ status: 404, error: { code: 'CUSTOMER.NOT_FOUND' } }], next_cursor: null });
+      const seen = pages.flatMap((page) => page.requests.map((request) => request.request_id));
+      expect(pages.map((page) => page.requests.length)).toEqual([1, 1, 1]);
+      expect(new Set(seen).size).toBe(3);
+      expect(pages.at(-1)!.next_cursor).toBeNull();
+    });
+
+    it('when nothing matches in a large log, then a page comes back empty with a cursor, and paging on ends', async () => {
+      const tenant = `large-${randomUUID()}`;
+      const partner = await t.createClient('partner', { tenant });
+      await t.dataSource.query(
+        `INSERT INTO audit_events (id, request_id, client_id, client_name, caller_kind, tenant, operation, phase, http_status)
+         SELECT gen_random_uuid(), 'bulk-' || g, gen_random_uuid(), 'bulk', 'partner', $1::varchar, 'balance.read', 'succeeded', 200 FROM generate_series(1, $2::int) AS g`,
+        [tenant, SCAN_PER_PAGE + 10],
+      );
+
+      const first = (await list('?status_class=5xx', partner)).body.data!;
+      const second = (await list(`?status_class=5xx&cursor=${first.next_cursor}`, partner)).body.data!;
+
+      expect(first).toEqual({ requests: [], next_cursor: expect.any(String) });
+      expect(second).toEqual({ requests: [], next_cursor: null });
     });
 
     it.each([

@@ -7836,7 +7836,7 @@ export interface operations {
                 status?: number;
                 /** @description The class of the status: `4xx` lists every refusal. */
                 status_class?: "2xx" | "3xx" | "4xx" | "5xx";
-                /** @description What the request did. Reads of this log are left out unless named here (`request_log.list`, `request_log.read`). */
+                /** @description What the request did. Reads of this log and of proofs are left out unless named here (`request_log.list`, `request_log.read`, `receipt.proof`). */
                 operation?: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown";
                 /** @description The `error.code` the request was answered with. */
                 error_code?: components["schemas"]["ErrorCode"];

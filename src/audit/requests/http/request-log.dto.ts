@@ -53,7 +53,8 @@ export class RequestLogQueryDto {
 
   @ApiPropertyOptional({
     enum: AUDIT_OPERATIONS,
-    description: 'What the request did. Reads of this log are left out unless named here (`request_log.list`, `request_log.read`).',
+    description:
+      'What the request did. Reads of this log and of proofs are left out unless named here (`request_log.list`, `request_log.read`, `receipt.proof`).',
   })
   @IsOptional()
   @IsIn(AUDIT_OPERATIONS, { message: `operation must be one of ${AUDIT_OPERATIONS.join(', ')}` })

@@ -10,7 +10,7 @@ import { AuditEventMapper } from '../../trail/persistence/audit-event.mapper';
 import { POSITION_SQL } from '../../trail/persistence/typeorm-audit-log.repository';
 import { RelatedRequest, RequestLogFilter, RequestLogPage, RequestLogStore, RequestTimeline } from '../domain/request-log.port';
 
-const LOG_READS = [OPERATION.listRequests, OPERATION.readRequest];
+const LOG_READS = [OPERATION.listRequests, OPERATION.readRequest, OPERATION.readReceiptProof];
 
 /**
  * How many of a tenant's events one page reads at most when no reference, customer or error id
@@ -53,15 +53,15 @@ export class TypeOrmRequestLogRepository extends RequestLogStore {
     const bind = (value: unknown) => `$${parameters.push(value)}`;
     // Where the tenant's events are read from: in the period, older than the cursor (the tenant's index alone).
     const windowOf = (bound: (value: unknown) => string) => {
-      const window = [`e.tenant = ${bound(filter.tenant)}`];
+      const window = [`e.tenant = ${bound(filter.tenant)}`, PARTNER_CALLERS];
       if (filter.from) window.push(`e.occurred_at >= ${bound(filter.from)}`);
       if (filter.to) window.push(`e.occurred_at < ${bound(filter.to)}`);
       if (after) window.push(`(e.occurred_at, e.id) < (${bound(after.occurredAt)}::timestamptz, ${bound(after.id)}::uuid)`);
       return window;
     };
     const window = windowOf(bind);
-    // What the partner asked for: its callers' requests, each once (its last event), as the filters say.
-    const wanted = [PARTNER_CALLERS, LAST_EVENT];
+    // What the partner asked for: each request once (its last event), as the filters say.
+    const wanted = [LAST_EVENT];
     if (filter.reference) wanted.push(`e.reference = ${bind(filter.reference)}`);
     if (filter.customerId) wanted.push(`e.customer_id = ${bind(filter.customerId)}`);
     // Reading the log leaves events too: listed only when asked for, so that looking does not push what was looked for off the page.
@@ -90,22 +90,30 @@ export class TypeOrmRequestLogRepository extends RequestLogStore {
     // Otherwise the tenant's events are read newest first, at most SCAN_PER_PAGE of them a page: a filter
     // that matches little (or nothing) costs no more than that. The reading stops as soon as the page
     // is full; when it is not, the page ends where the reading stopped, with a cursor from there.
-    const scan = bind(SCAN_PER_PAGE);
+    const scan = String(SCAN_PER_PAGE);
     const rows = await this.query(
       `SELECT e.* FROM (SELECT ${columns} FROM audit_events e WHERE ${window.join(' AND ')} ${order} LIMIT ${scan}) e
         WHERE ${wanted.join(' AND ')} ${order} LIMIT ${page}`,
       parameters,
     );
     if (rows.length > limit) return this.page(rows, limit);
-    // The last event the reading could reach (on the tenant's index alone): when there is one, more may follow.
+    // Not full. Where the reading stops (the SCAN_PER_PAGE-th event), then the page read down to it, in
+    // that order: an event written or purged between the two can then make no page repeat or skip one.
     const bounds: unknown[] = [];
     const bindBound = (value: unknown) => `$${bounds.push(value)}`;
-    const [boundary] = await this.query(
-      `SELECT e.id, ${POSITION_SQL} AS position FROM audit_events e WHERE ${windowOf(bindBound).join(' AND ')} ${order} OFFSET ${bindBound(SCAN_PER_PAGE - 1)} LIMIT 1`,
+    const [stop] = await this.query(
+      `SELECT e.id, e.occurred_at, ${POSITION_SQL} AS position FROM audit_events e WHERE ${windowOf(bindBound).join(' AND ')} ${order} OFFSET ${bindBound(SCAN_PER_PAGE - 1)} LIMIT 1`,
       bounds,
     );
-    if (!boundary) return this.page(rows, limit);
-    return { requests: rows.map((row) => AuditEventMapper.toDomain(this.entityOf(row))), next: { occurredAt: boundary.position, id: boundary.id } };
+    // Fewer events than that are left: the reading above saw them all.
+    if (!stop) return this.page(rows, limit);
+    const upTo = `(e.occurred_at, e.id) >= (${bind(stop.position)}::timestamptz, ${bind(stop.id)}::uuid)`;
+    const bounded = await this.query(
+      `SELECT ${columns} FROM audit_events e WHERE ${[...window, upTo, ...wanted].join(' AND ')} ${order} LIMIT ${page}`,
+      parameters,
+    );
+    if (bounded.length > limit) return this.page(bounded, limit);
+    return { requests: bounded.map((row) => AuditEventMapper.toDomain(this.entityOf(row))), next: { occurredAt: stop.position, id: stop.id } };
   }
 
   /** A page of at most `limit` requests, with the cursor after the last when more matched. */

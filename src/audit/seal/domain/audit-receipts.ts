@@ -1,8 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../../common/domain/domain-error';
-import { decodeManifest, manifestLeaves, parseStatement } from './audit-seal';
+import { manifestLeaves, parseStatement } from './audit-seal';
 import { AuditSealStore, StoredCheckpoint } from './audit-seal.port';
-import { inclusionProof } from './merkle';
+import { inclusionProofFromLevels, treeLevels } from './merkle';
+
+/** Checkpoints whose trees are kept in memory (a tree of 10,000 events is about 640 KB): proofs cluster on recent ones. */
+const TREES_KEPT = 16;
+
+/** Where the entry of `eventId` is in a manifest (48 bytes each, the id's 16 first), or -1. */
+function entryIndexOf(manifest: Buffer, eventId: string): number {
+  const id = Buffer.from(eventId.replace(/-/g, ''), 'hex');
+  for (let offset = 0; offset < manifest.length; offset += 48) {
+    if (manifest.compare(id, 0, 16, offset, offset + 16) === 0) return offset / 48;
+  }
+  return -1;
+}
 
 /** How long to wait before asking again for the proof of an event not sealed yet: the sealer runs every second. */
 export const PROOF_RETRY_SECONDS = 2;
@@ -40,6 +52,9 @@ export type ProofAnswer = { readonly kind: 'sealed'; readonly proof: InclusionPr
 /** Proofs a partner can check without us: that the audit log holds its event, under a checkpoint signed with the audit key. */
 @Injectable()
 export class AuditReceipts {
+  /** Each checkpoint's tree, by its number, the most recently used last: a checkpoint never changes. */
+  private readonly trees = new Map<number, Buffer[][]>();
+
   constructor(private readonly store: AuditSealStore) {}
 
   /**
@@ -52,24 +67,41 @@ export class AuditReceipts {
     if (!found.checkpoint) return { kind: 'pending', retryAfterSeconds: PROOF_RETRY_SECONDS };
     const { manifest, ...checkpoint } = found.checkpoint;
     const statement = parseStatement(checkpoint.statement);
-    if (!statement || statement.v === 1 || !statement.merkle_root) {
+    if (!statement) throw new ProofUnavailable(`Checkpoint #${checkpoint.seq}'s statement is not one the sealer writes (audit:verify reports it)`);
+    if (statement.v === 1)
       throw new ProofUnavailable(`The event was sealed by checkpoint #${checkpoint.seq}, written before checkpoints carried a Merkle tree`);
-    }
-    const entries = decodeManifest(manifest) ?? [];
-    const leafIndex = entries.findIndex((entry) => entry.id === eventId);
+    const leafIndex = entryIndexOf(manifest, eventId);
     // Inside a sealed range, yet not sealed: written there afterwards (audit:verify names it).
     if (leafIndex < 0) throw new ProofUnavailable(`Checkpoint #${checkpoint.seq} did not seal this event`);
+    const levels = this.treeOf(checkpoint.seq, manifest);
+    // A proof leads to the root the checkpoint signed, or is not given (audit:verify reports such a checkpoint).
+    if (levels[levels.length - 1][0].toString('hex') !== statement.merkle_root) {
+      throw new ProofUnavailable(`Checkpoint #${checkpoint.seq}'s Merkle root is not the tree of its manifest (audit:verify reports it)`);
+    }
     return {
       kind: 'sealed',
       proof: {
         eventId,
-        eventHash: entries[leafIndex].hash,
+        eventHash: Buffer.from(manifest.subarray(leafIndex * 48 + 16, leafIndex * 48 + 48)),
         leafIndex,
-        treeSize: entries.length,
-        path: inclusionProof(manifestLeaves(manifest), leafIndex),
+        treeSize: manifest.length / 48,
+        path: inclusionProofFromLevels(levels, leafIndex),
         merkleRoot: statement.merkle_root,
         checkpoint,
       },
     };
+  }
+
+  private treeOf(seq: number, manifest: Buffer): Buffer[][] {
+    const kept = this.trees.get(seq);
+    if (kept) {
+      this.trees.delete(seq);
+      this.trees.set(seq, kept);
+      return kept;
+    }
+    const levels = treeLevels(manifestLeaves(manifest));
+    this.trees.set(seq, levels);
+    if (this.trees.size > TREES_KEPT) this.trees.delete(this.trees.keys().next().value!);
+    return levels;
   }
 }

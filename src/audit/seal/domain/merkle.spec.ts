@@ -1,6 +1,16 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { consistencyProof, EMPTY_TREE_HASH, inclusionProof, leafHash, treeHead, verifyConsistency, verifyInclusion } from './merkle';
+import {
+  consistencyProof,
+  EMPTY_TREE_HASH,
+  inclusionProof,
+  inclusionProofFromLevels,
+  leafHash,
+  treeHead,
+  treeLevels,
+  verifyConsistency,
+  verifyInclusion,
+} from './merkle';
 
 /**
  * A second implementation, for the tests only: RFC 9162's definitions (section 2.1) as written,
@@ -88,7 +98,20 @@ describe('RFC 9162 Merkle trees', () => {
     );
   });
 
-  it('when an inclusion proof, its leaf, its index, its size or the root is altered, then it does not verify', () => {
+  it('when a tree is kept as its levels, then its root is the head, and each leaf’s path read from them is the RFC’s', () => {
+    fc.assert(
+      fc.property(tree, fc.nat(), (data, pick) => {
+        const index = pick % data.length;
+        const levels = treeLevels(leavesOf(data));
+
+        expect(levels[levels.length - 1]).toHaveLength(1);
+        expect(levels[levels.length - 1][0].equals(MTH(data))).toBe(true);
+        expect(inclusionProofFromLevels(levels, index).map((p) => p.toString('hex'))).toEqual(PATH(index, data).map((p) => p.toString('hex')));
+      }),
+    );
+  });
+
+  it('when an inclusion proof, its leaf, its index or the root is altered, then it does not verify', () => {
     fc.assert(
       fc.property(distinctTree, fc.nat(), fc.nat(), (data, pick, bit) => {
         const index = pick % data.length;

@@ -92,6 +92,39 @@ export function consistencyProof(leaves: readonly Buffer[], first: number): Buff
   return out;
 }
 
+/**
+ * Every level of the tree, leaves first, root last, built by pairing each level's nodes from the
+ * left and carrying an odd last node up as it is: the same tree as RFC 9162's recursive definition
+ * (its left subtrees are the largest powers of two), kept whole so that each proof after it is
+ * O(log n) lookups.
+ */
+export function treeLevels(leaves: readonly Buffer[]): Buffer[][] {
+  if (leaves.length === 0) return [[EMPTY_TREE_HASH]];
+  const levels: Buffer[][] = [[...leaves]];
+  while (levels[levels.length - 1].length > 1) {
+    const below = levels[levels.length - 1];
+    const level: Buffer[] = [];
+    for (let i = 0; i + 1 < below.length; i += 2) level.push(nodeHash(below[i], below[i + 1]));
+    if (below.length % 2 === 1) level.push(below[below.length - 1]);
+    levels.push(level);
+  }
+  return levels;
+}
+
+/** The inclusion proof of leaf `index`, read from the tree's levels (treeLevels): the same path as inclusionProof. */
+export function inclusionProofFromLevels(levels: readonly (readonly Buffer[])[], index: number): Buffer[] {
+  if (!Number.isInteger(index) || index < 0 || index >= levels[0].length) throw new RangeError(`leaf ${index} is not in a tree of ${levels[0].length}`);
+  const path: Buffer[] = [];
+  let at = index;
+  for (let level = 0; level < levels.length - 1; level++) {
+    const sibling = at ^ 1;
+    // A last node without a sibling is carried up as it is: nothing to add at this level.
+    if (sibling < levels[level].length) path.push(levels[level][sibling]);
+    at >>= 1;
+  }
+  return path;
+}
+
 const isOdd = (n: bigint) => (n & 1n) === 1n;
 
 /** RFC 9162 2.1.3.2: whether `proof` shows the leaf with this hash at `index` in the tree of `size` whose head is `root`. */

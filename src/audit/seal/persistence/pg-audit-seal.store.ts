@@ -201,9 +201,9 @@ export class PgAuditSealStore extends AuditSealStore {
     // The first seal whose range ends at or after the event: its range holds it, when any does.
     const [row] = await unavailableOnOutage(() =>
       this.sql.query<CheckpointRow & { entries: Buffer }>(
-        `SELECT ${CHECKPOINT_COLUMNS}, m.entries FROM audit_checkpoints c JOIN audit_manifests m ON m.seq = c.seq
+        `SELECT ${CHECKPOINT_COLUMNS}, COALESCE(m.entries, ''::bytea) AS entries FROM audit_checkpoints c LEFT JOIN audit_manifests m ON m.seq = c.seq
           WHERE c.kind = 'seal' AND (c.end_tx, c.end_id) >= ($1::bigint, $2::uuid)
-          ORDER BY c.end_tx, c.end_id, c.seq LIMIT 1`,
+          ORDER BY c.end_tx, c.end_id LIMIT 1`,
         [position.tx, position.id],
       ),
     );
