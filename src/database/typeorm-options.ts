@@ -23,15 +23,27 @@ export function dataSourceOptions(
 /** An arbitrary constant: the key of the advisory lock that serialises migrations across replicas. */
 export const MIGRATION_LOCK_KEY = 7_204_118_553;
 
+/** How often a replica waiting for another's migrations asks for the lock again. */
+const MIGRATION_LOCK_POLL_MS = 200;
+
 /**
- * Applies pending migrations, each in its own transaction, while holding a session advisory lock so
- * that replicas starting together apply them once. Returns the names applied.
+ * Applies pending migrations, each in its own transaction (or none, where a migration says so),
+ * while holding a session advisory lock so that replicas starting together apply them once.
+ * Returns the names applied.
+ *
+ * The others wait for the lock by asking again, not in a blocked statement: a blocked statement
+ * holds a snapshot, and a migration that builds an index CONCURRENTLY waits for every snapshot in
+ * the database to end, while the blocked replica waits for its lock: neither would ever go on.
  */
 export async function runMigrations(dataSource: DataSource): Promise<string[]> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
-    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    for (;;) {
+      const [{ locked }] = (await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [MIGRATION_LOCK_KEY])) as { locked: boolean }[];
+      if (locked) break;
+      await new Promise((resolve) => setTimeout(resolve, MIGRATION_LOCK_POLL_MS));
+    }
     const applied = await dataSource.runMigrations({ transaction: 'each' });
     return applied.map((m) => m.name);
   } finally {
