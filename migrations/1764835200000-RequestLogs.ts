@@ -39,9 +39,10 @@ export class RequestLogs1764835200000 implements MigrationInterface {
     }
   }
 
+  // Reverting runs in a transaction, whatever `transaction` says: the indexes go with a plain DROP INDEX.
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS "audit_events_tenant_idx"`);
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS "audit_events_request_idx"`);
+    await queryRunner.query(`DROP INDEX IF EXISTS "audit_events_tenant_idx"`);
+    await queryRunner.query(`DROP INDEX IF EXISTS "audit_events_request_idx"`);
     await queryRunner.query(`ALTER TABLE "audit_events" DROP CONSTRAINT IF EXISTS "audit_events_upstream_attempts_check"`);
     await queryRunner.query(`ALTER TABLE "audit_events" DROP COLUMN IF EXISTS "upstream_attempts"`);
   }

@@ -15,7 +15,8 @@ export class AuditReceipts1764921600000 implements MigrationInterface {
     await queryRunner.query(`CREATE INDEX CONCURRENTLY "audit_checkpoints_end_idx" ON "audit_checkpoints" ("end_tx", "end_id") WHERE kind = 'seal'`);
   }
 
+  // Reverting runs in a transaction, whatever `transaction` says: the indexes go with a plain DROP INDEX.
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS "audit_checkpoints_end_idx"`);
+    await queryRunner.query(`DROP INDEX IF EXISTS "audit_checkpoints_end_idx"`);
   }
 }
