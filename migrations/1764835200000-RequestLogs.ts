@@ -4,9 +4,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * Request logs for partners (docs/decisions.md, "Request logs for partners").
  *
  * - `audit_events.upstream_attempts`: each provider attempt of a call that was tried more than once
- *   (a retried read; a write retried because nothing was sent), in order: retry number, status,
- *   latency, the provider's error id, what failed. Null for a call made once (its one attempt is
- *   the `upstream_*` columns), and for a request that made no provider call.
+ *   (a retried read; a write retried because nothing was sent), or that got no answer, in order:
+ *   retry number, status, latency, the provider's error id, what failed. Null for a call answered at
+ *   once (its one attempt is the `upstream_*` columns), and for a request that made no provider call.
  * - `audit_events_request_idx`: one request's events by its id and tenant
  *   (`GET /api/v1/requests/{request_id}`, and whether a request has ended).
  * - `audit_events_tenant_idx`: a partner's requests, newest first (`GET /api/v1/requests`): without

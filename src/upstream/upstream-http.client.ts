@@ -155,13 +155,16 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
     const elapsed = () => Math.round(performance.now() - started);
     const measure = (outcome: unknown) => this.metrics.upstreamCall(operation, outcomeOf(outcome), (performance.now() - started) / 1000);
 
-    // Filled only when the call is retried: each attempt, for the request's audit event (the request log's timeline).
+    // Filled only when the call is retried, or got no answer: each attempt, for the request's audit event
+    // (the request log's timeline). A call answered at once is its UpstreamFacts alone.
     let attempts: UpstreamAttempt[] | undefined;
     const tried = (attempt: Tried) => (attempts ??= []).push(attemptOf(attempts.length, attempt));
     let raw: RawResponse;
     try {
       raw = await this.resilience.execute(method, () => this.transport.send(method, path, headers, body), tried);
     } catch (error) {
+      // Tried once, no answer: why is known here, and nowhere after (an error code names several causes' outcome).
+      if (!attempts && failureOf(error)) tried({ error, ms: performance.now() - started });
       if (attempts) noteUpstreamAttempts(record, attempts);
       const failure = this.failure(operation, method, error, elapsed(), record);
       if (failure instanceof UpstreamError) noteUpstreamCall(record, failure.upstream);

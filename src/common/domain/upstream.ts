@@ -26,8 +26,8 @@ export type AttemptFailure = 'timeout' | 'not_sent' | 'connection_lost' | 'circu
 
 /**
  * One attempt of a provider call that was tried more than once (a retried read; a write retried
- * because nothing was sent): `retry` 0 is the first. A call made once has no such list: its one
- * attempt is the call's UpstreamFacts.
+ * because nothing was sent), or of one that got no answer: `retry` 0 is the first. A call answered
+ * at its first attempt has no such list: its one attempt is the call's UpstreamFacts.
  */
 export interface UpstreamAttempt {
   readonly retry: number;

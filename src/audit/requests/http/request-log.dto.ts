@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { ALL_ERROR_CODES, type ErrorCode } from '../../../common/domain/error-codes';
-import type { AttemptFailure, UpstreamAttempt } from '../../../common/domain/upstream';
+import type { UpstreamAttempt } from '../../../common/domain/upstream';
 import { IsInstant } from '../../../common/http/date.validators';
 import { IsUuidField, Rules, toDecimalInteger } from '../../../common/http/field-rules';
 import { requestLogAddress } from '../../../common/http/request-recorder.port';
@@ -388,22 +388,11 @@ export class RequestTimelineDto extends LoggedRequestDto {
   }
 }
 
-/** Every provider attempt the request's events record: the retried calls' lists, or a call made once as its one attempt. */
+/** Every provider attempt the request's events record: the lists of calls retried or unanswered, or a call answered at once as its one attempt. */
 function attemptsOf(events: readonly AuditEvent[]): ProviderAttemptDto[] {
   return events.flatMap((event) => {
     if (event.upstreamAttempts && event.upstreamAttempts.length > 0) return event.upstreamAttempts.map((attempt) => ProviderAttemptDto.from(attempt));
-    if (event.upstreamStatus === undefined && event.upstreamLatencyMs === undefined) return [];
-    const failure = event.upstreamStatus === undefined && event.errorCode !== undefined ? FAILURE_OF_CODE[event.errorCode] : undefined;
-    return [
-      ProviderAttemptDto.from({ retry: 0, status: event.upstreamStatus, latencyMs: event.upstreamLatencyMs ?? 0, errorId: event.upstreamErrorId, failure }),
-    ];
+    if (event.upstreamStatus === undefined) return [];
+    return [ProviderAttemptDto.from({ retry: 0, status: event.upstreamStatus, latencyMs: event.upstreamLatencyMs ?? 0, errorId: event.upstreamErrorId })];
   });
 }
-
-/** A call made once that got no answer: why, as its error code says. */
-const FAILURE_OF_CODE: Readonly<Record<string, AttemptFailure | undefined>> = {
-  'UPSTREAM.TIMEOUT': 'timeout',
-  'UPSTREAM.UNREACHABLE': 'not_sent',
-  'UPSTREAM.CONNECTION_LOST': 'connection_lost',
-  'UPSTREAM.CIRCUIT_OPEN': 'circuit_open',
-};
