@@ -1,4 +1,4 @@
-import type { AuditEvent, AuditOperation, AuditPosition, TerminalPhase } from '../../trail/domain/audit-event';
+import type { AuditEvent, AuditOperation, AuditPosition } from '../../trail/domain/audit-event';
 
 /** What a partner may filter its own requests by; every filter but `tenant` optional, all of them combined. */
 export interface RequestLogFilter {
@@ -30,7 +30,6 @@ export interface RequestLogPage {
 export interface RelatedRequest {
   readonly requestId: string;
   readonly occurredAt: Date;
-  readonly phase: TerminalPhase | 'attempted';
 }
 
 /** One request, whole: its events in order, what it replayed, and what settled it when its outcome was unknown. */

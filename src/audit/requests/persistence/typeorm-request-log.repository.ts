@@ -38,7 +38,6 @@ const LAST_EVENT = `(e.phase <> 'attempted' OR NOT EXISTS (
 interface RelatedRow {
   request_id: string;
   occurred_at: Date;
-  phase: RelatedRequest['phase'];
 }
 
 /** A partner's requests over audit_events: the tenant's index, newest first, keyset pages; one request by the request id's index. */
@@ -158,7 +157,7 @@ export class TypeOrmRequestLogRepository extends RequestLogStore {
     const replay = events.findLast((event) => event.replayed === true && event.reference !== undefined);
     if (!replay) return undefined;
     return this.related(
-      `SELECT e.request_id, e.occurred_at, e.phase FROM audit_events e
+      `SELECT e.request_id, e.occurred_at FROM audit_events e
         WHERE e.reference = $1 AND e.operation = $2 AND e.tenant = $3 AND e.phase = 'attempted' AND e.request_id <> $4 AND e.occurred_at < $5
         ORDER BY e.occurred_at DESC, e.id DESC LIMIT 1`,
       [replay.reference, replay.operation, tenant, replay.requestId, replay.occurredAt],
@@ -186,7 +185,7 @@ export class TypeOrmRequestLogRepository extends RequestLogStore {
     );
     if (!unresolved) return undefined;
     return this.related(
-      `SELECT e.request_id, e.occurred_at, e.phase FROM audit_events e
+      `SELECT e.request_id, e.occurred_at FROM audit_events e
         WHERE e.reference = $1 AND e.operation = $2 AND e.tenant = $3 AND e.phase = 'succeeded'
         ORDER BY e.occurred_at ASC, e.id ASC LIMIT 1`,
       [unresolved.reference, unresolved.operation, tenant],
@@ -195,6 +194,6 @@ export class TypeOrmRequestLogRepository extends RequestLogStore {
 
   private async related(sql: string, parameters: unknown[]): Promise<RelatedRequest | undefined> {
     const [row] = await unavailableOnOutage(() => this.rows.query<RelatedRow[]>(sql, parameters));
-    return row ? { requestId: row.request_id, occurredAt: row.occurred_at, phase: row.phase } : undefined;
+    return row ? { requestId: row.request_id, occurredAt: row.occurred_at } : undefined;
   }
 }

@@ -1,20 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../../common/domain/domain-error';
-import { manifestLeaves, parseStatement } from './audit-seal';
+import { manifestHashAt, manifestIndexOf, manifestLeaves, manifestSize, parseStatement } from './audit-seal';
 import { AuditSealStore, StoredCheckpoint } from './audit-seal.port';
-import { inclusionProofFromLevels, treeLevels } from './merkle';
+import { inclusionProof, treeLevels } from './merkle';
 
 /** Checkpoints whose trees are kept in memory (a tree of 10,000 events is about 640 KB): proofs cluster on recent ones. */
 const TREES_KEPT = 16;
-
-/** Where the entry of `eventId` is in a manifest (48 bytes each, the id's 16 first), or -1. */
-function entryIndexOf(manifest: Buffer, eventId: string): number {
-  const id = Buffer.from(eventId.replace(/-/g, ''), 'hex');
-  for (let offset = 0; offset < manifest.length; offset += 48) {
-    if (manifest.compare(id, 0, 16, offset, offset + 16) === 0) return offset / 48;
-  }
-  return -1;
-}
 
 /** How long to wait before asking again for the proof of an event not sealed yet: the sealer runs every second. */
 export const PROOF_RETRY_SECONDS = 2;
@@ -70,7 +61,7 @@ export class AuditReceipts {
     if (!statement) throw new ProofUnavailable(`Checkpoint #${checkpoint.seq}'s statement is not one the sealer writes (audit:verify reports it)`);
     if (statement.v === 1)
       throw new ProofUnavailable(`The event was sealed by checkpoint #${checkpoint.seq}, written before checkpoints carried a Merkle tree`);
-    const leafIndex = entryIndexOf(manifest, eventId);
+    const leafIndex = manifestIndexOf(manifest, eventId);
     // Inside a sealed range, yet not sealed: written there afterwards (audit:verify names it).
     if (leafIndex < 0) throw new ProofUnavailable(`Checkpoint #${checkpoint.seq} did not seal this event`);
     const levels = this.treeOf(checkpoint.seq, manifest);
@@ -82,10 +73,10 @@ export class AuditReceipts {
       kind: 'sealed',
       proof: {
         eventId,
-        eventHash: Buffer.from(manifest.subarray(leafIndex * 48 + 16, leafIndex * 48 + 48)),
+        eventHash: manifestHashAt(manifest, leafIndex),
         leafIndex,
-        treeSize: manifest.length / 48,
-        path: inclusionProofFromLevels(levels, leafIndex),
+        treeSize: manifestSize(manifest),
+        path: inclusionProof(levels, leafIndex),
         merkleRoot: statement.merkle_root,
         checkpoint,
       },

@@ -166,6 +166,25 @@ export function decodeManifest(bytes: Buffer): ManifestEntry[] | undefined {
   return entries;
 }
 
+/** Where the entry of event `id` is in a manifest, or -1: compared on the id's 16 bytes, nothing decoded. */
+export function manifestIndexOf(manifest: Buffer, id: string): number {
+  const bytes = Buffer.from(id.replace(/-/g, ''), 'hex');
+  for (let offset = 0; offset < manifest.length; offset += ENTRY) {
+    if (manifest.compare(bytes, 0, 16, offset, offset + 16) === 0) return offset / ENTRY;
+  }
+  return -1;
+}
+
+/** The event hash of a manifest's entry `index`. */
+export function manifestHashAt(manifest: Buffer, index: number): Buffer {
+  return Buffer.from(manifest.subarray(index * ENTRY + 16, (index + 1) * ENTRY));
+}
+
+/** How many entries a manifest holds. */
+export function manifestSize(manifest: Buffer): number {
+  return manifest.length / ENTRY;
+}
+
 /** A manifest entry as a leaf of its checkpoint's Merkle tree: the leaf hash of its 48 bytes (id, then event hash). */
 export function entryLeaf(manifest: Buffer, index: number): Buffer {
   return leafHash(manifest.subarray(index * ENTRY, (index + 1) * ENTRY));

@@ -45,28 +45,6 @@ export function treeHead(leaves: readonly Buffer[]): Buffer {
   return treeHash(leaves, 0, leaves.length);
 }
 
-/** PATH(m, D[start:end]), from the leaf up. */
-function path(m: number, leaves: readonly Buffer[], start: number, end: number, out: Buffer[]): void {
-  const n = end - start;
-  if (n <= 1) return;
-  const k = split(n);
-  if (m < k) {
-    path(m, leaves, start, start + k, out);
-    out.push(treeHash(leaves, start + k, end));
-  } else {
-    path(m - k, leaves, start + k, end, out);
-    out.push(treeHash(leaves, start, start + k));
-  }
-}
-
-/** The inclusion proof (audit path) of leaf `index` in the tree of `leaves`. */
-export function inclusionProof(leaves: readonly Buffer[], index: number): Buffer[] {
-  if (!Number.isInteger(index) || index < 0 || index >= leaves.length) throw new RangeError(`leaf ${index} is not in a tree of ${leaves.length}`);
-  const out: Buffer[] = [];
-  path(index, leaves, 0, leaves.length, out);
-  return out;
-}
-
 /** SUBPROOF(m, D[start:end], whole). */
 function subproof(m: number, leaves: readonly Buffer[], start: number, end: number, whole: boolean, out: Buffer[]): void {
   const n = end - start;
@@ -111,8 +89,8 @@ export function treeLevels(leaves: readonly Buffer[]): Buffer[][] {
   return levels;
 }
 
-/** The inclusion proof of leaf `index`, read from the tree's levels (treeLevels): the same path as inclusionProof. */
-export function inclusionProofFromLevels(levels: readonly (readonly Buffer[])[], index: number): Buffer[] {
+/** The inclusion proof (audit path, RFC 9162's PATH) of leaf `index`, read from the tree's levels (treeLevels). */
+export function inclusionProof(levels: readonly (readonly Buffer[])[], index: number): Buffer[] {
   if (!Number.isInteger(index) || index < 0 || index >= levels[0].length) throw new RangeError(`leaf ${index} is not in a tree of ${levels[0].length}`);
   const path: Buffer[] = [];
   let at = index;
