@@ -132,6 +132,7 @@ export async function createApp(
         'X-Request-Id',
         'Retry-After',
         'Idempotent-Replayed',
+        'Audit-Receipt',
         'X-RateLimit-Limit',
         'X-RateLimit-Remaining',
         'X-RateLimit-Reset',

@@ -1,10 +1,16 @@
-import { createHash, createPublicKey, generateKeyPairSync, randomUUID, verify as verifySignature } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, verify as verifySignature } from 'node:crypto';
+import { CompactSign, decodeProtectedHeader } from 'jose';
+import { Client } from 'pg';
 import { AuditSealer } from '../../src/audit/seal/domain/audit-sealer.service';
+import { runAuditVerify } from '../../src/audit/cli/audit-verify.command';
 import { startTestApp, TEST_AUDIT_SIGNING_KEY, TestApp } from '../support/app';
-import { buildCustomerRequest } from '../support/builders';
+import { buildBankAccountRequest, buildCustomerRequest } from '../support/builders';
+import { createTestDatabase } from '../support/database';
 import { callApi } from '../support/http';
 import { TestIssuer } from '../support/oidc';
+import { clearSandbox, injectFault } from '../support/sandbox';
 import { waitFor } from '../support/wait-for';
+import { type AuditKeySet, ReceiptVerificationError, verifyInclusion, verifyReceipt } from '../../clients/typescript/src/receipts';
 
 interface Proof {
   event_id: string;
@@ -94,6 +100,8 @@ describe('receipts: proofs a partner checks offline that the audit log holds its
     // Sealed when the test says (the sealer's own schedule off), so that "not sealed yet" is seen for certain.
     t = await startTestApp({
       AUDIT_SEALING: 'false',
+      UPSTREAM_TIMEOUT_MS: '1500',
+      UPSTREAM_BREAKER_THRESHOLD: '1000',
       AUDIT_PUBLIC_KEYS: retired.export({ type: 'spki', format: 'pem' }).toString(),
       OIDC_ISSUER: endUsers.issuer,
       END_USER_PSEUDONYM_KEY: 'cmVjZWlwdHMtdGVzdC1wc2V1ZG9ueW0ta2V5LW9mLTMyYiE=',
@@ -161,5 +169,225 @@ describe('receipts: proofs a partner checks offline that the audit log holds its
     expect(answer.headers.get('content-type')).toMatch(/^application\/jwk-set\+json/);
     expect(keys.map((key) => key.kid).sort()).toEqual([kidOf(createPublicKey(TEST_AUDIT_SIGNING_KEY)), kidOf(retired)].sort());
     expect(keys.every((key) => key.kty === 'OKP' && key.crv === 'Ed25519' && key.alg === 'EdDSA' && key.d === undefined)).toBe(true);
+  });
+
+  describe('the receipt of a write', () => {
+    beforeEach(() => clearSandbox(t.sandbox));
+
+    const receiptOf = (answer: { headers: Headers }) => answer.headers.get('audit-receipt');
+    const createCustomer = (body: Record<string, unknown> = buildCustomerRequest(), requestId = randomUUID()) =>
+      callApi<{ customer_id: string }>(t.baseUrl, 'POST', '/api/v1/customers', { token: acme, body, requestId });
+
+    it('when a partner creates a customer, then the answer carries a receipt that verifies offline, naming the terminal event; once sealed, its proof leads from the receipt’s hash to a signed checkpoint', async () => {
+      const body = buildCustomerRequest();
+      const requestId = randomUUID();
+      const created = await createCustomer(body, requestId);
+      const keys = (await keySet()) as AuditKeySet;
+
+      const claims = await verifyReceipt(receiptOf(created)!, keys);
+      const proof = await sealedProof(claims.event_id);
+
+      expect(created.status).toBe(201);
+      expect(decodeProtectedHeader(receiptOf(created)!)).toEqual({
+        alg: 'EdDSA',
+        kid: createHash('sha256')
+          .update(createPublicKey(TEST_AUDIT_SIGNING_KEY).export({ type: 'spki', format: 'der' }))
+          .digest('hex')
+          .slice(0, 16),
+        typ: 'audit-receipt+jws',
+      });
+      expect(claims).toEqual({
+        v: 1,
+        event_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        event_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        occurred_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/),
+        request_id: requestId,
+        operation: 'customer.create',
+        outcome: 'succeeded',
+        http_status: 201,
+        reference: body.reference,
+        customer_id: created.body.data!.customer_id,
+      });
+      // The hash the receipt was signed over is the one the checkpoint sealed.
+      expect(proof.event_hash).toBe(claims.event_hash);
+      await expect(verifyInclusion(proof, keys, claims)).resolves.toBeUndefined();
+      expect(verifiedOffline(proof, keys as Parameters<typeof verifiedOffline>[1])).toEqual([]);
+    });
+
+    it('when a write is replayed, then the replay carries the original’s receipt, byte for byte', async () => {
+      const body = buildCustomerRequest();
+      const original = await createCustomer(body);
+      const replay = await createCustomer(body);
+      const bankBody = buildBankAccountRequest({ customer_id: original.body.data!.customer_id });
+      const opened = await callApi(t.baseUrl, 'POST', '/api/v1/bank-accounts', { token: acme, body: bankBody });
+      const reopened = await callApi(t.baseUrl, 'POST', '/api/v1/bank-accounts', { token: acme, body: bankBody });
+
+      expect([replay.status, replay.headers.get('idempotent-replayed')]).toEqual([201, 'true']);
+      expect(receiptOf(replay)).toBe(receiptOf(original));
+      expect([opened.status, reopened.headers.get('idempotent-replayed')]).toEqual([201, 'true']);
+      expect(receiptOf(reopened)).toBe(receiptOf(opened));
+      expect(receiptOf(opened)).not.toBe(receiptOf(original));
+    });
+
+    it('when a write is refused (400, 422) or its outcome is unknown (504), then its answer carries a receipt of that outcome; a read, or a caller without a tenant, gets none', async () => {
+      const keys = (await keySet()) as AuditKeySet;
+      const customerId = (await createCustomer()).body.data!.customer_id;
+      const invalid = await callApi(t.baseUrl, 'POST', '/api/v1/bank-accounts', {
+        token: acme,
+        body: buildBankAccountRequest({ customer_id: customerId, currency: 'euro' }),
+      });
+      await injectFault(t.sandbox, { path: 'account', status: 400, count: 1 });
+      const refused = await callApi(t.baseUrl, 'POST', '/api/v1/bank-accounts', { token: acme, body: buildBankAccountRequest({ customer_id: customerId }) });
+      await injectFault(t.sandbox, { path: 'account', latency_ms: 2500, drop: true, count: 1 });
+      const timedOut = await callApi(t.baseUrl, 'POST', '/api/v1/bank-accounts', { token: acme, body: buildBankAccountRequest({ customer_id: customerId }) });
+      const balance = await callApi(t.baseUrl, 'GET', `/api/v1/customers/${customerId}/balance`, { token: acme });
+      const unauthenticated = await callApi(t.baseUrl, 'POST', '/api/v1/customers', { body: buildCustomerRequest() });
+
+      const outcomes = await Promise.all(
+        [invalid, refused, timedOut].map(async (answer) => {
+          const claims = await verifyReceipt(receiptOf(answer)!, keys);
+          return [answer.status, claims.outcome, claims.http_status, claims.operation];
+        }),
+      );
+      expect(outcomes).toEqual([
+        [400, 'rejected', 400, 'bank_account.create'],
+        [refused.status, 'rejected', refused.status, 'bank_account.create'],
+        [504, 'unknown', 504, 'bank_account.create'],
+      ]);
+      expect(refused.status).toBeGreaterThanOrEqual(400);
+      expect([balance.status, receiptOf(balance)]).toEqual([200, null]);
+      expect([unauthenticated.status, receiptOf(unauthenticated)]).toEqual([401, null]);
+    });
+
+    it('when a receipt is altered, re-signed with another key under the published kid, or names a key not published, then verifying names what failed; a proof of another event names the event hash', async () => {
+      const keys = (await keySet()) as AuditKeySet;
+      const first = receiptOf(await createCustomer())!;
+      const claims = await verifyReceipt(first, keys);
+      const [header, payload, signature] = first.split('.');
+      const otherPayload = Buffer.from(JSON.stringify({ ...claims, outcome: 'rejected' })).toString('base64url');
+      const impostor = generateKeyPairSync('ed25519').privateKey;
+      const resigned = await new CompactSign(Buffer.from(JSON.stringify({ ...claims, http_status: 200 })))
+        .setProtectedHeader(decodeProtectedHeader(first) as { alg: string })
+        .sign(impostor);
+      const unknownKey = await new CompactSign(Buffer.from(JSON.stringify(claims)))
+        .setProtectedHeader({ alg: 'EdDSA', kid: 'not-published', typ: 'audit-receipt+jws' })
+        .sign(impostor);
+      const failureOf = (receipt: string) =>
+        verifyReceipt(receipt, keys).then(
+          () => 'verified',
+          (error: unknown) => (error instanceof ReceiptVerificationError ? error.failed : String(error)),
+        );
+
+      expect(await failureOf(`${header}.${otherPayload}.${signature}`)).toBe('signature');
+      expect(await failureOf(resigned)).toBe('signature');
+      expect(await failureOf(unknownKey)).toBe('key');
+      expect(await failureOf(`${header}.${payload}`)).toBe('format');
+      expect(await failureOf(first)).toBe('verified');
+
+      const otherEvent = await verifyReceipt(receiptOf(await createCustomer())!, keys);
+      const otherProof = await sealedProof(otherEvent.event_id);
+      await expect(verifyInclusion(otherProof, keys, claims)).rejects.toMatchObject({ failed: 'event_hash' });
+      await expect(verifyInclusion({ ...otherProof, merkle_root: claims.event_hash }, keys)).rejects.toMatchObject({ failed: 'checkpoint' });
+    });
+
+    it('when the database owner alters or deletes a receipted event after it was sealed, then audit:verify names both, and the deleted one has no proof while its signed receipt stands', async () => {
+      const keys = (await keySet()) as AuditKeySet;
+      const [altered, deleted] = await Promise.all([createCustomer(), createCustomer()]);
+      const alteredClaims = await verifyReceipt(receiptOf(altered)!, keys);
+      const deletedClaims = await verifyReceipt(receiptOf(deleted)!, keys);
+      await sealedProof(alteredClaims.event_id);
+      await sealedProof(deletedClaims.event_id);
+      const owner = new Client({ connectionString: t.database.ownerUrl });
+      await owner.connect();
+      const verify = async () => {
+        const out: string[] = [];
+        await runAuditVerify(
+          [],
+          { DATABASE_URL: t.database.url, AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY, LOG_LEVEL: 'warn' },
+          { out: (line) => out.push(line), err: () => undefined },
+        );
+        return out.map((line) => JSON.parse(line) as { finding?: { kind: string; event_id?: string } }).flatMap((line) => (line.finding ? [line.finding] : []));
+      };
+      try {
+        await owner.query('BEGIN');
+        await owner.query('SET LOCAL session_replication_role = replica');
+        const [{ record }] = (
+          await owner.query<{ record: unknown }>('SELECT row_to_json(e) AS record FROM audit_events e WHERE id = $1', [deletedClaims.event_id])
+        ).rows;
+        await owner.query(`UPDATE audit_events SET http_status = 200 WHERE id = $1`, [alteredClaims.event_id]);
+        await owner.query('DELETE FROM audit_events WHERE id = $1', [deletedClaims.event_id]);
+        await owner.query('COMMIT');
+        const findings = await verify();
+        const proofOfDeleted = await proofOf(deletedClaims.event_id);
+
+        expect(findings).toEqual(
+          expect.arrayContaining([
+            expect.objectContaining({ kind: 'altered', event_id: alteredClaims.event_id }),
+            expect.objectContaining({ kind: 'deleted', event_id: deletedClaims.event_id }),
+          ]),
+        );
+        // The partner holds a signed receipt of an event the log no longer answers for.
+        expect([proofOfDeleted.status, proofOfDeleted.body.error?.code]).toEqual([404, 'RECEIPT.NOT_FOUND']);
+
+        await owner.query('BEGIN');
+        await owner.query('SET LOCAL session_replication_role = replica');
+        await owner.query(`UPDATE audit_events SET http_status = 201 WHERE id = $1`, [alteredClaims.event_id]);
+        await owner.query('INSERT INTO audit_events SELECT * FROM json_populate_record(NULL::audit_events, $1)', [JSON.stringify(record)]);
+        await owner.query('COMMIT');
+      } finally {
+        await owner.end();
+      }
+      expect(await verify()).toEqual([]);
+    });
+  });
+});
+
+describe('receipts across a key rotation', () => {
+  it('when the signing key is rotated, then receipts and proofs made with the old key still verify with the published keys, and new ones name the new key', async () => {
+    const database = await createTestDatabase();
+    const oldKey = TEST_AUDIT_SIGNING_KEY;
+    const newKey = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const oldPublic = createPublicKey(createPrivateKey(oldKey)).export({ type: 'spki', format: 'pem' }).toString();
+    type Proof = Parameters<typeof verifyInclusion>[0];
+    const apps: TestApp[] = [];
+    try {
+      const before = await startTestApp({ AUDIT_SEALING: 'false', AUDIT_SIGNING_KEY: oldKey }, { database });
+      apps.push(before);
+      const token = await before.createClient('partner', { tenant: 'acme' });
+      const oldReceipt = (await callApi(before.baseUrl, 'POST', '/api/v1/customers', { token, body: buildCustomerRequest() })).headers.get('audit-receipt')!;
+      const oldKeys = (await (await fetch(`${before.baseUrl}/.well-known/audit-keys.json`)).json()) as AuditKeySet;
+      const claims = await verifyReceipt(oldReceipt, oldKeys);
+      // Sealed under the old key, before it is retired.
+      const sealer = before.app.get(AuditSealer);
+      await waitFor(
+        async () => {
+          await sealer.sealPending();
+          return (await callApi(before.baseUrl, 'GET', `/api/v1/receipts/${claims.event_id}`, { token })).status === 200 || undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 50, what: 'the event sealed under the old key' },
+      );
+      await apps.pop()!.close();
+
+      const after = await startTestApp({ AUDIT_SEALING: 'false', AUDIT_SIGNING_KEY: newKey, AUDIT_PUBLIC_KEYS: oldPublic }, { database });
+      apps.push(after);
+      const keys = (await (await fetch(`${after.baseUrl}/.well-known/audit-keys.json`)).json()) as AuditKeySet;
+      const proof = (await callApi<Proof>(after.baseUrl, 'GET', `/api/v1/receipts/${claims.event_id}`, { token })).body.data!;
+      const newReceipt = (await callApi(after.baseUrl, 'POST', '/api/v1/customers', { token, body: buildCustomerRequest() })).headers.get('audit-receipt')!;
+      const oldKid = decodeProtectedHeader(oldReceipt).kid;
+
+      expect(keys.keys).toHaveLength(2);
+      expect(proof.checkpoint.key_id).toBe(oldKid);
+      await expect(verifyReceipt(oldReceipt, keys)).resolves.toEqual(claims);
+      await expect(verifyInclusion(proof, keys, claims)).resolves.toBeUndefined();
+      await expect(verifyReceipt(newReceipt, keys)).resolves.toMatchObject({ operation: 'customer.create' });
+      expect(decodeProtectedHeader(newReceipt).kid).not.toBe(oldKid);
+      // Without the retired key, the old receipt and its proof name the key as what failed.
+      const withoutOld = { keys: keys.keys.filter((key) => key.kid !== oldKid) };
+      await expect(verifyReceipt(oldReceipt, withoutOld)).rejects.toMatchObject({ failed: 'key' });
+      await expect(verifyInclusion(proof, withoutOld, claims)).rejects.toMatchObject({ failed: 'key' });
+    } finally {
+      for (const app of apps) await app.close();
+      await database.drop();
+    }
   });
 });

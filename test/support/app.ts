@@ -109,7 +109,7 @@ export async function startTestApp(
     await app.listen({ port: 0, host: '127.0.0.1' });
   } catch (error) {
     await sandbox.close();
-    await database.drop();
+    if (!options.database) await database.drop();
     throw error;
   }
   const address = app.getHttpServer().address();
@@ -151,7 +151,8 @@ export async function startTestApp(
     async close() {
       await app.close();
       await sandbox.close();
-      await database.drop();
+      // A database given to it is its maker's to drop: another app may still be using it.
+      if (!options.database) await database.drop();
     },
   };
 }

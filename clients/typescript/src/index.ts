@@ -165,3 +165,13 @@ export function requestIdOf(error: { error: object }): string | undefined {
   const address = 'request_log_url' in error.error ? error.error.request_log_url : undefined;
   return typeof address === 'string' ? decodeURIComponent(address.slice(address.lastIndexOf('/') + 1)) : undefined;
 }
+
+export {
+  type AuditKeySet,
+  type InclusionProof,
+  type ReceiptClaims,
+  type ReceiptFailure,
+  ReceiptVerificationError,
+  verifyInclusion,
+  verifyReceipt,
+} from './receipts.js';

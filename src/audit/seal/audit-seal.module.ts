@@ -9,6 +9,8 @@ import { AuditSealer } from './domain/audit-sealer.service';
 import { AuditCheckpointsController } from './http/audit-checkpoints.controller';
 import { AuditKeysController, AuditReceiptsController } from './http/audit-receipts.controller';
 import { AuditReceipts } from './domain/audit-receipts';
+import { SignedReceipts } from './domain/receipt-issuer';
+import { ReceiptIssuer } from '../trail/domain/receipt-issuer.port';
 import { PgAuditSealStore } from './persistence/pg-audit-seal.store';
 import { Ed25519CheckpointSigner, Ed25519TrustedKeys, loadSigningKey } from './signing/audit-signing-keys';
 
@@ -43,9 +45,10 @@ import { Ed25519CheckpointSigner, Ed25519TrustedKeys, loadSigningKey } from './s
     },
     AuditSealer,
     AuditReceipts,
+    { provide: ReceiptIssuer, useClass: SignedReceipts },
     AuditSealSchedule,
     { provide: AuditSealMonitor, useExisting: AuditSealSchedule },
   ],
-  exports: [AuditSealer, AuditSealMonitor, AuditSettings],
+  exports: [AuditSealer, AuditSealMonitor, AuditSettings, ReceiptIssuer],
 })
 export class AuditSealModule {}

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { RequestRecorder } from '../../common/http/request-recorder.port';
+import { AuditSealModule } from '../seal/audit-seal.module';
 import { AuditLog } from './domain/audit-log.port';
 import { AuditTrail } from './domain/audit-trail.service';
 import { RequestAuditor } from './http/request-auditor';
@@ -9,7 +10,8 @@ import { TypeOrmAuditLogRepository } from './persistence/typeorm-audit-log.repos
 
 /** The trail: every request's events, written ahead (`attempted`) and at its end, through one port each way. */
 @Module({
-  imports: [TypeOrmModule.forFeature([AuditEventEntity])],
+  // The seal's module holds the audit key, which signs a write's receipt.
+  imports: [TypeOrmModule.forFeature([AuditEventEntity]), AuditSealModule],
   providers: [
     TypeOrmAuditLogRepository,
     { provide: AuditLog, useExisting: TypeOrmAuditLogRepository },

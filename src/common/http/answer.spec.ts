@@ -9,12 +9,12 @@ import { installRouteRules } from './route-rules';
 /** The successes recorded, by path: what the audit's recorder would have written. */
 class RecordedSuccesses extends RequestRecorder {
   readonly successes: string[] = [];
-  recordSuccess(request: FastifyRequest, status: number): Promise<void> {
+  recordSuccess(request: FastifyRequest, status: number): Promise<string | undefined> {
     this.successes.push(`${status} ${request.url}`);
-    return Promise.resolve();
+    return Promise.resolve(undefined);
   }
-  recordFailure(_request: FastifyRequest, _problem: RecordedProblem): Promise<void> {
-    return Promise.resolve();
+  recordFailure(_request: FastifyRequest, _problem: RecordedProblem): Promise<string | undefined> {
+    return Promise.resolve(undefined);
   }
   logAddressOf(): string | undefined {
     return undefined;

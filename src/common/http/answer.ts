@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { SetMetadata } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest, onSendAsyncHookHandler, preSerializationAsyncHookHandler } from 'fastify';
 import type { SuccessEnvelope } from './envelope';
-import { RequestRecorder } from './request-recorder.port';
+import { AUDIT_RECEIPT_HEADER, RequestRecorder } from './request-recorder.port';
 import { addRouteHook, RouteRule } from './route-rules';
 
 const RESPONSE_MESSAGE = 'response-message';
@@ -43,8 +43,9 @@ export function answerRule(recorder: RequestRecorder | undefined): RouteRule<Ans
     attach: (route, rule) => {
       const answer: preSerializationAsyncHookHandler = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
         if (typeof payload === 'object' && payload !== null && failureAnswers.has(payload)) return payload;
-        await recorder?.recordSuccess(request, reply.statusCode);
+        const receipt = await recorder?.recordSuccess(request, reply.statusCode);
         recorded.add(request);
+        if (receipt !== undefined) void reply.header(AUDIT_RECEIPT_HEADER, receipt);
         const envelope: SuccessEnvelope<unknown> = {
           status: reply.statusCode,
           message: rule.message ?? STATUS_CODES[reply.statusCode] ?? 'OK',
@@ -57,7 +58,10 @@ export function answerRule(recorder: RequestRecorder | undefined): RouteRule<Ans
       if (!recorder) return;
       // A success the answer hook never saw (a payload Fastify does not serialise) is recorded as it is sent.
       const unserialised: onSendAsyncHookHandler = async (request, reply, payload) => {
-        if (reply.statusCode < 400 && !recorded.has(request)) await recorder.recordSuccess(request, reply.statusCode);
+        if (reply.statusCode < 400 && !recorded.has(request)) {
+          const receipt = await recorder.recordSuccess(request, reply.statusCode);
+          if (receipt !== undefined) void reply.header(AUDIT_RECEIPT_HEADER, receipt);
+        }
         return payload;
       };
       addRouteHook(route, 'onSend', unserialised);

@@ -10,7 +10,7 @@ import { ERROR_CODES, ErrorCode } from '../domain/error-codes';
 import { asFailureAnswer } from './answer';
 import { ErrorEnvelope } from './envelope';
 import { interruptionOf } from './interruption';
-import { RequestRecorder } from './request-recorder.port';
+import { AUDIT_RECEIPT_HEADER, RequestRecorder } from './request-recorder.port';
 
 const STATUS_BY_KIND: Record<ErrorKind, number> = {
   invalid_input: 400,
@@ -174,8 +174,9 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     let problem = problemOf(interrupted?.error ?? exception);
     this.log(problem, errorId, request.id);
     let logAddress: string | undefined;
+    let receipt: string | undefined;
     try {
-      await this.recorder?.recordFailure(
+      receipt = await this.recorder?.recordFailure(
         request,
         { errorId, code: problem.code, status: problem.status, message: problem.message },
         interrupted?.error ?? exception,
@@ -197,6 +198,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       // RFC 6750: the scheme the caller should use; the body stays the provider's 401.
       void reply.header('www-authenticate', BEARER_CHALLENGE);
     }
+    if (receipt !== undefined) void reply.header(AUDIT_RECEIPT_HEADER, receipt);
     if (problem.retryAfterSeconds !== undefined) {
       void reply.header('retry-after', String(Math.max(1, Math.ceil(problem.retryAfterSeconds))));
     }

@@ -1,4 +1,5 @@
 import { EventDigestRow, SealPosition, SettledEvent, SignedCheckpoint } from './audit-seal';
+import { ReceiptClaims, ReceiptFacts } from './receipt';
 
 /** A stored checkpoint with the columns kept beside its statement for queries (verify trusts the statement). */
 export interface StoredCheckpoint extends SignedCheckpoint {
@@ -70,6 +71,16 @@ export abstract class AuditSealStore {
    * `checkpoint` undefined while the event is not sealed yet.
    */
   abstract sealedEvent(tenant: string, eventId: string): Promise<{ position: SealPosition; checkpoint?: StoredCheckpoint & { manifest: Buffer } } | undefined>;
+
+  /** A committed event as its receipt names it, its hash computed as the seal computes it; undefined when the log holds no such event. */
+  abstract receiptFacts(eventId: string): Promise<ReceiptFacts | undefined>;
+
+  /**
+   * The request whose outcome an idempotent replay repeats: `tenant`'s newest success of `operation`
+   * with `reference` that was not itself a replay (the result the idempotency store keeps is that
+   * success's). Undefined when there is none.
+   */
+  abstract originalSuccess(tenant: string, reference: string, operation: string): Promise<ReceiptFacts | undefined>;
 }
 
 /** Signs checkpoints with the service's audit key. */
@@ -77,6 +88,8 @@ export abstract class CheckpointSigner {
   abstract readonly keyId: string;
   /** Base64 Ed25519 signature of the statement text. */
   abstract sign(statement: string): string;
+  /** A receipt: a compact JWS (RFC 7515) over the claims, with the same key, `kid` its key id. */
+  abstract signReceipt(claims: ReceiptClaims): Promise<string>;
 }
 
 /** The public keys verify trusts: the signing key's own and any retired ones. */

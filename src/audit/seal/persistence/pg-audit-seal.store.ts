@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { GroupCommit } from '../../../database/group-commit';
 import { Query, Sql } from '../../../database/sql';
 import { unavailableOnOutage } from '../../../database/store-errors';
 import { EventDigestRow, SealPosition, SettledEvent, SignedCheckpoint } from '../domain/audit-seal';
 import { AuditSealStore, SealScope, StoredCheckpoint } from '../domain/audit-seal.port';
+import { ReceiptFacts } from '../domain/receipt';
 
 /** An arbitrary constant: the advisory lock that lets one process at a time extend the chain. */
 export const SEAL_LOCK_KEY = 7_204_118_554;
@@ -62,6 +64,35 @@ const EVENT_HASH = `pg_catalog.sha256(CASE
 const ENTRY = `pg_catalog.uuid_send(e.id) || ${EVENT_HASH}`;
 
 const ISO_US = `to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** An event as its receipt names it. */
+const RECEIPT_COLUMNS = `e.id, ${EVENT_HASH} AS hash, ${ISO_US} AS occurred_at, e.request_id, e.operation, e.phase, e.http_status, e.reference, e.customer_id`;
+
+interface ReceiptRow {
+  id: string;
+  hash: Buffer;
+  occurred_at: string;
+  request_id: string;
+  operation: string;
+  phase: string;
+  http_status: number | null;
+  reference: string | null;
+  customer_id: string | null;
+}
+
+function toReceiptFacts(row: ReceiptRow): ReceiptFacts {
+  return {
+    eventId: row.id,
+    eventHash: row.hash,
+    occurredAt: row.occurred_at,
+    requestId: row.request_id,
+    operation: row.operation,
+    outcome: row.phase,
+    httpStatus: row.http_status,
+    reference: row.reference,
+    customerId: row.customer_id,
+  };
+}
 
 const CHECKPOINT_COLUMNS = `c.seq::int AS seq, c.kind, c.statement, c.head, c.key_id, c.signature, c.end_tx::text AS end_tx, c.end_id`;
 
@@ -133,8 +164,38 @@ class PgSealScope implements SealScope {
 
 @Injectable()
 export class PgAuditSealStore extends AuditSealStore {
+  /** Receipts asked for at the same moment read their events in one statement (by primary key). */
+  private readonly receiptReads = new GroupCommit<string, ReceiptFacts | undefined>((ids) => this.readReceiptFacts(ids), {
+    maxBatch: 200,
+    maxInFlight: 2,
+    isRowError: () => false,
+  });
+
   constructor(private readonly sql: Sql) {
     super();
+  }
+
+  receiptFacts(eventId: string): Promise<ReceiptFacts | undefined> {
+    return unavailableOnOutage(() => this.receiptReads.write(eventId));
+  }
+
+  private async readReceiptFacts(ids: string[]): Promise<(ReceiptFacts | undefined)[]> {
+    const rows = await this.sql.query<ReceiptRow>(`SELECT ${RECEIPT_COLUMNS} FROM audit_events e WHERE e.id = ANY($1::uuid[])`, [ids]);
+    const byId = new Map(rows.map((row) => [row.id, toReceiptFacts(row)]));
+    return ids.map((id) => byId.get(id.toLowerCase()));
+  }
+
+  async originalSuccess(tenant: string, reference: string, operation: string): Promise<ReceiptFacts | undefined> {
+    // Through the reference's index: a reference has a handful of events.
+    const [row] = await unavailableOnOutage(() =>
+      this.sql.query<ReceiptRow>(
+        `SELECT ${RECEIPT_COLUMNS} FROM audit_events e
+          WHERE e.reference = $1 AND e.operation = $2 AND e.tenant = $3 AND e.phase = 'succeeded' AND NOT e.replayed
+          ORDER BY e.occurred_at DESC, e.id DESC LIMIT 1`,
+        [reference, operation, tenant],
+      ),
+    );
+    return row && toReceiptFacts(row);
   }
 
   async underSealLock<T>(wait: boolean, work: (scope: SealScope) => Promise<T>): Promise<T | undefined> {

@@ -1,8 +1,10 @@
 import { createHash, createPublicKey, generateKeyPairSync, KeyObject, randomBytes, sign, verify } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CompactSign } from 'jose';
 import { readAuditPublicKeys, readAuditSigningKey } from '../../../config/audit-keys';
 import { CheckpointSigner, TrustedKeys } from '../domain/audit-seal.port';
+import { RECEIPT_TYPE, ReceiptClaims } from '../domain/receipt';
 
 /** Where the signing key is kept when AUDIT_SIGNING_KEY is not set. */
 export function defaultSigningKeyFile(dataDir: string): string {
@@ -37,6 +39,11 @@ export class Ed25519CheckpointSigner extends CheckpointSigner {
 
   sign(statement: string): string {
     return sign(null, Buffer.from(statement, 'utf8'), this.key).toString('base64');
+  }
+
+  /** With jose: Ed25519 signatures are deterministic, so the same claims under the same key make the same receipt. */
+  signReceipt(claims: ReceiptClaims): Promise<string> {
+    return new CompactSign(Buffer.from(JSON.stringify(claims), 'utf8')).setProtectedHeader({ alg: 'EdDSA', kid: this.keyId, typ: RECEIPT_TYPE }).sign(this.key);
   }
 }
 

@@ -145,11 +145,12 @@ export class AuditTrail {
 
   /**
    * Writes the terminal event of a request, once, with the write it commits with (concludeWith).
+   * Resolves to the event once it is committed; to undefined when the request was concluded before.
    * @throws AuditUnavailable when it could not be written; the write's error, or what it answers
    * with when it holds both to write later (ConcludingWrite.hold).
    */
-  async conclude(record: RequestRecord, conclusion: RequestConclusion): Promise<void> {
-    if (!noteConcluded(record)) return;
+  async conclude(record: RequestRecord, conclusion: RequestConclusion): Promise<AuditEvent | undefined> {
+    if (!noteConcluded(record)) return undefined;
     const event = this.event(record, {
       ...conclusion,
       errorMessage: conclusion.errorMessage?.slice(0, MAX_MESSAGE),
@@ -158,7 +159,7 @@ export class AuditTrail {
     const along = this.concluding.get(record);
     if (!along) {
       await this.write(event);
-      return;
+      return event;
     }
     this.concluding.delete(record);
     try {
@@ -168,6 +169,7 @@ export class AuditTrail {
       if (answer) throw answer;
       throw this.unwritten(event, error);
     }
+    return event;
   }
 
   private event(record: RequestRecord, fields: Pick<AuditEvent, 'operation' | 'phase'> & Partial<AuditEvent>): AuditEvent {

@@ -1,18 +1,27 @@
 import { OPERATION } from '../../../common/domain/audit-operations';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '../../../common/domain/domain-error';
 import { isUuid } from '../../../common/domain/identifiers';
 import { isUnder } from '../../../common/http/canonical-target';
 import { recordOf, targetOf } from '../../../common/http/request-context';
 import { RecordedProblem, RequestRecorder, requestLogAddress } from '../../../common/http/request-recorder.port';
-import { noteSubject } from '../../../common/domain/request-record';
+import { logContextOf, noteSubject, RequestRecord } from '../../../common/domain/request-record';
 import { UpstreamError } from '../../../common/domain/upstream';
-import { AuditOperation, TerminalPhase } from '../domain/audit-event';
+import { AuditEvent, AuditOperation, TerminalPhase } from '../domain/audit-event';
 import { AuditTrail } from '../domain/audit-trail.service';
+import { ReceiptIssuer } from '../domain/receipt-issuer.port';
 import { auditOperationOf } from '../../../common/http/audited.decorator';
 
 const API_PREFIX = '/api/v1';
+
+/** The writes whose answers carry a receipt (Audit-Receipt), whatever their outcome, when a partner or one of its end users made them. */
+const RECEIPTED_OPERATIONS: ReadonlySet<string> = new Set<string>([
+  OPERATION.createCustomer,
+  OPERATION.linkCustomer,
+  OPERATION.bindCustomer,
+  OPERATION.openBankAccount,
+]);
 
 /**
  * The identifiers of a request that failed before its handler named them (bad input): taken from
@@ -48,22 +57,29 @@ export function isAuditedRequest(request: FastifyRequest): boolean {
  */
 @Injectable()
 export class RequestAuditor extends RequestRecorder {
-  constructor(private readonly trail: AuditTrail) {
+  private readonly logger = new Logger('AuditTrail');
+
+  constructor(
+    private readonly trail: AuditTrail,
+    private readonly receipts: ReceiptIssuer,
+  ) {
     super();
   }
 
-  async recordSuccess(request: FastifyRequest, status: number): Promise<void> {
-    if (!isAuditedRequest(request)) return;
-    await this.trail.conclude(recordOf(request.raw), {
+  async recordSuccess(request: FastifyRequest, status: number): Promise<string | undefined> {
+    if (!isAuditedRequest(request)) return undefined;
+    const record = recordOf(request.raw);
+    const event = await this.trail.conclude(record, {
       ...this.where(request),
       operation: this.operation(request, status),
       phase: 'succeeded',
       httpStatus: status,
     });
+    return this.receiptOf(record, event);
   }
 
-  async recordFailure(request: FastifyRequest, problem: RecordedProblem, exception: unknown): Promise<void> {
-    if (!isAuditedRequest(request)) return;
+  async recordFailure(request: FastifyRequest, problem: RecordedProblem, exception: unknown): Promise<string | undefined> {
+    if (!isAuditedRequest(request)) return undefined;
     const record = recordOf(request.raw);
     const refused = new Set(exception instanceof DomainError ? (exception.fields ?? []).map((problem) => problem.field) : []);
     const found = identifiersOf(request, refused);
@@ -73,7 +89,7 @@ export class RequestAuditor extends RequestRecorder {
       customerId: record.customerId ?? found.customerId,
       currency: record.currency ?? found.currency,
     });
-    await this.trail.conclude(record, {
+    const event = await this.trail.conclude(record, {
       ...this.where(request),
       operation: this.operation(request, problem.status),
       phase: this.phaseOf(problem.status, exception, record.attempted === true),
@@ -82,6 +98,25 @@ export class RequestAuditor extends RequestRecorder {
       errorCode: problem.code,
       errorMessage: problem.message,
     });
+    return this.receiptOf(record, event);
+  }
+
+  /**
+   * The receipt of a write's committed terminal event; a replay's is the original success's (the
+   * same bytes: the same facts, signed with the same key), or its own when that one was purged.
+   * The event is committed whatever happens here: a receipt that cannot be made is logged, and the
+   * answer goes out without it.
+   */
+  private async receiptOf(record: RequestRecord, event: AuditEvent | undefined): Promise<string | undefined> {
+    if (event?.tenant === undefined || !RECEIPTED_OPERATIONS.has(event.operation)) return undefined;
+    if (event.callerKind !== 'partner' && event.callerKind !== 'end_user') return undefined;
+    try {
+      const original = record.replayed && event.reference ? await this.receipts.originalReceipt(event.tenant, event.reference, event.operation) : undefined;
+      return original ?? (await this.receipts.receiptOf(event.id));
+    } catch (error) {
+      this.logger.warn({ ...logContextOf(record), event_id: event.id, err: error }, 'The receipt of a recorded write could not be made; answered without it');
+      return undefined;
+    }
   }
 
   logAddressOf(request: FastifyRequest): string | undefined {

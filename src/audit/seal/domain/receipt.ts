@@ -1,0 +1,57 @@
+/**
+ * A receipt (docs/security.md, "Receipts"): a compact JWS, signed with the audit key, that the
+ * gateway recorded the outcome it answered a write with. Its payload names the terminal event and
+ * its hash as the seal computes it, so a later inclusion proof (`GET /api/v1/receipts/{event_id}`)
+ * ties the receipt to a signed checkpoint.
+ */
+
+/** The JWS header's `typ` (RFC 7515 4.1.9): what kind of object the signature is over. */
+export const RECEIPT_TYPE = 'audit-receipt+jws';
+
+/** Bumped whenever the payload's fields change. */
+export const RECEIPT_VERSION = 1;
+
+/** A request's terminal event as a receipt names it. */
+export interface ReceiptFacts {
+  readonly eventId: string;
+  /** The event's hash as sealed (SHA-256 of the canonical form of its columns). */
+  readonly eventHash: Buffer;
+  /** When the log recorded it: ISO 8601 to the microsecond, UTC (the stored time, not the service's reading). */
+  readonly occurredAt: string;
+  readonly requestId: string;
+  readonly operation: string;
+  /** The event's phase: succeeded, rejected, failed or unknown. */
+  readonly outcome: string;
+  readonly httpStatus: number | null;
+  readonly reference: string | null;
+  readonly customerId: string | null;
+}
+
+/** The signed payload, its fields in a fixed order: the same facts always make the same bytes, so a replay's receipt equals the original's. */
+export interface ReceiptClaims {
+  readonly v: typeof RECEIPT_VERSION;
+  readonly event_id: string;
+  readonly event_hash: string;
+  readonly occurred_at: string;
+  readonly request_id: string;
+  readonly operation: string;
+  readonly outcome: string;
+  readonly http_status: number | null;
+  readonly reference: string | null;
+  readonly customer_id: string | null;
+}
+
+export function receiptClaimsOf(facts: ReceiptFacts): ReceiptClaims {
+  return {
+    v: RECEIPT_VERSION,
+    event_id: facts.eventId,
+    event_hash: facts.eventHash.toString('hex'),
+    occurred_at: facts.occurredAt,
+    request_id: facts.requestId,
+    operation: facts.operation,
+    outcome: facts.outcome,
+    http_status: facts.httpStatus,
+    reference: facts.reference,
+    customer_id: facts.customerId,
+  };
+}
