@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startTestApp, TestApp } from '../support/app';
+import { buildCustomerRequest } from '../support/builders';
+import { callApi } from '../support/http';
+import { waitFor } from '../support/wait-for';
 
 const run = promisify(execFile);
 const CLIENT = join(process.cwd(), 'clients', 'typescript');
@@ -80,6 +83,10 @@ describe('the typed client as a package', () => {
       'package/README.md',
       'package/dist/index.d.ts',
       'package/dist/index.js',
+      'package/dist/receipts-cli.d.ts',
+      'package/dist/receipts-cli.js',
+      'package/dist/receipts.d.ts',
+      'package/dist/receipts.js',
       'package/dist/schema.d.ts',
       'package/dist/schema.js',
       'package/package.json',
@@ -135,5 +142,46 @@ describe('the typed client as a package', () => {
     expect(compiled).toEqual(examples.map(() => 'compiled'));
     expect(readme).toContain(`npm run -s client:pack        # prints ${tarball},`);
     expect(readme).toMatch(new RegExp(`^npm install \\S+/clients/typescript/${tarball.replace(/\./g, '\\.')}$`, 'm'));
+  });
+
+  it('when a receipt, its proof and the keys are saved, then the package’s partner-gateway-receipts and `npm run -s receipts` verify them offline, and name what an altered one fails on', async () => {
+    const token = await t.createClient('partner', { name: 'receipts-app' });
+    const created = await callApi(t.baseUrl, 'POST', '/api/v1/customers', { token, body: buildCustomerRequest() });
+    const receipt = created.headers.get('audit-receipt')!;
+    const eventId = (JSON.parse(Buffer.from(receipt.split('.')[1], 'base64url').toString()) as { event_id: string }).event_id;
+    // The service seals every second; the proof is there once it has.
+    const proof = await waitFor(
+      async () => {
+        const answer = await callApi<{ event_hash: string }>(t.baseUrl, 'GET', `/api/v1/receipts/${eventId}`, { token });
+        return answer.status === 200 ? answer.body : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 200, what: 'the receipt’s proof' },
+    );
+    writeFileSync(join(scratch, 'receipt.jws'), receipt);
+    writeFileSync(join(scratch, 'proof.json'), JSON.stringify(proof));
+    writeFileSync(join(scratch, 'altered-proof.json'), JSON.stringify({ ...proof, data: { ...proof.data, event_hash: '0'.repeat(64) } }));
+    writeFileSync(join(scratch, 'keys.json'), await (await fetch(`${t.baseUrl}/.well-known/audit-keys.json`)).text());
+    const [header, , signature] = receipt.split('.');
+    const forged = `${header}.${Buffer.from('{"event_id":"x"}').toString('base64url')}.${signature}`;
+    /** Offline: no gateway is named, and the keys are the saved file. */
+    const verify = (command: string, args: string[], cwd: string) =>
+      run(command, [...args, '--keys', join(scratch, 'keys.json')], { cwd, env: { ...process.env, GATEWAY_URL: '' } }).then(
+        ({ stdout }) => ({ code: 0, out: JSON.parse(stdout) as Record<string, unknown> }),
+        (error: { code: number; stdout: string }) => ({ code: error.code, out: JSON.parse(error.stdout) as Record<string, unknown> }),
+      );
+    const bin = join(scratch, 'node_modules', '.bin', 'partner-gateway-receipts');
+
+    const packaged = await verify(bin, ['verify', join(scratch, 'receipt.jws'), '--proof', join(scratch, 'proof.json')], scratch);
+    const fromRepository = await verify('npm', ['run', '-s', 'receipts', '--', 'verify', receipt, '--proof', join(scratch, 'proof.json')], process.cwd());
+    const altered = await verify(bin, ['verify', receipt, '--proof', join(scratch, 'altered-proof.json')], scratch);
+    const forgedReceipt = await verify(bin, ['verify', forged], scratch);
+
+    expect(packaged).toEqual({
+      code: 0,
+      out: { verified: true, proof: true, receipt: expect.objectContaining({ event_id: eventId, operation: 'customer.create' }) },
+    });
+    expect(fromRepository).toEqual(packaged);
+    expect(altered).toEqual({ code: 1, out: { verified: false, failed: 'event_hash', message: expect.any(String) } });
+    expect(forgedReceipt).toEqual({ code: 1, out: { verified: false, failed: 'signature', message: expect.any(String) } });
   });
 });

@@ -324,6 +324,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit-checkpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The newest signed checkpoints of the audit log (admin)
+         * @description Every second, new audit events are bound into a signed hash chain. Each checkpoint names the previous one’s head; kept outside the database, they let `npm run audit:verify` prove that nothing was changed, removed or added since.
+         */
+        get: operations["AuditCheckpointsController_newest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/receipts/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Proof that the audit log holds one of your events
+         * @description Once the event is sealed (within seconds): the signed checkpoint and the RFC 9162 inclusion proof of the event in the checkpoint’s Merkle tree, which you can check offline with the keys at /.well-known/audit-keys.json. Before that, 202 with `Retry-After`. It shows hashes of other events, never their contents. Another tenant’s event is 404.
+         */
+        get: operations["AuditReceiptsController_proof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/audit-keys.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log’s public keys (a JWKS)
+         * @description Every key checkpoints were signed with, the current one and the retired ones (RFC 8037 OKP keys, Ed25519; `kid` is a checkpoint’s `key_id`). Pin them: a receipt or proof you keep verifies with them offline, after any rotation.
+         */
+        get: operations["AuditKeysController_jwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit-events": {
         parameters: {
             query?: never;
@@ -416,66 +476,6 @@ export interface paths {
          * @description The request with this id (its `X-Request-Id`, as `error.request_log_url` names it), if your tenant made it: each audit event in order, each provider attempt, the request an idempotent replay gave back, and the later request that settled an unknown outcome. Another tenant’s request is 404, as one that never was.
          */
         get: operations["RequestsController_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/audit-checkpoints": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The newest signed checkpoints of the audit log (admin)
-         * @description Every second, new audit events are bound into a signed hash chain. Each checkpoint names the previous one’s head; kept outside the database, they let `npm run audit:verify` prove that nothing was changed, removed or added since.
-         */
-        get: operations["AuditCheckpointsController_newest"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/receipts/{event_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Proof that the audit log holds one of your events
-         * @description Once the event is sealed (within seconds): the signed checkpoint and the RFC 9162 inclusion proof of the event in the checkpoint’s Merkle tree, which you can check offline with the keys at /.well-known/audit-keys.json. Before that, 202 with `Retry-After`. It shows hashes of other events, never their contents. Another tenant’s event is 404.
-         */
-        get: operations["AuditReceiptsController_proof"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/.well-known/audit-keys.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The audit log’s public keys (a JWKS)
-         * @description Every key checkpoints were signed with, the current one and the retired ones (RFC 8037 OKP keys, Ed25519; `kid` is a checkpoint’s `key_id`). Pin them: a receipt or proof you keep verifies with them offline, after any rotation.
-         */
-        get: operations["AuditKeysController_jwks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1106,6 +1106,103 @@ export interface components {
                 };
             };
         };
+        AuditCheckpointResponseDto: {
+            /**
+             * @description Its place in the chain, from 1.
+             * @example 1842
+             */
+            seq: number;
+            /**
+             * @description `seal` covers new events; `purge` records a retention purge.
+             * @example seal
+             * @enum {string}
+             */
+            kind: "seal" | "purge";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:15:03.004Z
+             */
+            sealed_at: string;
+            /**
+             * @description Events it covers.
+             * @example 312
+             */
+            events: number;
+            /**
+             * @description SHA-256 of `statement`, hex: the next checkpoint names it as its previous.
+             * @example 5f1c0c9e4a2b7d3e8f60a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6
+             */
+            head: string;
+            /**
+             * @description The previous checkpoint’s head.
+             * @example 0d4b8e2f7a6c5b4a39281706f5e4d3c2b1a0f9e8d7c6b5a4938271605f4e3d2c
+             */
+            prev_head: string;
+            /**
+             * @description Id of the Ed25519 key that signed it.
+             * @example 8c2f1e0d9b7a6354
+             */
+            key_id: string;
+            /**
+             * @description Ed25519 signature of `statement`, base64.
+             * @example q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8l9z0x1c2v3b4n5m6q7w8e9r0t1y2u3i4o5p6a7s8d9f0g1h2j3==
+             */
+            signature: string;
+            /** @description The signed text, exactly: keep it (with `signature` and `key_id`) outside the database, and `npm run audit:verify -- --checkpoints FILE` compares. */
+            statement: string;
+        };
+        AuditCheckpointsResponseDto: {
+            /** @description Newest first. */
+            checkpoints: components["schemas"]["AuditCheckpointResponseDto"][];
+        };
+        ProofPendingDto: {
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending";
+            /**
+             * @description Ask again after this many seconds (also `Retry-After`): events are sealed every second.
+             * @example 2
+             */
+            retry_after_seconds: number;
+        };
+        SignedCheckpointDto: {
+            /** @example 4211 */
+            seq: number;
+            /** @description The signed JSON text, exactly as signed: its `merkle_root` is where the inclusion proof leads. */
+            statement: string;
+            /** @description SHA-256 of the statement, hex: the next checkpoint’s `prev_head`. */
+            head: string;
+            /**
+             * @description The signing key’s id: `kid` in /.well-known/audit-keys.json.
+             * @example 3f9a1c0b7d2e4f61
+             */
+            key_id: string;
+            /** @description Ed25519 over the statement’s UTF-8 bytes, base64. */
+            signature: string;
+        };
+        InclusionProofDto: {
+            /** Format: uuid */
+            event_id: string;
+            /** @description The event’s hash as sealed (SHA-256 of the canonical form of its columns), hex. */
+            event_hash: string;
+            /**
+             * @description The leaf is the manifest entry: the event id’s 16 bytes, then the event hash; hashed as RFC 9162 hashes a leaf (0x00 prefix).
+             * @example 17
+             */
+            leaf_index: number;
+            /**
+             * @description Events the checkpoint sealed: the tree’s size.
+             * @example 40
+             */
+            tree_size: number;
+            /** @description RFC 9162 inclusion proof: sibling hashes from the leaf up, hex. */
+            inclusion_proof: string[];
+            /** @description The tree head the proof leads to: the checkpoint statement’s `merkle_root`, hex. */
+            merkle_root: string;
+            checkpoint: components["schemas"]["SignedCheckpointDto"];
+        };
         AuditEventResponseDto: {
             /**
              * Format: uuid
@@ -1595,103 +1692,6 @@ export interface components {
              * @example false
              */
             id_reused: boolean;
-        };
-        AuditCheckpointResponseDto: {
-            /**
-             * @description Its place in the chain, from 1.
-             * @example 1842
-             */
-            seq: number;
-            /**
-             * @description `seal` covers new events; `purge` records a retention purge.
-             * @example seal
-             * @enum {string}
-             */
-            kind: "seal" | "purge";
-            /**
-             * Format: date-time
-             * @example 2026-11-21T09:15:03.004Z
-             */
-            sealed_at: string;
-            /**
-             * @description Events it covers.
-             * @example 312
-             */
-            events: number;
-            /**
-             * @description SHA-256 of `statement`, hex: the next checkpoint names it as its previous.
-             * @example 5f1c0c9e4a2b7d3e8f60a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6
-             */
-            head: string;
-            /**
-             * @description The previous checkpoint’s head.
-             * @example 0d4b8e2f7a6c5b4a39281706f5e4d3c2b1a0f9e8d7c6b5a4938271605f4e3d2c
-             */
-            prev_head: string;
-            /**
-             * @description Id of the Ed25519 key that signed it.
-             * @example 8c2f1e0d9b7a6354
-             */
-            key_id: string;
-            /**
-             * @description Ed25519 signature of `statement`, base64.
-             * @example q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8l9z0x1c2v3b4n5m6q7w8e9r0t1y2u3i4o5p6a7s8d9f0g1h2j3==
-             */
-            signature: string;
-            /** @description The signed text, exactly: keep it (with `signature` and `key_id`) outside the database, and `npm run audit:verify -- --checkpoints FILE` compares. */
-            statement: string;
-        };
-        AuditCheckpointsResponseDto: {
-            /** @description Newest first. */
-            checkpoints: components["schemas"]["AuditCheckpointResponseDto"][];
-        };
-        ProofPendingDto: {
-            /**
-             * @example pending
-             * @enum {string}
-             */
-            status: "pending";
-            /**
-             * @description Ask again after this many seconds (also `Retry-After`): events are sealed every second.
-             * @example 2
-             */
-            retry_after_seconds: number;
-        };
-        SignedCheckpointDto: {
-            /** @example 4211 */
-            seq: number;
-            /** @description The signed JSON text, exactly as signed: its `merkle_root` is where the inclusion proof leads. */
-            statement: string;
-            /** @description SHA-256 of the statement, hex: the next checkpoint’s `prev_head`. */
-            head: string;
-            /**
-             * @description The signing key’s id: `kid` in /.well-known/audit-keys.json.
-             * @example 3f9a1c0b7d2e4f61
-             */
-            key_id: string;
-            /** @description Ed25519 over the statement’s UTF-8 bytes, base64. */
-            signature: string;
-        };
-        InclusionProofDto: {
-            /** Format: uuid */
-            event_id: string;
-            /** @description The event’s hash as sealed (SHA-256 of the canonical form of its columns), hex. */
-            event_hash: string;
-            /**
-             * @description The leaf is the manifest entry: the event id’s 16 bytes, then the event hash; hashed as RFC 9162 hashes a leaf (0x00 prefix).
-             * @example 17
-             */
-            leaf_index: number;
-            /**
-             * @description Events the checkpoint sealed: the tree’s size.
-             * @example 40
-             */
-            tree_size: number;
-            /** @description RFC 9162 inclusion proof: sibling hashes from the leaf up, hex. */
-            inclusion_proof: string[];
-            /** @description The tree head the proof leads to: the checkpoint statement’s `merkle_root`, hex. */
-            merkle_root: string;
-            checkpoint: components["schemas"]["SignedCheckpointDto"];
         };
         UnresolvedCallDto: {
             /**
@@ -4728,6 +4728,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description A compact JWS (EdDSA, `typ` audit-receipt+jws) signed with the audit key over the audit event that recorded this answer: its id and hash, the request id, operation, outcome, status, reference and customer. Verify it with the keys at /.well-known/audit-keys.json; the error answers of this write carry one too, and a replay carries the original’s. */
+                    "Audit-Receipt"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5236,6 +5238,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description A compact JWS (EdDSA, `typ` audit-receipt+jws) signed with the audit key over the audit event that recorded this answer: its id and hash, the request id, operation, outcome, status, reference and customer. Verify it with the keys at /.well-known/audit-keys.json; the error answers of this write carry one too, and a replay carries the original’s. */
+                    "Audit-Receipt"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6071,6 +6075,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description A compact JWS (EdDSA, `typ` audit-receipt+jws) signed with the audit key over the audit event that recorded this answer: its id and hash, the request id, operation, outcome, status, reference and customer. Verify it with the keys at /.well-known/audit-keys.json; the error answers of this write carry one too, and a replay carries the original’s. */
+                    "Audit-Receipt"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6756,6 +6762,742 @@ export interface operations {
                         };
                     };
                 };
+            };
+        };
+    };
+    AuditCheckpointsController_newest: {
+        parameters: {
+            query?: {
+                /** @description How many of the newest checkpoints. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["AuditCheckpointsResponseDto"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
+                        };
+                    };
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                        };
+                    };
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                        };
+                    };
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                        };
+                    };
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
+                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    AuditReceiptsController_proof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An audit event of one of your requests: `events[].id` in its timeline (`GET /api/v1/requests/{request_id}`). */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["InclusionProofDto"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 202 */
+                        status: number;
+                        /** @example Accepted */
+                        message: string;
+                        data: components["schemas"]["ProofPendingDto"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
+                        };
+                    };
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or not visible to this client. Codes: `RECEIPT.NOT_FOUND`, `RECEIPT.PROOF_UNAVAILABLE`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "data": null,
+                     *       "message": "Not Found",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RECEIPT.NOT_FOUND",
+                     *         "details": "No audit event of yours has this id",
+                     *         "message": "No audit event of yours has this id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "RECEIPT.NOT_FOUND" | "RECEIPT.PROOF_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                        };
+                    };
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                        };
+                    };
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                        };
+                    };
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
+                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    AuditKeysController_jwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JWK Set (RFC 7517), as it is: no envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -8541,742 +9283,6 @@ export interface operations {
                         };
                     };
                 };
-            };
-        };
-    };
-    AuditCheckpointsController_newest: {
-        parameters: {
-            query?: {
-                /** @description How many of the newest checkpoints. */
-                limit?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example 200 */
-                        status: number;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["AuditCheckpointsResponseDto"];
-                        /**
-                         * @description Always null on success
-                         * @example null
-                         */
-                        error: Record<string, never> | null;
-                    };
-                };
-            };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "data": null,
-                     *       "message": "Bad Request",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.VALIDATION_FAILED",
-                     *         "details": "currency must be EUR or GBP",
-                     *         "message": "The request has invalid fields",
-                     *         "fields": [
-                     *           {
-                     *             "field": "currency",
-                     *             "message": "currency must be EUR or GBP"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
-                        };
-                    };
-                };
-            };
-            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "data": null,
-                     *       "message": "Unauthorized",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "AUTH.TOKEN_MISSING",
-                     *         "details": "Send the token as `Authorization: Bearer <token>`",
-                     *         "message": "The request carries no token this service can read"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
-                        };
-                    };
-                };
-            };
-            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 403,
-                     *       "data": null,
-                     *       "message": "Forbidden",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "AUTH.FORBIDDEN",
-                     *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH.FORBIDDEN";
-                        };
-                    };
-                };
-            };
-            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 408,
-                     *       "data": null,
-                     *       "message": "Request Timeout",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.TIMEOUT",
-                     *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.TIMEOUT";
-                        };
-                    };
-                };
-            };
-            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 414,
-                     *       "data": null,
-                     *       "message": "URI Too Long",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.URI_TOO_LONG",
-                     *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.URI_TOO_LONG";
-                        };
-                    };
-                };
-            };
-            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "data": null,
-                     *       "message": "Unsupported Media Type",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
-                     *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.UNSUPPORTED_ENCODING";
-                        };
-                    };
-                };
-            };
-            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 417,
-                     *       "data": null,
-                     *       "message": "Expectation Failed",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.EXPECTATION_FAILED",
-                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.EXPECTATION_FAILED";
-                        };
-                    };
-                };
-            };
-            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "data": null,
-                     *       "message": "Too Many Requests",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT.EXCEEDED";
-                        };
-                    };
-                };
-            };
-            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 431,
-                     *       "data": null,
-                     *       "message": "Request Header Fields Too Large",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
-                     *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.HEADERS_TOO_LARGE";
-                        };
-                    };
-                };
-            };
-            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 500,
-                     *       "data": null,
-                     *       "message": "Internal Server Error",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "INTERNAL",
-                     *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL";
-                        };
-                    };
-                };
-            };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "data": null,
-                     *       "message": "Service Unavailable",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
-                        };
-                    };
-                };
-            };
-        };
-    };
-    AuditReceiptsController_proof: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description An audit event of one of your requests: `events[].id` in its timeline (`GET /api/v1/requests/{request_id}`). */
-                event_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example 200 */
-                        status: number;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["InclusionProofDto"];
-                        /**
-                         * @description Always null on success
-                         * @example null
-                         */
-                        error: Record<string, never> | null;
-                    };
-                };
-            };
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example 202 */
-                        status: number;
-                        /** @example Accepted */
-                        message: string;
-                        data: components["schemas"]["ProofPendingDto"];
-                        /**
-                         * @description Always null on success
-                         * @example null
-                         */
-                        error: Record<string, never> | null;
-                    };
-                };
-            };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "data": null,
-                     *       "message": "Bad Request",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.VALIDATION_FAILED",
-                     *         "details": "currency must be EUR or GBP",
-                     *         "message": "The request has invalid fields",
-                     *         "fields": [
-                     *           {
-                     *             "field": "currency",
-                     *             "message": "currency must be EUR or GBP"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
-                        };
-                    };
-                };
-            };
-            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "data": null,
-                     *       "message": "Unauthorized",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "AUTH.TOKEN_MISSING",
-                     *         "details": "Send the token as `Authorization: Bearer <token>`",
-                     *         "message": "The request carries no token this service can read"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
-                        };
-                    };
-                };
-            };
-            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 403,
-                     *       "data": null,
-                     *       "message": "Forbidden",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "AUTH.FORBIDDEN",
-                     *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
-                        };
-                    };
-                };
-            };
-            /** @description Not found, or not visible to this client. Codes: `RECEIPT.NOT_FOUND`, `RECEIPT.PROOF_UNAVAILABLE`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 404,
-                     *       "data": null,
-                     *       "message": "Not Found",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "RECEIPT.NOT_FOUND",
-                     *         "details": "No audit event of yours has this id",
-                     *         "message": "No audit event of yours has this id"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "RECEIPT.NOT_FOUND" | "RECEIPT.PROOF_UNAVAILABLE";
-                        };
-                    };
-                };
-            };
-            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 408,
-                     *       "data": null,
-                     *       "message": "Request Timeout",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.TIMEOUT",
-                     *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.TIMEOUT";
-                        };
-                    };
-                };
-            };
-            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 414,
-                     *       "data": null,
-                     *       "message": "URI Too Long",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.URI_TOO_LONG",
-                     *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.URI_TOO_LONG";
-                        };
-                    };
-                };
-            };
-            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "data": null,
-                     *       "message": "Unsupported Media Type",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
-                     *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.UNSUPPORTED_ENCODING";
-                        };
-                    };
-                };
-            };
-            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 417,
-                     *       "data": null,
-                     *       "message": "Expectation Failed",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.EXPECTATION_FAILED",
-                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.EXPECTATION_FAILED";
-                        };
-                    };
-                };
-            };
-            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "data": null,
-                     *       "message": "Too Many Requests",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "RATE_LIMIT.EXCEEDED",
-                     *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT.EXCEEDED";
-                        };
-                    };
-                };
-            };
-            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 431,
-                     *       "data": null,
-                     *       "message": "Request Header Fields Too Large",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
-                     *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "REQUEST.HEADERS_TOO_LARGE";
-                        };
-                    };
-                };
-            };
-            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 500,
-                     *       "data": null,
-                     *       "message": "Internal Server Error",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "INTERNAL",
-                     *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL";
-                        };
-                    };
-                };
-            };
-            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "data": null,
-                     *       "message": "Service Unavailable",
-                     *       "error": {
-                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "AUDIT.UNAVAILABLE",
-                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
-                        };
-                    };
-                };
-            };
-        };
-    };
-    AuditKeysController_jwks: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A JWK Set (RFC 7517), as it is: no envelope. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
         };
     };

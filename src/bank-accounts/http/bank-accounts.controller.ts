@@ -35,7 +35,7 @@ export class BankAccountsController {
       '(`expiration_date` at least one calendar month from today, UTC). `reference` is the idempotency key: the same body ' +
       'again returns the first result with `Idempotent-Replayed: true`; a different body with a used reference is 422.',
   })
-  @ApiEnvelopeResponse(201, BankAccountResponseDto, { message: 'Bank account created' })
+  @ApiEnvelopeResponse(201, BankAccountResponseDto, { message: 'Bank account created', receipt: true })
   @ApiErrorResponses(ERRORS.edge, ERRORS.endUser, ERRORS.body, 'CUSTOMER.NOT_FOUND', ERRORS.providerRead, ERRORS.providerWrite)
   async open(
     @CurrentClient() client: AuthenticatedClient,

@@ -186,11 +186,26 @@ export function ApiErrorResponses(...codes: (ErrorCode | readonly ErrorCode[])[]
   );
 }
 
+/** A write's answer, refusals and unknown outcomes included: its receipt (docs/security.md, "Receipts"). */
+const RECEIPT_HEADER = {
+  'Audit-Receipt': {
+    description:
+      'A compact JWS (EdDSA, `typ` audit-receipt+jws) signed with the audit key over the audit event that recorded this answer: ' +
+      'its id and hash, the request id, operation, outcome, status, reference and customer. Verify it with the keys at /.well-known/audit-keys.json; ' +
+      'the error answers of this write carry one too, and a replay carries the original’s.',
+    schema: { type: 'string' },
+  },
+};
+
 /**
  * A success status whose `data` is `model` (or an array of it) inside the envelope. `message` is
  * the envelope's message, declared here once: the answer carries it, and the document shows it.
  */
-export function ApiEnvelopeResponse(status: number, model: Type<unknown>, options: { isArray?: boolean; description?: string; message?: string } = {}) {
+export function ApiEnvelopeResponse(
+  status: number,
+  model: Type<unknown>,
+  options: { isArray?: boolean; description?: string; message?: string; receipt?: boolean } = {},
+) {
   const data = options.isArray ? { type: 'array', items: { $ref: getSchemaPath(model) } } : { $ref: getSchemaPath(model) };
   return applyDecorators(
     ...(options.message ? [ResponseMessage(options.message)] : []),
@@ -198,6 +213,7 @@ export function ApiEnvelopeResponse(status: number, model: Type<unknown>, option
     ApiResponse({
       status,
       description: options.description,
+      ...(options.receipt ? { headers: RECEIPT_HEADER } : {}),
       schema: {
         type: 'object',
         required: ['status', 'message', 'data', 'error'],

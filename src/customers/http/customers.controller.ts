@@ -40,7 +40,7 @@ export class CustomersController {
       `(their token needs the \`${SCOPES.createCustomer}\` scope). \`reference\` is the idempotency key: ` +
       'sending the same body again returns the first result with `Idempotent-Replayed: true` and calls nothing.',
   })
-  @ApiEnvelopeResponse(201, CustomerResponseDto, { message: 'Customer created' })
+  @ApiEnvelopeResponse(201, CustomerResponseDto, { message: 'Customer created', receipt: true })
   @ApiErrorResponses(ERRORS.edge, ERRORS.endUser, ERRORS.body, ERRORS.providerRead, ERRORS.providerWrite)
   async create(
     @CurrentClient() client: AuthenticatedClient,
@@ -60,7 +60,7 @@ export class CustomersController {
       'From then on the end user reaches this customer with their own access token (GET /api/v1/me lists it). ' +
       'A customer belongs to one end user at most: binding it to another is 409. End-user tokens cannot call this.',
   })
-  @ApiEnvelopeResponse(200, BoundCustomerResponseDto, { message: 'Customer bound' })
+  @ApiEnvelopeResponse(200, BoundCustomerResponseDto, { message: 'Customer bound', receipt: true })
   @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.body, 'CUSTOMER.NOT_FOUND', 'CUSTOMER.ALREADY_BOUND')
   async bind(
     @CurrentClient() client: AuthenticatedClient,
