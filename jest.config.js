@@ -24,7 +24,11 @@ const shared = {
   transform: {
     '^.+\\.ts$': tsJest,
   },
-  moduleNameMapper: Object.fromEntries(ESM_REQUIRED_FROM_CJS.map((name) => [`^${name}$`, `<rootDir>/test/support/native/${name}.cjs`])),
+  moduleNameMapper: {
+    ...Object.fromEntries(ESM_REQUIRED_FROM_CJS.map((name) => [`^${name}$`, `<rootDir>/test/support/native/${name}.cjs`])),
+    // The typed client (clients/typescript, an ES module package) names its own modules as they are built (`./receipts.js`).
+    '^\\./receipts\\.js$': '<rootDir>/clients/typescript/src/receipts.ts',
+  },
 };
 
 /** The suites in test/ share one PostgreSQL for the run (test/support/global-setup.cjs starts it once). */

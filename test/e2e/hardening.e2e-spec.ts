@@ -64,6 +64,7 @@ describe('Security headers and CORS', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     expect(response.headers.get('access-control-expose-headers')).toContain('X-Request-Id');
     expect(response.headers.get('access-control-expose-headers')).toContain('RateLimit-Policy');
+    expect(response.headers.get('access-control-expose-headers')).toContain('Audit-Receipt');
   });
 });
 
