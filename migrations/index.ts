@@ -13,6 +13,7 @@ import { OwnerKeepsTheAuditChain1764662400000 } from './1764662400000-OwnerKeeps
 import { StaffAccess1764748800000 } from './1764748800000-StaffAccess';
 import { RequestLogs1764835200000 } from './1764835200000-RequestLogs';
 import { AuditReceipts1764921600000 } from './1764921600000-AuditReceipts';
+import { AuditLogTree1765008000000 } from './1765008000000-AuditLogTree';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so the same list works compiled,
@@ -34,4 +35,5 @@ export const MIGRATIONS = [
   StaffAccess1764748800000,
   RequestLogs1764835200000,
   AuditReceipts1764921600000,
+  AuditLogTree1765008000000,
 ];

@@ -17,6 +17,8 @@ export const SERVICE_PRIVILEGES: Readonly<Record<string, string>> = {
   // which keeps them in sequence and on the chain; only the owner's purge removes any (never the newest).
   audit_checkpoints: 'SELECT',
   audit_manifests: 'SELECT',
+  // The log's tree of checkpoint heads: written only by the owner's trigger as a checkpoint is appended.
+  audit_log_tree: 'SELECT',
   // Purges not yet recorded by their checkpoint, within the purging transaction only.
   audit_purges_unrecorded: 'SELECT',
   // The retention the purge enforces, set by the owner from AUDIT_RETENTION_DAYS.
@@ -45,6 +47,7 @@ export const DATABASE_SET_COLUMNS: Readonly<Record<string, readonly string[]>> =
 export const SERVICE_FUNCTIONS: readonly string[] = [
   'purge_sealed_audit_events(timestamptz, integer)',
   'append_audit_checkpoint(text, character varying, bytea, bytea)',
+  'audit_log_root(bigint)',
 ];
 
 /** What the owner sets at start-up besides the grants. */

@@ -10,7 +10,14 @@ import { callApi } from '../support/http';
 import { TestIssuer } from '../support/oidc';
 import { clearSandbox, injectFault } from '../support/sandbox';
 import { waitFor } from '../support/wait-for';
-import { type AuditKeySet, ReceiptVerificationError, verifyInclusion, verifyReceipt } from '../../clients/typescript/src/receipts';
+import {
+  type AuditKeySet,
+  type ConsistencyProof,
+  ReceiptVerificationError,
+  verifyConsistency,
+  verifyInclusion,
+  verifyReceipt,
+} from '../../clients/typescript/src/receipts';
 
 interface Proof {
   event_id: string;
@@ -36,7 +43,7 @@ function verifiedOffline(proof: Proof, keys: { keys: (Record<string, string> & {
     failures.push('checkpoint signature');
   const statement = JSON.parse(proof.checkpoint.statement) as { v: number; kind: string; merkle_root: string; events: number };
   // The tree the path climbs is the one the checkpoint signed: its root, and its size (a path fits other sizes too).
-  if (statement.v !== 2 || statement.kind !== 'seal' || statement.merkle_root !== proof.merkle_root || statement.events !== proof.tree_size)
+  if (statement.v < 2 || statement.kind !== 'seal' || statement.merkle_root !== proof.merkle_root || statement.events !== proof.tree_size)
     failures.push('checkpoint root');
   const sha = (...parts: Buffer[]) => createHash('sha256').update(Buffer.concat(parts)).digest();
   let hash = sha(Buffer.from([0]), Buffer.from(proof.event_id.replace(/-/g, ''), 'hex'), Buffer.from(proof.event_hash, 'hex'));
@@ -338,6 +345,108 @@ describe('receipts: proofs a partner checks offline that the audit log holds its
         await owner.end();
       }
       expect(await verify()).toEqual([]);
+    });
+  });
+
+  describe('consistency between checkpoints', () => {
+    const consistency = (query: string, token = acme) => callApi<ConsistencyProof>(t.baseUrl, 'GET', `/api/v1/checkpoints/consistency?${query}`, { token });
+    /** A new customer, sealed in a checkpoint of its own: that checkpoint. */
+    const newCheckpoint = async () => (await sealedProof(await newCustomerEvent())).checkpoint;
+    const failureOf = (proof: ConsistencyProof, keys: AuditKeySet, kept?: { statement: string }) =>
+      verifyConsistency(proof, keys, kept).then(
+        () => 'verified',
+        (error: unknown) => (error instanceof ReceiptVerificationError ? error.failed : String(error)),
+      );
+
+    it('when a partner kept an earlier checkpoint, then the proof to a later one, or to the newest, verifies offline; altered, it names what failed', async () => {
+      const kept = await newCheckpoint();
+      await newCheckpoint();
+      await newCheckpoint();
+      const later = await newCheckpoint();
+      const keys = (await keySet()) as AuditKeySet;
+
+      const toLater = await consistency(`from=${kept.seq}&to=${later.seq}`);
+      const toNewest = await consistency(`from=${kept.seq}`);
+      const proof = toLater.body.data!;
+      const flip = (hex: string) => (hex[0] === '0' ? '1' : '0') + hex.slice(1);
+
+      expect(toLater.status).toBe(200);
+      expect([proof.from, proof.to.seq]).toEqual([kept, later.seq]);
+      expect(JSON.parse(proof.to.statement)).toMatchObject({ v: 3, log_size: expect.any(Number), log_root: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(await failureOf(proof, keys, kept)).toBe('verified');
+      expect(await failureOf(toNewest.body.data!, keys, kept)).toBe('verified');
+      expect(toNewest.body.data!.to.seq).toBeGreaterThanOrEqual(later.seq);
+      if (proof.consistency_proof.length > 0)
+        expect(await failureOf({ ...proof, consistency_proof: [flip(proof.consistency_proof[0]), ...proof.consistency_proof.slice(1)] }, keys)).toBe(
+          'consistency',
+        );
+      expect(await failureOf({ ...proof, inclusion_proof: [flip(proof.inclusion_proof[0]), ...proof.inclusion_proof.slice(1)] }, keys)).toBe('path');
+      expect(await failureOf(proof, keys, later)).toBe('checkpoint');
+      expect(await failureOf({ ...proof, from: proof.to, to: proof.from }, keys)).toBe('checkpoint');
+      expect(await failureOf({ ...proof, to: { ...proof.to, statement: proof.to.statement.replace('"log_size":', '"log_size":1') } }, keys)).toBe(
+        'checkpoint_signature',
+      );
+      expect(await failureOf(proof, { keys: [] })).toBe('key');
+    });
+
+    it('when the query is wrong, or names no checkpoint, or the newest, then 400, 404 CHECKPOINT.NOT_FOUND, 404 CHECKPOINT.PROOF_UNAVAILABLE; an end user or nobody gets 403, 401', async () => {
+      const kept = await newCheckpoint();
+      const newest = await newCheckpoint();
+
+      const backwards = await consistency(`from=${newest.seq}&to=${kept.seq}`);
+      const garbage = await consistency('from=1e3');
+      const missing = await consistency('from=99999999');
+      const fromNewest = await consistency(`from=${newest.seq}`);
+
+      expect([backwards.status, backwards.body.error!.code, backwards.body.error!.fields]).toEqual([
+        400,
+        'REQUEST.VALIDATION_FAILED',
+        [expect.objectContaining({ field: 'to' })],
+      ]);
+      expect([garbage.status, garbage.body.error!.code]).toEqual([400, 'REQUEST.VALIDATION_FAILED']);
+      expect([missing.status, missing.body.error!.code]).toEqual([404, 'CHECKPOINT.NOT_FOUND']);
+      // Nothing after the newest yet (sealing is the test's): no proof to give.
+      expect([fromNewest.status, fromNewest.body.error!.code]).toEqual([404, 'CHECKPOINT.PROOF_UNAVAILABLE']);
+      expect((await consistency(`from=${kept.seq}`, await endUsers.token())).status).toBe(403);
+      expect((await callApi(t.baseUrl, 'GET', `/api/v1/checkpoints/consistency?from=${kept.seq}`)).status).toBe(401);
+    });
+
+    it('when the database owner alters the stored tree, then no proof is given through it and audit:verify names it; restored, both are as before', async () => {
+      const kept = await newCheckpoint();
+      const later = await newCheckpoint();
+      const size = (JSON.parse(later.statement) as { log_size: number }).log_size;
+      const verify = async () => {
+        const out: string[] = [];
+        await runAuditVerify(
+          [],
+          { DATABASE_URL: t.database.url, AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY, LOG_LEVEL: 'warn' },
+          { out: (line) => out.push(line), err: () => undefined },
+        );
+        return out.map((line) => JSON.parse(line) as { finding?: { kind: string } }).flatMap((line) => (line.finding ? [line.finding.kind] : []));
+      };
+      const owner = new Client({ connectionString: t.database.ownerUrl });
+      await owner.connect();
+      const asOwner = async (sql: string, params: unknown[]) => {
+        await owner.query('BEGIN');
+        await owner.query('SET LOCAL session_replication_role = replica');
+        await owner.query(sql, params);
+        await owner.query('COMMIT');
+      };
+      try {
+        // The leaf just before `later`: on every path to `later`'s tree, and on the frontier verify ends with.
+        const [{ nodes }] = (await owner.query<{ nodes: Buffer }>('SELECT nodes FROM audit_log_tree WHERE leaf = $1', [size - 1])).rows;
+        await asOwner('UPDATE audit_log_tree SET nodes = $2 WHERE leaf = $1', [size - 1, Buffer.alloc(nodes.length, 7)]);
+        const refused = await consistency(`from=${kept.seq}&to=${later.seq}`);
+        const findings = await verify();
+        await asOwner('UPDATE audit_log_tree SET nodes = $2 WHERE leaf = $1', [size - 1, nodes]);
+
+        expect([refused.status, refused.body.error!.code]).toEqual([404, 'CHECKPOINT.PROOF_UNAVAILABLE']);
+        expect(findings).toContain('log_tree_altered');
+        expect((await consistency(`from=${kept.seq}&to=${later.seq}`)).status).toBe(200);
+        expect(await verify()).toEqual([]);
+      } finally {
+        await owner.end();
+      }
     });
   });
 });

@@ -168,10 +168,13 @@ export function requestIdOf(error: { error: object }): string | undefined {
 
 export {
   type AuditKeySet,
+  type ConsistencyProof,
   type InclusionProof,
   type ReceiptClaims,
   type ReceiptFailure,
   ReceiptVerificationError,
+  type SignedCheckpoint,
+  verifyConsistency,
   verifyInclusion,
   verifyReceipt,
 } from './receipts.js';

@@ -25,8 +25,10 @@ export type ReceiptFailure =
   | 'checkpoint_signature'
   /** The checkpoint is not a seal with a Merkle tree, or not of the tree the proof climbs (root, size). */
   | 'checkpoint'
-  /** The inclusion path does not lead from the event to the checkpoint's root. */
-  | 'path';
+  /** The inclusion path does not lead from the event (or the earlier checkpoint) to the checkpoint's root. */
+  | 'path'
+  /** The consistency proof does not show the earlier checkpoint's tree to be the start of the later one's. */
+  | 'consistency';
 
 export class ReceiptVerificationError extends Error {
   constructor(
@@ -58,6 +60,16 @@ export interface ReceiptClaims {
   readonly customer_id: string | null;
 }
 
+/** A checkpoint of the audit log as the gateway signed it: keep the ones your proofs come with. */
+export interface SignedCheckpoint {
+  readonly seq: number;
+  /** The JSON text that was signed. */
+  readonly statement: string;
+  readonly head: string;
+  readonly key_id: string;
+  readonly signature: string;
+}
+
 /** The answer of `GET /api/v1/receipts/{event_id}` once the event is sealed. */
 export interface InclusionProof {
   readonly event_id: string;
@@ -66,7 +78,15 @@ export interface InclusionProof {
   readonly tree_size: number;
   readonly inclusion_proof: readonly string[];
   readonly merkle_root: string;
-  readonly checkpoint: { readonly seq: number; readonly statement: string; readonly head: string; readonly key_id: string; readonly signature: string };
+  readonly checkpoint: SignedCheckpoint;
+}
+
+/** The answer of `GET /api/v1/checkpoints/consistency?from=&to=`. */
+export interface ConsistencyProof {
+  readonly from: SignedCheckpoint;
+  readonly to: SignedCheckpoint;
+  readonly consistency_proof: readonly string[];
+  readonly inclusion_proof: readonly string[];
 }
 
 const RECEIPT_TYPE = 'audit-receipt+jws';
@@ -105,18 +125,7 @@ export async function verifyInclusion(proof: InclusionProof, keys: AuditKeySet, 
   if (receipt && (receipt.event_id !== proof.event_id || receipt.event_hash !== proof.event_hash)) {
     throw new ReceiptVerificationError('event_hash', 'The proof is not of the event the receipt names');
   }
-  const { checkpoint } = proof;
-  const jwk = keys.keys.find((key) => key.kid === checkpoint.key_id);
-  if (!jwk) throw new ReceiptVerificationError('key', `No audit key in the set has the checkpoint’s key id ${checkpoint.key_id}`);
-  if (!(await checkpointSignatureHolds(checkpoint.statement, checkpoint.signature, jwk))) {
-    throw new ReceiptVerificationError('checkpoint_signature', `Checkpoint #${checkpoint.seq}’s signature does not verify`);
-  }
-  let statement: { v?: unknown; kind?: unknown; merkle_root?: unknown; events?: unknown };
-  try {
-    statement = JSON.parse(checkpoint.statement) as typeof statement;
-  } catch {
-    throw new ReceiptVerificationError('checkpoint', 'The checkpoint’s statement is not JSON');
-  }
+  const statement = await signedStatement(proof.checkpoint, keys);
   if (typeof statement.v !== 'number' || statement.v < 2 || statement.kind !== 'seal') {
     throw new ReceiptVerificationError('checkpoint', 'The checkpoint is not a seal with a Merkle tree');
   }
@@ -139,6 +148,104 @@ export async function verifyInclusion(proof: InclusionProof, keys: AuditKeySet, 
   }
 }
 
+/**
+ * Checks that checkpoint `to` descends from checkpoint `from` (the one you kept: pass it as `kept`,
+ * and the proof's `from` must be it, byte for byte): both signatures against the keys; that both
+ * statements name the log's tree (version 3 or later) and `to` is later; the RFC 9162 consistency
+ * proof from `from`'s tree to `to`'s; and the inclusion of `from`'s own head in `to`'s tree. Then
+ * every checkpoint up to `from` is in `to`'s history: the log only grew.
+ * @throws ReceiptVerificationError naming what failed.
+ */
+export async function verifyConsistency(proof: ConsistencyProof, keys: AuditKeySet, kept?: Pick<SignedCheckpoint, 'statement'>): Promise<void> {
+  if (kept && kept.statement !== proof.from.statement)
+    throw new ReceiptVerificationError('checkpoint', 'The proof starts from another checkpoint than the one kept');
+  const older = await signedStatement(proof.from, keys);
+  const newer = await signedStatement(proof.to, keys);
+  const m = older.log_size;
+  const n = newer.log_size;
+  if (typeof m !== 'number' || typeof n !== 'number' || typeof older.log_root !== 'string' || typeof newer.log_root !== 'string') {
+    throw new ReceiptVerificationError('checkpoint', 'A checkpoint names no log tree (its statement is older than version 3)');
+  }
+  if (typeof older.seq !== 'number' || typeof newer.seq !== 'number' || newer.seq <= older.seq || n <= m) {
+    throw new ReceiptVerificationError('checkpoint', 'The later checkpoint is not after the earlier one');
+  }
+  const consistency = proof.consistency_proof.map((hex) => hexBytes(hex));
+  if (m > 0 ? !(await consistencyHolds(m, n, hexBytes(older.log_root), hexBytes(newer.log_root), consistency)) : consistency.length > 0) {
+    throw new ReceiptVerificationError('consistency', 'The consistency proof does not show the earlier tree to be the start of the later one');
+  }
+  // The earlier checkpoint's own head is leaf m of the later tree.
+  const head = await sha256(new TextEncoder().encode(proof.from.statement));
+  const root = await rootFromInclusionPath(
+    await sha256(new Uint8Array([0]), head),
+    m,
+    n,
+    proof.inclusion_proof.map((hex) => hexBytes(hex)),
+  );
+  if (root === undefined || hexOf(root) !== newer.log_root) {
+    throw new ReceiptVerificationError('path', 'The earlier checkpoint is not in the later checkpoint’s tree');
+  }
+}
+
+interface Statement {
+  readonly v?: unknown;
+  readonly seq?: unknown;
+  readonly kind?: unknown;
+  readonly merkle_root?: unknown;
+  readonly events?: unknown;
+  readonly log_size?: unknown;
+  readonly log_root?: unknown;
+}
+
+/** A checkpoint's statement, once its signature holds under one of the keys. */
+async function signedStatement(checkpoint: SignedCheckpoint, keys: AuditKeySet): Promise<Statement> {
+  const jwk = keys.keys.find((key) => key.kid === checkpoint.key_id);
+  if (!jwk) throw new ReceiptVerificationError('key', `No audit key in the set has checkpoint #${checkpoint.seq}’s key id ${checkpoint.key_id}`);
+  if (!(await checkpointSignatureHolds(checkpoint.statement, checkpoint.signature, jwk))) {
+    throw new ReceiptVerificationError('checkpoint_signature', `Checkpoint #${checkpoint.seq}’s signature does not verify`);
+  }
+  try {
+    return JSON.parse(checkpoint.statement) as Statement;
+  } catch {
+    throw new ReceiptVerificationError('checkpoint', `Checkpoint #${checkpoint.seq}’s statement is not JSON`);
+  }
+}
+
+const odd = (n: number) => n % 2 === 1;
+const half = (n: number) => Math.floor(n / 2);
+
+/** RFC 9162 2.1.4.2: whether the proof shows the tree of `first` leaves (head `firstRoot`) to be the start of the tree of `second` (head `secondRoot`). */
+async function consistencyHolds(first: number, second: number, firstRoot: Uint8Array, secondRoot: Uint8Array, proof: readonly Uint8Array[]): Promise<boolean> {
+  if (!Number.isSafeInteger(first) || !Number.isSafeInteger(second) || first < 1 || first >= second || proof.length === 0) return false;
+  // A first tree whose size is a power of two is a node of the second: the proof leaves its head out.
+  const path = Number.isInteger(Math.log2(first)) ? [firstRoot, ...proof] : [...proof];
+  let fn = first - 1;
+  let sn = second - 1;
+  while (odd(fn)) {
+    fn = half(fn);
+    sn = half(sn);
+  }
+  let fr = path[0];
+  let sr = path[0];
+  for (const c of path.slice(1)) {
+    if (sn === 0) return false;
+    if (odd(fn) || fn === sn) {
+      fr = await sha256(new Uint8Array([1]), c, fr);
+      sr = await sha256(new Uint8Array([1]), c, sr);
+      if (!odd(fn)) {
+        while (!odd(fn) && fn !== 0) {
+          fn = half(fn);
+          sn = half(sn);
+        }
+      }
+    } else {
+      sr = await sha256(new Uint8Array([1]), sr, c);
+    }
+    fn = half(fn);
+    sn = half(sn);
+  }
+  return sn === 0 && hexOf(fr) === hexOf(firstRoot) && hexOf(sr) === hexOf(secondRoot);
+}
+
 /** RFC 9162 2.1.3.2: the root an inclusion path leads to, or undefined when the path does not fit the tree's size. */
 async function rootFromInclusionPath(leaf: Uint8Array, index: number, size: number, path: readonly Uint8Array[]): Promise<Uint8Array | undefined> {
   if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) return undefined;
@@ -147,19 +254,19 @@ async function rootFromInclusionPath(leaf: Uint8Array, index: number, size: numb
   let r = leaf;
   for (const p of path) {
     if (sn === 0) return undefined;
-    if (fn % 2 === 1 || fn === sn) {
+    if (odd(fn) || fn === sn) {
       r = await sha256(new Uint8Array([1]), p, r);
-      if (fn % 2 === 0) {
-        while (fn % 2 === 0 && fn !== 0) {
-          fn = Math.floor(fn / 2);
-          sn = Math.floor(sn / 2);
+      if (!odd(fn)) {
+        while (!odd(fn) && fn !== 0) {
+          fn = half(fn);
+          sn = half(sn);
         }
       }
     } else {
       r = await sha256(new Uint8Array([1]), r, p);
     }
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
+    fn = half(fn);
+    sn = half(sn);
   }
   return sn === 0 ? r : undefined;
 }

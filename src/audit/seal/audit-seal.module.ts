@@ -7,7 +7,8 @@ import { AuditSealSchedule } from './audit-seal.schedule';
 import { AuditSealStore, CheckpointSigner, TrustedKeys } from './domain/audit-seal.port';
 import { AuditSealer } from './domain/audit-sealer.service';
 import { AuditCheckpointsController } from './http/audit-checkpoints.controller';
-import { AuditKeysController, AuditReceiptsController } from './http/audit-receipts.controller';
+import { AuditKeysController, AuditReceiptsController, CheckpointConsistencyController } from './http/audit-receipts.controller';
+import { CheckpointConsistency } from './domain/checkpoint-consistency';
 import { AuditReceipts } from './domain/audit-receipts';
 import { SignedReceipts } from './domain/receipt-issuer';
 import { ReceiptIssuer } from '../trail/domain/receipt-issuer.port';
@@ -16,7 +17,7 @@ import { Ed25519CheckpointSigner, Ed25519TrustedKeys, loadSigningKey } from './s
 
 /** Sealing: the hash chain of signed checkpoints over the events, extended every second, and its status. */
 @Module({
-  controllers: [AuditCheckpointsController, AuditReceiptsController, AuditKeysController],
+  controllers: [AuditCheckpointsController, AuditReceiptsController, CheckpointConsistencyController, AuditKeysController],
   providers: [
     { provide: AuditSettings, inject: [ConfigService], useFactory: auditSettingsOf },
     { provide: AuditSealStore, useClass: PgAuditSealStore },
@@ -45,6 +46,7 @@ import { Ed25519CheckpointSigner, Ed25519TrustedKeys, loadSigningKey } from './s
     },
     AuditSealer,
     AuditReceipts,
+    CheckpointConsistency,
     { provide: ReceiptIssuer, useClass: SignedReceipts },
     AuditSealSchedule,
     { provide: AuditSealMonitor, useExisting: AuditSealSchedule },

@@ -15,6 +15,7 @@ export const OPERATION = {
   listRequests: 'request_log.list',
   readRequest: 'request_log.read',
   readReceiptProof: 'receipt.proof',
+  readConsistencyProof: 'checkpoint.consistency',
   readClient: 'client.read',
   listClients: 'client.list',
   startLogin: 'session.login',

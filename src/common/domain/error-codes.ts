@@ -94,6 +94,8 @@ export const ERROR_CODES = {
   'REQUEST_LOG.NOT_FOUND': 'not_found',
   'RECEIPT.NOT_FOUND': 'not_found',
   'RECEIPT.PROOF_UNAVAILABLE': 'not_found',
+  'CHECKPOINT.NOT_FOUND': 'not_found',
+  'CHECKPOINT.PROOF_UNAVAILABLE': 'not_found',
   // The service itself
   'AUDIT.UNAVAILABLE': 'unavailable',
   'DATABASE.UNAVAILABLE': 'unavailable',

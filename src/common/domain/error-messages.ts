@@ -55,6 +55,8 @@ export const ERROR_MESSAGES = {
   'REQUEST_LOG.NOT_FOUND': 'No request of yours has this id',
   'RECEIPT.NOT_FOUND': 'No audit event of yours has this id',
   'RECEIPT.PROOF_UNAVAILABLE': 'No inclusion proof can be given for this event',
+  'CHECKPOINT.NOT_FOUND': 'No checkpoint has this number',
+  'CHECKPOINT.PROOF_UNAVAILABLE': 'No consistency proof can be given between these checkpoints',
   'AUDIT.UNAVAILABLE': 'The service cannot record requests right now; try again shortly',
   'DATABASE.UNAVAILABLE': 'The service’s database is unavailable; try again shortly',
   'SERVICE.SHUTTING_DOWN': 'This instance is shutting down; retry the request',

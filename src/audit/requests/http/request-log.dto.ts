@@ -54,7 +54,7 @@ export class RequestLogQueryDto {
   @ApiPropertyOptional({
     enum: AUDIT_OPERATIONS,
     description:
-      'What the request did. Reads of this log and of proofs are left out unless named here (`request_log.list`, `request_log.read`, `receipt.proof`).',
+      'What the request did. Reads of this log and of proofs are left out unless named here (`request_log.list`, `request_log.read`, `receipt.proof`, `checkpoint.consistency`).',
   })
   @IsOptional()
   @IsIn(AUDIT_OPERATIONS, { message: `operation must be one of ${AUDIT_OPERATIONS.join(', ')}` })

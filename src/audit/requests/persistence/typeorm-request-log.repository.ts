@@ -10,7 +10,7 @@ import { AuditEventMapper } from '../../trail/persistence/audit-event.mapper';
 import { POSITION_SQL } from '../../trail/persistence/typeorm-audit-log.repository';
 import { RelatedRequest, RequestLogFilter, RequestLogPage, RequestLogStore, RequestTimeline } from '../domain/request-log.port';
 
-const LOG_READS = [OPERATION.listRequests, OPERATION.readRequest, OPERATION.readReceiptProof];
+const LOG_READS = [OPERATION.listRequests, OPERATION.readRequest, OPERATION.readReceiptProof, OPERATION.readConsistencyProof];
 
 /**
  * How many of a tenant's events one page reads at most when no reference, customer or error id

@@ -15,6 +15,8 @@ export interface SealScope {
    * ended, as have all transactions before them: nothing can ever be committed behind them.
    */
   settledEventsAfter(after: SealPosition, limit: number): Promise<SettledEvent[]>;
+  /** The log's tree as it stands: how many checkpoint heads it holds, and its RFC 9162 head (hex). */
+  logTree(): Promise<{ size: number; root: string }>;
   /** Appends a checkpoint (and, for a seal, its manifest): the store takes its columns from the signed statement. */
   append(checkpoint: SignedCheckpoint, manifest?: Buffer): Promise<void>;
   /**
@@ -71,6 +73,12 @@ export abstract class AuditSealStore {
    * `checkpoint` undefined while the event is not sealed yet.
    */
   abstract sealedEvent(tenant: string, eventId: string): Promise<{ position: SealPosition; checkpoint?: StoredCheckpoint & { manifest: Buffer } } | undefined>;
+
+  /** Checkpoint `seq`; undefined when there is none (not written yet, or purged). */
+  abstract checkpoint(seq: number): Promise<StoredCheckpoint | undefined>;
+
+  /** The log's tree: the stored nodes of these leaves, by leaf index (see log-tree.ts). */
+  abstract logTreeNodes(leaves: readonly number[]): Promise<ReadonlyMap<number, Buffer>>;
 
   /** A committed event as its receipt names it, its hash computed as the seal computes it; undefined when the log holds no such event. */
   abstract receiptFacts(eventId: string): Promise<ReceiptFacts | undefined>;

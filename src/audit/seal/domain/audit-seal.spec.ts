@@ -26,7 +26,8 @@ describe('audit seal', () => {
     ['not JSON', 'not json'],
     ['the same fields in another order', JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(statementText(statement)) as object).reverse()))],
     ['spacing added', statementText(statement).replace('"events":', '"events": ')],
-    ['another version', statementText({ ...statement, v: 3 as 1 })],
+    ['another version', statementText({ ...statement, v: 4 as 1 })],
+    ['a version 3 statement without the log’s tree', statementText({ ...statement, v: 3, merkle_root: null })],
     ['a version 1 statement with a Merkle root', statementText(statement).replace('"purge":null}', '"purge":null,"merkle_root":null}')],
   ])('when a stored statement is %s, then it is not taken for one the sealer wrote', (_, text) => {
     expect(parseStatement(text)).toBeUndefined();
@@ -37,6 +38,13 @@ describe('audit seal', () => {
 
     expect(statementText(v2).endsWith(`"merkle_root":"${'cd'.repeat(32)}"}`)).toBe(true);
     expect(parseStatement(statementText(v2))).toEqual(v2);
+  });
+
+  it('when a version 3 statement is written and read back, then it is the same, with the log’s tree after the Merkle root', () => {
+    const v3: CheckpointStatement = { ...statement, v: 3, merkle_root: 'cd'.repeat(32), log_size: 41, log_root: 'ef'.repeat(32) };
+
+    expect(statementText(v3).endsWith(`"merkle_root":"${'cd'.repeat(32)}","log_size":41,"log_root":"${'ef'.repeat(32)}"}`)).toBe(true);
+    expect(parseStatement(statementText(v3))).toEqual(v3);
   });
 
   it('when a version 1 statement is written, then it is the text version 1 always was: no Merkle root', () => {

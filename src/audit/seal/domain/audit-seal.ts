@@ -17,8 +17,11 @@ import { leafHash, treeHead } from './merkle';
  *   a partner that the checkpoint holds the event, without the other events' contents.
  */
 
-/** The statement version the sealer writes: 2 adds `merkle_root`. Version 1 statements verify as they are. */
-export const STATEMENT_VERSION = 2;
+/**
+ * The statement version the sealer writes: 2 adds `merkle_root`; 3 adds `log_size` and `log_root`,
+ * the tree of the checkpoints before it (migration AuditLogTree). Older statements verify as they are.
+ */
+export const STATEMENT_VERSION = 3;
 
 /** Bumped whenever the canonical form of an event changes; each statement names the one it used. */
 export const EVENT_DIGEST_VERSION = 1;
@@ -47,7 +50,7 @@ export interface PurgeRecord {
 
 /** What a checkpoint says; signed as the JSON text `statementText` makes of it. */
 export interface CheckpointStatement {
-  readonly v: 1 | 2;
+  readonly v: 1 | 2 | 3;
   readonly seq: number;
   readonly kind: CheckpointKind;
   readonly sealed_at: string;
@@ -63,6 +66,13 @@ export interface CheckpointStatement {
   readonly purge: PurgeRecord | null;
   /** Version 2: the RFC 9162 tree head (hex) of a seal's manifest entries; null for a purge. Absent in version 1. */
   readonly merkle_root?: string | null;
+  /**
+   * Version 3: the log's tree, whose leaves are the heads of the checkpoints of version 3 and later,
+   * in order: how many came before this one (its own head is the next leaf, at that index), and the
+   * RFC 9162 tree head (hex) of theirs. Absent before version 3.
+   */
+  readonly log_size?: number;
+  readonly log_root?: string;
 }
 
 /** A checkpoint as stored and as logged. */
@@ -106,6 +116,7 @@ export function statementText(s: CheckpointStatement): string {
     manifest_sha256: s.manifest_sha256,
     purge: s.purge && { through_seq: s.purge.through_seq, through_head: s.purge.through_head, events: s.purge.events, cutoff: s.purge.cutoff },
     ...(s.v === 1 ? {} : { merkle_root: s.merkle_root ?? null }),
+    ...(s.v < 3 ? {} : { log_size: s.log_size, log_root: s.log_root }),
   });
 }
 
@@ -113,7 +124,8 @@ export function statementText(s: CheckpointStatement): string {
 export function parseStatement(text: string): CheckpointStatement | undefined {
   try {
     const parsed = JSON.parse(text) as CheckpointStatement;
-    if ((parsed?.v !== 1 && parsed?.v !== 2) || !Number.isSafeInteger(parsed.seq) || !parsed.after || !parsed.end) return undefined;
+    if (![1, 2, 3].includes(parsed?.v) || !Number.isSafeInteger(parsed.seq) || !parsed.after || !parsed.end) return undefined;
+    if (parsed.v === 3 && (!Number.isSafeInteger(parsed.log_size) || typeof parsed.log_root !== 'string')) return undefined;
     return statementText(parsed) === text ? parsed : undefined;
   } catch {
     return undefined;

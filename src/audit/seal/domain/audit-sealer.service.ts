@@ -82,6 +82,7 @@ export class AuditSealer {
         if (row.occurredAt > last) last = row.occurredAt;
       }
       const lastRow = rows[rows.length - 1];
+      const log = await scope.logTree();
       const checkpoint = this.signed({
         v: STATEMENT_VERSION,
         seq: (newest?.seq ?? 0) + 1,
@@ -97,6 +98,8 @@ export class AuditSealer {
         manifest_sha256: sha256(manifest).toString('hex'),
         purge: null,
         merkle_root: merkleRootOf(manifest),
+        log_size: log.size,
+        log_root: log.root,
       });
       await scope.append(checkpoint, manifest);
       return { checkpoint, events: rows.length };
@@ -117,6 +120,7 @@ export class AuditSealer {
       if (!newest) return undefined;
       const removed = await scope.purgeSealed(cutoff, maxEvents);
       if (!removed) return undefined;
+      const log = await scope.logTree();
       const checkpoint = this.signed({
         v: STATEMENT_VERSION,
         seq: newest.seq + 1,
@@ -132,6 +136,8 @@ export class AuditSealer {
         manifest_sha256: null,
         purge: { through_seq: removed.throughSeq, through_head: removed.throughHead, events: removed.purged, cutoff: cutoff.toISOString() },
         merkle_root: null,
+        log_size: log.size,
+        log_root: log.root,
       });
       await scope.append(checkpoint);
       return { checkpoint, events: removed.purged };

@@ -13,6 +13,7 @@ import {
   ZERO_HEAD,
 } from './audit-seal';
 import { AuditSealStore, StoredCheckpoint, TrustedKeys } from './audit-seal.port';
+import { LogFrontier, LogTreeIncomplete } from './log-tree';
 import { compareRange } from './range-comparison';
 
 export type FindingKind =
@@ -27,6 +28,7 @@ export type FindingKind =
   | 'checkpoint_unknown_key'
   | 'checkpoint_missing'
   | 'chain_broken'
+  | 'log_tree_altered'
   | 'external_mismatch'
   | 'truncated'
   | 'unsealed_too_long';
@@ -215,6 +217,7 @@ export class AuditVerifier {
     let checkpoints = 0;
     let previous: Checked | undefined;
     let newest: StoredCheckpoint | undefined;
+    let log: LogFrontier | undefined;
     for (let afterSeq = 0; ;) {
       const page = await this.store.checkpointsAfter(afterSeq, PAGE, { from: options.from, to: options.to });
       for (const row of page) {
@@ -229,6 +232,7 @@ export class AuditVerifier {
           if (previous) this.checkLink(previous, row, checked, windowed, findings);
         }
         previous = checked;
+        if (checked && checked.statement.v >= 3) log = await this.checkLogRoot(checked, log, windowed, findings);
         if (checked?.statement.kind === 'seal') {
           const task = this.checkRange(checked, findings)
             .then((sealed) => void (events += sealed))
@@ -241,7 +245,67 @@ export class AuditVerifier {
       afterSeq = page[page.length - 1].seq;
     }
     await Promise.all(running);
+    if (log && !windowed) await this.checkStoredTree(log, findings);
     return { events, checkpoints, newest, heads };
+  }
+
+  /**
+   * A version 3 statement's `log_size` and `log_root` (what partners' consistency proofs end in)
+   * must be the tree of the checkpoints before it: kept in memory as the walk goes, from the stored
+   * tree only where the walk starts (the first checkpoint, or one after a purge or a window's gap).
+   */
+  private async checkLogRoot(
+    { row, statement }: Checked,
+    log: LogFrontier | undefined,
+    windowed: boolean,
+    findings: Findings,
+  ): Promise<LogFrontier | undefined> {
+    const size = statement.log_size!;
+    let frontier = log;
+    if (frontier && frontier.size !== size && !windowed) {
+      findings.add({
+        kind: 'checkpoint_invalid',
+        checkpoint: row.seq,
+        detail: `checkpoint #${row.seq}: its log_size ${size} is not the ${frontier.size} checkpoints of the log's tree before it`,
+      });
+      return undefined;
+    }
+    if (!frontier || frontier.size !== size) {
+      try {
+        frontier = await LogFrontier.stored((leaves) => this.store.logTreeNodes(leaves), size);
+      } catch (error) {
+        if (!(error instanceof LogTreeIncomplete)) throw error;
+        findings.add({
+          kind: 'log_tree_altered',
+          checkpoint: row.seq,
+          detail: `the log's tree stored before checkpoint #${row.seq} is incomplete: ${error.message}`,
+        });
+        return undefined;
+      }
+    }
+    if (frontier.root() !== statement.log_root) {
+      findings.add({
+        kind: 'checkpoint_invalid',
+        checkpoint: row.seq,
+        detail: `checkpoint #${row.seq}: its log_root is not the tree of the checkpoints before it, so no consistency proof through it can be trusted`,
+      });
+      return undefined;
+    }
+    frontier.append(row.head);
+    return frontier;
+  }
+
+  /** The stored tree, where the walk ends, must be the one the signed statements made: proofs are read from it. */
+  private async checkStoredTree(log: LogFrontier, findings: Findings): Promise<void> {
+    const stored = await LogFrontier.stored((leaves) => this.store.logTreeNodes(leaves), log.size).catch((error: unknown) => {
+      if (error instanceof LogTreeIncomplete) return undefined;
+      throw error;
+    });
+    if (stored?.root() === log.root()) return;
+    findings.add({
+      kind: 'log_tree_altered',
+      detail: `the log's tree stored in audit_log_tree is not the tree of the ${log.size} checkpoint heads it holds: consistency proofs read from it would not verify`,
+    });
   }
 
   /** A checkpoint follows the one before it: the next seq (unless a window skips), its head named, its range continued. */

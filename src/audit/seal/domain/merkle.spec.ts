@@ -1,29 +1,19 @@
-import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { consistencyProof, EMPTY_TREE_HASH, inclusionProof, leafHash, treeHead, treeLevels, verifyConsistency, verifyInclusion } from './merkle';
-
-/**
- * A second implementation, for the tests only: RFC 9162's definitions (section 2.1) as written,
- * over the leaves' data, by slicing lists. Nothing of merkle.ts is used in it.
- */
-const sha = (...parts: Buffer[]) => createHash('sha256').update(Buffer.concat(parts)).digest();
-const largestPowerBelow = (n: number) => 2 ** Math.ceil(Math.log2(n) - 1);
-function MTH(d: Buffer[]): Buffer {
-  if (d.length === 0) return sha();
-  if (d.length === 1) return sha(Buffer.from([0]), d[0]);
-  const k = largestPowerBelow(d.length);
-  return sha(Buffer.from([1]), MTH(d.slice(0, k)), MTH(d.slice(k)));
-}
-function PATH(m: number, d: Buffer[]): Buffer[] {
-  if (d.length === 1) return [];
-  const k = largestPowerBelow(d.length);
-  return m < k ? [...PATH(m, d.slice(0, k)), MTH(d.slice(k))] : [...PATH(m - k, d.slice(k)), MTH(d.slice(0, k))];
-}
-function SUBPROOF(m: number, d: Buffer[], b: boolean): Buffer[] {
-  if (m === d.length) return b ? [] : [MTH(d)];
-  const k = largestPowerBelow(d.length);
-  return m <= k ? [...SUBPROOF(m, d.slice(0, k), b), MTH(d.slice(k))] : [...SUBPROOF(m - k, d.slice(k), false), MTH(d.slice(0, k))];
-}
+import { MTH, PATH, SUBPROOF } from '../../../../test/support/rfc9162';
+import {
+  consistencyProof,
+  consistencyProofOf,
+  EMPTY_TREE_HASH,
+  foldSubtrees,
+  inclusionProof,
+  inclusionProofOf,
+  leafHash,
+  perfectSubtrees,
+  treeHead,
+  treeLevels,
+  verifyConsistency,
+  verifyInclusion,
+} from './merkle';
 
 /** Certificate Transparency's test inputs and the tree heads of their first 1 to 8 (its reference implementation's merkle tree tests). */
 const CT_INPUTS = ['', '00', '10', '2021', '3031', '40414243', '5051525354555657', '606162636465666768696a6b6c6d6e6f'].map((hex) => Buffer.from(hex, 'hex'));
@@ -172,5 +162,41 @@ describe('RFC 9162 Merkle trees', () => {
     expect(verifyConsistency(8, 8, root, root, [])).toBe(true);
     expect(verifyConsistency(8, 8, root, flipped(root, 3), [])).toBe(false);
     expect(verifyConsistency(8, 8, root, root, [root])).toBe(false);
+  });
+
+  /**
+   * The log's tree as the database keeps it (migration AuditLogTree): each leaf's row holds the
+   * hashes of the perfect subtrees that end at it, of sizes 1, 2, 4… (built here from the second
+   * implementation's MTH, not from merkle.ts).
+   */
+  function storedNodes(data: Buffer[]): (start: number, end: number) => Buffer {
+    const rows = data.map((_, leaf) => {
+      const nodes: Buffer[] = [];
+      for (let size = 1; (leaf + 1) % size === 0; size *= 2) nodes.push(MTH(data.slice(leaf + 1 - size, leaf + 1)));
+      return nodes;
+    });
+    return (start, end) => foldSubtrees(perfectSubtrees(start, end).map((part) => rows[part.start + part.size - 1][Math.log2(part.size)]));
+  }
+
+  it('when proofs are made from stored perfect subtrees, as the log’s tree keeps them, then they are the second implementation’s, and its head is MTH', () => {
+    fc.assert(
+      fc.property(tree, fc.nat(), fc.nat(), (data, a, b) => {
+        const hashOf = storedNodes(data);
+        const index = a % data.length;
+        const first = (b % data.length) + 1;
+        expect(hashOf(0, data.length)).toEqual(MTH(data));
+        expect(inclusionProofOf(hashOf, data.length, index)).toEqual(PATH(index, data));
+        expect(consistencyProofOf(hashOf, data.length, first)).toEqual(SUBPROOF(first, data, true));
+      }),
+    );
+  });
+
+  it('when a range is not a subtree of an RFC 9162 tree, then it has no perfect subtrees to be read from', () => {
+    expect(perfectSubtrees(4, 7)).toEqual([
+      { start: 4, size: 2 },
+      { start: 6, size: 1 },
+    ]);
+    expect(() => perfectSubtrees(1, 5)).toThrow(RangeError);
+    expect(foldSubtrees([])).toEqual(EMPTY_TREE_HASH);
   });
 });

@@ -45,29 +45,87 @@ export function treeHead(leaves: readonly Buffer[]): Buffer {
   return treeHash(leaves, 0, leaves.length);
 }
 
+/**
+ * MTH(D[start:end]) as a store knows it: computed from the leaves, or read from stored nodes. The
+ * proofs below ask only for ranges of RFC 9162's own recursion, so every perfect subtree among them
+ * starts at a multiple of its size (see perfectSubtrees).
+ */
+export type SubtreeHash = (start: number, end: number) => Buffer;
+
 /** SUBPROOF(m, D[start:end], whole). */
-function subproof(m: number, leaves: readonly Buffer[], start: number, end: number, whole: boolean, out: Buffer[]): void {
+function subproof(m: number, hashOf: SubtreeHash, start: number, end: number, whole: boolean, out: Buffer[]): void {
   const n = end - start;
   if (m === n) {
-    if (!whole) out.push(treeHash(leaves, start, end));
+    if (!whole) out.push(hashOf(start, end));
     return;
   }
   const k = split(n);
   if (m <= k) {
-    subproof(m, leaves, start, start + k, whole, out);
-    out.push(treeHash(leaves, start + k, end));
+    subproof(m, hashOf, start, start + k, whole, out);
+    out.push(hashOf(start + k, end));
   } else {
-    subproof(m - k, leaves, start + k, end, false, out);
-    out.push(treeHash(leaves, start, start + k));
+    subproof(m - k, hashOf, start + k, end, false, out);
+    out.push(hashOf(start, start + k));
   }
+}
+
+/** The consistency proof (RFC 9162 PROOF(m, D[n])) between the tree of the first `first` leaves and the tree of `size`. */
+export function consistencyProofOf(hashOf: SubtreeHash, size: number, first: number): Buffer[] {
+  if (!Number.isInteger(first) || first < 1 || first > size) throw new RangeError(`a tree of ${first} is not the start of one of ${size}`);
+  const out: Buffer[] = [];
+  subproof(first, hashOf, 0, size, true, out);
+  return out;
 }
 
 /** The consistency proof between the tree of the first `first` leaves and the tree of all of them. */
 export function consistencyProof(leaves: readonly Buffer[], first: number): Buffer[] {
-  if (!Number.isInteger(first) || first < 1 || first > leaves.length) throw new RangeError(`a tree of ${first} is not the start of one of ${leaves.length}`);
+  return consistencyProofOf((start, end) => treeHash(leaves, start, end), leaves.length, first);
+}
+
+/** The inclusion proof (RFC 9162 PATH(m, D[n])) of leaf `index` in the tree of `size`. */
+export function inclusionProofOf(hashOf: SubtreeHash, size: number, index: number): Buffer[] {
+  if (!Number.isInteger(index) || index < 0 || index >= size) throw new RangeError(`leaf ${index} is not in a tree of ${size}`);
   const out: Buffer[] = [];
-  subproof(first, leaves, 0, leaves.length, true, out);
-  return out;
+  let start = 0;
+  let end = size;
+  // From the root down, each level's sibling; the path lists them from the leaf up.
+  while (end - start > 1) {
+    const k = split(end - start);
+    if (index < start + k) {
+      out.push(hashOf(start + k, end));
+      end = start + k;
+    } else {
+      out.push(hashOf(start, start + k));
+      start += k;
+    }
+  }
+  return out.reverse();
+}
+
+/**
+ * The perfect subtrees whose hashes make MTH(D[start:end]), largest first, as RFC 9162's recursion
+ * splits it (`start` a multiple of the first one's size): the tree head is their hashes folded from
+ * the right (foldSubtrees).
+ */
+export function perfectSubtrees(start: number, end: number): { start: number; size: number }[] {
+  const parts: { start: number; size: number }[] = [];
+  let at = start;
+  while (end - at > 0) {
+    const n = end - at;
+    const size = n === 1 ? 1 : (n & (n - 1)) === 0 ? n : split(n);
+    if (at % size !== 0) throw new RangeError(`D[${start}:${end}] is not a subtree of an RFC 9162 tree`);
+    parts.push({ start: at, size });
+    at += size;
+  }
+  return parts;
+}
+
+/** The head of a range from its perfect subtrees' hashes, largest first (perfectSubtrees). */
+export function foldSubtrees(hashes: readonly Buffer[]): Buffer {
+  if (hashes.length === 0) return EMPTY_TREE_HASH;
+  let r = hashes[hashes.length - 1];
+  for (let i = hashes.length - 2; i >= 0; i--) r = nodeHash(hashes[i], r);
+  return r;
 }
 
 /**

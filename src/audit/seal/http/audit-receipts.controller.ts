@@ -1,15 +1,17 @@
-import { Controller, Get, Header, Param, Res } from '@nestjs/common';
+import { Controller, Get, Header, Param, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { AuthenticatedClient } from '../../../auth/domain/api-client';
 import { CurrentClient, Public, Roles } from '../../../auth/http/auth.decorators';
+import { DomainError } from '../../../common/domain/domain-error';
 import { OPERATION } from '../../../common/domain/audit-operations';
 import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../../common/http/api-envelope.decorators';
 import { Audited } from '../../../common/http/audited.decorator';
 import { RateLimitPolicy } from '../../../common/http/rate-limit-policy';
 import { AuditReceipts } from '../domain/audit-receipts';
 import { TrustedKeys } from '../domain/audit-seal.port';
-import { EventIdParamDto, InclusionProofDto, ProofPendingDto } from './audit-receipts.dto';
+import { CheckpointConsistency } from '../domain/checkpoint-consistency';
+import { ConsistencyProofDto, ConsistencyQueryDto, EventIdParamDto, InclusionProofDto, ProofPendingDto } from './audit-receipts.dto';
 
 /** Where the audit log's public keys are published (RFC 8615's well-known space). */
 export const AUDIT_KEYS_PATH = '/.well-known/audit-keys.json';
@@ -44,6 +46,36 @@ export class AuditReceiptsController {
     if (answer.kind === 'sealed') return InclusionProofDto.from(answer.proof);
     void reply.status(202).header('retry-after', String(answer.retryAfterSeconds));
     return { status: 'pending', retry_after_seconds: answer.retryAfterSeconds };
+  }
+}
+
+@ApiTags('receipts')
+@ApiBearerAuth()
+@Roles('partner')
+@Controller({ path: 'api/v1/checkpoints' })
+export class CheckpointConsistencyController {
+  constructor(private readonly consistency: CheckpointConsistency) {}
+
+  @Get('consistency')
+  @Audited(OPERATION.readConsistencyProof)
+  @RateLimitPolicy('request-log')
+  @ApiOperation({
+    summary: 'Proof that the audit log only grew since a checkpoint you kept',
+    description:
+      'The RFC 9162 consistency proof between the log’s tree your kept checkpoint (`from`) names and the one a later checkpoint (`to`, the newest by default) names, ' +
+      'and the inclusion proof of your checkpoint’s own head in the later tree: together, every checkpoint up to yours is in the later one’s history. ' +
+      'Check both offline with the keys at ' +
+      AUDIT_KEYS_PATH +
+      ' (the typed client’s `verifyConsistency`). Checkpoints written before statement version 3 name no tree: 404 `CHECKPOINT.PROOF_UNAVAILABLE`.',
+  })
+  @ApiEnvelopeResponse(200, ConsistencyProofDto)
+  @ApiErrorResponses(ERRORS.edge, ERRORS.endUser, ERRORS.query, 'CHECKPOINT.NOT_FOUND', 'CHECKPOINT.PROOF_UNAVAILABLE')
+  async proof(@Query() query: ConsistencyQueryDto): Promise<ConsistencyProofDto> {
+    if (query.to !== undefined && query.to <= query.from) {
+      const problem = { field: 'to', message: 'to must be a later checkpoint than from' };
+      throw new DomainError('REQUEST.VALIDATION_FAILED', { details: problem.message, fields: [problem] });
+    }
+    return ConsistencyProofDto.from(await this.consistency.between(query.from, query.to));
   }
 }
 

@@ -1,6 +1,10 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { IsUuidField } from '../../../common/http/field-rules';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsUuidField, Rules, toDecimalInteger } from '../../../common/http/field-rules';
 import type { InclusionProof } from '../domain/audit-receipts';
+import type { StoredCheckpoint } from '../domain/audit-seal.port';
+import type { ConsistencyProof } from '../domain/checkpoint-consistency';
 
 export class EventIdParamDto {
   @ApiProperty({ format: 'uuid', description: 'An audit event of one of your requests: `events[].id` in its timeline (`GET /api/v1/requests/{request_id}`).' })
@@ -23,6 +27,10 @@ export class SignedCheckpointDto {
 
   @ApiProperty({ description: 'Ed25519 over the statement’s UTF-8 bytes, base64.' })
   readonly signature!: string;
+}
+
+function signedCheckpointOf(checkpoint: StoredCheckpoint): SignedCheckpointDto {
+  return { seq: checkpoint.seq, statement: checkpoint.statement, head: checkpoint.head, key_id: checkpoint.keyId, signature: checkpoint.signature };
 }
 
 export class InclusionProofDto {
@@ -58,13 +66,7 @@ export class InclusionProofDto {
       tree_size: proof.treeSize,
       inclusion_proof: proof.path.map((hash) => hash.toString('hex')),
       merkle_root: proof.merkleRoot,
-      checkpoint: {
-        seq: proof.checkpoint.seq,
-        statement: proof.checkpoint.statement,
-        head: proof.checkpoint.head,
-        key_id: proof.checkpoint.keyId,
-        signature: proof.checkpoint.signature,
-      },
+      checkpoint: signedCheckpointOf(proof.checkpoint),
     };
   }
 }
@@ -75,4 +77,57 @@ export class ProofPendingDto {
 
   @ApiProperty({ description: 'Ask again after this many seconds (also `Retry-After`): events are sealed every second.', example: 2 })
   readonly retry_after_seconds!: number;
+}
+
+/** A checkpoint's number, as a query parameter. */
+const MAX_SEQ = Number.MAX_SAFE_INTEGER;
+const seqRules = (name: string) =>
+  Rules(
+    IsInt({ message: `${name} must be an integer` }),
+    Min(1, { message: `${name} must be a checkpoint number, from 1` }),
+    Max(MAX_SEQ, { message: `${name} is too large` }),
+  );
+
+export class ConsistencyQueryDto {
+  @ApiProperty({ minimum: 1, description: 'The checkpoint you kept (its `seq`): an earlier proof’s `checkpoint.seq`.', example: 4211 })
+  @Transform(toDecimalInteger)
+  @seqRules('from')
+  readonly from!: number;
+
+  @ApiPropertyOptional({ minimum: 1, description: 'A later checkpoint (its `seq`); the newest when left out.', example: 4388 })
+  @IsOptional()
+  @Transform(toDecimalInteger)
+  @seqRules('to')
+  readonly to?: number;
+}
+
+export class ConsistencyProofDto {
+  @ApiProperty({ type: SignedCheckpointDto, description: 'The earlier checkpoint: compare it with the one you kept, byte for byte.' })
+  readonly from!: SignedCheckpointDto;
+
+  @ApiProperty({ type: SignedCheckpointDto, description: 'The later checkpoint.' })
+  readonly to!: SignedCheckpointDto;
+
+  @ApiProperty({
+    type: [String],
+    description:
+      'RFC 9162 consistency proof (hex) from the log’s tree `from`’s statement names (`log_size`, `log_root`) to the one `to`’s names; ' +
+      'empty when `from` names an empty tree.',
+  })
+  readonly consistency_proof!: string[];
+
+  @ApiProperty({
+    type: [String],
+    description: 'RFC 9162 inclusion proof (hex) of `from`’s head (SHA-256 of its statement) as leaf `from.log_size` in `to`’s tree.',
+  })
+  readonly inclusion_proof!: string[];
+
+  static from(proof: ConsistencyProof): ConsistencyProofDto {
+    return {
+      from: signedCheckpointOf(proof.from),
+      to: signedCheckpointOf(proof.to),
+      consistency_proof: proof.consistency.map((hash) => hash.toString('hex')),
+      inclusion_proof: proof.inclusion.map((hash) => hash.toString('hex')),
+    };
+  }
 }

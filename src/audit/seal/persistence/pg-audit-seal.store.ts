@@ -139,6 +139,13 @@ class PgSealScope implements SealScope {
     );
   }
 
+  async logTree(): Promise<{ size: number; root: string }> {
+    const [row] = await this.query<{ size: string; root: Buffer }>(
+      `SELECT t.size::text AS size, audit_log_root(t.size) AS root FROM (SELECT coalesce(max(leaf) + 1, 0) AS size FROM audit_log_tree) t`,
+    );
+    return { size: Number(row.size), root: row.root.toString('hex') };
+  }
+
   /**
    * Through the owner's append_audit_checkpoint: the service's role may not insert a checkpoint
    * itself. The database takes the columns from the statement, computes the head, and refuses a
@@ -173,6 +180,21 @@ export class PgAuditSealStore extends AuditSealStore {
 
   constructor(private readonly sql: Sql) {
     super();
+  }
+
+  async checkpoint(seq: number): Promise<StoredCheckpoint | undefined> {
+    const [row] = await unavailableOnOutage(() =>
+      this.sql.query<CheckpointRow>(`SELECT ${CHECKPOINT_COLUMNS} FROM audit_checkpoints c WHERE c.seq = $1`, [seq]),
+    );
+    return row && toCheckpoint(row);
+  }
+
+  async logTreeNodes(leaves: readonly number[]): Promise<ReadonlyMap<number, Buffer>> {
+    if (leaves.length === 0) return new Map();
+    const rows = await unavailableOnOutage(() =>
+      this.sql.query<{ leaf: string; nodes: Buffer }>('SELECT t.leaf::text AS leaf, t.nodes FROM audit_log_tree t WHERE t.leaf = ANY($1::bigint[])', [leaves]),
+    );
+    return new Map(rows.map((row) => [Number(row.leaf), row.nodes]));
   }
 
   receiptFacts(eventId: string): Promise<ReceiptFacts | undefined> {

@@ -1,0 +1,107 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * The log's tree (docs/security.md, "Receipts"): an RFC 9162 Merkle tree whose leaves are the
+ * checkpoints' heads, in order, from the first checkpoint whose statement carries it (version 3).
+ * Each such statement names the tree of the checkpoints before it (`log_size`, `log_root`), so a
+ * partner holding two checkpoints checks, with a consistency proof, that the later one's history
+ * holds the earlier one's.
+ *
+ * - `audit_log_tree`: one row per leaf, written only by the owner's trigger on audit_checkpoints
+ *   (checkpoints are added only through the owner's append_audit_checkpoint), append-only like the
+ *   rest of the audit log, never purged (32 bytes and about two hashes per checkpoint). A row holds
+ *   the hashes of the perfect subtrees that end at its leaf, of sizes 1, 2, 4…: any node a proof
+ *   needs is one row's, read by primary key.
+ * - The trigger refuses a version 3 statement whose `log_size` and `log_root` are not the tree of
+ *   the leaves so far, then appends the checkpoint's head as the next leaf.
+ * - `audit_log_root(n)`: the head of the tree of the first n leaves, from O(log n) rows.
+ */
+export class AuditLogTree1765008000000 implements MigrationInterface {
+  name = 'AuditLogTree1765008000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      CREATE TABLE "audit_log_tree" (
+        "leaf" bigint PRIMARY KEY CONSTRAINT "audit_log_tree_leaf_check" CHECK ("leaf" >= 0),
+        "seq" bigint NOT NULL CONSTRAINT "audit_log_tree_seq_key" UNIQUE,
+        "nodes" bytea NOT NULL CONSTRAINT "audit_log_tree_nodes_check" CHECK (length("nodes") % 32 = 0 AND length("nodes") > 0)
+      )`);
+    await queryRunner.query(`
+      CREATE TRIGGER "audit_log_tree_append_only" BEFORE UPDATE OR DELETE ON "audit_log_tree"
+      FOR EACH ROW EXECUTE FUNCTION audit_events_append_only()`);
+    await queryRunner.query(`
+      CREATE TRIGGER "audit_log_tree_no_truncate" BEFORE TRUNCATE ON "audit_log_tree"
+      FOR EACH STATEMENT EXECUTE FUNCTION audit_events_append_only()`);
+
+    await queryRunner.query(`
+      CREATE FUNCTION audit_log_root(n bigint) RETURNS bytea
+      LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+      DECLARE
+        parts bytea[] := '{}';
+        start bigint := 0;
+        size bigint;
+        r bytea;
+      BEGIN
+        IF n IS NULL OR n < 0 THEN
+          RETURN NULL;
+        END IF;
+        IF n = 0 THEN
+          RETURN sha256(''::bytea);
+        END IF;
+        -- The perfect subtrees of n, largest first; each is the node of its size at its last leaf.
+        FOR b IN REVERSE 62..0 LOOP
+          size := 1::bigint << b;
+          IF n & size <> 0 THEN
+            parts := parts || substring((SELECT t.nodes FROM public.audit_log_tree t WHERE t.leaf = start + size - 1) FROM b * 32 + 1 FOR 32);
+            start := start + size;
+          END IF;
+        END LOOP;
+        r := parts[array_length(parts, 1)];
+        FOR i IN REVERSE array_length(parts, 1) - 1 .. 1 LOOP
+          r := sha256('\\x01'::bytea || parts[i] || r);
+        END LOOP;
+        RETURN r;
+      END $$`);
+
+    await queryRunner.query(`
+      CREATE FUNCTION audit_log_tree_append() RETURNS trigger
+      LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+      DECLARE
+        s jsonb := NEW.statement::jsonb;
+        n bigint;
+        cur bytea;
+        nodes bytea;
+        k int := 0;
+      BEGIN
+        IF (s->>'v')::int < 3 THEN
+          RETURN NULL;
+        END IF;
+        SELECT coalesce(max(t.leaf) + 1, 0) INTO n FROM public.audit_log_tree t;
+        IF (s->>'log_size')::bigint IS DISTINCT FROM n OR (s->>'log_root') IS DISTINCT FROM encode(public.audit_log_root(n), 'hex') THEN
+          RAISE EXCEPTION 'audit checkpoint #% does not name the tree of the checkpoints before it', NEW.seq USING ERRCODE = 'check_violation';
+        END IF;
+        cur := sha256('\\x00'::bytea || NEW.head);
+        nodes := cur;
+        -- Each perfect subtree this leaf completes: its left half ends 2^k leaves back.
+        WHILE (n + 1) % (1::bigint << (k + 1)) = 0 LOOP
+          cur := sha256('\\x01'::bytea || substring((SELECT t.nodes FROM public.audit_log_tree t WHERE t.leaf = n - (1::bigint << k)) FROM k * 32 + 1 FOR 32) || cur);
+          nodes := nodes || cur;
+          k := k + 1;
+        END LOOP;
+        INSERT INTO public.audit_log_tree (leaf, seq, nodes) VALUES (n, NEW.seq, nodes);
+        RETURN NULL;
+      END $$`);
+    await queryRunner.query(`REVOKE ALL ON FUNCTION audit_log_tree_append() FROM PUBLIC`);
+    await queryRunner.query(`REVOKE ALL ON FUNCTION audit_log_root(bigint) FROM PUBLIC`);
+    await queryRunner.query(`
+      CREATE TRIGGER "audit_checkpoints_log_tree" AFTER INSERT ON "audit_checkpoints"
+      FOR EACH ROW EXECUTE FUNCTION audit_log_tree_append()`);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP TRIGGER "audit_checkpoints_log_tree" ON "audit_checkpoints"`);
+    await queryRunner.query(`DROP FUNCTION audit_log_tree_append()`);
+    await queryRunner.query(`DROP FUNCTION audit_log_root(bigint)`);
+    await queryRunner.query(`DROP TABLE "audit_log_tree"`);
+  }
+}
