@@ -4,7 +4,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { SystemClock } from '../../src/common/domain/clock.port';
 import { AuditSealer } from '../../src/audit/seal/domain/audit-sealer.service';
-import { CheckpointStatement, statementText, ZERO_HEAD } from '../../src/audit/seal/domain/audit-seal';
+import { CheckpointStatement, encodeManifest, merkleRootOf, sha256, statementText, ZERO_HEAD } from '../../src/audit/seal/domain/audit-seal';
 import { PgAuditSealStore } from '../../src/audit/seal/persistence/pg-audit-seal.store';
 import { Ed25519CheckpointSigner, Ed25519TrustedKeys, keyIdOf } from '../../src/audit/seal/signing/audit-signing-keys';
 import { migrateAsOwner, protectionOf } from '../../src/database/database-roles';
@@ -145,6 +145,60 @@ describe('the service’s database role, as an insider would use it', () => {
       /one the sealer writes/,
     );
     expect(await asOwner('SELECT seq FROM audit_checkpoints WHERE seq > $1', [head.seq])).toEqual([]);
+  });
+
+  it('when it writes the log’s tree itself, or appends a checkpoint naming another tree than the checkpoints before it, then the database refuses; naming the right one, the owner’s trigger adds its head', async () => {
+    await asService(`INSERT INTO audit_events (id, request_id, operation, phase) VALUES ($1, 'tree', 'balance.read', 'succeeded')`, [randomUUID()]);
+    const store = new PgAuditSealStore(Sql.of(service));
+    const head = await chainEnd();
+    const { rows, log } = await waitFor(
+      async () => {
+        const found = await store.underSealLock(true, async (scope) => ({
+          rows: await scope.settledEventsAfter({ tx: head.end_tx, id: head.end_id }, 10),
+          log: await scope.logTree(),
+        }));
+        return found && found.rows.length > 0 ? found : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the new event to settle' },
+    );
+    const manifest = encodeManifest(rows.map((row) => ({ id: row.id, hash: row.hash })));
+    const occurred = rows.map((row) => row.occurredAt).sort();
+    const next = statementAfter(head, {
+      v: 3,
+      end: { tx: rows[rows.length - 1].tx, id: rows[rows.length - 1].id },
+      events: rows.length,
+      first_occurred_at: occurred[0],
+      last_occurred_at: occurred[occurred.length - 1],
+      manifest_sha256: sha256(manifest).toString('hex'),
+      merkle_root: merkleRootOf(manifest),
+      log_size: log.size,
+      log_root: log.root,
+    });
+    const append = (statement: CheckpointStatement) => {
+      const text = statementText(statement);
+      return asService('SELECT append_audit_checkpoint($1, $2, $3, $4)', [
+        text,
+        keyIdOf(key.publicKey),
+        sign(null, Buffer.from(text), key.privateKey),
+        manifest,
+      ]);
+    };
+
+    await expect(asService(`INSERT INTO audit_log_tree (leaf, seq, nodes) VALUES (99, 99, $1)`, [Buffer.alloc(32)])).rejects.toThrow(/permission denied/);
+    await expect(append({ ...next, log_root: ZERO_HEAD })).rejects.toThrow(/does not name the tree of the checkpoints before it/);
+    await expect(append({ ...next, log_size: log.size + 1 })).rejects.toThrow(/does not name the tree of the checkpoints before it/);
+    await append(next);
+    const [leaf] = await asOwner<{ leaf: string; seq: string; nodes: Buffer }>(
+      'SELECT leaf::text, seq::text, nodes FROM audit_log_tree ORDER BY leaf DESC LIMIT 1',
+    );
+    expect([leaf.leaf, leaf.seq]).toEqual([String(log.size), String(next.seq)]);
+    expect(leaf.nodes.subarray(0, 32)).toEqual(
+      createHash('sha256')
+        .update(Buffer.from([0]))
+        .update(sha256(statementText(next)))
+        .digest(),
+    );
+    await expect(asService(`UPDATE audit_log_tree SET nodes = $1`, [Buffer.alloc(32)])).rejects.toThrow(/permission denied/);
   });
 
   it('when a checkpoint claims the settled events are fewer or older than they are, then it is refused', async () => {
