@@ -419,7 +419,7 @@ describe('sealed audit log', () => {
       };
       const leaves = Array.from({ length: checkpoint.entries.length / 48 }, (_, i) => sha(Buffer.from([0]), checkpoint.entries.subarray(i * 48, i * 48 + 48)));
 
-      expect([statement.v, statement.merkle_root]).toEqual([2, head(leaves).toString('hex')]);
+      expect([statement.v, statement.merkle_root]).toEqual([3, head(leaves).toString('hex')]);
 
       // A statement signed with another root (the key's holder lying about the tree): its own signature verifies, its root does not.
       const forged = checkpoint.statement.replace(statement.merkle_root, 'ab'.repeat(32));
@@ -623,7 +623,11 @@ describe('a forged newest checkpoint', () => {
         'SELECT c.seq::text AS seq, c.statement, c.end_tx::text AS end_tx, c.end_id::text AS end_id FROM audit_checkpoints c ORDER BY c.seq DESC LIMIT 1',
       );
       const forger = generateKeyPairSync('ed25519').privateKey;
-      const statement = newest.statement.replace(`"seq":${newest.seq},`, `"seq":${Number(newest.seq) + 1},`);
+      // Naming the log's tree as it stands, as the owner's trigger requires of the next checkpoint.
+      const [log]: { size: number; root: string }[] = await t.asOwner(
+        `SELECT t.size::int AS size, encode(audit_log_root(t.size), 'hex') AS root FROM (SELECT coalesce(max(leaf) + 1, 0) AS size FROM audit_log_tree) t`,
+      );
+      const statement = JSON.stringify({ ...(JSON.parse(newest.statement) as object), seq: Number(newest.seq) + 1, log_size: log.size, log_root: log.root });
 
       // The owner may insert any checkpoint row (the service's role may not); without the key, only forged ones.
       await t.asOwner(
