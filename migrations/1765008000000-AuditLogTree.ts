@@ -13,7 +13,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   the hashes of the perfect subtrees that end at its leaf, of sizes 1, 2, 4…: any node a proof
  *   needs is one row's, read by primary key.
  * - The trigger refuses a version 3 statement whose `log_size` and `log_root` are not the tree of
- *   the leaves so far, then appends the checkpoint's head as the next leaf.
+ *   the leaves so far, then appends the checkpoint's head as the next leaf. Once the tree has begun,
+ *   it refuses an older statement (an older replica's sealer, during a rolling upgrade, stops
+ *   until it is replaced): every checkpoint after the first version 3 one is a leaf.
  * - `audit_log_root(n)`: the head of the tree of the first n leaves, from O(log n) rows.
  */
 export class AuditLogTree1765008000000 implements MigrationInterface {
@@ -73,7 +75,15 @@ export class AuditLogTree1765008000000 implements MigrationInterface {
         nodes bytea;
         k int := 0;
       BEGIN
+        IF jsonb_typeof(s->'v') IS DISTINCT FROM 'number' OR (s->>'v') !~ '^[1-9][0-9]*$' THEN
+          RAISE EXCEPTION 'audit checkpoint #% names no statement version', NEW.seq USING ERRCODE = 'check_violation';
+        END IF;
         IF (s->>'v')::int < 3 THEN
+          -- An older statement names no tree, and once the tree has begun none may follow: every
+          -- checkpoint after the first version 3 one is a leaf (an older replica's sealer stops here).
+          IF s ? 'log_size' OR s ? 'log_root' OR EXISTS (SELECT 1 FROM public.audit_log_tree) THEN
+            RAISE EXCEPTION 'audit checkpoint #% is of version %, but the log''s tree requires version 3', NEW.seq, s->>'v' USING ERRCODE = 'check_violation';
+          END IF;
           RETURN NULL;
         END IF;
         SELECT coalesce(max(t.leaf) + 1, 0) INTO n FROM public.audit_log_tree t;

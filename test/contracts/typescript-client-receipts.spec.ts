@@ -1,5 +1,6 @@
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import fc from 'fast-check';
+import { CompactSign } from 'jose';
 import { MTH, PATH, SUBPROOF } from '../support/rfc9162';
 import {
   type AuditKeySet,
@@ -7,6 +8,8 @@ import {
   ReceiptVerificationError,
   type SignedCheckpoint,
   verifyConsistency,
+  verifyInclusion,
+  verifyReceipt,
 } from '../../clients/typescript/src/receipts';
 
 /**
@@ -79,5 +82,57 @@ describe('the typed client’s verifyConsistency, against a second implementatio
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('when a checkpoint is of another version, or a proof or receipt is not of the gateway’s shape, then it names the checkpoint or the format, never a TypeError', async () => {
+    const proof = proofBetween(built, 3, 9);
+    const signed = (statement: object): SignedCheckpoint => {
+      const text = JSON.stringify(statement);
+      return {
+        seq: 9,
+        statement: text,
+        head: createHash('sha256').update(text).digest('hex'),
+        key_id: 'k1',
+        signature: sign(null, Buffer.from(text), privateKey).toString('base64'),
+      };
+    };
+    const later = JSON.parse(proof.to.statement) as Record<string, unknown>;
+    const receiptWith = (claims: object) =>
+      new CompactSign(Buffer.from(JSON.stringify(claims))).setProtectedHeader({ alg: 'EdDSA', kid: 'k1', typ: 'audit-receipt+jws' }).sign(privateKey);
+    const receiptFailure = async (receipt: string) =>
+      verifyReceipt(receipt, keys).then(
+        () => 'verified',
+        (error: unknown) => (error instanceof ReceiptVerificationError ? error.failed : String(error)),
+      );
+    const inclusionFailure = (value: unknown) =>
+      verifyInclusion(value as never, keys).then(
+        () => 'verified',
+        (error: unknown) => (error instanceof ReceiptVerificationError ? error.failed : String(error)),
+      );
+
+    expect(await failureOf({ ...proof, to: signed({ ...later, v: 2 }) })).toBe('checkpoint');
+    expect(await failureOf({ ...proof, to: signed({ ...later, v: '3' }) })).toBe('checkpoint');
+    expect(await failureOf({ ...proof, to: signed({ ...later, log_size: 2 ** 53 }) })).toBe('checkpoint');
+    expect(await failureOf({ ...proof, consistency_proof: undefined } as never)).toBe('format');
+    expect(await failureOf({ ...proof, to: undefined } as never)).toBe('format');
+    expect(await failureOf({ ...proof, inclusion_proof: ['00'] })).toBe('format');
+    expect(await inclusionFailure({ checkpoint: proof.to })).toBe('format');
+    expect(await inclusionFailure(null)).toBe('format');
+    const claims = {
+      v: 1,
+      event_id: '6a1f0b0e-8f3c-4a53-9d1b-2f0c8e3c1d2a',
+      event_hash: 'ab'.repeat(32),
+      occurred_at: 't',
+      request_id: 'r',
+      operation: 'o',
+      outcome: 'succeeded',
+      http_status: 201,
+      reference: null,
+      customer_id: null,
+    };
+    expect(await receiptFailure(await receiptWith(claims))).toBe('verified');
+    expect(await receiptFailure(await receiptWith({ ...claims, v: 99 }))).toBe('format');
+    expect(await receiptFailure(await receiptWith({ ...claims, http_status: '201' }))).toBe('format');
+    expect(await receiptFailure(await receiptWith(['not', 'claims']))).toBe('format');
   });
 });

@@ -147,7 +147,7 @@ describe('the service’s database role, as an insider would use it', () => {
     expect(await asOwner('SELECT seq FROM audit_checkpoints WHERE seq > $1', [head.seq])).toEqual([]);
   });
 
-  it('when it writes the log’s tree itself, or appends a checkpoint naming another tree than the checkpoints before it, then the database refuses; naming the right one, the owner’s trigger adds its head', async () => {
+  it('when it writes the log’s tree itself, or appends a checkpoint naming another tree than the checkpoints before it, or none once it has begun, then the database refuses; naming the right one, the owner’s trigger adds its head', async () => {
     await asService(`INSERT INTO audit_events (id, request_id, operation, phase) VALUES ($1, 'tree', 'balance.read', 'succeeded')`, [randomUUID()]);
     const store = new PgAuditSealStore(Sql.of(service));
     const head = await chainEnd();
@@ -174,19 +174,18 @@ describe('the service’s database role, as an insider would use it', () => {
       log_size: log.size,
       log_root: log.root,
     });
-    const append = (statement: CheckpointStatement) => {
-      const text = statementText(statement);
-      return asService('SELECT append_audit_checkpoint($1, $2, $3, $4)', [
-        text,
-        keyIdOf(key.publicKey),
-        sign(null, Buffer.from(text), key.privateKey),
-        manifest,
-      ]);
-    };
+    const appendText = (text: string) =>
+      asService('SELECT append_audit_checkpoint($1, $2, $3, $4)', [text, keyIdOf(key.publicKey), sign(null, Buffer.from(text), key.privateKey), manifest]);
+    const append = (statement: CheckpointStatement) => appendText(statementText(statement));
+    const olderVersion = statementText({ ...next, v: 2 });
 
     await expect(asService(`INSERT INTO audit_log_tree (leaf, seq, nodes) VALUES (99, 99, $1)`, [Buffer.alloc(32)])).rejects.toThrow(/permission denied/);
     await expect(append({ ...next, log_root: ZERO_HEAD })).rejects.toThrow(/does not name the tree of the checkpoints before it/);
     await expect(append({ ...next, log_size: log.size + 1 })).rejects.toThrow(/does not name the tree of the checkpoints before it/);
+    // Once the tree has begun (the sealer's checkpoints above), an older statement would stay out of it: refused, with or without a tree of its own.
+    await expect(appendText(olderVersion)).rejects.toThrow(/requires version 3/);
+    await expect(appendText(olderVersion.replace(/}$/, `,"log_size":${log.size},"log_root":"${log.root}"}`))).rejects.toThrow(/requires version 3/);
+    await expect(appendText(statementText(next).replace('"v":3', '"v":"3"'))).rejects.toThrow(/names no statement version/);
     await append(next);
     const [leaf] = await asOwner<{ leaf: string; seq: string; nodes: Buffer }>(
       'SELECT leaf::text, seq::text, nodes FROM audit_log_tree ORDER BY leaf DESC LIMIT 1',
@@ -216,7 +215,15 @@ describe('the service’s database role, as an insider would use it', () => {
       },
     );
     const manifest = Buffer.alloc(48);
+    // Naming the log's tree as it stands, as every checkpoint after the sealer's first must.
+    const [log] = await asService<{ size: number; root: string }>(
+      `SELECT t.size::int AS size, encode(audit_log_root(t.size), 'hex') AS root FROM (SELECT coalesce(max(leaf) + 1, 0) AS size FROM audit_log_tree) t`,
+    );
     const honest = statementAfter(head, {
+      v: 3,
+      merkle_root: merkleRootOf(manifest),
+      log_size: log.size,
+      log_root: log.root,
       end: { tx: row.tx, id: row.id },
       events: 1,
       first_occurred_at: row.at,

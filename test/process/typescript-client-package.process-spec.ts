@@ -165,7 +165,7 @@ describe('the typed client as a package', () => {
     const forged = `${header}.${Buffer.from('{"event_id":"x"}').toString('base64url')}.${signature}`;
     /** Offline: no gateway is named, and the keys are the saved file. */
     const verify = (command: string, args: string[], cwd: string) =>
-      run(command, [...args, '--keys', join(scratch, 'keys.json')], { cwd, env: { ...process.env, GATEWAY_URL: '' } }).then(
+      run(command, [...args, '--keys', join(scratch, 'keys.json')], { cwd }).then(
         ({ stdout }) => ({ code: 0, out: JSON.parse(stdout) as Record<string, unknown> }),
         (error: { code: number; stdout: string }) => ({ code: error.code, out: JSON.parse(error.stdout) as Record<string, unknown> }),
       );
@@ -175,6 +175,11 @@ describe('the typed client as a package', () => {
     const fromRepository = await verify('npm', ['run', '-s', 'receipts', '--', 'verify', receipt, '--proof', join(scratch, 'proof.json')], process.cwd());
     const altered = await verify(bin, ['verify', receipt, '--proof', join(scratch, 'altered-proof.json')], scratch);
     const forgedReceipt = await verify(bin, ['verify', forged], scratch);
+    // No keys named: nothing to check against, and nothing is fetched from the gateway under audit.
+    const withoutKeys = await run(bin, ['verify', receipt], { cwd: scratch }).then(
+      () => 0,
+      (error: { code: number }) => error.code,
+    );
 
     expect(packaged).toEqual({
       code: 0,
@@ -183,5 +188,6 @@ describe('the typed client as a package', () => {
     expect(fromRepository).toEqual(packaged);
     expect(altered).toEqual({ code: 1, out: { verified: false, failed: 'event_hash', message: expect.any(String) } });
     expect(forgedReceipt).toEqual({ code: 1, out: { verified: false, failed: 'signature', message: expect.any(String) } });
+    expect(withoutKeys).toBe(2);
   });
 });

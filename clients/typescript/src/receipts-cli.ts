@@ -4,25 +4,39 @@ import { parseArgs } from 'node:util';
 import { type AuditKeySet, type InclusionProof, ReceiptVerificationError, verifyInclusion, verifyReceipt } from './receipts.js';
 
 /**
- * `partner-gateway-receipts verify <receipt> [--proof <file>] [--keys <file or URL>]`: checks a
+ * `partner-gateway-receipts verify <receipt> [--proof <file>] --keys <file or https URL>`: checks a
  * receipt (the JWS, or a file holding it), and with --proof its inclusion proof (the answer of
  * `GET /api/v1/receipts/{event_id}`, as saved), against the audit keys (a saved copy of
- * `/.well-known/audit-keys.json`, or its URL). With saved keys and proof, nothing is fetched.
+ * `/.well-known/audit-keys.json`, or its https URL). With saved keys and proof, nothing is fetched.
  *
  * Prints one JSON line: `{"verified":true,...}` and exits 0, or `{"verified":false,"failed":...}`
  * and exits 1; a command it cannot run exits 2.
  */
 
-const USAGE = 'usage: verify <receipt or file> [--proof <file>] [--keys <file or URL>] (or set GATEWAY_URL for its published keys)';
+const USAGE = 'usage: verify <receipt or file> [--proof <file>] --keys <file, or https URL>';
 
 class UsageError extends Error {}
 
+/**
+ * The keys to check against: a file you saved from /.well-known/audit-keys.json (what pinning
+ * means), or its URL over https (or http on this machine's loopback): fetched keys are only as
+ * trustworthy as the connection that brought them.
+ */
 async function keysFrom(where: string | undefined): Promise<AuditKeySet> {
-  const source = where ?? (process.env.GATEWAY_URL ? new URL('/.well-known/audit-keys.json', process.env.GATEWAY_URL).href : undefined);
-  if (!source) throw new UsageError('no keys: give --keys <file or URL>, or set GATEWAY_URL');
-  const text = /^https?:\/\//.test(source) ? await (await fetch(source)).text() : readFileSync(source, 'utf8');
+  if (!where) throw new UsageError(`no keys: ${USAGE}`);
+  let text: string;
+  if (/^https?:\/\//.test(where)) {
+    const url = new URL(where);
+    if (url.protocol !== 'https:' && !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname))
+      throw new UsageError(`${where}: keys are fetched over https only`);
+    const answer = await fetch(url);
+    if (!answer.ok) throw new UsageError(`${where} answered ${answer.status}`);
+    text = await answer.text();
+  } else {
+    text = readFileSync(where, 'utf8');
+  }
   const keys = JSON.parse(text) as AuditKeySet;
-  if (!Array.isArray(keys?.keys)) throw new UsageError(`${source} is not a JWK Set`);
+  if (!Array.isArray(keys?.keys)) throw new UsageError(`${where} is not a JWK Set`);
   return keys;
 }
 

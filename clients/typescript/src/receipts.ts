@@ -105,14 +105,44 @@ export async function verifyReceipt(receipt: string, keys: AuditKeySet): Promise
     throw new ReceiptVerificationError('format', `Not a receipt: ${(error as Error).message}`);
   }
   if (verified.protectedHeader.typ !== RECEIPT_TYPE) throw new ReceiptVerificationError('format', `Not a receipt: its typ is not ${RECEIPT_TYPE}`);
+  let claims: ReceiptClaims;
   try {
-    const claims = JSON.parse(new TextDecoder().decode(verified.payload)) as ReceiptClaims;
-    if (typeof claims.event_id !== 'string' || !/^[0-9a-f]{64}$/.test(String(claims.event_hash))) throw new Error('no event id or hash');
-    return claims;
+    claims = JSON.parse(new TextDecoder().decode(verified.payload)) as ReceiptClaims;
   } catch (error) {
     throw new ReceiptVerificationError('format', `Not a receipt: ${(error as Error).message}`);
   }
+  const text = (value: unknown) => typeof value === 'string';
+  const textOrNull = (value: unknown) => value === null || typeof value === 'string';
+  if (
+    typeof claims !== 'object' ||
+    claims === null ||
+    claims.v !== 1 ||
+    !UUID.test(String(claims.event_id)) ||
+    !HASH.test(String(claims.event_hash)) ||
+    ![claims.occurred_at, claims.request_id, claims.operation, claims.outcome].every(text) ||
+    !(claims.http_status === null || Number.isSafeInteger(claims.http_status)) ||
+    ![claims.reference, claims.customer_id].every(textOrNull)
+  ) {
+    throw new ReceiptVerificationError('format', 'Not a receipt: its claims are not those of version 1');
+  }
+  return claims;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const HASH = /^[0-9a-f]{64}$/;
+
+/** Whether a value is a checkpoint as the gateway sends one (the signature is checked after). */
+function isCheckpoint(value: unknown): value is SignedCheckpoint {
+  const checkpoint = value as SignedCheckpoint | null;
+  return (
+    typeof checkpoint === 'object' &&
+    checkpoint !== null &&
+    Number.isSafeInteger(checkpoint.seq) &&
+    [checkpoint.statement, checkpoint.head, checkpoint.key_id, checkpoint.signature].every((field) => typeof field === 'string')
+  );
+}
+
+const isHashList = (value: unknown): value is readonly string[] => Array.isArray(value) && value.every((hash) => typeof hash === 'string' && HASH.test(hash));
 
 /**
  * Checks that a signed checkpoint holds an event: the checkpoint's signature against the keys,
@@ -122,17 +152,29 @@ export async function verifyReceipt(receipt: string, keys: AuditKeySet): Promise
  * @throws ReceiptVerificationError naming what failed.
  */
 export async function verifyInclusion(proof: InclusionProof, keys: AuditKeySet, receipt?: ReceiptClaims): Promise<void> {
+  if (
+    typeof proof !== 'object' ||
+    proof === null ||
+    !isCheckpoint(proof.checkpoint) ||
+    !isHashList(proof.inclusion_proof) ||
+    !Number.isSafeInteger(proof.leaf_index) ||
+    !Number.isSafeInteger(proof.tree_size) ||
+    typeof proof.event_id !== 'string' ||
+    typeof proof.event_hash !== 'string'
+  ) {
+    throw new ReceiptVerificationError('format', 'Not an inclusion proof of the gateway’s shape');
+  }
   if (receipt && (receipt.event_id !== proof.event_id || receipt.event_hash !== proof.event_hash)) {
     throw new ReceiptVerificationError('event_hash', 'The proof is not of the event the receipt names');
   }
   const statement = await signedStatement(proof.checkpoint, keys);
-  if (typeof statement.v !== 'number' || statement.v < 2 || statement.kind !== 'seal') {
+  if ((statement.v !== 2 && statement.v !== 3) || statement.kind !== 'seal') {
     throw new ReceiptVerificationError('checkpoint', 'The checkpoint is not a seal with a Merkle tree');
   }
   if (statement.merkle_root !== proof.merkle_root || statement.events !== proof.tree_size) {
     throw new ReceiptVerificationError('checkpoint', 'The proof climbs another tree than the checkpoint signed (its root or size differ)');
   }
-  if (!/^[0-9a-f]{64}$/.test(proof.event_hash) || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(proof.event_id)) {
+  if (!HASH.test(proof.event_hash) || !UUID.test(proof.event_id)) {
     throw new ReceiptVerificationError('format', 'The proof’s event id or hash is malformed');
   }
   // The leaf is the checkpoint's manifest entry: the event id's 16 bytes, then its hash.
@@ -157,20 +199,37 @@ export async function verifyInclusion(proof: InclusionProof, keys: AuditKeySet, 
  * @throws ReceiptVerificationError naming what failed.
  */
 export async function verifyConsistency(proof: ConsistencyProof, keys: AuditKeySet, kept?: Pick<SignedCheckpoint, 'statement'>): Promise<void> {
-  if (kept && kept.statement !== proof.from.statement)
+  if (
+    typeof proof !== 'object' ||
+    proof === null ||
+    !isCheckpoint(proof.from) ||
+    !isCheckpoint(proof.to) ||
+    !isHashList(proof.consistency_proof) ||
+    !isHashList(proof.inclusion_proof)
+  ) {
+    throw new ReceiptVerificationError('format', 'Not a consistency proof of the gateway’s shape');
+  }
+  if (kept && kept.statement !== proof.from.statement) {
     throw new ReceiptVerificationError('checkpoint', 'The proof starts from another checkpoint than the one kept');
+  }
   const older = await signedStatement(proof.from, keys);
   const newer = await signedStatement(proof.to, keys);
   const m = older.log_size;
   const n = newer.log_size;
-  if (typeof m !== 'number' || typeof n !== 'number' || typeof older.log_root !== 'string' || typeof newer.log_root !== 'string') {
-    throw new ReceiptVerificationError('checkpoint', 'A checkpoint names no log tree (its statement is older than version 3)');
+  const namesTree = (statement: Statement) =>
+    statement.v === 3 &&
+    Number.isSafeInteger(statement.log_size) &&
+    (statement.log_size as number) >= 0 &&
+    typeof statement.log_root === 'string' &&
+    HASH.test(statement.log_root);
+  if (!namesTree(older) || !namesTree(newer) || typeof m !== 'number' || typeof n !== 'number') {
+    throw new ReceiptVerificationError('checkpoint', 'A checkpoint names no log tree (its statement is not of version 3)');
   }
-  if (typeof older.seq !== 'number' || typeof newer.seq !== 'number' || newer.seq <= older.seq || n <= m) {
+  if (!Number.isSafeInteger(older.seq) || !Number.isSafeInteger(newer.seq) || (newer.seq as number) <= (older.seq as number) || n <= m) {
     throw new ReceiptVerificationError('checkpoint', 'The later checkpoint is not after the earlier one');
   }
   const consistency = proof.consistency_proof.map((hex) => hexBytes(hex));
-  if (m > 0 ? !(await consistencyHolds(m, n, hexBytes(older.log_root), hexBytes(newer.log_root), consistency)) : consistency.length > 0) {
+  if (m > 0 ? !(await consistencyHolds(m, n, hexBytes(older.log_root as string), hexBytes(newer.log_root as string), consistency)) : consistency.length > 0) {
     throw new ReceiptVerificationError('consistency', 'The consistency proof does not show the earlier tree to be the start of the later one');
   }
   // The earlier checkpoint's own head is leaf m of the later tree.
@@ -217,7 +276,7 @@ const half = (n: number) => Math.floor(n / 2);
 async function consistencyHolds(first: number, second: number, firstRoot: Uint8Array, secondRoot: Uint8Array, proof: readonly Uint8Array[]): Promise<boolean> {
   if (!Number.isSafeInteger(first) || !Number.isSafeInteger(second) || first < 1 || first >= second || proof.length === 0) return false;
   // A first tree whose size is a power of two is a node of the second: the proof leaves its head out.
-  const path = Number.isInteger(Math.log2(first)) ? [firstRoot, ...proof] : [...proof];
+  const path = (BigInt(first) & (BigInt(first) - 1n)) === 0n ? [firstRoot, ...proof] : [...proof];
   let fn = first - 1;
   let sn = second - 1;
   while (odd(fn)) {

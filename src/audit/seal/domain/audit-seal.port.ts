@@ -85,8 +85,9 @@ export abstract class AuditSealStore {
 
   /**
    * The request whose outcome an idempotent replay repeats: `tenant`'s newest success of `operation`
-   * with `reference` that was not itself a replay (the result the idempotency store keeps is that
-   * success's). Undefined when there is none.
+   * with `reference` that was not itself a replay and was answered with a 2xx (the result the
+   * idempotency store keeps is that success's; one held during an outage was answered 503).
+   * Undefined when there is none.
    */
   abstract originalSuccess(tenant: string, reference: string, operation: string): Promise<ReceiptFacts | undefined>;
 }

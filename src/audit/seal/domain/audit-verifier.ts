@@ -218,6 +218,7 @@ export class AuditVerifier {
     let previous: Checked | undefined;
     let newest: StoredCheckpoint | undefined;
     let log: LogFrontier | undefined;
+    let sawLogTree = false;
     for (let afterSeq = 0; ;) {
       const page = await this.store.checkpointsAfter(afterSeq, PAGE, { from: options.from, to: options.to });
       for (const row of page) {
@@ -232,7 +233,16 @@ export class AuditVerifier {
           if (previous) this.checkLink(previous, row, checked, windowed, findings);
         }
         previous = checked;
-        if (checked && checked.statement.v >= 3) log = await this.checkLogRoot(checked, log, windowed, findings);
+        if (checked && checked.statement.v >= 3) {
+          log = await this.checkLogRoot(checked, log, windowed, findings);
+          sawLogTree = true;
+        } else if (checked && sawLogTree) {
+          findings.add({
+            kind: 'checkpoint_invalid',
+            checkpoint: row.seq,
+            detail: `checkpoint #${row.seq} is of version ${checked.statement.v}, after checkpoints that named the log's tree: it is not in that tree`,
+          });
+        }
         if (checked?.statement.kind === 'seal') {
           const task = this.checkRange(checked, findings)
             .then((sealed) => void (events += sealed))

@@ -213,6 +213,7 @@ export class PgAuditSealStore extends AuditSealStore {
       this.sql.query<ReceiptRow>(
         `SELECT ${RECEIPT_COLUMNS} FROM audit_events e
           WHERE e.reference = $1 AND e.operation = $2 AND e.tenant = $3 AND e.phase = 'succeeded' AND NOT e.replayed
+            AND e.http_status BETWEEN 200 AND 299
           ORDER BY e.occurred_at DESC, e.id DESC LIMIT 1`,
         [reference, operation, tenant],
       ),

@@ -16,12 +16,7 @@ import { auditOperationOf } from '../../../common/http/audited.decorator';
 const API_PREFIX = '/api/v1';
 
 /** The writes whose answers carry a receipt (Audit-Receipt), whatever their outcome, when a partner or one of its end users made them. */
-const RECEIPTED_OPERATIONS: ReadonlySet<string> = new Set<string>([
-  OPERATION.createCustomer,
-  OPERATION.linkCustomer,
-  OPERATION.bindCustomer,
-  OPERATION.openBankAccount,
-]);
+const RECEIPTED_OPERATIONS: ReadonlySet<string> = new Set<string>([OPERATION.createCustomer, OPERATION.bindCustomer, OPERATION.openBankAccount]);
 
 /**
  * The identifiers of a request that failed before its handler named them (bad input): taken from
@@ -103,7 +98,8 @@ export class RequestAuditor extends RequestRecorder {
 
   /**
    * The receipt of a write's committed terminal event; a replay's is the original success's (the
-   * same bytes: the same facts, signed with the same key), or its own when that one was purged.
+   * same bytes: the same facts, signed with the same key), or its own when none is found (purged,
+   * or recorded under an outage with the status the partner was answered then).
    * The event is committed whatever happens here: a receipt that cannot be made is logged, and the
    * answer goes out without it.
    */
@@ -111,7 +107,9 @@ export class RequestAuditor extends RequestRecorder {
     if (event?.tenant === undefined || !RECEIPTED_OPERATIONS.has(event.operation)) return undefined;
     if (event.callerKind !== 'partner' && event.callerKind !== 'end_user') return undefined;
     try {
-      const original = record.replayed && event.reference ? await this.receipts.originalReceipt(event.tenant, event.reference, event.operation) : undefined;
+      // A replay answered with the stored success: that success's receipt. A replay that failed afterwards is receipted as what it was.
+      const replayedSuccess = record.replayed === true && event.phase === 'succeeded' && event.reference !== undefined;
+      const original = replayedSuccess ? await this.receipts.originalReceipt(event.tenant, event.reference!, event.operation) : undefined;
       return original ?? (await this.receipts.receiptOf(event.id));
     } catch (error) {
       this.logger.warn({ ...logContextOf(record), event_id: event.id, err: error }, 'The receipt of a recorded write could not be made; answered without it');
