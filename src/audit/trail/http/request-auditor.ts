@@ -109,7 +109,7 @@ export class RequestAuditor extends RequestRecorder {
     try {
       // A replay answered with the stored success: that success's receipt. A replay that failed afterwards is receipted as what it was.
       const replayedSuccess = record.replayed === true && event.phase === 'succeeded' && event.reference !== undefined;
-      const original = replayedSuccess ? await this.receipts.originalReceipt(event.tenant, event.reference!, event.operation) : undefined;
+      const original = replayedSuccess ? await this.receipts.originalReceipt(event.tenant, event.reference, event.operation) : undefined;
       return original ?? (await this.receipts.receiptOf(event.id));
     } catch (error) {
       this.logger.warn({ ...logContextOf(record), event_id: event.id, err: error }, 'The receipt of a recorded write could not be made; answered without it');
