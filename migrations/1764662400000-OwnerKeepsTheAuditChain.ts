@@ -1,86 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * The service's role may add to the audit log and nothing else (docs/security.md, "Separation of
- * duties in the database"). Until now it could also insert any checkpoint row, and the purge
- * trusted the checkpoints' own columns: a checkpoint placed first in the chain, covering every
- * event and dated in the past, made the purge delete the whole log. Now:
- *
- * - `append_audit_checkpoint(statement, key_id, signature, manifest)`, the owner's: the only way a
- *   checkpoint is added. Its columns come from the signed statement itself; it must follow the
- *   newest checkpoint (the next number, that one's head as its previous, starting where it ends),
- *   and (a seal) cover events that exist, have all settled, and match the statement's count and
- *   times. The head is computed here, not taken from the caller.
- * - `audit_policy`: the configured retention (AUDIT_RETENTION_DAYS), set by the owner at start-up,
- *   never under 365 days.
- * - `purge_sealed_audit_events` refuses a cutoff younger than that retention, decides on the
- *   events' own `occurred_at`, read from the events, never on a checkpoint's columns, and never
- *   removes the newest checkpoint (where the chain ends, so the next one always has one to follow).
- * - `audit_purges_unrecorded`: a purge and its signed purge checkpoint commit together or not at
- *   all (a deferred constraint trigger), so the purge cannot be called on its own.
- *
- * The owner's functions search `pg_catalog` only (and name their tables `public.…`), so that
- * nothing a caller may create in `public` (PostgreSQL before 15 lets everyone) or in its own
- * temporary schema stands in for a built-in or a table. The service's INSERT on audit_events
- * leaves out `occurred_at` (now `clock_timestamp()`: when the row is written) and `tx`: the
- * database sets them (src/database/database-roles.ts grants the columns). Direct writes to
- * checkpoints and manifests granted before are revoked here, under a lock, so that no older
- * replica's sealer adds one beside this migration.
- */
-export class OwnerKeepsTheAuditChain1764662400000 implements MigrationInterface {
-  name = 'OwnerKeepsTheAuditChain1764662400000';
-
-  async up(queryRunner: QueryRunner): Promise<void> {
-    // Until this migration commits, no checkpoint is added beside it (an older replica's sealer,
-    // during a rolling upgrade), and from then on none is added but through the owner's function.
-    await queryRunner.query(`LOCK TABLE audit_checkpoints, audit_manifests IN EXCLUSIVE MODE`);
-    await queryRunner.query(`
-      DO $$
-      DECLARE g record;
-      BEGIN
-        FOR g IN SELECT DISTINCT grantee FROM information_schema.role_table_grants
-                  WHERE table_schema = current_schema() AND table_name IN ('audit_checkpoints', 'audit_manifests')
-                    AND privilege_type IN ('INSERT', 'UPDATE', 'DELETE', 'TRUNCATE') AND grantee NOT IN (current_user, 'PUBLIC')
-        LOOP
-          EXECUTE format('REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON audit_checkpoints, audit_manifests FROM %I', g.grantee);
-        END LOOP;
-      END $$`);
-    // Functions the owner's code calls run with the caller's search_path unless they fix their own.
-    await queryRunner.query(`ALTER FUNCTION audit_current_tx() SET search_path = pg_catalog`);
-    await queryRunner.query(`ALTER FUNCTION audit_events_append_only() SET search_path = pg_catalog`);
-    // When the event is written, not when its transaction began: a transaction held open cannot date what it writes.
-    await queryRunner.query(`ALTER TABLE "audit_events" ALTER COLUMN "occurred_at" SET DEFAULT clock_timestamp()`);
-
-    await queryRunner.query(`
-      CREATE TABLE "audit_policy" (
-        "only" boolean PRIMARY KEY DEFAULT true CONSTRAINT "audit_policy_one_row" CHECK ("only"),
-        "retention_days" integer NOT NULL CONSTRAINT "audit_policy_retention_days_check" CHECK ("retention_days" BETWEEN 365 AND 3650)
-      )`);
-    await queryRunner.query(`INSERT INTO "audit_policy" (retention_days) VALUES (400)`);
-
-    // A purge and its signed record commit together or not at all: the purge notes what it removed
-    // here, the purge checkpoint's append takes the note away, and a note left at commit fails it.
-    await queryRunner.query(`
-      CREATE TABLE "audit_purges_unrecorded" (
-        "through_seq" bigint PRIMARY KEY,
-        "through_head" bytea NOT NULL,
-        "events" bigint NOT NULL
-      )`);
-    await queryRunner.query(`
-      CREATE FUNCTION audit_purge_recorded() RETURNS trigger
-      LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-      BEGIN
-        IF EXISTS (SELECT 1 FROM public.audit_purges_unrecorded u WHERE u.through_seq = NEW.through_seq) THEN
-          RAISE EXCEPTION 'the purge through audit checkpoint #% has no purge checkpoint: a purge commits only with its signed record', NEW.through_seq
-            USING ERRCODE = 'check_violation';
-        END IF;
-        RETURN NULL;
-      END $$`);
-    await queryRunner.query(`
-      CREATE CONSTRAINT TRIGGER "audit_purge_must_be_recorded" AFTER INSERT ON "audit_purges_unrecorded"
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION audit_purge_recorded()`);
-
-    await queryRunner.query(`
+/** The owner's append_audit_checkpoint as this migration made it (AuditLogTree1765008000000 replaces it, and puts it back on revert). */
+export const APPEND_AUDIT_CHECKPOINT = `
       CREATE FUNCTION append_audit_checkpoint(statement text, key_id varchar, signature bytea, manifest bytea)
       RETURNS bytea
       LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
@@ -164,7 +85,89 @@ export class OwnerKeepsTheAuditChain1764662400000 implements MigrationInterface 
           INSERT INTO public.audit_manifests (seq, entries) VALUES (new_seq, manifest);
         END IF;
         RETURN new_head;
+      END $$`;
+
+/**
+ * The service's role may add to the audit log and nothing else (docs/security.md, "Separation of
+ * duties in the database"). Until now it could also insert any checkpoint row, and the purge
+ * trusted the checkpoints' own columns: a checkpoint placed first in the chain, covering every
+ * event and dated in the past, made the purge delete the whole log. Now:
+ *
+ * - `append_audit_checkpoint(statement, key_id, signature, manifest)`, the owner's: the only way a
+ *   checkpoint is added. Its columns come from the signed statement itself; it must follow the
+ *   newest checkpoint (the next number, that one's head as its previous, starting where it ends),
+ *   and (a seal) cover events that exist, have all settled, and match the statement's count and
+ *   times. The head is computed here, not taken from the caller.
+ * - `audit_policy`: the configured retention (AUDIT_RETENTION_DAYS), set by the owner at start-up,
+ *   never under 365 days.
+ * - `purge_sealed_audit_events` refuses a cutoff younger than that retention, decides on the
+ *   events' own `occurred_at`, read from the events, never on a checkpoint's columns, and never
+ *   removes the newest checkpoint (where the chain ends, so the next one always has one to follow).
+ * - `audit_purges_unrecorded`: a purge and its signed purge checkpoint commit together or not at
+ *   all (a deferred constraint trigger), so the purge cannot be called on its own.
+ *
+ * The owner's functions search `pg_catalog` only (and name their tables `public.…`), so that
+ * nothing a caller may create in `public` (PostgreSQL before 15 lets everyone) or in its own
+ * temporary schema stands in for a built-in or a table. The service's INSERT on audit_events
+ * leaves out `occurred_at` (now `clock_timestamp()`: when the row is written) and `tx`: the
+ * database sets them (src/database/database-roles.ts grants the columns). Direct writes to
+ * checkpoints and manifests granted before are revoked here, under a lock, so that no older
+ * replica's sealer adds one beside this migration.
+ */
+export class OwnerKeepsTheAuditChain1764662400000 implements MigrationInterface {
+  name = 'OwnerKeepsTheAuditChain1764662400000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    // Until this migration commits, no checkpoint is added beside it (an older replica's sealer,
+    // during a rolling upgrade), and from then on none is added but through the owner's function.
+    await queryRunner.query(`LOCK TABLE audit_checkpoints, audit_manifests IN EXCLUSIVE MODE`);
+    await queryRunner.query(`
+      DO $$
+      DECLARE g record;
+      BEGIN
+        FOR g IN SELECT DISTINCT grantee FROM information_schema.role_table_grants
+                  WHERE table_schema = current_schema() AND table_name IN ('audit_checkpoints', 'audit_manifests')
+                    AND privilege_type IN ('INSERT', 'UPDATE', 'DELETE', 'TRUNCATE') AND grantee NOT IN (current_user, 'PUBLIC')
+        LOOP
+          EXECUTE format('REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON audit_checkpoints, audit_manifests FROM %I', g.grantee);
+        END LOOP;
       END $$`);
+    // Functions the owner's code calls run with the caller's search_path unless they fix their own.
+    await queryRunner.query(`ALTER FUNCTION audit_current_tx() SET search_path = pg_catalog`);
+    await queryRunner.query(`ALTER FUNCTION audit_events_append_only() SET search_path = pg_catalog`);
+    // When the event is written, not when its transaction began: a transaction held open cannot date what it writes.
+    await queryRunner.query(`ALTER TABLE "audit_events" ALTER COLUMN "occurred_at" SET DEFAULT clock_timestamp()`);
+
+    await queryRunner.query(`
+      CREATE TABLE "audit_policy" (
+        "only" boolean PRIMARY KEY DEFAULT true CONSTRAINT "audit_policy_one_row" CHECK ("only"),
+        "retention_days" integer NOT NULL CONSTRAINT "audit_policy_retention_days_check" CHECK ("retention_days" BETWEEN 365 AND 3650)
+      )`);
+    await queryRunner.query(`INSERT INTO "audit_policy" (retention_days) VALUES (400)`);
+
+    // A purge and its signed record commit together or not at all: the purge notes what it removed
+    // here, the purge checkpoint's append takes the note away, and a note left at commit fails it.
+    await queryRunner.query(`
+      CREATE TABLE "audit_purges_unrecorded" (
+        "through_seq" bigint PRIMARY KEY,
+        "through_head" bytea NOT NULL,
+        "events" bigint NOT NULL
+      )`);
+    await queryRunner.query(`
+      CREATE FUNCTION audit_purge_recorded() RETURNS trigger
+      LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+      BEGIN
+        IF EXISTS (SELECT 1 FROM public.audit_purges_unrecorded u WHERE u.through_seq = NEW.through_seq) THEN
+          RAISE EXCEPTION 'the purge through audit checkpoint #% has no purge checkpoint: a purge commits only with its signed record', NEW.through_seq
+            USING ERRCODE = 'check_violation';
+        END IF;
+        RETURN NULL;
+      END $$`);
+    await queryRunner.query(`
+      CREATE CONSTRAINT TRIGGER "audit_purge_must_be_recorded" AFTER INSERT ON "audit_purges_unrecorded"
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION audit_purge_recorded()`);
+
+    await queryRunner.query(APPEND_AUDIT_CHECKPOINT);
     await queryRunner.query(`REVOKE ALL ON FUNCTION append_audit_checkpoint(text, varchar, bytea, bytea) FROM PUBLIC`);
 
     await queryRunner.query(`DROP FUNCTION purge_sealed_audit_events(timestamptz, integer)`);

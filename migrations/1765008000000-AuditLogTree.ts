@@ -1,4 +1,24 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { APPEND_AUDIT_CHECKPOINT } from './1764662400000-OwnerKeepsTheAuditChain';
+
+/** How append_audit_checkpoint reads the range a seal covers, as OwnerKeepsTheAuditChain wrote it. */
+const RANGE_READ = `SELECT count(*), min(e.occurred_at), max(e.occurred_at) INTO n, first_at, last_at
+            FROM public.audit_events e WHERE (e.tx, e.id) > (after_tx, after_id) AND (e.tx, e.id) <= (end_tx, end_id);`;
+
+/**
+ * The same, in seal order and at most one event more than the statement claims: always along the
+ * (tx, id) index. Counted over the whole range, PostgreSQL may scan the whole table when its
+ * estimate of the range is poor (a transaction of 100,000 events: 3 s a checkpoint at 10 million
+ * events). One event more than claimed is enough to refuse a statement that claims too few.
+ */
+const RANGE_READ_BY_INDEX = `SELECT count(*), min(r.occurred_at), max(r.occurred_at) INTO n, first_at, last_at
+            FROM (SELECT e.occurred_at FROM public.audit_events e WHERE (e.tx, e.id) > (after_tx, after_id) AND (e.tx, e.id) <= (end_tx, end_id)
+                  ORDER BY e.tx, e.id LIMIT greatest((s->>'events')::bigint, 0) + 1) r;`;
+
+function replacing(definition: string): string {
+  if (!definition.includes(RANGE_READ)) throw new Error('append_audit_checkpoint is not as OwnerKeepsTheAuditChain1764662400000 made it');
+  return definition.replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION');
+}
 
 /**
  * The log's tree (docs/security.md, "Receipts"): an RFC 9162 Merkle tree whose leaves are the
@@ -17,6 +37,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   it refuses an older statement (an older replica's sealer, during a rolling upgrade, stops
  *   until it is replaced): every checkpoint after the first version 3 one is a leaf.
  * - `audit_log_root(n)`: the head of the tree of the first n leaves, from O(log n) rows.
+ * - append_audit_checkpoint reads a seal's range along the (tx, id) index (RANGE_READ_BY_INDEX).
  */
 export class AuditLogTree1765008000000 implements MigrationInterface {
   name = 'AuditLogTree1765008000000';
@@ -106,9 +127,11 @@ export class AuditLogTree1765008000000 implements MigrationInterface {
     await queryRunner.query(`
       CREATE TRIGGER "audit_checkpoints_log_tree" AFTER INSERT ON "audit_checkpoints"
       FOR EACH ROW EXECUTE FUNCTION audit_log_tree_append()`);
+    await queryRunner.query(replacing(APPEND_AUDIT_CHECKPOINT).replace(RANGE_READ, RANGE_READ_BY_INDEX));
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(replacing(APPEND_AUDIT_CHECKPOINT));
     await queryRunner.query(`DROP TRIGGER "audit_checkpoints_log_tree" ON "audit_checkpoints"`);
     await queryRunner.query(`DROP FUNCTION audit_log_tree_append()`);
     await queryRunner.query(`DROP FUNCTION audit_log_root(bigint)`);

@@ -2,7 +2,7 @@ import { useContainer } from 'class-validator';
 import { AuditEvent } from '../../src/audit/trail/domain/audit-event';
 import { DocumentExpiryConstraint } from '../../src/bank-accounts/http/document-expiry.validator';
 import { PastCalendarDateConstraint } from '../../src/common/http/date.validators';
-import { AuditLog, StoreWrite } from '../../src/audit/trail/domain/audit-log.port';
+import { AuditLog, CommittedEvent, StoreWrite } from '../../src/audit/trail/domain/audit-log.port';
 import { UnresolvedCall, UnresolvedPage, UnresolvedQuery } from '../../src/audit/trail/domain/unresolved-call';
 import { Clock } from '../../src/common/domain/clock.port';
 import { Metrics } from '../../src/common/domain/metrics.port';
@@ -50,8 +50,8 @@ export class InMemoryAuditLog extends AuditLog {
   }
 
   /** The same: the in-memory idempotency store appends its terminal events itself. */
-  appendWith(event: AuditEvent, write: StoreWrite): Promise<boolean> {
-    return this.appendAlong(event, write);
+  appendWith(event: AuditEvent, write: StoreWrite): Promise<{ written: boolean; committed?: CommittedEvent }> {
+    return this.appendAlong(event, write).then((written) => ({ written }));
   }
 
   /** The same rule as the repository's query, without paging. */
@@ -208,14 +208,16 @@ export class InMemoryIdempotencyStore extends IdempotencyStore {
     return held.state === 'completed' ? { kind: 'completed', result: held.result } : { kind: 'in_flight', since: held.claimedAt };
   }
 
-  async complete(claim: OwnClaim, result: unknown, concluded?: AuditEvent): Promise<void> {
+  /** No event as committed is answered: the in-memory log computes no seal hash (receipts are PostgreSQL's, tested there). */
+  async complete(claim: OwnClaim, result: unknown, concluded?: AuditEvent): Promise<CommittedEvent | undefined> {
     if (this.down) throw databaseDown();
     if (concluded) await this.appendConcluded(concluded);
     const row = this.rows.get(claim.key.reference);
     if (row && row.clientId === claim.key.clientId) this.rows.set(claim.key.reference, { ...row, state: 'completed', result });
+    return undefined;
   }
 
-  async release(claim: OwnClaim, concluded?: AuditEvent): Promise<void> {
+  async release(claim: OwnClaim, concluded?: AuditEvent): Promise<CommittedEvent | undefined> {
     if (this.down) throw databaseDown();
     if (this.failRelease) throw new Error('database down');
     if (concluded) await this.appendConcluded(concluded);
@@ -223,6 +225,7 @@ export class InMemoryIdempotencyStore extends IdempotencyStore {
     if (row && row.clientId === claim.key.clientId && row.state === 'in_flight' && row.claimedAt.getTime() === claim.claimedAt.getTime()) {
       this.rows.set(claim.key.reference, { ...row, state: 'retryable' });
     }
+    return undefined;
   }
 
   private async appendConcluded(event: AuditEvent): Promise<void> {

@@ -1,4 +1,5 @@
 import type { AuditEvent } from '../../audit/trail/domain/audit-event';
+import type { CommittedEvent } from '../../audit/trail/domain/audit-log.port';
 import { Claim, IdempotencyKey } from './idempotency';
 
 export interface ClaimRequest {
@@ -33,14 +34,14 @@ export abstract class IdempotencyStore {
    * answer to the reference is the answer). With `concluded`, the request's terminal event is
    * appended in the same commit: both are written, or neither.
    */
-  abstract complete(claim: OwnClaim, result: unknown, concluded?: AuditEvent): Promise<void>;
+  abstract complete(claim: OwnClaim, result: unknown, concluded?: AuditEvent): Promise<CommittedEvent | undefined>;
 
   /**
    * The attempt ended without a result to replay: a retry with the same body may claim it at once.
    * Only this claim is released (not a later one of the same reference), and only while in flight.
    * With `concluded`, as for complete.
    */
-  abstract release(claim: OwnClaim, concluded?: AuditEvent): Promise<void>;
+  abstract release(claim: OwnClaim, concluded?: AuditEvent): Promise<CommittedEvent | undefined>;
 
   /** Deletes keys past their expiry; returns how many. */
   abstract purgeExpired(now: Date): Promise<number>;

@@ -3,6 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/domain/clock.port';
 import { DomainError } from '../../common/domain/domain-error';
 import type { AuditEvent } from '../../audit/trail/domain/audit-event';
+import type { CommittedEvent } from '../../audit/trail/domain/audit-log.port';
 import { Claim, IdempotencyKey } from './idempotency';
 import { ClaimRequest, IdempotencyStore, OwnClaim } from './idempotency-store.port';
 import { OutcomePending, ReferenceInFlight, ReferenceReused, ReferenceTaken } from './idempotency.errors';
@@ -37,7 +38,8 @@ export type WriteAhead = (claim: (attempted: AuditEvent) => Promise<Claim>) => P
  */
 export interface ClaimEnding {
   readonly ending: WriteEnding;
-  write(event: AuditEvent): Promise<void>;
+  /** Resolves to the event as committed, when the store answers it. */
+  write(event: AuditEvent): Promise<CommittedEvent | void>;
   writeAlone(): Promise<void>;
   hold(event: AuditEvent, error: unknown): DomainError | undefined;
 }
@@ -210,7 +212,9 @@ export class IdempotencyService {
     return {
       ending,
       write,
-      writeAlone: () => (ending.kind === 'completed' ? this.store.complete(own, ending.result) : this.store.release(own)),
+      writeAlone: async () => {
+        await (ending.kind === 'completed' ? this.store.complete(own, ending.result) : this.store.release(own));
+      },
       hold: (event, error) => {
         if (!isOutage(error)) return undefined;
         // What the partner is answered, in the event held: a result is pending; a release, the outage.
@@ -228,7 +232,9 @@ export class IdempotencyService {
           ending,
           event: answered,
           heldAt: this.clock.now().getTime(),
-          write: () => write(answered),
+          write: async () => {
+            await write(answered);
+          },
         };
         return this.held.hold(outcome) ? answer : undefined;
       },

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { LessThanOrEqual, Repository } from 'typeorm';
 import type { AuditEvent } from '../../audit/trail/domain/audit-event';
-import { AuditLog } from '../../audit/trail/domain/audit-log.port';
+import { AuditLog, CommittedEvent } from '../../audit/trail/domain/audit-log.port';
 import { Sql } from '../../database/sql';
 import { unavailableOnOutage } from '../../database/store-errors';
 import { Claim } from '../domain/idempotency';
@@ -81,23 +81,23 @@ export class TypeOrmIdempotencyRepository extends IdempotencyStore {
     });
   }
 
-  async complete(claim: OwnClaim, result: unknown, concluded?: AuditEvent): Promise<void> {
-    await this.end(COMPLETE_SQL, [claim.key.clientId, claim.key.reference, JSON.stringify(result)], claim, concluded);
+  complete(claim: OwnClaim, result: unknown, concluded?: AuditEvent): Promise<CommittedEvent | undefined> {
+    return this.end(COMPLETE_SQL, [claim.key.clientId, claim.key.reference, JSON.stringify(result)], claim, concluded);
   }
 
-  async release(claim: OwnClaim, concluded?: AuditEvent): Promise<void> {
-    await this.end(RELEASE_SQL, [claim.key.clientId, claim.key.reference, claim.claimedAt], claim, concluded);
+  release(claim: OwnClaim, concluded?: AuditEvent): Promise<CommittedEvent | undefined> {
+    return this.end(RELEASE_SQL, [claim.key.clientId, claim.key.reference, claim.claimedAt], claim, concluded);
   }
 
   /** With the terminal event, in its statement (AuditLog.appendWith); alone, as a one-row statement. */
-  private async end(sql: string, values: unknown[], claim: OwnClaim, concluded?: AuditEvent): Promise<void> {
-    await unavailableOnOutage(async () => {
-      if (concluded) await this.audit.appendWith(concluded, { sql, values, key: claim.key.reference.toLowerCase() });
-      else
-        await this.sql.query(
-          sql,
-          values.map((value) => [value]),
-        );
+  private end(sql: string, values: unknown[], claim: OwnClaim, concluded?: AuditEvent): Promise<CommittedEvent | undefined> {
+    return unavailableOnOutage(async () => {
+      if (concluded) return (await this.audit.appendWith(concluded, { sql, values, key: claim.key.reference.toLowerCase() })).committed;
+      await this.sql.query(
+        sql,
+        values.map((value) => [value]),
+      );
+      return undefined;
     });
   }
 

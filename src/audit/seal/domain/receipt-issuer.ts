@@ -13,6 +13,10 @@ export class SignedReceipts extends ReceiptIssuer {
     super();
   }
 
+  receiptFor(committed: ReceiptFacts): Promise<string> {
+    return this.signer.signReceipt(receiptClaimsOf(committed));
+  }
+
   async receiptOf(eventId: string): Promise<string | undefined> {
     return this.signed(await this.store.receiptFacts(eventId));
   }

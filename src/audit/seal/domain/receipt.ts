@@ -1,3 +1,5 @@
+import type { CommittedEvent } from '../../trail/domain/audit-log.port';
+
 /**
  * A receipt (docs/security.md, "Receipts"): a compact JWS, signed with the audit key, that the
  * gateway recorded the outcome it answered a write with. Its payload names the terminal event and
@@ -11,21 +13,8 @@ export const RECEIPT_TYPE = 'audit-receipt+jws';
 /** Bumped whenever the payload's fields change. */
 export const RECEIPT_VERSION = 1;
 
-/** A request's terminal event as a receipt names it. */
-export interface ReceiptFacts {
-  readonly eventId: string;
-  /** The event's hash as sealed (SHA-256 of the canonical form of its columns). */
-  readonly eventHash: Buffer;
-  /** When the log recorded it: ISO 8601 to the microsecond, UTC (the stored time, not the service's reading). */
-  readonly occurredAt: string;
-  readonly requestId: string;
-  readonly operation: string;
-  /** The event's phase: succeeded, rejected, failed or unknown. */
-  readonly outcome: string;
-  readonly httpStatus: number | null;
-  readonly reference: string | null;
-  readonly customerId: string | null;
-}
+/** A request's terminal event as a receipt names it: as the log committed it. */
+export type ReceiptFacts = CommittedEvent;
 
 /** The signed payload, its fields in a fixed order: the same facts always make the same bytes, so a replay's receipt equals the original's. */
 export interface ReceiptClaims {

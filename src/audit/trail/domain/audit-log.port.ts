@@ -13,6 +13,24 @@ export interface StoreWrite {
   readonly key: string;
 }
 
+/**
+ * An event as the log committed it, as a receipt names it (docs/security.md, "Receipts"): its
+ * columns as stored, the time the log recorded, and its hash as the seal computes it.
+ */
+export interface CommittedEvent {
+  readonly eventId: string;
+  readonly eventHash: Buffer;
+  /** ISO 8601 to the microsecond, UTC: the stored time, not the service's reading. */
+  readonly occurredAt: string;
+  readonly requestId: string;
+  readonly operation: string;
+  /** The event's phase: succeeded, rejected, failed or unknown. */
+  readonly outcome: string;
+  readonly httpStatus: number | null;
+  readonly reference: string | null;
+  readonly customerId: string | null;
+}
+
 /** The append-only store of audit events, as the trail writes it and reads its one rule from it. */
 export abstract class AuditLog {
   /**
@@ -32,12 +50,13 @@ export abstract class AuditLog {
 
   /**
    * Writes the row and appends `event` in the same statement, the event whether or not the write
-   * found its row: both are committed, or neither. Resolves to whether the write wrote its row.
-   * Grouped as appendAlong is. This is how a request's terminal event commits with the idempotency
-   * store's result (or release) of its provider write.
+   * found its row: both are committed, or neither. Resolves to whether the write wrote its row, and
+   * the event as committed (what its receipt names, read in the same statement). Grouped as
+   * appendAlong is. This is how a request's terminal event commits with the idempotency store's
+   * result (or release) of its provider write.
    * @throws DatabaseUnavailable when the database does not answer: nothing was written.
    */
-  abstract appendWith(event: AuditEvent, write: StoreWrite): Promise<boolean>;
+  abstract appendWith(event: AuditEvent, write: StoreWrite): Promise<{ written: boolean; committed?: CommittedEvent }>;
 
   /** Mutating calls whose outcome is unknown (see UnresolvedCall), newest attempt first. */
   abstract unresolved(query: UnresolvedQuery): Promise<UnresolvedPage>;

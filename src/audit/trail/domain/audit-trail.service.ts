@@ -5,7 +5,7 @@ import { Clock } from '../../../common/domain/clock.port';
 import { DomainError } from '../../../common/domain/domain-error';
 import { logContextOf, noteAttempted, noteConcluded, noteSubject, RequestRecord } from '../../../common/domain/request-record';
 import { AuditActor, AuditEvent, AuditOperation, RequestSubject, TerminalPhase } from './audit-event';
-import { AuditLog } from './audit-log.port';
+import { AuditLog, CommittedEvent } from './audit-log.port';
 import { AuditUnavailable, EarlierAttemptUnresolved } from './audit.errors';
 import { REFERENCE_ALREADY_SEEN, UpstreamError } from '../../../common/domain/upstream';
 import { Metrics } from '../../../common/domain/metrics.port';
@@ -29,8 +29,8 @@ const MAX_MESSAGE = 500;
  * result or release of the request's provider write: IdempotencyService's ClaimEnding).
  */
 export interface ConcludingWrite {
-  /** Writes the store's change and `event` in one commit; rejects when neither was written. */
-  write(event: AuditEvent): Promise<void>;
+  /** Writes the store's change and `event` in one commit, resolving to the event as committed when the store answers it; rejects when neither was written. */
+  write(event: AuditEvent): Promise<CommittedEvent | void>;
   /** Writes the store's change alone, for a request whose terminal event was written already. */
   writeAlone(): Promise<void>;
   /**
@@ -145,11 +145,12 @@ export class AuditTrail {
 
   /**
    * Writes the terminal event of a request, once, with the write it commits with (concludeWith).
-   * Resolves to the event once it is committed; to undefined when the request was concluded before.
+   * Resolves to the event once it is committed, and to it as committed when the write answers that
+   * (what its receipt names); to undefined when the request was concluded before.
    * @throws AuditUnavailable when it could not be written; the write's error, or what it answers
    * with when it holds both to write later (ConcludingWrite.hold).
    */
-  async conclude(record: RequestRecord, conclusion: RequestConclusion): Promise<AuditEvent | undefined> {
+  async conclude(record: RequestRecord, conclusion: RequestConclusion): Promise<{ event: AuditEvent; committed?: CommittedEvent } | undefined> {
     if (!noteConcluded(record)) return undefined;
     const event = this.event(record, {
       ...conclusion,
@@ -159,17 +160,18 @@ export class AuditTrail {
     const along = this.concluding.get(record);
     if (!along) {
       await this.write(event);
-      return event;
+      return { event };
     }
     this.concluding.delete(record);
+    let committed: CommittedEvent | void;
     try {
-      await along.write(event);
+      committed = await along.write(event);
     } catch (error) {
       const answer = along.hold(event, error);
       if (answer) throw answer;
       throw this.unwritten(event, error);
     }
-    return event;
+    return { event, committed: committed ?? undefined };
   }
 
   private event(record: RequestRecord, fields: Pick<AuditEvent, 'operation' | 'phase'> & Partial<AuditEvent>): AuditEvent {

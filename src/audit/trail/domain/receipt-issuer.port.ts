@@ -1,9 +1,14 @@
+import type { CommittedEvent } from './audit-log.port';
+
 /**
  * Receipts of audited writes (docs/security.md, "Receipts"): signed by the sealed log, which holds
  * the audit key. The trail asks for one once a write's terminal event is committed.
  */
 export abstract class ReceiptIssuer {
-  /** The receipt of a committed event; undefined when the log does not hold it. */
+  /** The receipt of an event as its statement answered it: nothing read again. */
+  abstract receiptFor(committed: CommittedEvent): Promise<string>;
+
+  /** The receipt of a committed event, read from the log; undefined when the log does not hold it. */
   abstract receiptOf(eventId: string): Promise<string | undefined>;
 
   /**

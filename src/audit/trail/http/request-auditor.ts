@@ -9,6 +9,7 @@ import { RecordedProblem, RequestRecorder, requestLogAddress } from '../../../co
 import { logContextOf, noteSubject, RequestRecord } from '../../../common/domain/request-record';
 import { UpstreamError } from '../../../common/domain/upstream';
 import { AuditEvent, AuditOperation, TerminalPhase } from '../domain/audit-event';
+import type { CommittedEvent } from '../domain/audit-log.port';
 import { AuditTrail } from '../domain/audit-trail.service';
 import { ReceiptIssuer } from '../domain/receipt-issuer.port';
 import { auditOperationOf } from '../../../common/http/audited.decorator';
@@ -64,13 +65,13 @@ export class RequestAuditor extends RequestRecorder {
   async recordSuccess(request: FastifyRequest, status: number): Promise<string | undefined> {
     if (!isAuditedRequest(request)) return undefined;
     const record = recordOf(request.raw);
-    const event = await this.trail.conclude(record, {
+    const concluded = await this.trail.conclude(record, {
       ...this.where(request),
       operation: this.operation(request, status),
       phase: 'succeeded',
       httpStatus: status,
     });
-    return this.receiptOf(record, event);
+    return this.receiptOf(record, concluded);
   }
 
   async recordFailure(request: FastifyRequest, problem: RecordedProblem, exception: unknown): Promise<string | undefined> {
@@ -84,7 +85,7 @@ export class RequestAuditor extends RequestRecorder {
       customerId: record.customerId ?? found.customerId,
       currency: record.currency ?? found.currency,
     });
-    const event = await this.trail.conclude(record, {
+    const concluded = await this.trail.conclude(record, {
       ...this.where(request),
       operation: this.operation(request, problem.status),
       phase: this.phaseOf(problem.status, exception, record.attempted === true),
@@ -93,7 +94,7 @@ export class RequestAuditor extends RequestRecorder {
       errorCode: problem.code,
       errorMessage: problem.message,
     });
-    return this.receiptOf(record, event);
+    return this.receiptOf(record, concluded);
   }
 
   /**
@@ -103,14 +104,18 @@ export class RequestAuditor extends RequestRecorder {
    * The event is committed whatever happens here: a receipt that cannot be made is logged, and the
    * answer goes out without it.
    */
-  private async receiptOf(record: RequestRecord, event: AuditEvent | undefined): Promise<string | undefined> {
+  private async receiptOf(record: RequestRecord, concluded: { event: AuditEvent; committed?: CommittedEvent } | undefined): Promise<string | undefined> {
+    const event = concluded?.event;
     if (event?.tenant === undefined || !RECEIPTED_OPERATIONS.has(event.operation)) return undefined;
     if (event.callerKind !== 'partner' && event.callerKind !== 'end_user') return undefined;
     try {
       // A replay answered with the stored success: that success's receipt. A replay that failed afterwards is receipted as what it was.
       const replayedSuccess = record.replayed === true && event.phase === 'succeeded' && event.reference !== undefined;
       const original = replayedSuccess ? await this.receipts.originalReceipt(event.tenant, event.reference, event.operation) : undefined;
-      return original ?? (await this.receipts.receiptOf(event.id));
+      if (original !== undefined) return original;
+      // As the statement that committed it answered it (a provider write's end); else read back.
+      const committed = concluded?.committed;
+      return committed ? await this.receipts.receiptFor(committed) : await this.receipts.receiptOf(event.id);
     } catch (error) {
       this.logger.warn({ ...logContextOf(record), event_id: event.id, err: error }, 'The receipt of a recorded write could not be made; answered without it');
       return undefined;

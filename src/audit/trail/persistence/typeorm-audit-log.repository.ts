@@ -6,7 +6,8 @@ import { GroupCommit } from '../../../database/group-commit';
 import { Sql } from '../../../database/sql';
 import { isRefusedData, unavailableOnOutage } from '../../../database/store-errors';
 import { AuditEvent } from '../domain/audit-event';
-import { AuditLog, StoreWrite } from '../domain/audit-log.port';
+import { AuditLog, CommittedEvent, StoreWrite } from '../domain/audit-log.port';
+import { RECEIPT_COLUMNS, ReceiptRow, toReceiptFacts } from '../../seal/persistence/event-hash.sql';
 import { UnresolvedCall, UnresolvedPage, UnresolvedQuery } from '../domain/unresolved-call';
 import { AuditEventEntity } from './audit-event.entity';
 import { AuditEventMapper } from './audit-event.mapper';
@@ -46,6 +47,12 @@ interface AlongRow {
   readonly event: AuditEventEntity;
   readonly values: readonly unknown[];
   readonly key: string;
+}
+
+/** What a statement that carried events answers for each of its rows. */
+interface AlongResult {
+  readonly written: boolean;
+  readonly committed?: CommittedEvent;
 }
 
 interface UnresolvedRow {
@@ -91,7 +98,7 @@ export class TypeOrmAuditLogRepository extends AuditLog {
    * The group commit of each statement appendAlong or appendWith has carried, by how and by the
    * statement (the service has three: the idempotency claim, its result, its release).
    */
-  private readonly along = new Map<string, GroupCommit<AlongRow, boolean>>();
+  private readonly along = new Map<string, GroupCommit<AlongRow, AlongResult>>();
 
   constructor(
     @InjectRepository(AuditEventEntity) rows: Repository<AuditEventEntity>,
@@ -110,10 +117,11 @@ export class TypeOrmAuditLogRepository extends AuditLog {
         `WITH written AS (${write}), appended AS (` +
         `INSERT INTO audit_events (${names}) SELECT ${names} FROM unnest(${arrays(fields)}, $${fields + columns.length + 1}::text[]) AS e(${names}, along_key) ` +
         `WHERE e.along_key IN (SELECT key::text FROM written)) SELECT key::text AS key FROM written`,
-      // The same, every event written whatever the write found.
+      // The same, every event written whatever the write found; each event also answers as committed
+      // (its stored columns and its hash as the seal computes it: what its receipt names), in the same statement.
       with: (write, fields) =>
-        `WITH written AS (${write}), appended AS (INSERT INTO audit_events (${names}) SELECT * FROM unnest(${arrays(fields)})) ` +
-        `SELECT key::text AS key FROM written`,
+        `WITH written AS (${write}), appended AS (INSERT INTO audit_events AS e (${names}) SELECT * FROM unnest(${arrays(fields)}) ` +
+        `RETURNING ${RECEIPT_COLUMNS}) SELECT key::text AS key, NULL AS committed FROM written UNION ALL SELECT NULL, row_to_json(a)::text FROM appended a`,
       parameters: (batch) => columns.map((column) => batch.map((row) => row[column.propertyName as keyof AuditEventEntity])),
     };
   }
@@ -128,15 +136,15 @@ export class TypeOrmAuditLogRepository extends AuditLog {
    * Rows that arrive together are written together, as events are (GroupCommit): one statement,
    * one commit, at most one row per key in each.
    */
-  appendAlong(event: AuditEvent, write: StoreWrite): Promise<boolean> {
-    return this.rideWith('along', event, write);
+  async appendAlong(event: AuditEvent, write: StoreWrite): Promise<boolean> {
+    return (await this.rideWith('along', event, write)).written;
   }
 
-  appendWith(event: AuditEvent, write: StoreWrite): Promise<boolean> {
+  appendWith(event: AuditEvent, write: StoreWrite): Promise<AlongResult> {
     return this.rideWith('with', event, write);
   }
 
-  private rideWith(how: 'along' | 'with', event: AuditEvent, write: StoreWrite): Promise<boolean> {
+  private rideWith(how: 'along' | 'with', event: AuditEvent, write: StoreWrite): Promise<AlongResult> {
     const commits = this.alongOf(how, write);
     const row: AlongRow = { event: AuditEventMapper.toRow(event), values: write.values, key: write.key };
     return traced('audit.write', { [SPAN_ATTRIBUTES.operation]: event.operation, 'gateway.audit_phase': event.phase }, () =>
@@ -144,14 +152,14 @@ export class TypeOrmAuditLogRepository extends AuditLog {
     );
   }
 
-  private alongOf(how: 'along' | 'with', write: StoreWrite): GroupCommit<AlongRow, boolean> {
+  private alongOf(how: 'along' | 'with', write: StoreWrite): GroupCommit<AlongRow, AlongResult> {
     const id = `${how}:${write.sql}`;
     let commits = this.along.get(id);
     if (commits === undefined) {
       const name = `audit-${how}-${this.along.size + 1}`;
       const text = this.insert[how](write.sql, write.values.length);
       const keyed = how === 'along';
-      commits = new GroupCommit<AlongRow, boolean>((rows) => this.writeAlong(name, text, rows, keyed), {
+      commits = new GroupCommit<AlongRow, AlongResult>((rows) => this.writeAlong(name, text, rows, keyed), {
         maxBatch: 200,
         maxInFlight: 2,
         isRowError: isRefusedData,
@@ -163,16 +171,24 @@ export class TypeOrmAuditLogRepository extends AuditLog {
   }
 
   /** In the order of their keys: two statements that lock the same rows (two replicas') lock them in one order, so neither waits on the other in a cycle. */
-  private async writeAlong(name: string, text: string, batch: AlongRow[], keyed: boolean): Promise<boolean[]> {
+  private async writeAlong(name: string, text: string, batch: AlongRow[], keyed: boolean): Promise<AlongResult[]> {
     const rows = [...batch].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const fields = rows[0].values.map((_, field) => rows.map((row) => row.values[field]));
-    const written = await this.sql.prepared<{ key: string }>(name, text, [
+    const answered = await this.sql.prepared<{ key: string | null; committed?: string | null }>(name, text, [
       ...fields,
       ...this.insert.parameters(rows.map((row) => row.event)),
       ...(keyed ? [rows.map((row) => row.key)] : []),
     ]);
-    const keys = new Set(written.map((row) => row.key));
-    return batch.map((row) => keys.has(row.key));
+    const keys = new Set<string>();
+    const committed = new Map<string, CommittedEvent>();
+    for (const row of answered) {
+      if (row.key !== null) keys.add(row.key);
+      if (row.committed) {
+        const event = committedOf(row.committed);
+        committed.set(event.eventId, event);
+      }
+    }
+    return batch.map((row) => ({ written: keys.has(row.key), committed: committed.get(row.event.id) }));
   }
 
   private async insertRows(rows: AuditEventEntity[]): Promise<void> {
@@ -205,4 +221,10 @@ export class TypeOrmAuditLogRepository extends AuditLog {
     }));
     return rows.length > query.limit ? { calls, next: calls[calls.length - 1].position } : { calls };
   }
+}
+
+/** An event as its statement answered it (row_to_json of RECEIPT_COLUMNS: the hash as `\\x…` hex). */
+function committedOf(json: string): CommittedEvent {
+  const row = JSON.parse(json) as Omit<ReceiptRow, 'hash'> & { hash: string };
+  return toReceiptFacts({ ...row, hash: Buffer.from(row.hash.replace(/^\\x/, ''), 'hex') });
 }
