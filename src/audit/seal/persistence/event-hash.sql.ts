@@ -1,5 +1,11 @@
 import { ReceiptFacts } from '../domain/receipt';
 
+/*
+ * An event's hash, as SQL over `audit_events e`: what the sealer seals and verify recomputes (the
+ * seal's store), and what a write's terminal event answers as it is inserted (the trail's
+ * repository, for its receipt). One definition, so that a receipt names the hash the seal will.
+ */
+
 /**
  * The columns of an event that its hash covers, in order. Every column
  * but `tx` (its place in seal order, which the manifest holds): a test keeps this list and the
