@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * Merkle trees as RFC 9162 (Certificate Transparency 2.0, section 2.1) defines them, over SHA-256:
@@ -9,19 +9,24 @@ import { createHash } from 'node:crypto';
  */
 
 const LEAF_PREFIX = Buffer.from([0x00]);
-const NODE_PREFIX = Buffer.from([0x01]);
 
 /** The hash of an empty tree: SHA-256 of nothing. */
-export const EMPTY_TREE_HASH = createHash('sha256').digest();
+export const EMPTY_TREE_HASH = hash('sha256', Buffer.alloc(0), 'buffer');
+
+/** One input buffer for every node hash (0x01, then two 32-byte hashes): hashing is synchronous, so it is never shared. */
+const NODE_INPUT = Buffer.alloc(65, 0x01);
 
 /** MTH({d}) = SHA-256(0x00 || d). */
 export function leafHash(data: Buffer): Buffer {
-  return createHash('sha256').update(LEAF_PREFIX).update(data).digest();
+  return hash('sha256', Buffer.concat([LEAF_PREFIX, data]), 'buffer');
 }
 
-/** SHA-256(0x01 || left || right). */
+/** SHA-256(0x01 || left || right), one-shot over a reused input: verify hashes two nodes an event. */
 export function nodeHash(left: Buffer, right: Buffer): Buffer {
-  return createHash('sha256').update(NODE_PREFIX).update(left).update(right).digest();
+  if (left.length !== 32 || right.length !== 32) return hash('sha256', Buffer.concat([NODE_INPUT.subarray(0, 1), left, right]), 'buffer');
+  left.copy(NODE_INPUT, 1);
+  right.copy(NODE_INPUT, 33);
+  return hash('sha256', NODE_INPUT, 'buffer');
 }
 
 /** The largest power of two smaller than n (n > 1). */
@@ -40,9 +45,20 @@ function treeHash(leaves: readonly Buffer[], start: number, end: number): Buffer
   return nodeHash(treeHash(leaves, start, start + k), treeHash(leaves, start + k, end));
 }
 
-/** The tree head of the leaves (each given as its leaf hash). */
+/**
+ * The tree head of the leaves (each given as its leaf hash), level by level from the left, an odd
+ * last node carried up as it is: RFC 9162's tree (see treeLevels), without keeping the levels.
+ */
 export function treeHead(leaves: readonly Buffer[]): Buffer {
-  return treeHash(leaves, 0, leaves.length);
+  if (leaves.length === 0) return EMPTY_TREE_HASH;
+  let level = leaves;
+  while (level.length > 1) {
+    const above: Buffer[] = [];
+    for (let i = 0; i + 1 < level.length; i += 2) above.push(nodeHash(level[i], level[i + 1]));
+    if (level.length % 2 === 1) above.push(level[level.length - 1]);
+    level = above;
+  }
+  return level[0];
 }
 
 /**
