@@ -136,6 +136,7 @@ describe('arbitrary strings in every field of every body, query and path', () =>
     'GET /api/v1/session/login': { token: () => partner },
     'GET /api/v1/session/callback': { token: () => partner },
     'GET /api/v1/requests': { token: () => partner },
+    'GET /api/v1/checkpoints/consistency': { token: () => partner },
   };
   const paths: Record<string, { token: () => string }> = {
     'GET /api/v1/audit-events/{id}': { token: () => admin },
