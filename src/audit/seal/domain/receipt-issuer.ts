@@ -26,6 +26,6 @@ export class SignedReceipts extends ReceiptIssuer {
   }
 
   private signed(facts: ReceiptFacts | undefined): Promise<string | undefined> {
-    return facts ? this.signer.signReceipt(receiptClaimsOf(facts)) : Promise.resolve(undefined);
+    return facts ? this.receiptFor(facts) : Promise.resolve(undefined);
   }
 }
