@@ -10,15 +10,20 @@ import { hash } from 'node:crypto';
 
 const LEAF_PREFIX = Buffer.from([0x00]);
 
+/** One input buffer for a manifest entry's leaf hash (0x00, then the entry's 48 bytes). */
+const LEAF_INPUT = Buffer.alloc(49, 0x00);
+
 /** The hash of an empty tree: SHA-256 of nothing. */
 export const EMPTY_TREE_HASH = hash('sha256', Buffer.alloc(0), 'buffer');
 
 /** One input buffer for every node hash (0x01, then two 32-byte hashes): hashing is synchronous, so it is never shared. */
 const NODE_INPUT = Buffer.alloc(65, 0x01);
 
-/** MTH({d}) = SHA-256(0x00 || d). */
+/** MTH({d}) = SHA-256(0x00 || d); a manifest entry's (48 bytes) over a reused input, as nodeHash. */
 export function leafHash(data: Buffer): Buffer {
-  return hash('sha256', Buffer.concat([LEAF_PREFIX, data]), 'buffer');
+  if (data.length !== 48) return hash('sha256', Buffer.concat([LEAF_PREFIX, data]), 'buffer');
+  data.copy(LEAF_INPUT, 1);
+  return hash('sha256', LEAF_INPUT, 'buffer');
 }
 
 /** SHA-256(0x01 || left || right), one-shot over a reused input: verify hashes two nodes an event. */
