@@ -210,7 +210,7 @@ export function report({ load, verify, connections, duration, rounds }) {
   const best = verify.runs.reduce((a, b) => (a.seconds < b.seconds ? a : b));
   lines.push(
     `Verification: ${verify.events.toLocaleString('en')} events made in ${fixed(verify.fillSeconds, 0)} s, sealed by the service's sealer in ${fixed(verify.sealSeconds, 1)} s ` +
-      `(${fixed(verify.sealedEvents / verify.sealSeconds, 0)} events/s, catching up in one process), checkpoints and manifests ${verify.size}; on ${verify.database}.`,
+      `(${fixed(verify.sealedEvents / verify.sealSeconds, 0)} events/s, catching up in one process), checkpoints and manifests ${verify.size}; Node ${process.version}, on ${verify.database}.`,
     '',
     table(
       ['Verify run', 'seconds', 'events/s', 'checkpoints'],
