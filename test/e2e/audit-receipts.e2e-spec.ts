@@ -140,8 +140,10 @@ describe('receipts: proofs a partner checks offline that the audit log holds its
 
     expect(verifiedOffline({ ...proof, event_hash: flip(proof.event_hash) }, keys)).toEqual(['path']);
     expect(verifiedOffline({ ...proof, event_id: randomUUID() }, keys)).toEqual(['path']);
-    if (proof.inclusion_proof.length > 0)
-      expect(verifiedOffline({ ...proof, inclusion_proof: [flip(proof.inclusion_proof[0]), ...proof.inclusion_proof.slice(1)] }, keys)).toEqual(['path']);
+    // A checkpoint of one event has an empty path: a sibling added to it must fail as a flipped one does.
+    const [first, ...rest] = proof.inclusion_proof;
+    const alteredPath = first === undefined ? ['0'.repeat(64)] : [flip(first), ...rest];
+    expect(verifiedOffline({ ...proof, inclusion_proof: alteredPath }, keys)).toEqual(['path']);
     expect(
       verifiedOffline(
         { ...proof, checkpoint: { ...proof.checkpoint, statement: proof.checkpoint.statement.replace(/"sealed_at":"\d/, '"sealed_at":"1') } },
@@ -359,6 +361,8 @@ describe('receipts: proofs a partner checks offline that the audit log holds its
       );
 
     it('when a partner kept an earlier checkpoint, then the proof to a later one, or to the newest, verifies offline; altered, it names what failed', async () => {
+      // One before the kept one, so that the kept tree is not empty and its consistency proof is not either.
+      await newCheckpoint();
       const kept = await newCheckpoint();
       await newCheckpoint();
       await newCheckpoint();
@@ -376,10 +380,10 @@ describe('receipts: proofs a partner checks offline that the audit log holds its
       expect(await failureOf(proof, keys, kept)).toBe('verified');
       expect(await failureOf(toNewest.body.data!, keys, kept)).toBe('verified');
       expect(toNewest.body.data!.to.seq).toBeGreaterThanOrEqual(later.seq);
-      if (proof.consistency_proof.length > 0)
-        expect(await failureOf({ ...proof, consistency_proof: [flip(proof.consistency_proof[0]), ...proof.consistency_proof.slice(1)] }, keys)).toBe(
-          'consistency',
-        );
+      expect(JSON.parse(kept.statement).log_size).toBeGreaterThan(0);
+      expect(await failureOf({ ...proof, consistency_proof: [flip(proof.consistency_proof[0]), ...proof.consistency_proof.slice(1)] }, keys)).toBe(
+        'consistency',
+      );
       expect(await failureOf({ ...proof, inclusion_proof: [flip(proof.inclusion_proof[0]), ...proof.inclusion_proof.slice(1)] }, keys)).toBe('path');
       expect(await failureOf(proof, keys, later)).toBe('checkpoint');
       expect(await failureOf({ ...proof, from: proof.to, to: proof.from }, keys)).toBe('checkpoint');
@@ -433,15 +437,22 @@ describe('receipts: proofs a partner checks offline that the audit log holds its
         await owner.query('COMMIT');
       };
       try {
-        // The leaf just before `later`: on every path to `later`'s tree, and on the frontier verify ends with.
+        // The leaf just before `later`: on every path to `later`'s tree.
         const [{ nodes }] = (await owner.query<{ nodes: Buffer }>('SELECT nodes FROM audit_log_tree WHERE leaf = $1', [size - 1])).rows;
         await asOwner('UPDATE audit_log_tree SET nodes = $2 WHERE leaf = $1', [size - 1, Buffer.alloc(nodes.length, 7)]);
         const refused = await consistency(`from=${kept.seq}&to=${later.seq}`);
         const findings = await verify();
         await asOwner('UPDATE audit_log_tree SET nodes = $2 WHERE leaf = $1', [size - 1, nodes]);
+        // The first leaf: inside the tree, on the frontier verify ends with only while the log holds one checkpoint.
+        const [first] = (await owner.query<{ nodes: Buffer }>('SELECT nodes FROM audit_log_tree WHERE leaf = 0')).rows;
+        await asOwner('UPDATE audit_log_tree SET nodes = $2 WHERE leaf = $1', [0, Buffer.alloc(first.nodes.length, 7)]);
+        const deep = await verify();
+        await asOwner('UPDATE audit_log_tree SET nodes = $2 WHERE leaf = $1', [0, first.nodes]);
 
         expect([refused.status, refused.body.error!.code]).toEqual([404, 'CHECKPOINT.PROOF_UNAVAILABLE']);
         expect(findings).toContain('log_tree_altered');
+        expect(size).toBeGreaterThan(1);
+        expect(deep).toContain('log_tree_altered');
         expect((await consistency(`from=${kept.seq}&to=${later.seq}`)).status).toBe(200);
         expect(await verify()).toEqual([]);
       } finally {

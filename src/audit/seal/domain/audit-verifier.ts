@@ -102,6 +102,12 @@ interface Checked {
   readonly statement: CheckpointStatement;
 }
 
+/** A leaf's row of the log's tree as the walk made it: the checkpoint whose head it is, and its nodes. */
+interface ExpectedTreeRow {
+  readonly seq: number;
+  readonly nodes: Buffer;
+}
+
 /** What walking the chain of checkpoints came to. */
 interface Walked {
   /** Events recomputed and found as sealed. */
@@ -219,6 +225,9 @@ export class AuditVerifier {
     let newest: StoredCheckpoint | undefined;
     let log: LogFrontier | undefined;
     let sawLogTree = false;
+    // The stored tree's rows of the leaves this page of checkpoints added, as their heads make them.
+    const treeRows = new Map<number, ExpectedTreeRow>();
+    let treeAltered = false;
     for (let afterSeq = 0; ;) {
       const page = await this.store.checkpointsAfter(afterSeq, PAGE, { from: options.from, to: options.to });
       for (const row of page) {
@@ -234,7 +243,7 @@ export class AuditVerifier {
         }
         previous = checked;
         if (checked && checked.statement.v >= 3) {
-          log = await this.checkLogRoot(checked, log, windowed, findings);
+          log = await this.checkLogRoot(checked, log, windowed, findings, treeRows);
           sawLogTree = true;
         } else if (checked && sawLogTree) {
           findings.add({
@@ -251,11 +260,13 @@ export class AuditVerifier {
           if (running.size >= concurrency) await Promise.race(running);
         }
       }
+      treeAltered = (await this.checkTreeRows(treeRows, findings)) || treeAltered;
+      treeRows.clear();
       if (page.length < PAGE) break;
       afterSeq = page[page.length - 1].seq;
     }
     await Promise.all(running);
-    if (log && !windowed) await this.checkStoredTree(log, findings);
+    if (log && !windowed && !treeAltered) await this.checkStoredTree(log, findings);
     return { events, checkpoints, newest, heads };
   }
 
@@ -269,6 +280,7 @@ export class AuditVerifier {
     log: LogFrontier | undefined,
     windowed: boolean,
     findings: Findings,
+    treeRows: Map<number, ExpectedTreeRow>,
   ): Promise<LogFrontier | undefined> {
     const size = statement.log_size!;
     let frontier = log;
@@ -301,8 +313,29 @@ export class AuditVerifier {
       });
       return undefined;
     }
-    frontier.append(row.head);
+    const leaf = frontier.size;
+    treeRows.set(leaf, { seq: row.seq, nodes: frontier.append(row.head) });
     return frontier;
+  }
+
+  /**
+   * Each stored row of the log's tree that the walk made must hold what the heads make: proofs are
+   * read from any of them, not only from the frontier the walk ends with. True when one does not.
+   */
+  private async checkTreeRows(expected: ReadonlyMap<number, ExpectedTreeRow>, findings: Findings): Promise<boolean> {
+    if (expected.size === 0) return false;
+    const stored = await this.store.logTreeNodes([...expected.keys()]);
+    let altered = false;
+    for (const [leaf, { seq, nodes }] of expected) {
+      if (stored.get(leaf)?.equals(nodes)) continue;
+      altered = true;
+      findings.add({
+        kind: 'log_tree_altered',
+        checkpoint: seq,
+        detail: `the log's tree stored for checkpoint #${seq} (leaf ${leaf} of audit_log_tree) is not what the checkpoints' heads make: consistency proofs through it would not verify`,
+      });
+    }
+    return altered;
   }
 
   /** The stored tree, where the walk ends, must be the one the signed statements made: proofs are read from it. */

@@ -65,14 +65,21 @@ export class LogFrontier {
     return (this.parts.length === 0 ? treeHead([]) : foldSubtrees(this.parts.map((part) => part.hash))).toString('hex');
   }
 
-  /** Adds a checkpoint's head (hex) as the next leaf. */
-  append(head: string): void {
-    this.parts.push({ size: 1, hash: leafHash(Buffer.from(head, 'hex')) });
+  /**
+   * Adds a checkpoint's head (hex) as the next leaf. Returns the perfect subtrees that now end at
+   * it, smallest first: what the database stores for that leaf.
+   */
+  append(head: string): Buffer {
+    const ending = [leafHash(Buffer.from(head, 'hex'))];
+    this.parts.push({ size: 1, hash: ending[0] });
     while (this.parts.length > 1 && this.parts[this.parts.length - 1].size === this.parts[this.parts.length - 2].size) {
       const right = this.parts.pop()!;
       const left = this.parts.pop()!;
-      this.parts.push({ size: left.size * 2, hash: nodeHash(left.hash, right.hash) });
+      const hash = nodeHash(left.hash, right.hash);
+      ending.push(hash);
+      this.parts.push({ size: left.size * 2, hash });
     }
     this.size++;
+    return Buffer.concat(ending);
   }
 }
