@@ -436,26 +436,46 @@ describe('receipts: proofs a partner checks offline that the audit log holds its
         await owner.query(sql, params);
         await owner.query('COMMIT');
       };
+      // Each change is undone, whatever happens, before the connection ends.
+      const undo: (() => Promise<void>)[] = [];
+      const alterRow = async (leaf: number) => {
+        const [{ nodes }] = (await owner.query<{ nodes: Buffer }>('SELECT nodes FROM audit_log_tree WHERE leaf = $1', [leaf])).rows;
+        await asOwner('UPDATE audit_log_tree SET nodes = $2 WHERE leaf = $1', [leaf, Buffer.alloc(nodes.length, 7)]);
+        const restore = () => asOwner('UPDATE audit_log_tree SET nodes = $2 WHERE leaf = $1', [leaf, nodes]);
+        undo.push(restore);
+        return async () => {
+          await restore();
+          undo.splice(undo.indexOf(restore), 1);
+        };
+      };
       try {
         // The leaf just before `later`: on every path to `later`'s tree.
-        const [{ nodes }] = (await owner.query<{ nodes: Buffer }>('SELECT nodes FROM audit_log_tree WHERE leaf = $1', [size - 1])).rows;
-        await asOwner('UPDATE audit_log_tree SET nodes = $2 WHERE leaf = $1', [size - 1, Buffer.alloc(nodes.length, 7)]);
+        const restoreLast = await alterRow(size - 1);
         const refused = await consistency(`from=${kept.seq}&to=${later.seq}`);
         const findings = await verify();
-        await asOwner('UPDATE audit_log_tree SET nodes = $2 WHERE leaf = $1', [size - 1, nodes]);
+        await restoreLast();
         // The first leaf: inside the tree, on the frontier verify ends with only while the log holds one checkpoint.
-        const [first] = (await owner.query<{ nodes: Buffer }>('SELECT nodes FROM audit_log_tree WHERE leaf = 0')).rows;
-        await asOwner('UPDATE audit_log_tree SET nodes = $2 WHERE leaf = $1', [0, Buffer.alloc(first.nodes.length, 7)]);
+        const restoreFirst = await alterRow(0);
         const deep = await verify();
-        await asOwner('UPDATE audit_log_tree SET nodes = $2 WHERE leaf = $1', [0, first.nodes]);
+        await restoreFirst();
+        // A leaf past the last checkpoint's, which the next checkpoint would sign into the log's tree.
+        const [{ next }] = (await owner.query<{ next: number }>('SELECT max(leaf)::int + 1 AS next FROM audit_log_tree')).rows;
+        const removeForged = () => asOwner('DELETE FROM audit_log_tree WHERE leaf = $1', [next]);
+        undo.push(removeForged);
+        await asOwner('INSERT INTO audit_log_tree (leaf, seq, nodes) VALUES ($1, $2, $3)', [next, 1_000_000_000, Buffer.alloc(32, 7)]);
+        const beyond = await verify();
+        await removeForged();
+        undo.pop();
 
         expect([refused.status, refused.body.error!.code]).toEqual([404, 'CHECKPOINT.PROOF_UNAVAILABLE']);
         expect(findings).toContain('log_tree_altered');
         expect(size).toBeGreaterThan(1);
         expect(deep).toContain('log_tree_altered');
+        expect(beyond).toEqual(['log_tree_altered']);
         expect((await consistency(`from=${kept.seq}&to=${later.seq}`)).status).toBe(200);
         expect(await verify()).toEqual([]);
       } finally {
+        for (const step of undo.reverse()) await step();
         await owner.end();
       }
     });

@@ -598,11 +598,16 @@ describe('sealed audit log', () => {
          DELETE FROM audit_events WHERE (tx, id) > ($2::bigint, $3::uuid)`,
         [seq, end_tx, end_id],
       );
+      // The log's tree still holds the removed checkpoints' heads: verify alone sees that much.
+      const treeRemains = await verify();
+      // Removed from the tree too, nothing in the database is left to show it: only the copy does.
+      await tamper('DELETE FROM audit_log_tree WHERE seq > $1', [seq]);
       const withoutCopy = await verify();
       const withCopy = await verify(['--checkpoints', logFile]);
       await serve(1);
       await waitFor(() => t.logs.text.includes('Audit sealing stopped'), { timeoutMs: 5000, what: 'the sealer to stop' });
 
+      expect(treeRemains.findings).toEqual([expect.objectContaining({ kind: 'log_tree_altered', checkpoint: Number(seq) })]);
       expect(withoutCopy.code).toBe(0);
       expect(withCopy.code).toBe(1);
       expect(withCopy.findings).toEqual([expect.objectContaining({ kind: 'truncated', checkpoint: Number(seq) + 1 })]);

@@ -80,6 +80,9 @@ export abstract class AuditSealStore {
   /** The log's tree: the stored nodes of these leaves, by leaf index (see log-tree.ts). */
   abstract logTreeNodes(leaves: readonly number[]): Promise<ReadonlyMap<number, Buffer>>;
 
+  /** How many leaves the stored tree of the log holds (its highest leaf, plus one). */
+  abstract logTreeSize(): Promise<number>;
+
   /** A committed event as its receipt names it, its hash computed as the seal computes it; undefined when the log holds no such event. */
   abstract receiptFacts(eventId: string): Promise<ReceiptFacts | undefined>;
 

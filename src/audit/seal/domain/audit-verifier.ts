@@ -242,6 +242,8 @@ export class AuditVerifier {
           if (previous) this.checkLink(previous, row, checked, windowed, findings);
         }
         previous = checked;
+        // A checkpoint that cannot be trusted adds no leaf the walk can vouch for: the next one starts from the stored tree.
+        if (!checked) log = undefined;
         if (checked && checked.statement.v >= 3) {
           log = await this.checkLogRoot(checked, log, windowed, findings, treeRows);
           sawLogTree = true;
@@ -266,7 +268,7 @@ export class AuditVerifier {
       afterSeq = page[page.length - 1].seq;
     }
     await Promise.all(running);
-    if (log && !windowed && !treeAltered) await this.checkStoredTree(log, findings);
+    if (log && newest && !windowed) await this.checkStoredTree(log, newest.seq, !treeAltered, findings);
     return { events, checkpoints, newest, heads };
   }
 
@@ -338,17 +340,33 @@ export class AuditVerifier {
     return altered;
   }
 
-  /** The stored tree, where the walk ends, must be the one the signed statements made: proofs are read from it. */
-  private async checkStoredTree(log: LogFrontier, findings: Findings): Promise<void> {
-    const stored = await LogFrontier.stored((leaves) => this.store.logTreeNodes(leaves), log.size).catch((error: unknown) => {
-      if (error instanceof LogTreeIncomplete) return undefined;
-      throw error;
-    });
-    if (stored?.root() === log.root()) return;
-    findings.add({
-      kind: 'log_tree_altered',
-      detail: `the log's tree stored in audit_log_tree is not the tree of the ${log.size} checkpoint heads it holds: consistency proofs read from it would not verify`,
-    });
+  /**
+   * The stored tree, where the walk ends, must be the one the signed statements made (proofs are
+   * read from it: its frontier, unless a row was already found altered), and hold no leaf past the
+   * last checkpoint's: such a leaf is a checkpoint removed since, or a row added that the next
+   * checkpoint would sign into the log's tree. A checkpoint
+   * appended while verify ran adds a leaf too, so rows past the walk are a finding only when no
+   * checkpoint came after `newestSeq`.
+   */
+  private async checkStoredTree(log: LogFrontier, newestSeq: number, frontierToo: boolean, findings: Findings): Promise<void> {
+    if (frontierToo) {
+      const stored = await LogFrontier.stored((leaves) => this.store.logTreeNodes(leaves), log.size).catch((error: unknown) => {
+        if (error instanceof LogTreeIncomplete) return undefined;
+        throw error;
+      });
+      if (stored?.root() !== log.root())
+        findings.add({
+          kind: 'log_tree_altered',
+          detail: `the log's tree stored in audit_log_tree is not the tree of the ${log.size} checkpoint heads it holds: consistency proofs read from it would not verify`,
+        });
+    }
+    const size = await this.store.logTreeSize();
+    if (size > log.size && (await this.store.checkpointsAfter(newestSeq, 1)).length === 0)
+      findings.add({
+        kind: 'log_tree_altered',
+        checkpoint: newestSeq,
+        detail: `audit_log_tree holds ${size - log.size} leaves past the ${log.size} checkpoints' heads, and no checkpoint comes after #${newestSeq}: the newest checkpoints were removed, or rows were added (the next checkpoint would sign them into the log's tree)`,
+      });
   }
 
   /** A checkpoint follows the one before it: the next seq (unless a window skips), its head named, its range continued. */

@@ -118,6 +118,13 @@ export class PgAuditSealStore extends AuditSealStore {
     return new Map(rows.map((row) => [Number(row.leaf), row.nodes]));
   }
 
+  async logTreeSize(): Promise<number> {
+    const [row] = await unavailableOnOutage(() =>
+      this.sql.query<{ size: string }>('SELECT coalesce(max(t.leaf) + 1, 0)::text AS size FROM audit_log_tree t', []),
+    );
+    return Number(row.size);
+  }
+
   receiptFacts(eventId: string): Promise<ReceiptFacts | undefined> {
     return unavailableOnOutage(() => this.receiptReads.write(eventId));
   }
