@@ -344,9 +344,8 @@ export class AuditVerifier {
    * The stored tree, where the walk ends, must be the one the signed statements made (proofs are
    * read from it: its frontier, unless a row was already found altered), and hold no leaf past the
    * last checkpoint's: such a leaf is a checkpoint removed since, or a row added that the next
-   * checkpoint would sign into the log's tree. A checkpoint
-   * appended while verify ran adds a leaf too, so rows past the walk are a finding only when no
-   * checkpoint came after `newestSeq`.
+   * checkpoint would sign into the log's tree. A checkpoint appended while verify ran adds a leaf
+   * too, so rows past the walk are a finding only when no checkpoint came after `newestSeq`.
    */
   private async checkStoredTree(log: LogFrontier, newestSeq: number, frontierToo: boolean, findings: Findings): Promise<void> {
     if (frontierToo) {
