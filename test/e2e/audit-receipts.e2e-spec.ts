@@ -417,12 +417,14 @@ describe('receipts: proofs a partner checks offline that the audit log holds its
 
     it('when the database owner alters the stored tree, then no proof is given through it and audit:verify names it; restored, both are as before', async () => {
       const kept = await newCheckpoint();
+      // A window from here starts its walk at `later`, from the stored tree.
+      const since = new Date().toISOString();
       const later = await newCheckpoint();
       const size = (JSON.parse(later.statement) as { log_size: number }).log_size;
-      const verify = async () => {
+      const verify = async (args: string[] = []) => {
         const out: string[] = [];
         await runAuditVerify(
-          [],
+          args,
           { DATABASE_URL: t.database.url, AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY, LOG_LEVEL: 'warn' },
           { out: (line) => out.push(line), err: () => undefined },
         );
@@ -453,6 +455,7 @@ describe('receipts: proofs a partner checks offline that the audit log holds its
         const restoreLast = await alterRow(size - 1);
         const refused = await consistency(`from=${kept.seq}&to=${later.seq}`);
         const findings = await verify();
+        const windowed = await verify(['--from', since]);
         await restoreLast();
         // The first leaf: inside the tree, on the frontier verify ends with only while the log holds one checkpoint.
         const restoreFirst = await alterRow(0);
@@ -469,6 +472,8 @@ describe('receipts: proofs a partner checks offline that the audit log holds its
 
         expect([refused.status, refused.body.error!.code]).toEqual([404, 'CHECKPOINT.PROOF_UNAVAILABLE']);
         expect(findings).toContain('log_tree_altered');
+        expect(windowed).toEqual(['log_tree_altered']);
+        expect(await verify(['--from', since])).toEqual([]);
         expect(size).toBeGreaterThan(1);
         expect(deep).toContain('log_tree_altered');
         expect(beyond).toEqual(['log_tree_altered']);

@@ -294,6 +294,8 @@ export class AuditVerifier {
       });
       return undefined;
     }
+    // From the stored tree where the walk starts (or restarts): its root is then the stored rows', not the walk's.
+    const reloaded = !frontier || frontier.size !== size;
     if (!frontier || frontier.size !== size) {
       try {
         frontier = await LogFrontier.stored((leaves) => this.store.logTreeNodes(leaves), size);
@@ -308,11 +310,21 @@ export class AuditVerifier {
       }
     }
     if (frontier.root() !== statement.log_root) {
-      findings.add({
-        kind: 'checkpoint_invalid',
-        checkpoint: row.seq,
-        detail: `checkpoint #${row.seq}: its log_root is not the tree of the checkpoints before it, so no consistency proof through it can be trusted`,
-      });
+      // The database refused the checkpoint unless its root was the stored tree's: read back from that
+      // tree and differing, it is the tree that changed since (an empty tree has no rows to change).
+      findings.add(
+        reloaded && size > 0
+          ? {
+              kind: 'log_tree_altered',
+              checkpoint: row.seq,
+              detail: `the log's tree stored before checkpoint #${row.seq} is not the tree its signed log_root names: it was changed, and consistency proofs through it would not verify`,
+            }
+          : {
+              kind: 'checkpoint_invalid',
+              checkpoint: row.seq,
+              detail: `checkpoint #${row.seq}: its log_root is not the tree of the checkpoints before it, so no consistency proof through it can be trusted`,
+            },
+      );
       return undefined;
     }
     const leaf = frontier.size;
