@@ -227,7 +227,6 @@ export class AuditVerifier {
     let sawLogTree = false;
     // The stored tree's rows of the leaves this page of checkpoints added, as their heads make them.
     const treeRows = new Map<number, ExpectedTreeRow>();
-    let treeAltered = false;
     for (let afterSeq = 0; ;) {
       const page = await this.store.checkpointsAfter(afterSeq, PAGE, { from: options.from, to: options.to });
       for (const row of page) {
@@ -262,13 +261,13 @@ export class AuditVerifier {
           if (running.size >= concurrency) await Promise.race(running);
         }
       }
-      treeAltered = (await this.checkTreeRows(treeRows, findings)) || treeAltered;
+      await this.checkTreeRows(treeRows, findings);
       treeRows.clear();
       if (page.length < PAGE) break;
       afterSeq = page[page.length - 1].seq;
     }
     await Promise.all(running);
-    if (log && newest && !windowed) await this.checkStoredTree(log, newest.seq, !treeAltered, findings);
+    if (log && newest && !windowed) await this.checkNoLeavesPast(log.size, newest.seq, findings);
     return { events, checkpoints, newest, heads };
   }
 
@@ -296,7 +295,7 @@ export class AuditVerifier {
     }
     // From the stored tree where the walk starts (or restarts): its root is then the stored rows', not the walk's.
     const reloaded = !frontier || frontier.size !== size;
-    if (!frontier || frontier.size !== size) {
+    if (!frontier || reloaded) {
       try {
         frontier = await LogFrontier.stored((leaves) => this.store.logTreeNodes(leaves), size);
       } catch (error) {
@@ -334,49 +333,35 @@ export class AuditVerifier {
 
   /**
    * Each stored row of the log's tree that the walk made must hold what the heads make: proofs are
-   * read from any of them, not only from the frontier the walk ends with. True when one does not.
+   * read from any of them. With the root each (re)start checked against the stored rows before it,
+   * this covers every node of the tree the walk ends with.
    */
-  private async checkTreeRows(expected: ReadonlyMap<number, ExpectedTreeRow>, findings: Findings): Promise<boolean> {
-    if (expected.size === 0) return false;
+  private async checkTreeRows(expected: ReadonlyMap<number, ExpectedTreeRow>, findings: Findings): Promise<void> {
+    if (expected.size === 0) return;
     const stored = await this.store.logTreeNodes([...expected.keys()]);
-    let altered = false;
     for (const [leaf, { seq, nodes }] of expected) {
       if (stored.get(leaf)?.equals(nodes)) continue;
-      altered = true;
       findings.add({
         kind: 'log_tree_altered',
         checkpoint: seq,
         detail: `the log's tree stored for checkpoint #${seq} (leaf ${leaf} of audit_log_tree) is not what the checkpoints' heads make: consistency proofs through it would not verify`,
       });
     }
-    return altered;
   }
 
   /**
-   * The stored tree, where the walk ends, must be the one the signed statements made (proofs are
-   * read from it: its frontier, unless a row was already found altered), and hold no leaf past the
-   * last checkpoint's: such a leaf is a checkpoint removed since, or a row added that the next
-   * checkpoint would sign into the log's tree. A checkpoint appended while verify ran adds a leaf
-   * too, so rows past the walk are a finding only when no checkpoint came after `newestSeq`.
+   * The stored tree holds no leaf past the last checkpoint's: such a leaf is a checkpoint removed
+   * since, or a row added that the next checkpoint would sign into the log's tree. A checkpoint
+   * appended while verify ran adds a leaf too, so rows past the walk are a finding only when no
+   * checkpoint came after `newestSeq`.
    */
-  private async checkStoredTree(log: LogFrontier, newestSeq: number, frontierToo: boolean, findings: Findings): Promise<void> {
-    if (frontierToo) {
-      const stored = await LogFrontier.stored((leaves) => this.store.logTreeNodes(leaves), log.size).catch((error: unknown) => {
-        if (error instanceof LogTreeIncomplete) return undefined;
-        throw error;
-      });
-      if (stored?.root() !== log.root())
-        findings.add({
-          kind: 'log_tree_altered',
-          detail: `the log's tree stored in audit_log_tree is not the tree of the ${log.size} checkpoint heads it holds: consistency proofs read from it would not verify`,
-        });
-    }
+  private async checkNoLeavesPast(walked: number, newestSeq: number, findings: Findings): Promise<void> {
     const size = await this.store.logTreeSize();
-    if (size > log.size && (await this.store.checkpointsAfter(newestSeq, 1)).length === 0)
+    if (size > walked && (await this.store.checkpointsAfter(newestSeq, 1)).length === 0)
       findings.add({
         kind: 'log_tree_altered',
         checkpoint: newestSeq,
-        detail: `audit_log_tree holds ${size - log.size} leaves past the ${log.size} checkpoints' heads, and no checkpoint comes after #${newestSeq}: the newest checkpoints were removed, or rows were added (the next checkpoint would sign them into the log's tree)`,
+        detail: `audit_log_tree holds ${size - walked} leaves past the ${walked} checkpoints' heads, and no checkpoint comes after #${newestSeq}: the newest checkpoints were removed, or rows were added (the next checkpoint would sign them into the log's tree)`,
       });
   }
 

@@ -15,6 +15,9 @@ export const SEAL_LOCK_KEY = 7_204_118_554;
 /** A manifest entry: the id's 16 bytes and the hash. */
 const ENTRY = `pg_catalog.uuid_send(e.id) || ${EVENT_HASH}`;
 
+/** How many leaves the log's tree holds: its highest leaf, plus one. */
+const LOG_TREE_SIZE = 'SELECT coalesce(max(t.leaf) + 1, 0) AS size FROM audit_log_tree t';
+
 const CHECKPOINT_COLUMNS = `c.seq::int AS seq, c.kind, c.statement, c.head, c.key_id, c.signature, c.end_tx::text AS end_tx, c.end_id`;
 
 interface CheckpointRow {
@@ -61,9 +64,7 @@ class PgSealScope implements SealScope {
   }
 
   async logTree(): Promise<{ size: number; root: string }> {
-    const [row] = await this.query<{ size: string; root: Buffer }>(
-      `SELECT t.size::text AS size, audit_log_root(t.size) AS root FROM (SELECT coalesce(max(leaf) + 1, 0) AS size FROM audit_log_tree) t`,
-    );
+    const [row] = await this.query<{ size: string; root: Buffer }>(`SELECT l.size::text AS size, audit_log_root(l.size) AS root FROM (${LOG_TREE_SIZE}) l`);
     return { size: Number(row.size), root: row.root.toString('hex') };
   }
 
@@ -119,9 +120,7 @@ export class PgAuditSealStore extends AuditSealStore {
   }
 
   async logTreeSize(): Promise<number> {
-    const [row] = await unavailableOnOutage(() =>
-      this.sql.query<{ size: string }>('SELECT coalesce(max(t.leaf) + 1, 0)::text AS size FROM audit_log_tree t', []),
-    );
+    const [row] = await unavailableOnOutage(() => this.sql.query<{ size: string }>(`SELECT l.size::text AS size FROM (${LOG_TREE_SIZE}) l`, []));
     return Number(row.size);
   }
 
