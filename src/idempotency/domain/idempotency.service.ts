@@ -39,7 +39,7 @@ export type WriteAhead = (claim: (attempted: AuditEvent) => Promise<Claim>) => P
 export interface ClaimEnding {
   readonly ending: WriteEnding;
   /** Resolves to the event as committed, when the store answers it. */
-  write(event: AuditEvent): Promise<CommittedEvent | void>;
+  write(event: AuditEvent): Promise<CommittedEvent | undefined>;
   writeAlone(): Promise<void>;
   hold(event: AuditEvent, error: unknown): DomainError | undefined;
 }

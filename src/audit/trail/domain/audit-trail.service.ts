@@ -30,7 +30,7 @@ const MAX_MESSAGE = 500;
  */
 export interface ConcludingWrite {
   /** Writes the store's change and `event` in one commit, resolving to the event as committed when the store answers it; rejects when neither was written. */
-  write(event: AuditEvent): Promise<CommittedEvent | void>;
+  write(event: AuditEvent): Promise<CommittedEvent | undefined>;
   /** Writes the store's change alone, for a request whose terminal event was written already. */
   writeAlone(): Promise<void>;
   /**
@@ -163,7 +163,7 @@ export class AuditTrail {
       return { event };
     }
     this.concluding.delete(record);
-    let committed: CommittedEvent | void;
+    let committed: CommittedEvent | undefined;
     try {
       committed = await along.write(event);
     } catch (error) {
@@ -171,7 +171,7 @@ export class AuditTrail {
       if (answer) throw answer;
       throw this.unwritten(event, error);
     }
-    return { event, committed: committed ?? undefined };
+    return { event, committed };
   }
 
   private event(record: RequestRecord, fields: Pick<AuditEvent, 'operation' | 'phase'> & Partial<AuditEvent>): AuditEvent {
