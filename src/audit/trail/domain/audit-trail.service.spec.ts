@@ -214,7 +214,8 @@ describe('AuditTrail', () => {
       const seen = { written: [] as string[], alone: 0, held: [] as string[] };
       return {
         seen,
-        write: (event: { phase: string }) => (options.failWith ? Promise.reject(options.failWith) : (seen.written.push(event.phase), Promise.resolve(undefined))),
+        write: (event: { phase: string }) =>
+          options.failWith ? Promise.reject(options.failWith) : (seen.written.push(event.phase), Promise.resolve(undefined)),
         writeAlone: () => ((seen.alone += 1), Promise.resolve()),
         hold: (event: { phase: string }) => (options.holds ? (seen.held.push(event.phase), options.holds) : undefined),
       };
