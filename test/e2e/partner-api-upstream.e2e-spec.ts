@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { startTestApp, TestApp } from '../support/app';
 import { auditEventsOf, wholeAuditLog } from '../support/audit';
 import { buildBankAccountRequest, buildCustomerRequest } from '../support/builders';
-import { callApi, createCustomer } from '../support/http';
+import { callApi, createCustomerPastColdStart } from '../support/http';
 import { clearSandbox, injectFault, journal } from '../support/sandbox';
 import { waitFor } from '../support/wait-for';
 
@@ -17,7 +17,7 @@ describe('partner API: the provider failing, and the audit log failing', () => {
   beforeAll(async () => {
     t = await startTestApp({ UPSTREAM_TIMEOUT_MS: '400', UPSTREAM_BREAKER_THRESHOLD: '1000', UPSTREAM_RETRY_MAX: '0' });
     partner = await t.createClient('partner', { name: 'android-app' });
-    customerId = await createCustomer(t.baseUrl, partner);
+    customerId = await createCustomerPastColdStart(t.baseUrl, partner);
   });
   beforeEach(async () => {
     await clearSandbox(t.sandbox);

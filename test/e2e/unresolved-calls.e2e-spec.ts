@@ -4,7 +4,7 @@ import { AuditEvent } from '../../src/audit/trail/domain/audit-event';
 import { startTestApp, TestApp } from '../support/app';
 import { auditEventsOf } from '../support/audit';
 import { buildBankAccountRequest } from '../support/builders';
-import { callApi, createCustomer } from '../support/http';
+import { callApi, createCustomerPastColdStart } from '../support/http';
 import { clearSandbox, injectFault, journal } from '../support/sandbox';
 
 interface ListedCall {
@@ -77,7 +77,7 @@ describe('calls whose outcome is unknown: reconciliation, and the retry after on
     t = await startTestApp({ UPSTREAM_TIMEOUT_MS: '400', UPSTREAM_BREAKER_THRESHOLD: '1000' });
     admin = await t.createClient('admin');
     partner = await t.createClient('partner');
-    customerId = await createCustomer(t.baseUrl, partner);
+    customerId = await createCustomerPastColdStart(t.baseUrl, partner);
   });
   beforeEach(async () => {
     await clearSandbox(t.sandbox);
