@@ -8,6 +8,7 @@ import { installPipeline } from './common/http/pipeline';
 import { answerRule } from './common/http/answer';
 import { RequestRecorder } from './common/http/request-recorder.port';
 import { installRouteRules } from './common/http/route-rules';
+import { directHandlerRule } from './common/http/route-handler';
 import { accessRule } from './auth/http/access.rule';
 import { BrowserSessions } from './auth/domain/browser-sessions.service';
 import { useFormBodyOn } from './common/http/json-body';
@@ -156,7 +157,7 @@ export async function createApp(
     });
   }
   // Before the routes are registered (app.init): each carries its access rule and its answer.
-  installRouteRules(app, fastify, [accessRule(app.get(BrowserSessions), app.get(StaffPolicy)), answerRule(recorderOf(app))]);
+  installRouteRules(app, fastify, [accessRule(app.get(BrowserSessions), app.get(StaffPolicy)), answerRule(recorderOf(app)), directHandlerRule(app)]);
   await app.init();
   return app;
 }

@@ -12,10 +12,21 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 export interface RouteRule<T> {
   /** The key under the route's config. */
   readonly key: string;
-  /** The rule, from the route's handler and controller (Reflector.getAllAndOverride, as guards read it). */
-  read(reflector: Reflector, handler: (...args: unknown[]) => unknown, controller: Type<unknown>): T;
+  /**
+   * The rule, from the route's handler and controller (Reflector.getAllAndOverride, as guards read
+   * it); `route` is the controller's instance and method, when the controller is a singleton.
+   */
+  read(reflector: Reflector, handler: (...args: unknown[]) => unknown, controller: Type<unknown>, route: RouteOf | undefined): T;
   /** Attaches what the rule needs to the route as Fastify registers it (its hooks). */
   attach?(route: RouteOptions, rule: T): void;
+}
+
+/** A controller's route method, as the router finds it. */
+export interface RouteOf {
+  readonly instance: object;
+  readonly name: string;
+  /** The instance's method (the prototype's, unless replaced). */
+  readonly callback: (...args: unknown[]) => unknown;
 }
 
 type RouteConfig = Record<string, unknown>;
@@ -47,7 +58,8 @@ export function installRouteRules(app: INestApplication, fastify: FastifyInstanc
       if (earlier !== undefined) throw new Error(`${route} and ${earlier} share one handler function: give each controller a method of its own`);
       ruledBy.set(callback, route);
       const config: RouteConfig = { ...((Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as RouteConfig | undefined) ?? {}) };
-      for (const rule of rules) config[rule.key] = rule.read(reflector, handler, controller);
+      const of = instance !== undefined && wrapper.isDependencyTreeStatic() ? { instance, name, callback } : undefined;
+      for (const rule of rules) config[rule.key] = rule.read(reflector, handler, controller, of);
       // Nest copies the method's metadata to the route it registers, and this one into its config.
       Reflect.defineMetadata(FASTIFY_ROUTE_CONFIG_METADATA, config, callback);
     }
