@@ -1,8 +1,11 @@
 import {
+  ArgumentsHost,
   Body,
   CallHandler,
+  Catch,
   Controller,
   createParamDecorator,
+  ExceptionFilter,
   ExecutionContext,
   Get,
   Header,
@@ -18,10 +21,11 @@ import {
   ValidationPipe,
 } from '@nestjs/common';
 import { DiscoveryModule, NestFactory } from '@nestjs/core';
+import { RouterProxy } from '@nestjs/core/router/router-proxy';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { IsInt, IsString, IsUUID } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Observable } from 'rxjs';
+import { Observable, of } from 'rxjs';
 import { directHandlerRule } from './route-handler';
 import { installRouteRules } from './route-rules';
 
@@ -46,27 +50,24 @@ const Caller = createParamDecorator((data: string | undefined, context: Executio
   return `${data ?? 'caller'}:${String(request.headers['x-caller'])}:${context.getClass().name}.${context.getHandler().name}`;
 });
 
-/** Whether the route's handler is the direct one (its config carries it) or Nest's router. */
-const servedBy = (request: FastifyRequest) => ((request.routeOptions.config as unknown as Record<string, unknown>).directHandler ? 'direct' : 'nest');
-
 const ID = '5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44';
 
 @Controller('things')
 class Things {
   @Get(':id')
   one(@Param() params: IdParams, @Query() filter: Filter, @Caller('who') caller: string, @Req() request: FastifyRequest) {
-    return { params, paramsValidated: params instanceof IdParams, filter, caller, servedBy: servedBy(request) };
+    return { params, paramsValidated: params instanceof IdParams, filter, caller, method: request.method };
   }
 
   @Post()
-  create(@Body() body: Created, @Req() request: FastifyRequest) {
-    return { body, bodyValidated: body instanceof Created, servedBy: servedBy(request) };
+  create(@Body() body: Created) {
+    return { body, bodyValidated: body instanceof Created };
   }
 
   @Post('accepted')
   @HttpCode(202)
-  accept(@Body('count') count: number, @Req() request: FastifyRequest) {
-    return { count, servedBy: servedBy(request) };
+  accept(@Body('count') count: unknown) {
+    return { count: count === undefined ? 'absent' : count };
   }
 
   @Get(':id/nothing')
@@ -74,11 +75,21 @@ class Things {
     return undefined;
   }
 
+  @Get('observed/last')
+  observed(): Observable<{ emitted: number }> {
+    return of({ emitted: 1 }, { emitted: 2 });
+  }
+
+  @Get('failing/always')
+  failing() {
+    throw new Error('the handler failed');
+  }
+
   @Get('with/header')
   @Header('x-from', 'decorator')
-  headed(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  headed(@Res({ passthrough: true }) reply: FastifyReply) {
     void reply.header('x-also', 'reply');
-    return { servedBy: servedBy(request) };
+    return { headed: true };
   }
 
   @Get('with/redirect')
@@ -89,16 +100,31 @@ class Things {
   }
 
   @Get('with/reply')
-  handled(@Res() reply: FastifyReply, @Req() request: FastifyRequest) {
-    void reply.send({ servedBy: servedBy(request) });
+  handled(@Res() reply: FastifyReply) {
+    void reply.send({ handled: true });
   }
 }
+
+/** Every failure, answered as the application's one filter answers it. */
+@Catch()
+class OneFilter implements ExceptionFilter {
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const status = (exception as { getStatus?: () => number }).getStatus?.() ?? 500;
+    void reply.code(status).send({ filtered: exception instanceof Error ? exception.message : 'unknown' });
+  }
+}
+
+/** How many requests Nest's router ran (its proxy, which every route it serves goes through), counted in this process. */
+let nestRouted = 0;
+const createProxy = RouterProxy.prototype.createProxy.bind(RouterProxy.prototype);
 
 async function appWith(controllers: Type<unknown>[], setUp?: (app: NestFastifyApplication) => void): Promise<{ app: NestFastifyApplication; base: string }> {
   @Module({ imports: [DiscoveryModule], controllers })
   class TestModule {}
   const app = await NestFactory.create<NestFastifyApplication>(TestModule, new FastifyAdapter(), { logger: false });
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
+  app.useGlobalFilters(new OneFilter());
   setUp?.(app);
   installRouteRules(app, app.getHttpAdapter().getInstance(), [directHandlerRule(app)]);
   await app.listen(0, '127.0.0.1');
@@ -106,86 +132,115 @@ async function appWith(controllers: Type<unknown>[], setUp?: (app: NestFastifyAp
   return { app, base: `http://127.0.0.1:${address.port}` };
 }
 
-async function answer(response: Response): Promise<[number, unknown]> {
+/** The answer, and whether Nest's router ran for it. */
+async function served(url: string, init?: RequestInit): Promise<{ status: number; body: unknown; viaNest: boolean; headers: Headers }> {
+  const before = nestRouted;
+  const response = await fetch(url, { redirect: 'manual', ...init });
   const text = await response.text();
-  return [response.status, text === '' ? '' : (JSON.parse(text) as unknown)];
+  return { status: response.status, body: text === '' ? '' : (JSON.parse(text) as unknown), viaNest: nestRouted > before, headers: response.headers };
 }
+
+const json = (body: string): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body });
 
 describe('directHandlerRule', () => {
   let app: NestFastifyApplication | undefined;
+  beforeAll(() => {
+    RouterProxy.prototype.createProxy = function (target, handler) {
+      const proxy = createProxy(target, handler);
+      return (request, reply, next) => {
+        nestRouted += 1;
+        return proxy(request, reply, next);
+      };
+    };
+  });
+  afterAll(() => {
+    RouterProxy.prototype.createProxy = createProxy;
+  });
   afterEach(async () => {
     await app?.close();
     app = undefined;
   });
 
-  it('when a route takes its path, query, body, request and a custom decorator, then Fastify runs it directly, with the global pipe applied as Nest applies it', async () => {
+  it('when a route takes its path, query, body, request and a custom decorator, then Fastify runs it without Nest’s router, with the global pipe applied as Nest applies it', async () => {
     let base: string;
     ({ app, base } = await appWith([Things]));
 
-    const read = await fetch(`${base}/things/${ID}?name=x`, { headers: { 'x-caller': 'ada' } });
-    const created = await fetch(`${base}/things`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: 2 }) });
-    const accepted = await fetch(`${base}/things/accepted`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ count: 3 }),
-    });
+    const read = await served(`${base}/things/${ID}?name=x`, { headers: { 'x-caller': 'ada' } });
+    const created = await served(`${base}/things`, json('{"count":2}'));
+    const accepted = await served(`${base}/things/accepted`, json('{"count":3}'));
+    const head = await served(`${base}/things/${ID}?name=x`, { method: 'HEAD' });
 
-    expect(await answer(read)).toEqual([
-      200,
-      { params: { id: ID }, paramsValidated: true, filter: { name: 'x' }, caller: 'who:ada:Things.one', servedBy: 'direct' },
-    ]);
-    expect(await answer(created)).toEqual([201, { body: { count: 2 }, bodyValidated: true, servedBy: 'direct' }]);
-    expect(await answer(accepted)).toEqual([202, { count: 3, servedBy: 'direct' }]);
+    expect(read).toMatchObject({
+      status: 200,
+      viaNest: false,
+      body: { params: { id: ID }, paramsValidated: true, filter: { name: 'x' }, caller: 'who:ada:Things.one', method: 'GET' },
+    });
+    expect(created).toMatchObject({ status: 201, viaNest: false, body: { body: { count: 2 }, bodyValidated: true } });
+    expect(accepted).toMatchObject({ status: 202, viaNest: false, body: { count: 3 } });
+    expect(head).toMatchObject({ status: 200, viaNest: false, body: '' });
   });
 
-  it('when an argument fails the pipe, then the error reaches the error handler (Nest’s filters) and the answer is the pipe’s refusal', async () => {
+  it('when a keyed body argument meets an array body, then it is absent, as Nest reads it (an own property only)', async () => {
     let base: string;
     ({ app, base } = await appWith([Things]));
 
-    const badId = await answer(await fetch(`${base}/things/not-a-uuid?name=x`));
-    const unknownField = await answer(
-      await fetch(`${base}/things`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"count":1,"extra":true}' }),
-    );
+    expect(await served(`${base}/things/accepted`, json('[]'))).toMatchObject({ status: 202, viaNest: false, body: { count: 'absent' } });
+  });
 
-    expect(badId[0]).toBe(400);
-    expect(JSON.stringify(badId[1])).toContain('id must be a UUID');
-    expect(unknownField[0]).toBe(400);
-    expect(JSON.stringify(unknownField[1])).toContain('property extra should not exist');
+  it('when an argument fails the pipe, or the handler throws, then the application’s filter answers, as under Nest’s router', async () => {
+    let base: string;
+    ({ app, base } = await appWith([Things]));
+
+    const badId = await served(`${base}/things/not-a-uuid?name=x`);
+    const unknownField = await served(`${base}/things`, json('{"count":1,"extra":true}'));
+    const failing = await served(`${base}/things/failing/always`);
+
+    expect(badId).toMatchObject({ status: 400, viaNest: false, body: { filtered: 'Bad Request Exception' } });
+    expect(unknownField).toMatchObject({ status: 400, viaNest: false, body: { filtered: 'Bad Request Exception' } });
+    expect(failing).toMatchObject({ status: 500, viaNest: false, body: { filtered: 'the handler failed' } });
+  });
+
+  it('when a handler returns nothing, or an Observable, then the answer is Nest’s: empty, or the last value', async () => {
+    let base: string;
+    ({ app, base } = await appWith([Things]));
+
+    expect(await served(`${base}/things/${ID}/nothing`)).toMatchObject({ status: 200, viaNest: false, body: '' });
+    expect(await served(`${base}/things/observed/last`)).toMatchObject({ status: 200, viaNest: false, body: { emitted: 2 } });
   });
 
   it('when a path parameter is empty, then Nest’s router answers it (not found), as it does for every route', async () => {
     let base: string;
     ({ app, base } = await appWith([Things]));
 
-    expect((await fetch(`${base}/things//nothing`)).status).toBe(404);
-    expect(await answer(await fetch(`${base}/things/${ID}/nothing`))).toEqual([200, '']);
+    expect(await served(`${base}/things//nothing`)).toMatchObject({ status: 404, viaNest: true });
   });
 
-  it('when a route sets headers by decorator and on its reply (@Res passthrough), then Fastify runs it directly and the answer carries both', async () => {
+  it('when a route sets headers by decorator and on its reply (@Res passthrough), then Fastify runs it and the answer carries both', async () => {
     let base: string;
     ({ app, base } = await appWith([Things]));
-    const headed = await fetch(`${base}/things/with/header`);
+    const headed = await served(`${base}/things/with/header`);
 
-    expect([headed.status, headed.headers.get('x-from'), headed.headers.get('x-also'), await headed.json()]).toEqual([
+    expect([headed.status, headed.viaNest, headed.headers.get('x-from'), headed.headers.get('x-also'), headed.body]).toEqual([
       200,
+      false,
       'decorator',
       'reply',
-      { servedBy: 'direct' },
+      { headed: true },
     ]);
   });
 
   it('when a handler sets its own status on its reply (@Res passthrough), then that status stands, as under Nest’s router (the route’s status is set before the handler only)', async () => {
     let base: string;
     ({ app, base } = await appWith([Things]));
-    const moved = await fetch(`${base}/things/with/redirect`, { redirect: 'manual' });
+    const moved = await served(`${base}/things/with/redirect`);
 
-    expect([moved.status, moved.headers.get('location')]).toEqual([302, '/elsewhere']);
+    expect([moved.status, moved.viaNest, moved.headers.get('location')]).toEqual([302, false, '/elsewhere']);
   });
 
   it('when a route answers on its own reply (@Res), or any interceptor applies, then Nest’s router runs it as before', async () => {
     let base: string;
     ({ app, base } = await appWith([Things]));
-    expect(await answer(await fetch(`${base}/things/with/reply`))).toEqual([200, { servedBy: 'nest' }]);
+    expect(await served(`${base}/things/with/reply`)).toMatchObject({ status: 200, viaNest: true, body: { handled: true } });
     await app.close();
 
     const seen: string[] = [];
@@ -196,8 +251,8 @@ describe('directHandlerRule', () => {
       },
     };
     ({ app, base } = await appWith([Things], (nest) => nest.useGlobalInterceptors(interceptor)));
-    const read = await answer(await fetch(`${base}/things/${ID}?name=x`));
+    const read = await served(`${base}/things/${ID}?name=x`);
 
-    expect([read[0], (read[1] as { servedBy: string }).servedBy, seen]).toEqual([200, 'nest', ['one']]);
+    expect([read.status, read.viaNest, seen]).toEqual([200, true, ['one']]);
   });
 });

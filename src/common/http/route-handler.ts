@@ -4,6 +4,7 @@ import {
   EXCEPTION_FILTERS_METADATA,
   GUARDS_METADATA,
   HEADERS_METADATA,
+  HOST_METADATA,
   HTTP_CODE_METADATA,
   INTERCEPTORS_METADATA,
   METHOD_METADATA,
@@ -18,6 +19,10 @@ import {
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ApplicationConfig } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
+import { ParamsTokenFactory } from '@nestjs/core/pipes/params-token-factory';
+import { RouteParamsFactory } from '@nestjs/core/router/route-params-factory';
+import { RouterResponseController } from '@nestjs/core/router/router-response-controller';
+import { isStreamingBody } from '@nestjs/core/router/streaming-body';
 import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { RouteOf, RouteRule } from './route-rules';
 
@@ -42,14 +47,30 @@ interface StoredArgument {
   readonly factory?: (data: unknown, context: ExecutionContextHost) => unknown;
 }
 
-const PIPED: Partial<Record<RouteParamtypes, ArgumentMetadata['type']>> = {
-  [RouteParamtypes.BODY]: 'body',
-  [RouteParamtypes.QUERY]: 'query',
-  [RouteParamtypes.PARAM]: 'param',
-};
+/** The arguments Nest runs pipes on (its router's `isPipeable`), custom decorators' included. */
+const PIPEABLE: ReadonlySet<RouteParamtypes> = new Set([
+  RouteParamtypes.BODY,
+  RouteParamtypes.RAW_BODY,
+  RouteParamtypes.QUERY,
+  RouteParamtypes.PARAM,
+  RouteParamtypes.FILE,
+  RouteParamtypes.FILES,
+  RouteParamtypes.COOKIES,
+  RouteParamtypes.SIGNED_COOKIES,
+]);
 
-/** A path of plain segments and `:name` parameters: the router reads it as Nest's own matcher does, so Nest adds no check of its own. */
-const PLAIN_PATH = /^(\/([\w.~-]+|:\w+))+\/?$/;
+/**
+ * A path of plain segments and `:name` parameters, each name once: the router reads it as Nest's
+ * own matcher does, so Nest adds no check of its own beyond empty parameters.
+ */
+function isPlainPath(url: unknown): boolean {
+  if (typeof url !== 'string' || !/^(\/([\w.~-]+|:\w+))+\/?$/.test(url)) return false;
+  const names = url.split('/').filter((segment) => segment.startsWith(':'));
+  return new Set(names).size === names.length;
+}
+
+/** Fastify has no `next`: Nest's router passes its handlers none either. */
+const NO_NEXT = undefined as unknown as () => void;
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
@@ -57,39 +78,46 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
 /**
  * Each controller route's handler, run by Fastify itself (docs/architecture.md, "Nest composes, the
  * edge runs"): read once at start from the same metadata Nest's router reads (the parameter
- * decorators, the design types, `@HttpCode`), it makes the arguments, runs them through the
- * global pipes as Nest does (the validation pipe), calls the controller's method and hands the
- * result to Nest's own reply. A failure is thrown to Fastify's error handler, which is Nest's,
- * and so the one error filter. What a request then skips is Nest's router context: its
- * per-request promises, argument arrays and execution contexts (docs/benchmarks.md).
+ * decorators, the design types, `@HttpCode`, `@Header`), it takes the arguments with Nest's own
+ * `RouteParamsFactory`, runs them through the global pipes as Nest does (the validation pipe),
+ * calls the controller's method and sends the result with Nest's own `RouterResponseController`
+ * (an Observable's last value, a stream as a stream). A failure is thrown to Fastify's error
+ * handler, which is Nest's, and so the one error filter. (That handler first maps a Fastify error,
+ * or an http-errors one, below 500 to an HttpException, where a route's own would pass it on as it
+ * is: no handler or parameter decorator of the service throws either.) What a request then skips is Nest's router
+ * context: its per-request promises, argument arrays and execution contexts (docs/benchmarks.md).
  *
  * A route that uses what this does not make (a guard, an interceptor, a route or parameter pipe, a
- * filter of its own, `@Res` without `passthrough`, `@Headers`, `@Next`, a redirect, a template,
- * server-sent events, a request-scoped controller) keeps Nest's router, as does a request with an
- * empty path parameter (which Nest answers as not found).
+ * filter of its own, `@Res` without `passthrough`, `@Next`, a redirect, a template, server-sent
+ * events, a controller bound to a host, a request-scoped controller, a path whose parameters Nest
+ * matches itself) keeps Nest's router, as does a request with an empty path parameter (which Nest
+ * answers as not found). Global pipes, guards and interceptors are read when the rule is made, as
+ * Nest's router reads them when it registers the routes: call it just before `app.init()`.
  */
 export function directHandlerRule(app: INestApplication): RouteRule<DirectHandler | undefined> {
   const config = app.get(ApplicationConfig, { strict: false });
-  const adapter = app.getHttpAdapter();
   const enhanced =
     config.getGlobalGuards().length > 0 ||
     config.getGlobalInterceptors().length > 0 ||
     config.getGlobalRequestGuards().length > 0 ||
     config.getGlobalRequestInterceptors().length > 0 ||
     config.getGlobalRequestPipes().length > 0;
+  const nest: NestParts = {
+    values: new RouteParamsFactory(config),
+    tokens: new ParamsTokenFactory(),
+    responses: new RouterResponseController(app.getHttpAdapter()),
+    pipes: config.getGlobalPipes(),
+  };
   return {
     key: 'directHandler',
-    read: (_reflector, handler, controller, route) => {
-      if (enhanced || !route?.instance) return undefined;
-      return compile(handler, controller, route, config.getGlobalPipes(), (reply, result) => adapter.reply(reply, result));
-    },
+    read: (_reflector, handler, controller, route) => (enhanced || !route ? undefined : compile(handler, controller, route, nest)),
     attach: (route, direct) => {
-      if (direct === undefined || typeof route.url !== 'string' || !PLAIN_PATH.test(route.url)) return;
-      const nest = route.handler;
+      if (direct === undefined || !isPlainPath(route.url)) return;
+      const viaNest = route.handler;
       const handler: RouteHandlerMethod = function (request, reply) {
         const params = request.params as Record<string, string> | undefined;
         for (const name in params) {
-          if (params[name] === '') return nest.call(this, request, reply);
+          if (params[name] === '') return viaNest.call(this, request, reply);
         }
         return direct(request, reply);
       };
@@ -98,12 +126,19 @@ export function directHandlerRule(app: INestApplication): RouteRule<DirectHandle
   };
 }
 
+/** What the direct handlers borrow from Nest: its argument factory, its pipe metadata's names, its response controller, the global pipes. */
+interface NestParts {
+  readonly values: RouteParamsFactory;
+  readonly tokens: ParamsTokenFactory;
+  readonly responses: RouterResponseController;
+  readonly pipes: readonly PipeTransform[];
+}
+
 function compile(
   handler: (...args: unknown[]) => unknown,
   controller: Type<unknown>,
   { instance, name, callback }: RouteOf,
-  globalPipes: readonly PipeTransform[],
-  send: (reply: FastifyReply, result: unknown) => unknown,
+  nest: NestParts,
 ): DirectHandler | undefined {
   for (const key of [GUARDS_METADATA, INTERCEPTORS_METADATA, PIPES_METADATA, EXCEPTION_FILTERS_METADATA]) {
     if (hasAny(Reflect.getMetadata(key, handler)) || hasAny(Reflect.getMetadata(key, controller))) return undefined;
@@ -111,6 +146,7 @@ function compile(
   for (const key of [REDIRECT_METADATA, RENDER_METADATA, SSE_METADATA]) {
     if (Reflect.getMetadata(key, handler) !== undefined) return undefined;
   }
+  if (Reflect.getMetadata(HOST_METADATA, controller) !== undefined) return undefined;
   const headers = (Reflect.getMetadata(HEADERS_METADATA, handler) ?? []) as readonly { name: string; value: string | (() => string) }[];
   const passthrough = Reflect.getMetadata(RESPONSE_PASSTHROUGH_METADATA, controller, name) === true;
   const stored = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) ?? {}) as Record<string, StoredArgument>;
@@ -127,31 +163,20 @@ function compile(
         index: argument.index,
         value: (request, reply) => factory(data, new ExecutionContextHost([request, reply, undefined], controller, handler)),
         pipeable: true,
-        pipes: globalPipes,
+        pipes: nest.pipes,
         metadata: { type: 'custom', metatype, data },
       });
       continue;
     }
     const type = Number(key.split(':')[0]) as RouteParamtypes;
-    if (type === RouteParamtypes.REQUEST || (type === RouteParamtypes.RESPONSE && passthrough)) {
-      const value = type === RouteParamtypes.REQUEST ? (request: FastifyRequest) => request : (_: FastifyRequest, reply: FastifyReply) => reply;
-      args.push({ index: argument.index, value, pipeable: false, pipes: [], metadata: { type: 'custom', metatype, data } });
-      continue;
-    }
-    const piped = PIPED[type];
-    if (piped === undefined) return undefined;
-    const from =
-      type === RouteParamtypes.BODY
-        ? (request: FastifyRequest) => request.body as Record<string, unknown> | undefined
-        : type === RouteParamtypes.QUERY
-          ? (request: FastifyRequest) => request.query as Record<string, unknown> | undefined
-          : (request: FastifyRequest) => request.params as Record<string, unknown> | undefined;
+    if (type === RouteParamtypes.NEXT || (type === RouteParamtypes.RESPONSE && !passthrough)) return undefined;
+    const pipeable = PIPEABLE.has(type);
     args.push({
       index: argument.index,
-      value: data === undefined ? from : (request) => from(request)?.[data],
-      pipeable: true,
-      pipes: globalPipes,
-      metadata: { type: piped, metatype, data },
+      value: (request, reply) => nest.values.exchangeKeyForValue(type, data as string, { req: request, res: reply, next: NO_NEXT }),
+      pipeable,
+      pipes: pipeable ? nest.pipes : [],
+      metadata: { type: nest.tokens.exchangeEnumForString(type), metatype, data },
     });
   }
   const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod;
@@ -175,13 +200,15 @@ function compile(
         if (argument.pipeable && (argument.pipes.length > 0 || isThenable(value))) (pending ??= []).push(piped(values, argument, value));
         else values[argument.index] = value;
       } catch (error) {
-        (pending ??= []).push(Promise.reject(error instanceof Error ? error : new Error(String(error))));
+        // Passed on as thrown, as Nest's router passes it.
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+        (pending ??= []).push(Promise.reject(error));
       }
     }
     if (pending) await Promise.all(pending);
-    const result = await callback.apply(instance, values);
+    const result: unknown = await nest.responses.transformToResult(callback.apply(instance, values));
     // The status as the handler left it: Nest sets the route's before the handler, never after.
-    send(reply, result);
+    await (isStreamingBody(result) ? nest.responses.stream(result, reply, request, {}) : nest.responses.apply(result, reply));
     return reply;
   };
 }
