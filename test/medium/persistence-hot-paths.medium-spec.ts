@@ -67,6 +67,10 @@ describe('persistence on the request path', () => {
         latencyMs: 1234,
         upstreamLatencyMs: 1200,
         replayed: true,
+        upstreamAttempts: [
+          { retry: 0, status: 503, latencyMs: 40, errorId: 'prov-err-16' },
+          { retry: 1, latencyMs: 1000, failure: 'timeout' },
+        ],
       });
 
       const before = Date.now();
@@ -115,6 +119,32 @@ describe('persistence on the request path', () => {
       ]);
       expect(Number(stored.events)).toBe(20);
       expect(await search.get(refused.id)).toBeUndefined();
+    });
+
+    it('when an event’s text carries a lone surrogate, then it is stored with U+FFFD in its place, as any text the service writes', async () => {
+      const events = [
+        event({ errorMessage: 'property a\ud800b should not exist', clientName: '\udc00app' }),
+        event({ errorMessage: 'an emoji 😀 and a backslash \\ud800 stay as they are' }),
+      ];
+
+      await Promise.all(events.map((one) => log.append(one)));
+
+      expect(await search.get(events[0].id)).toMatchObject({ errorMessage: 'property a\ufffdb should not exist', clientName: '\ufffdapp' });
+      expect(await search.get(events[1].id)).toMatchObject({ errorMessage: 'an emoji 😀 and a backslash \\ud800 stay as they are' });
+    });
+
+    it('when one event of a batch carries a NUL, which PostgreSQL’s text cannot hold, then only its writer fails and the rest are stored', async () => {
+      const events = Array.from({ length: 20 }, () => event());
+      const refused = event({ errorMessage: 'a\u0000b' });
+      events.splice(5, 0, refused);
+
+      const outcomes = await Promise.allSettled(events.map((one) => log.append(one)));
+
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(events.map((one) => (one === refused ? 'rejected' : 'fulfilled')));
+      const [stored]: { events: string }[] = await t.dataSource.query('SELECT count(*) AS events FROM audit_events WHERE id = ANY($1::uuid[])', [
+        events.map((one) => one.id),
+      ]);
+      expect(Number(stored.events)).toBe(20);
     });
   });
 

@@ -123,8 +123,8 @@ export class AuditEventEntity {
 
   /**
    * Each provider attempt of a call tried more than once, in order (RequestLogs); null for a call
-   * made once (its attempt is the upstream_* columns). Written as the JSON text of the array (the
-   * insert passes every column as an array parameter), read back parsed.
+   * made once (its attempt is the upstream_* columns). Written as the array, read back parsed (or
+   * as JSON text, from a query that selects it so).
    */
   @Column({ name: 'upstream_attempts', type: 'jsonb', nullable: true })
   upstreamAttempts!: string | readonly UpstreamAttemptRow[] | null;

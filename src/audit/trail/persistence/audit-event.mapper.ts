@@ -37,7 +37,7 @@ export class AuditEventMapper {
       staffRoles: event.staffRoles && event.staffRoles.length > 0 ? event.staffRoles.join(',') : null,
       accessReason: orNull(event.accessReason),
       breakGlass: event.breakGlass === true ? true : null,
-      upstreamAttempts: event.upstreamAttempts && event.upstreamAttempts.length > 0 ? JSON.stringify(event.upstreamAttempts.map(attemptRow)) : null,
+      upstreamAttempts: event.upstreamAttempts && event.upstreamAttempts.length > 0 ? event.upstreamAttempts.map(attemptRow) : null,
     };
   }
 
