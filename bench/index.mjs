@@ -12,6 +12,9 @@
 //                                                              this checkout's gateway and another work tree's
 //                                                               (built there), a balance read on each in turn,
 //                                                               round after round, beside the NestJS pass-through
+//   memory [--rounds 2] [--duration 8] [--variants 'A;B']        one gateway at a time: idle and peak resident memory
+//                                                               and CPU per request; each variant is Node flags and/or
+//                                                               NAME=value words beside the image's flags ('' = as it runs)
 //   all                                                         throughput and audit (the default)
 // A request that fails or answers other than 2xx makes the run exit 1 after its report: figures
 // measured on errors are not figures. .ci/run runs each command in a smoke form (seconds, tiny sizes).
@@ -37,14 +40,17 @@ const { positionals, values } = parseArgs({
     events: { type: 'string', default: '1000000' },
     minutes: { type: 'string', default: '10' },
     against: { type: 'string' },
+    variants: { type: 'string', default: '' },
   },
 });
 const command = positionals[0] ?? 'all';
-if (!['throughput', 'audit', 'seal', 'soak', 'compare', 'all'].includes(command)) {
-  process.stderr.write(`unknown command ${command}: throughput | audit | seal | soak | compare | all\n`);
+if (!['throughput', 'audit', 'seal', 'soak', 'compare', 'memory', 'all'].includes(command)) {
+  process.stderr.write(`unknown command ${command}: throughput | audit | seal | soak | compare | memory | all\n`);
   process.exit(2);
 }
 
+/** An option's value when it was given, else the command's own default. */
+const explicit = (name, fallback) => (process.argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`)) ? Number(values[name]) : fallback);
 const started = Date.now();
 let failed = 0;
 const failuresIn = (runs) => runs.reduce((sum, run) => sum + run.failures, 0);
@@ -88,6 +94,19 @@ if (command === 'compare') {
     .flat()
     .reduce((sum, run) => sum + run.failures, 0);
 }
+if (command === 'memory') {
+  const { memory, report } = await import('./memory.mjs');
+  const result = await memory({
+    variants: values.variants.split(';'),
+    rounds: explicit('rounds', 2),
+    duration: explicit('duration', 8),
+    connections: Number(values.connections),
+  });
+  process.stdout.write(`\n## Resident memory, one gateway at a time\n\n${report(result)}\n`);
+  failed += Object.values(result.results)
+    .flat()
+    .reduce((sum, run) => sum + run.failures, 0);
+}
 if (command === 'audit' || command === 'all') {
   const { auditAtScale, report } = await import('./audit-scale.mjs');
   process.stdout.write(`\n## The audit log at scale\n\n${report(await auditAtScale({ rows: Number(values.rows), withoutIndex: values['without-index'] }))}\n`);
@@ -105,7 +124,6 @@ if (command === 'seal') {
 }
 if (command === 'soak') {
   const { soak, report } = await import('./soak.mjs');
-  const explicit = (name, fallback) => (process.argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`)) ? Number(values[name]) : fallback);
   const result = await soak({ minutes: Number(values.minutes), rate: explicit('rate', 150), connections: explicit('connections', 20) });
   process.stdout.write(`\n## Soak\n\n${report(result)}\n`);
   failed += failuresIn(result.rows);
