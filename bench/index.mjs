@@ -12,9 +12,11 @@
 //                                                              this checkout's gateway and another work tree's
 //                                                               (built there), a balance read on each in turn,
 //                                                               round after round, beside the NestJS pass-through
-//   memory [--rounds 2] [--duration 8] [--variants 'A;B']        one gateway at a time: idle and peak resident memory
-//                                                               and CPU per request; each variant is Node flags and/or
-//                                                               NAME=value words beside the image's flags ('' = as it runs)
+//   memory [--rounds 2] [--duration 8] [--variants=';A;B']       one gateway at a time: idle and peak resident memory
+//                                                               and CPU per request; each variant is Node flags (--name or
+//                                                               --name=value) and/or NAME=value words beside the image's
+//                                                               flags ('' = as it runs; write --variants=… when the first
+//                                                               variant starts with --)
 //   all                                                         throughput and audit (the default)
 // A request that fails or answers other than 2xx makes the run exit 1 after its report: figures
 // measured on errors are not figures. .ci/run runs each command in a smoke form (seconds, tiny sizes).

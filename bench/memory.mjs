@@ -3,8 +3,9 @@
 // measured idle, then loaded with balance reads and with bank accounts; the variants take turns,
 // in a different order each round, so that whatever else the machine does falls on all alike.
 // Reported per variant and round: resident memory idle (and how much of it is anonymous, and the
-// files mapped: the Node binary's own pages most of all), the peak (VmHWM) over both loads, and the
-// gateway's CPU per request in each, since a setting that saves memory may cost CPU.
+// files mapped: the Node binary's own pages most of all), the peak (VmHWM: since the process
+// started, so start-up's own peak too, and the first gateway's start runs the migrations), and the
+// gateway's CPU per request in each load, since a setting that saves memory may cost CPU.
 import { readFileSync } from 'node:fs';
 import { benchDatabase, fixed, scratchDir, table } from './support.mjs';
 import { createPartnerClient, measure, ownerEnv, partnerRequests, startBenchGatewayProcess, startBenchSandbox } from './throughput.mjs';
@@ -12,7 +13,7 @@ import { createPartnerClient, measure, ownerEnv, partnerRequests, startBenchGate
 /** How long a started gateway is left alone before its idle memory is read. */
 const SETTLE_MS = 6000;
 
-/** A variant as written on the command line: `--flag` words go to Node, `NAME=value` words to the environment. */
+/** A variant as written on the command line: `--flag` or `--flag=value` words go to Node, `NAME=value` words to the environment. */
 export function parseVariant(text) {
   const words = text.trim().split(/\s+/).filter(Boolean);
   const nodeArgs = words.filter((word) => word.startsWith('--'));
@@ -32,6 +33,8 @@ function residentOf(pid) {
 
 export async function memory({ variants = [''], rounds = 2, duration = 8, connections = 50 }) {
   const parsed = variants.map(parseVariant);
+  const named = new Set(parsed.map((variant) => variant.name));
+  if (named.size < parsed.length) throw new Error('--variants: each variant must differ from the others');
   const log = (message) => process.stderr.write(`[bench] ${message}\n`);
   const dataDir = scratchDir('pgw-bench-memory-');
   const database = await benchDatabase(log);

@@ -133,6 +133,17 @@ describe('persistence on the request path', () => {
       expect(await search.get(events[1].id)).toMatchObject({ errorMessage: 'an emoji 😀 and a backslash \\ud800 stay as they are' });
     });
 
+    it('when a latency is not a finite number, then the event is stored with it empty, not lost', async () => {
+      const odd = event({ latencyMs: Number.NaN, upstreamLatencyMs: Number.POSITIVE_INFINITY });
+
+      await log.append(odd);
+
+      const stored = await search.get(odd.id);
+      expect(stored).toMatchObject({ id: odd.id });
+      expect(stored!.latencyMs).toBeUndefined();
+      expect(stored!.upstreamLatencyMs).toBeUndefined();
+    });
+
     it('when one event of a batch carries a NUL, which PostgreSQL’s text cannot hold, then only its writer fails and the rest are stored', async () => {
       const events = Array.from({ length: 20 }, () => event());
       const refused = event({ errorMessage: 'a\u0000b' });

@@ -108,6 +108,9 @@ export class TypeOrmAuditLogRepository extends AuditLog {
     super();
     // Not `tx`: the database sets it to the writing transaction (the seal order).
     const columns = rows.metadata.columns.filter((column) => column.isInsert);
+    // The key an event rides with is a field of its JSON object (along): no column may take its name.
+    if (columns.some((column) => column.propertyName === 'alongKey'))
+      throw new Error('audit_events has a column named alongKey, the name appendAlong gives its key');
     const names = columns.map((column) => `"${column.databaseName}"`).join(', ');
     const fields = columns.map((column) => `"${column.propertyName}"`).join(', ');
     const record = columns.map((column) => `"${column.propertyName}" ${String(column.type)}`).join(', ');
@@ -236,7 +239,8 @@ function committedOf(json: string): CommittedEvent {
  * strings are mended only when the text holds an escape: JSON.stringify writes `\u` for nothing
  * but those and control characters. A NUL stays `\u0000`, which PostgreSQL's text cannot hold:
  * it refuses that event's statement, as it refuses a NUL in any parameter, and the group commit
- * then writes the others without it.
+ * then writes the others without it. JSON has no NaN nor Infinity: such a number (which nothing
+ * makes: latencies are rounded differences of the clock) is stored as NULL, and the event is kept.
  */
 function jsonOf(rows: readonly object[]): string {
   const json = JSON.stringify(rows);
