@@ -1,16 +1,29 @@
 // Two builds of the gateway side by side, for a change to the request path: this checkout's and
 // another's (`--against DIR`, a work tree with its own `npm run build`), on one PostgreSQL and one
 // sandbox, with the NestJS pass-through as the yardstick. A partner's balance read (or, with
-// `--call 'bank account'`, a bank account opened with a reference of its own) is loaded on each in
+// `--call 'bank account'`, a bank account opened with a reference of its own; with `--call 'dpop
+// balance'`, an end user's balance read with a DPoP-bound token and a new proof each, against the
+// development OpenID provider, the pass-through loaded with the partner's read) is loaded on each in
 // turn, round after round, in a different order each round, so that whatever else the machine
 // does falls on both alike. Reported: each round's figures, and the medians; PostgreSQL's CPU per
 // request too, when it runs on this machine (a bank account's cost is mostly there).
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { benchDatabase, fixed, freePort, postmasterOf, scratchDir, startNode, table } from './support.mjs';
-import { createPartnerClient, measure, ownerEnv, partnerRequests, SANDBOX_TOKEN, startBenchGatewayProcess, startBenchSandbox } from './throughput.mjs';
+import { benchDatabase, devDist, fixed, freePort, postmasterOf, scratchDir, startNode, table } from './support.mjs';
+import {
+  createPartnerClient,
+  END_USER_AUDIENCE,
+  endUserCallers,
+  measure,
+  MOST_REQUESTS_PER_SECOND,
+  ownerEnv,
+  partnerRequests,
+  SANDBOX_TOKEN,
+  startBenchGatewayProcess,
+  startBenchSandbox,
+} from './throughput.mjs';
 
-export const CALLS = ['balance', 'bank account'];
+export const CALLS = ['balance', 'bank account', 'dpop balance'];
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -29,12 +42,20 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
   try {
     const { sandbox, sandboxUrl } = await startBenchSandbox(dataDir);
     started.push(sandbox);
+    const env = {};
+    if (call === 'dpop balance') {
+      // The partner's OpenID provider (the development one, in this process): end users' tokens.
+      const { startDevIdentityProvider } = devDist('identity-provider/dev-identity-provider.js');
+      const identityProvider = await startDevIdentityProvider({ port: 0, audience: END_USER_AUDIENCE });
+      started.push({ stop: () => identityProvider.close() });
+      env.OIDC_ISSUER = identityProvider.issuer;
+    }
     const builds = {};
     for (const [name, root] of [
       ['this checkout', undefined],
       [`--against ${against}`, other],
     ]) {
-      const { process: gateway, url } = await startBenchGatewayProcess({ database, dataDir, sandboxUrl, ...(root ? { root } : {}) });
+      const { process: gateway, url } = await startBenchGatewayProcess({ database, dataDir, sandboxUrl, env, ...(root ? { root } : {}) });
       started.push(gateway);
       builds[name] = { pid: gateway.child.pid, url };
     }
@@ -57,7 +78,12 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
 
     const token = await createPartnerClient('bench-compare', ownerEnv(database));
     const { balance, bankAccount } = await partnerRequests(builds['this checkout'].url, token);
-    const loaded = call === 'balance' ? balance : bankAccount;
+    const loaded = call === 'bank account' ? bankAccount : balance;
+    // A DPoP proof names its gateway's URL: each build has its own end user's token and proofs.
+    const endUsers = {};
+    if (call === 'dpop balance') {
+      for (const name of Object.keys(builds).filter((name) => name !== yardstick)) endUsers[name] = await endUserCallers(env.OIDC_ISSUER, builds[name].url);
+    }
     const postmaster = await postmasterOf(database.url);
 
     const names = Object.keys(builds);
@@ -70,7 +96,12 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
       // Each round starts with a different one.
       const order = names.map((_, i) => names[(i + round) % names.length]);
       for (const name of order) {
-        const row = await measure(name, { url: builds[name].url, requests: [loaded] }, { connections, duration, samplePid: builds[name].pid, processes });
+        const endUser = endUsers[name];
+        // Made just before the load: a proof is accepted for DPOP_PROOF_MAX_AGE_SECONDS only.
+        if (endUser) await endUser.prepareProofs(Math.ceil((duration + 2) * MOST_REQUESTS_PER_SECOND));
+        const requests = [endUser ? endUser.dpopBalance : loaded];
+        const row = await measure(name, { url: builds[name].url, requests }, { connections, duration, samplePid: builds[name].pid, processes });
+        if (endUser && endUser.proofsUsed() > endUser.proofsMade()) log(`warning: ${name}: DPoP proofs ran out; some were replayed and refused`);
         results[name].push({
           rps: row.rps,
           cpu: row.cpuMsPerRequest[name],
@@ -89,11 +120,17 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
   }
 }
 
+const DESCRIBED = {
+  balance: "A partner's balance read",
+  'bank account': 'A partner opening a bank account (a new reference each)',
+  'dpop balance': "An end user's balance read with a DPoP-bound token and a new proof each (the pass-through: a partner's read)",
+};
+
 export function report({ results, names, yardstick, rounds, duration, connections, call = 'balance', database }) {
   const perRound = (name, pick) => results[name].map(pick);
   const ratio = (name) => results[name].map((r, i) => r.cpu / results[yardstick][i].cpu);
   const lines = [
-    `${call === 'balance' ? "A partner's balance read" : 'A partner opening a bank account (a new reference each)'}, ${connections} connections, ${rounds} rounds of ${duration} s each (after a 2 s warm-up), the builds in a different order each round; database: ${database}.`,
+    `${DESCRIBED[call]}, ${connections} connections, ${rounds} rounds of ${duration} s each (after a 2 s warm-up), the builds in a different order each round; database: ${database}.`,
     '',
     table(
       [

@@ -305,10 +305,10 @@ export async function startBenchGateway(options) {
   };
 }
 
-const END_USER_AUDIENCE = 'urn:partner-gateway';
+export const END_USER_AUDIENCE = 'urn:partner-gateway';
 const STAFF_AUDIENCE = 'urn:partner-gateway:staff';
 /** DPoP proofs are made ahead for at most this many requests per second (each is used once). */
-const MOST_REQUESTS_PER_SECOND = 8000;
+export const MOST_REQUESTS_PER_SECOND = 8000;
 
 /**
  * Two end users logged in at the development OpenID provider as a native app logs in: demo with a
@@ -316,7 +316,7 @@ const MOST_REQUESTS_PER_SECOND = 8000;
  * customer of their own; the requests read its balance. DPoP proofs, one per request, are signed
  * ahead of each scenario (`prepareProofs`), so that the load generator only sends.
  */
-async function endUserCallers(issuer, serviceUrl) {
+export async function endUserCallers(issuer, serviceUrl) {
   const { devLogin } = devDist('identity-provider/dev-login.js');
   const { SignJWT, generateKeyPair, exportJWK } = await import('jose');
   const { privateKey, publicKey } = await generateKeyPair('ES256');
