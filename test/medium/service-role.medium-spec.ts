@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { SystemClock } from '../../src/common/domain/clock.port';
 import { AuditSealer } from '../../src/audit/seal/domain/audit-sealer.service';
 import { CheckpointStatement, encodeManifest, merkleRootOf, sha256, statementText, ZERO_HEAD } from '../../src/audit/seal/domain/audit-seal';
+import { EVENT_HASH, ISO_US } from '../../src/audit/seal/persistence/event-hash.sql';
 import { PgAuditSealStore } from '../../src/audit/seal/persistence/pg-audit-seal.store';
 import { Ed25519CheckpointSigner, Ed25519TrustedKeys, keyIdOf } from '../../src/audit/seal/signing/audit-signing-keys';
 import { migrateAsOwner, protectionOf } from '../../src/database/database-roles';
@@ -151,24 +152,23 @@ describe('the service’s database role, as an insider would use it', () => {
     await asService(`INSERT INTO audit_events (id, request_id, operation, phase) VALUES ($1, 'tree', 'balance.read', 'succeeded')`, [randomUUID()]);
     const store = new PgAuditSealStore(Sql.of(service));
     const head = await chainEnd();
-    const { rows, log } = await waitFor(
+    const { batch, log } = await waitFor(
       async () => {
         const found = await store.underSealLock(true, async (scope) => ({
-          rows: await scope.settledEventsAfter({ tx: head.end_tx, id: head.end_id }, 10),
+          batch: await scope.settledEventsAfter({ tx: head.end_tx, id: head.end_id }, 10),
           log: await scope.logTree(),
         }));
-        return found && found.rows.length > 0 ? found : undefined;
+        return found?.batch ? { batch: found.batch, log: found.log } : undefined;
       },
       { timeoutMs: 30_000, what: 'the new event to settle' },
     );
-    const manifest = encodeManifest(rows.map((row) => ({ id: row.id, hash: row.hash })));
-    const occurred = rows.map((row) => row.occurredAt).sort();
+    const { manifest } = batch;
     const next = statementAfter(head, {
       v: 3,
-      end: { tx: rows[rows.length - 1].tx, id: rows[rows.length - 1].id },
-      events: rows.length,
-      first_occurred_at: occurred[0],
-      last_occurred_at: occurred[occurred.length - 1],
+      end: batch.end,
+      events: batch.events,
+      first_occurred_at: batch.firstOccurredAt,
+      last_occurred_at: batch.lastOccurredAt,
       manifest_sha256: sha256(manifest).toString('hex'),
       merkle_root: merkleRootOf(manifest),
       log_size: log.size,
@@ -198,6 +198,44 @@ describe('the service’s database role, as an insider would use it', () => {
         .digest(),
     );
     await expect(asService(`UPDATE audit_log_tree SET nodes = $1`, [Buffer.alloc(32)])).rejects.toThrow(/permission denied/);
+  });
+
+  it('when the sealer reads the settled events, then it gets their manifest in seal order, when the first and last occurred and where they end, as read event by event, and at most as many as it asked', async () => {
+    const operations = ['balance.read', 'customer.create', 'bank_account.create'];
+    for (const operation of operations) {
+      await asService(`INSERT INTO audit_events (id, request_id, operation, phase) VALUES ($1, 'batch', $2, 'succeeded')`, [randomUUID(), operation]);
+    }
+    const store = new PgAuditSealStore(Sql.of(service));
+    const head = await chainEnd();
+    const after = { tx: head.end_tx, id: head.end_id };
+    const readUpTo = (limit: number) => store.underSealLock(true, (scope) => scope.settledEventsAfter(after, limit));
+    const all = await waitFor(
+      async () => {
+        const batch = await readUpTo(10);
+        return batch && batch.events >= operations.length ? batch : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the new events to settle' },
+    );
+    const two = await readUpTo(2);
+
+    // Event by event, as the owner, in seal order: what the batch must add up to.
+    const rows = await asOwner<{ id: string; tx: string; hash: Buffer; occurred_at: string }>(
+      `SELECT e.id, e.tx::text AS tx, ${EVENT_HASH} AS hash, ${ISO_US} AS occurred_at FROM audit_events e
+        WHERE (e.tx, e.id) > ($1::bigint, $2::uuid) ORDER BY e.tx, e.id LIMIT $3`,
+      [after.tx, after.id, all.events],
+    );
+    const expected = (events: typeof rows) => ({
+      events: events.length,
+      manifest: encodeManifest(events),
+      firstOccurredAt: events.map((row) => row.occurred_at).sort()[0],
+      lastOccurredAt: events.map((row) => row.occurred_at).sort()[events.length - 1],
+      end: { tx: events[events.length - 1].tx, id: events[events.length - 1].id },
+    });
+    expect(rows).toHaveLength(all.events);
+    expect(all).toEqual(expected(rows));
+    expect(two).toEqual(expected(rows.slice(0, 2)));
+    // And the database takes the checkpoints the sealer makes of them (it checks each manifest against its events).
+    await sealAll();
   });
 
   it('when a checkpoint claims the settled events are fewer or older than they are, then it is refused', async () => {

@@ -1,4 +1,4 @@
-import { EventDigestRow, SealPosition, SettledEvent, SignedCheckpoint } from './audit-seal';
+import { EventDigestRow, SealPosition, SettledBatch, SignedCheckpoint } from './audit-seal';
 import { ReceiptClaims, ReceiptFacts } from './receipt';
 
 /** A stored checkpoint with the columns kept beside its statement for queries (verify trusts the statement). */
@@ -13,8 +13,9 @@ export interface SealScope {
   /**
    * Events after `after` in seal order, at most `limit`, written by transactions that have all
    * ended, as have all transactions before them: nothing can ever be committed behind them.
+   * Undefined when there are none.
    */
-  settledEventsAfter(after: SealPosition, limit: number): Promise<SettledEvent[]>;
+  settledEventsAfter(after: SealPosition, limit: number): Promise<SettledBatch | undefined>;
   /** The log's tree as it stands: how many checkpoint heads it holds, and its RFC 9162 head (hex). */
   logTree(): Promise<{ size: number; root: string }>;
   /** Appends a checkpoint (and, for a seal, its manifest): the store takes its columns from the signed statement. */

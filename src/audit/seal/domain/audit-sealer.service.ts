@@ -2,9 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../../common/domain/clock.port';
 import {
   CheckpointStatement,
-  encodeManifest,
   EVENT_DIGEST_VERSION,
   headOf,
+  MANIFEST_ENTRY_BYTES,
   merkleRootOf,
   ORIGIN,
   sha256,
@@ -71,17 +71,10 @@ export class AuditSealer {
     const written = await this.store.underSealLock(false, async (scope) => {
       const newest = await this.newestChecked(scope);
       const after = newest?.end ?? ORIGIN;
-      const rows = await scope.settledEventsAfter(after, SEAL_BATCH);
-      if (rows.length === 0) return undefined;
-      const entries = rows.map((row) => ({ id: row.id, hash: row.hash }));
-      const manifest = encodeManifest(entries);
-      let first = rows[0].occurredAt;
-      let last = first;
-      for (const row of rows) {
-        if (row.occurredAt < first) first = row.occurredAt;
-        if (row.occurredAt > last) last = row.occurredAt;
-      }
-      const lastRow = rows[rows.length - 1];
+      const batch = await scope.settledEventsAfter(after, SEAL_BATCH);
+      if (!batch) return undefined;
+      const { manifest } = batch;
+      if (manifest.length !== batch.events * MANIFEST_ENTRY_BYTES) throw new Error(`A manifest of ${manifest.length} bytes for ${batch.events} events`);
       const log = await scope.logTree();
       const checkpoint = this.signed({
         v: STATEMENT_VERSION,
@@ -91,10 +84,10 @@ export class AuditSealer {
         prev_head: newest?.head ?? ZERO_HEAD,
         digest: EVENT_DIGEST_VERSION,
         after,
-        end: { tx: lastRow.tx, id: lastRow.id },
-        events: rows.length,
-        first_occurred_at: first,
-        last_occurred_at: last,
+        end: batch.end,
+        events: batch.events,
+        first_occurred_at: batch.firstOccurredAt,
+        last_occurred_at: batch.lastOccurredAt,
         manifest_sha256: sha256(manifest).toString('hex'),
         purge: null,
         merkle_root: merkleRootOf(manifest),
@@ -102,7 +95,7 @@ export class AuditSealer {
         log_root: log.root,
       });
       await scope.append(checkpoint, manifest);
-      return { checkpoint, events: rows.length };
+      return { checkpoint, events: batch.events };
     });
     if (!written) return 0;
     this.committed(written.checkpoint);

@@ -57,7 +57,10 @@ export const EVENT_HASH = `pg_catalog.sha256(CASE
     .join('\n  ')}
   ELSE ${rowOf(SEALED_COLUMNS)} END)`;
 
-export const ISO_US = `to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+/** A timestamp as ISO 8601 text, to the microsecond, UTC. */
+export const isoUsOf = (expression: string): string => `to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+export const ISO_US = isoUsOf('e.occurred_at');
 
 /** An event as its receipt names it. */
 export const RECEIPT_COLUMNS = `e.id, ${EVENT_HASH} AS hash, ${ISO_US} AS occurred_at, e.request_id, e.operation, e.phase, e.http_status, e.reference, e.customer_id`;

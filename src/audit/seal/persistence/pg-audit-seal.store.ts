@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { GroupCommit } from '../../../database/group-commit';
 import { Query, Sql } from '../../../database/sql';
 import { unavailableOnOutage } from '../../../database/store-errors';
-import { EventDigestRow, SealPosition, SettledEvent, SignedCheckpoint } from '../domain/audit-seal';
+import { EventDigestRow, SealPosition, SettledBatch, SignedCheckpoint } from '../domain/audit-seal';
 import { AuditSealStore, SealScope, StoredCheckpoint } from '../domain/audit-seal.port';
 import { ReceiptFacts } from '../domain/receipt';
-import { EVENT_HASH, ISO_US, RECEIPT_COLUMNS, ReceiptRow, toReceiptFacts } from './event-hash.sql';
+import { EVENT_HASH, isoUsOf, RECEIPT_COLUMNS, ReceiptRow, toReceiptFacts } from './event-hash.sql';
 
 export { SEALED_COLUMNS } from './event-hash.sql';
 
@@ -51,15 +51,30 @@ class PgSealScope implements SealScope {
     return row && toCheckpoint(row);
   }
 
-  async settledEventsAfter(after: SealPosition, limit: number): Promise<SettledEvent[]> {
+  async settledEventsAfter(after: SealPosition, limit: number): Promise<SettledBatch | undefined> {
     // Every transaction with an id below the horizon has ended: none can still add an event there.
     const [{ horizon }] = await this.query<{ horizon: string }>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon');
-    return this.query<SettledEvent>(
-      `SELECT e.id, e.tx::text AS tx, ${ISO_US} AS "occurredAt", ${EVENT_HASH} AS hash
-         FROM audit_events e
-        WHERE (e.tx, e.id) > ($1::bigint, $2::uuid) AND e.tx < $3::bigint
-        ORDER BY e.tx, e.id LIMIT $4`,
+    // The manifest is put together here, in seal order: one value, not a row per event (SettledBatch).
+    const [row] = await this.query<{ events: number; manifest: Buffer; first: string; last: string; end_tx: string; end_id: string }>(
+      `WITH s AS MATERIALIZED (
+         SELECT e.id, e.tx, e.occurred_at, ${ENTRY} AS entry
+           FROM audit_events e
+          WHERE (e.tx, e.id) > ($1::bigint, $2::uuid) AND e.tx < $3::bigint
+          ORDER BY e.tx, e.id LIMIT $4)
+       SELECT a.events, a.manifest, ${isoUsOf('a.first')} AS first, ${isoUsOf('a.last')} AS last, l.tx::text AS end_tx, l.id AS end_id
+         FROM (SELECT count(*)::int AS events, string_agg(s.entry, ''::bytea ORDER BY s.tx, s.id) AS manifest,
+                      min(s.occurred_at) AS first, max(s.occurred_at) AS last FROM s) a
+        CROSS JOIN LATERAL (SELECT s.tx, s.id FROM s ORDER BY s.tx DESC, s.id DESC LIMIT 1) l`,
       [after.tx, after.id, horizon, limit],
+    );
+    return (
+      row && {
+        events: row.events,
+        manifest: row.manifest,
+        firstOccurredAt: row.first,
+        lastOccurredAt: row.last,
+        end: { tx: row.end_tx, id: row.end_id },
+      }
     );
   }
 
