@@ -201,41 +201,54 @@ describe('the service’s database role, as an insider would use it', () => {
   });
 
   it('when the sealer reads the settled events, then it gets their manifest in seal order, when the first and last occurred and where they end, as read event by event, and at most as many as it asked', async () => {
-    const operations = ['balance.read', 'customer.create', 'bank_account.create'];
-    for (const operation of operations) {
-      await asService(`INSERT INTO audit_events (id, request_id, operation, phase) VALUES ($1, 'batch', $2, 'succeeded')`, [randomUUID(), operation]);
-    }
+    // Four events in one transaction, written in the reverse of their seal order (by id within it),
+    // so that the first in seal order occurred last; then one more in a transaction of its own.
+    const ids = [randomUUID(), randomUUID(), randomUUID(), randomUUID()].sort().reverse();
+    await service.transaction(async (manager) => {
+      for (const id of ids) {
+        await manager.query(`INSERT INTO audit_events (id, request_id, operation, phase) VALUES ($1, 'batch', 'balance.read', 'succeeded')`, [id]);
+      }
+    });
+    await asService(`INSERT INTO audit_events (id, request_id, operation, phase) VALUES ($1, 'batch', 'customer.create', 'succeeded')`, [randomUUID()]);
     const store = new PgAuditSealStore(Sql.of(service));
     const head = await chainEnd();
     const after = { tx: head.end_tx, id: head.end_id };
-    const readUpTo = (limit: number) => store.underSealLock(true, (scope) => scope.settledEventsAfter(after, limit));
-    const all = await waitFor(
-      async () => {
-        const batch = await readUpTo(10);
-        return batch && batch.events >= operations.length ? batch : undefined;
-      },
-      { timeoutMs: 30_000, what: 'the new events to settle' },
-    );
-    const two = await readUpTo(2);
+    const readAfter = (position: { tx: string; id: string }, limit: number) => store.underSealLock(true, (scope) => scope.settledEventsAfter(position, limit));
+    try {
+      const all = await waitFor(
+        async () => {
+          const batch = await readAfter(after, 10);
+          return batch && batch.events >= ids.length + 1 ? batch : undefined;
+        },
+        { timeoutMs: 30_000, what: 'the new events to settle' },
+      );
+      const four = await readAfter(after, 4);
 
-    // Event by event, as the owner, in seal order: what the batch must add up to.
-    const rows = await asOwner<{ id: string; tx: string; hash: Buffer; occurred_at: string }>(
-      `SELECT e.id, e.tx::text AS tx, ${EVENT_HASH} AS hash, ${ISO_US} AS occurred_at FROM audit_events e
-        WHERE (e.tx, e.id) > ($1::bigint, $2::uuid) ORDER BY e.tx, e.id LIMIT $3`,
-      [after.tx, after.id, all.events],
-    );
-    const expected = (events: typeof rows) => ({
-      events: events.length,
-      manifest: encodeManifest(events),
-      firstOccurredAt: events.map((row) => row.occurred_at).sort()[0],
-      lastOccurredAt: events.map((row) => row.occurred_at).sort()[events.length - 1],
-      end: { tx: events[events.length - 1].tx, id: events[events.length - 1].id },
-    });
-    expect(rows).toHaveLength(all.events);
-    expect(all).toEqual(expected(rows));
-    expect(two).toEqual(expected(rows.slice(0, 2)));
-    // And the database takes the checkpoints the sealer makes of them (it checks each manifest against its events).
-    await sealAll();
+      // Event by event, as the owner, in seal order: what the batch must add up to.
+      const rows = await asOwner<{ id: string; tx: string; hash: Buffer; occurred_at: string }>(
+        `SELECT e.id, e.tx::text AS tx, ${EVENT_HASH} AS hash, ${ISO_US} AS occurred_at FROM audit_events e
+          WHERE (e.tx, e.id) > ($1::bigint, $2::uuid) ORDER BY e.tx, e.id LIMIT $3`,
+        [after.tx, after.id, all.events],
+      );
+      // The test's own premise: within the transaction, seal order is not the order the events occurred in.
+      expect(rows.slice(0, 4).map((row) => row.id)).toEqual([...ids].reverse());
+      expect(rows[0].occurred_at > rows[3].occurred_at).toBe(true);
+      const expected = (events: typeof rows) => ({
+        events: events.length,
+        manifest: encodeManifest(events),
+        firstOccurredAt: events.map((row) => row.occurred_at).sort()[0],
+        lastOccurredAt: events.map((row) => row.occurred_at).sort()[events.length - 1],
+        end: { tx: events[events.length - 1].tx, id: events[events.length - 1].id },
+      });
+      expect(rows).toHaveLength(all.events);
+      expect(all).toEqual(expected(rows));
+      expect(four).toEqual(expected(rows.slice(0, 4)));
+    } finally {
+      // Sealed whatever happened above: the tests after this one start where the chain ends.
+      await sealAll();
+    }
+    const sealed = await chainEnd();
+    expect(await readAfter({ tx: sealed.end_tx, id: sealed.end_id }, 10)).toBeUndefined();
   });
 
   it('when a checkpoint claims the settled events are fewer or older than they are, then it is refused', async () => {

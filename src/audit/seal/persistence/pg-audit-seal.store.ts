@@ -67,15 +67,9 @@ class PgSealScope implements SealScope {
         CROSS JOIN LATERAL (SELECT s.tx, s.id FROM s ORDER BY s.tx DESC, s.id DESC LIMIT 1) l`,
       [after.tx, after.id, horizon, limit],
     );
-    return (
-      row && {
-        events: row.events,
-        manifest: row.manifest,
-        firstOccurredAt: row.first,
-        lastOccurredAt: row.last,
-        end: { tx: row.end_tx, id: row.end_id },
-      }
-    );
+    // No events, no row (the LATERAL finds none to end at); said again here, where it is read.
+    if (!row || row.events === 0) return undefined;
+    return { events: row.events, manifest: row.manifest, firstOccurredAt: row.first, lastOccurredAt: row.last, end: { tx: row.end_tx, id: row.end_id } };
   }
 
   async logTree(): Promise<{ size: number; root: string }> {
