@@ -5,10 +5,9 @@ import { join } from 'node:path';
 import { newestIn, owner } from './profile.mjs';
 import { fixed, ROOT, table } from './support.mjs';
 
-export function summariseAllocations(dir = join(ROOT, 'bench', 'profiles')) {
-  const newest = newestIn(dir, '.heapprofile');
-  if (newest === undefined) return 'no allocation profile found';
-  const { head, requests } = JSON.parse(readFileSync(newest, 'utf8'));
+/** A profile's sampled bytes in all, by package or folder and by function, and the requests it covers. */
+function allocationsIn(file) {
+  const { head, requests } = JSON.parse(readFileSync(file, 'utf8'));
   const byOwner = new Map();
   const byFunction = new Map();
   let total = 0;
@@ -25,6 +24,20 @@ export function summariseAllocations(dir = join(ROOT, 'bench', 'profiles')) {
     for (const child of node.children ?? []) walk(child);
   };
   walk(head);
+  return { total, requests, byOwner, byFunction };
+}
+
+/** What a `--promoted` profile (allocation-sampler.cjs) counted per request, and its largest sources by function. */
+export function promotedIn(file, sources = 3) {
+  const { total, requests, byFunction } = allocationsIn(file);
+  const top = [...byFunction.entries()].sort((a, b) => b[1] - a[1]).slice(0, sources);
+  return { bytesPerRequest: total / Math.max(1, requests), top: top.map(([name, bytes]) => ({ name, share: bytes / total })) };
+}
+
+export function summariseAllocations(dir = join(ROOT, 'bench', 'profiles')) {
+  const newest = newestIn(dir, '.heapprofile');
+  if (newest === undefined) return 'no allocation profile found';
+  const { total, requests, byOwner, byFunction } = allocationsIn(newest);
   const share = (bytes) => `${fixed((100 * bytes) / total, 1)}%`;
   const top = (map, n) =>
     [...map.entries()]

@@ -12,11 +12,13 @@
 //                                                              this checkout's gateway and another work tree's
 //                                                               (built there), a balance read on each in turn,
 //                                                               round after round, beside the NestJS pass-through
-//   memory [--rounds 2] [--duration 8] [--variants=';A;B']       one gateway at a time: idle and peak resident memory
+//   memory [--rounds 2] [--duration 8] [--variants=';A;B'] [--promoted]
+//                                                               one gateway at a time: idle and peak resident memory
 //                                                               and CPU per request; each variant is Node flags (--name or
 //                                                               --name=value) and/or NAME=value words beside the image's
 //                                                               flags ('' = as it runs; write --variants=… when the first
-//                                                               variant starts with --)
+//                                                               variant starts with --); --promoted also samples what
+//                                                               outlived the young generation per request, and where
 //   all                                                         throughput and audit (the default)
 // A request that fails or answers other than 2xx makes the run exit 1 after its report: figures
 // measured on errors are not figures. .ci/run runs each command in a smoke form (seconds, tiny sizes).
@@ -38,6 +40,7 @@ const { positionals, values } = parseArgs({
     replicas: { type: 'string', default: '2' },
     profile: { type: 'boolean', default: false },
     allocations: { type: 'boolean', default: false },
+    promoted: { type: 'boolean', default: false },
     rounds: { type: 'string', default: '3' },
     events: { type: 'string', default: '1000000' },
     minutes: { type: 'string', default: '10' },
@@ -100,6 +103,7 @@ if (command === 'memory') {
   const { memory, report } = await import('./memory.mjs');
   const result = await memory({
     variants: values.variants.split(';'),
+    promoted: values.promoted,
     rounds: explicit('rounds', 2),
     duration: explicit('duration', 8),
     connections: Number(values.connections),

@@ -6,8 +6,12 @@
 // files mapped: the Node binary's own pages most of all), the peak (VmHWM: since the process
 // started, so start-up's own peak too, and the first gateway's start runs the migrations), and the
 // gateway's CPU per request in each load, since a setting that saves memory may cost CPU.
-import { readFileSync } from 'node:fs';
-import { benchDatabase, fixed, scratchDir, table } from './support.mjs';
+// With --promoted, also what outlived the young generation per request during the two loads
+// (allocation-sampler.cjs, sampled): the old generation's growth, which is the peak's.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promotedIn } from './allocations.mjs';
+import { benchDatabase, fixed, ROOT, scratchDir, table } from './support.mjs';
 import { createPartnerClient, measure, ownerEnv, partnerRequests, startBenchGatewayProcess, startBenchSandbox } from './throughput.mjs';
 
 /** How long a started gateway is left alone before its idle memory is read. */
@@ -31,7 +35,7 @@ function residentOf(pid) {
   return { rss: mib('VmRSS'), anonymous: mib('RssAnon'), file: mib('RssFile'), peak: mib('VmHWM') };
 }
 
-export async function memory({ variants = [''], rounds = 2, duration = 8, connections = 50 }) {
+export async function memory({ variants = [''], rounds = 2, duration = 8, connections = 50, promoted = false }) {
   const parsed = variants.map(parseVariant);
   const named = new Set(parsed.map((variant) => variant.name));
   if (named.size < parsed.length) throw new Error('--variants: each variant must differ from the others');
@@ -47,31 +51,58 @@ export async function memory({ variants = [''], rounds = 2, duration = 8, connec
     for (let round = 0; round < rounds; round++) {
       const order = parsed.map((_, i) => parsed[(i + round) % parsed.length]);
       for (const variant of order) {
-        const { process: gateway, pid, url } = await startBenchGatewayProcess({ database, dataDir, sandboxUrl, nodeArgs: variant.nodeArgs, env: variant.env });
+        const profileDir = join(dataDir, `promoted-${round}-${clients}`);
+        const sampler = promoted
+          ? {
+              nodeArgs: ['--require', join(ROOT, 'bench', 'allocation-sampler.cjs')],
+              env: { BENCH_ALLOCATION_DIR: profileDir, BENCH_ALLOCATION_PROMOTED: '1' },
+            }
+          : { nodeArgs: [], env: {} };
+        const {
+          process: gateway,
+          pid,
+          url,
+        } = await startBenchGatewayProcess({
+          database,
+          dataDir,
+          sandboxUrl,
+          nodeArgs: [...variant.nodeArgs, ...sampler.nodeArgs],
+          env: { ...variant.env, ...sampler.env },
+        });
+        let run;
         try {
           const token = await createPartnerClient(`bench-memory-${++clients}`, ownerEnv(database));
           const { balance, bankAccount } = await partnerRequests(url, token);
           await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
           const idle = residentOf(pid);
+          // From here on, what outlives the young generation is counted (--promoted).
+          if (promoted) process.kill(pid, 'SIGUSR2');
           const processes = { gateway: { pid } };
           const reads = await measure('balance', { url, requests: [balance] }, { connections, duration, processes });
           const accounts = await measure('bank account', { url, requests: [bankAccount] }, { connections, duration, processes });
           const { peak } = residentOf(pid);
-          const run = {
+          run = {
             idle,
             peak,
             balanceCpu: reads.cpuMsPerRequest.gateway,
             bankAccountCpu: accounts.cpuMsPerRequest.gateway,
             failures: reads.failures + accounts.failures,
           };
-          results[variant.name].push(run);
-          log(
-            `round ${round + 1}: ${variant.name}: idle ${fixed(idle.rss, 0)} MiB, peak ${fixed(peak, 0)} MiB, ` +
-              `${fixed(run.balanceCpu, 3)} / ${fixed(run.bankAccountCpu, 3)} CPU ms per read / account`,
-          );
         } finally {
+          // The sampler writes its profile as the process exits.
           await gateway.stop();
         }
+        if (promoted) {
+          const profile = readdirSync(profileDir).find((file) => file.endsWith('.heapprofile'));
+          if (profile === undefined) throw new Error(`--promoted: the gateway wrote no profile in ${profileDir}`);
+          run.promoted = promotedIn(join(profileDir, profile));
+        }
+        results[variant.name].push(run);
+        log(
+          `round ${round + 1}: ${variant.name}: idle ${fixed(run.idle.rss, 0)} MiB, peak ${fixed(run.peak, 0)} MiB, ` +
+            `${fixed(run.balanceCpu, 3)} / ${fixed(run.bankAccountCpu, 3)} CPU ms per read / account` +
+            (run.promoted ? `, ${fixed(run.promoted.bytesPerRequest, 0)} bytes promoted per request` : ''),
+        );
       }
     }
     return { results, names: parsed.map((variant) => variant.name), rounds, duration, connections, database: database.description };
@@ -82,6 +113,7 @@ export async function memory({ variants = [''], rounds = 2, duration = 8, connec
 }
 
 export function report({ results, names, rounds, duration, connections, database }) {
+  const promoted = names.some((name) => results[name].some((run) => run.promoted));
   const each = (name, pick, digits) =>
     results[name]
       .map(pick)
@@ -98,6 +130,7 @@ export function report({ results, names, rounds, duration, connections, database
         'peak RSS MiB',
         'gateway CPU ms per balance read',
         'per bank account',
+        ...(promoted ? ['promoted bytes per request (sampled)'] : []),
         'errors',
       ],
       names.map((name) => [
@@ -107,8 +140,22 @@ export function report({ results, names, rounds, duration, connections, database
         each(name, (run) => run.peak, 0),
         each(name, (run) => run.balanceCpu, 3),
         each(name, (run) => run.bankAccountCpu, 3),
+        ...(promoted ? [each(name, (run) => run.promoted?.bytesPerRequest ?? NaN, 0)] : []),
         String(results[name].reduce((sum, run) => sum + run.failures, 0)),
       ]),
     ),
+    ...(promoted
+      ? [
+          '',
+          'What was promoted, the largest sources by allocating function (each round):',
+          '',
+          ...names.flatMap((name) =>
+            results[name].map(
+              (run, round) =>
+                `- ${name}, round ${round + 1}: ${(run.promoted?.top ?? []).map((source) => `${source.name} ${fixed(100 * source.share, 1)}%`).join('; ')}`,
+            ),
+          ),
+        ]
+      : []),
   ].join('\n');
 }
