@@ -15,8 +15,6 @@ export class ConnectionLost extends Error {}
 /** The answer did not come in time (UPSTREAM_TIMEOUT_MS): the provider may have the request. */
 export class TimedOut extends Error {}
 
-/** undici's own timeouts (the agent's, a backstop behind the attempt's timer). */
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 /** A larger answer is read and dropped: nothing the gateway needs is that big. */
 const MAX_RESPONSE_BYTES = 1024 * 1024;
 
@@ -28,12 +26,12 @@ function errorCode(error: unknown): string | undefined {
 /**
  * What a failed attempt was, by whether undici began to write it: a request never handed to a
  * connection (refused, unresolved, unreachable, the agent closed) cannot have reached the
- * provider, whatever the error says; once begun, it may have, whatever the error says.
+ * provider, whatever the error says; once begun, it may have, whatever the error says. (A
+ * timeout is never undici's: the attempt's own timer is the only one.)
  */
 function failureOf(error: unknown, begun: boolean): Error {
   const code = errorCode(error) ?? 'connection';
-  if (!begun) return new NotSent(code, { cause: error });
-  return TIMEOUT_CODES.has(code) ? new TimedOut(code, { cause: error }) : new ConnectionLost(code, { cause: error });
+  return begun ? new ConnectionLost(code, { cause: error }) : new NotSent(code, { cause: error });
 }
 
 /**
@@ -56,8 +54,11 @@ export class UpstreamTransport {
     this.timeoutMs = settings.timeoutMs;
     this.agent = new Agent({
       connect: { timeout: settings.connectTimeoutMs },
-      headersTimeout: settings.timeoutMs,
-      bodyTimeout: settings.timeoutMs,
+      // The attempt's own timer (below) bounds the whole exchange. undici's header and body
+      // timeouts are off: they would only repeat it, and each request would leave one of its
+      // coarse timers (an object kept for up to half a second, so promoted) behind.
+      headersTimeout: 0,
+      bodyTimeout: 0,
       keepAliveTimeout: 10_000,
     });
   }

@@ -1,0 +1,81 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ConnectionLost, TimedOut, UpstreamTransport } from './upstream-transport';
+
+/**
+ * The attempt's own timer is the only timeout on a provider call (undici's header and body
+ * timeouts are off): these hold that it still bounds an answer that never starts, and one whose
+ * body stops half way, over a real loopback connection.
+ */
+describe('UpstreamTransport', () => {
+  let server: Server;
+  let baseUrl: string;
+  const open = new Set<ServerResponse>();
+  let answer: (response: ServerResponse) => void;
+
+  beforeAll(async () => {
+    server = createServer((_request, response) => {
+      open.add(response);
+      response.on('close', () => open.delete(response));
+      answer(response);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
+  });
+
+  afterEach(() => {
+    for (const response of open) response.destroy();
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  /** A timed-out attempt must fail long before this (its timer is 300 ms), not when the test gives up. */
+  const BOUND_MS = 10_000;
+  const transport = (timeoutMs: number) => new UpstreamTransport({ baseUrl, connectTimeoutMs: 1000, timeoutMs });
+
+  it('when the answer comes whole, then its status, Retry-After and text come back', async () => {
+    answer = (response) => response.writeHead(429, { 'retry-after': '3', 'content-type': 'application/json' }).end('{"error":"slow down"}');
+    const sut = transport(2000);
+
+    await expect(sut.send('GET', '/balance/x', {}, undefined)).resolves.toEqual({ status: 429, retryAfter: '3', text: '{"error":"slow down"}' });
+    await sut.close();
+  });
+
+  it(
+    'when no answer starts within the timeout, then the attempt fails as timed out',
+    async () => {
+      answer = () => undefined;
+      const sut = transport(300);
+
+      await expect(sut.send('GET', '/balance/x', {}, undefined)).rejects.toBeInstanceOf(TimedOut);
+      await sut.close();
+    },
+    BOUND_MS,
+  );
+
+  it(
+    'when the answer stops half way through its body, then the attempt fails as timed out',
+    async () => {
+      answer = (response) => {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+        response.write('{"available":');
+      };
+      const sut = transport(300);
+
+      await expect(sut.send('POST', '/customers', { 'content-type': 'application/json' }, '{}')).rejects.toBeInstanceOf(TimedOut);
+      await sut.close();
+    },
+    BOUND_MS,
+  );
+
+  it('when the connection is cut after the request was written, then the attempt fails as a lost connection', async () => {
+    answer = (response) => response.socket?.destroy();
+    const sut = transport(2000);
+
+    await expect(sut.send('POST', '/customers', { 'content-type': 'application/json' }, '{}')).rejects.toBeInstanceOf(ConnectionLost);
+    await sut.close();
+  });
+});
