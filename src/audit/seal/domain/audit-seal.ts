@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { leafHash, treeHead } from './merkle';
+import { leafHash, treeHeadOfEntries } from './merkle';
 
 /**
  * The sealed audit log (docs/security.md, "Sealed audit log"): what a checkpoint says, and how an
@@ -223,5 +223,5 @@ export function manifestLeaves(manifest: Buffer): Buffer[] {
 
 /** The RFC 9162 tree head of a manifest (hex): what a version 2 seal statement carries as `merkle_root`. */
 export function merkleRootOf(manifest: Buffer): string {
-  return treeHead(manifestLeaves(manifest)).toString('hex');
+  return treeHeadOfEntries(manifest, ENTRY).toString('hex');
 }

@@ -10,6 +10,7 @@ import {
   leafHash,
   perfectSubtrees,
   treeHead,
+  treeHeadOfEntries,
   treeLevels,
   verifyConsistency,
   verifyInclusion,
@@ -64,6 +65,26 @@ describe('RFC 9162 Merkle trees', () => {
 
   it('when any tree is hashed, then its head is the second implementation’s', () => {
     fc.assert(fc.property(tree, (data) => expect(treeHead(leavesOf(data)).equals(MTH(data))).toBe(true)));
+  });
+
+  it('when leaves of one width lie end to end in one buffer, then their head is the second implementation’s, whatever their number', () => {
+    const packed = fc
+      .integer({ min: 1, max: 64 })
+      .chain((width) => fc.tuple(fc.constant(width), fc.array(fc.uint8Array({ minLength: width, maxLength: width }), { maxLength: 140 })));
+    fc.assert(
+      fc.property(packed, ([width, entries]) => {
+        const data = Buffer.concat(entries);
+        const head = treeHeadOfEntries(data, width);
+        expect(head.equals(MTH(entries.map((entry) => Buffer.from(entry))))).toBe(true);
+        // The data is read, never written.
+        expect(data.equals(Buffer.concat(entries))).toBe(true);
+      }),
+    );
+  });
+
+  it('when a buffer is not a whole number of leaves, then it has no tree head', () => {
+    expect(() => treeHeadOfEntries(Buffer.alloc(100), 48)).toThrow(RangeError);
+    expect(treeHeadOfEntries(Buffer.alloc(0), 48).equals(EMPTY_TREE_HASH)).toBe(true);
   });
 
   it('when an inclusion proof is made for any leaf, then it is the second implementation’s, and it verifies', () => {
