@@ -4,19 +4,27 @@ import { ConnectionLost, TimedOut, UpstreamTransport } from './upstream-transpor
 
 /**
  * The attempt's own timer is the only timeout on a provider call (undici's header and body
- * timeouts are off): these hold that it still bounds an answer that never starts, and one whose
- * body stops half way, over a real loopback connection.
+ * timeouts are off): these hold that it still bounds an answer that never starts, one whose body
+ * stops half way and one whose body trickles in (which an idle timer would never end), over a real
+ * loopback connection, and that the gateway's side then closes the connection.
  */
 describe('UpstreamTransport', () => {
   let server: Server;
   let baseUrl: string;
   const open = new Set<ServerResponse>();
   let answer: (response: ServerResponse) => void;
+  /** Resolves when the last request's connection closes before its answer was whole. */
+  let cut: Promise<void>;
 
   beforeAll(async () => {
     server = createServer((_request, response) => {
       open.add(response);
-      response.on('close', () => open.delete(response));
+      cut = new Promise((resolve) =>
+        response.on('close', () => {
+          open.delete(response);
+          if (!response.writableFinished) resolve();
+        }),
+      );
       answer(response);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -32,12 +40,13 @@ describe('UpstreamTransport', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  /** A timed-out attempt must fail long before this (its timer is 300 ms), not when the test gives up. */
+  /** A timed-out attempt must fail, and its connection close, long before this (its timer is 300 ms), not when the test gives up. */
   const BOUND_MS = 10_000;
   const transport = (timeoutMs: number) => new UpstreamTransport({ baseUrl, connectTimeoutMs: 1000, timeoutMs });
+  const json = { 'content-type': 'application/json' };
 
   it('when the answer comes whole, then its status, Retry-After and text come back', async () => {
-    answer = (response) => response.writeHead(429, { 'retry-after': '3', 'content-type': 'application/json' }).end('{"error":"slow down"}');
+    answer = (response) => response.writeHead(429, { 'retry-after': '3', ...json }).end('{"error":"slow down"}');
     const sut = transport(2000);
 
     await expect(sut.send('GET', '/balance/x', {}, undefined)).resolves.toEqual({ status: 429, retryAfter: '3', text: '{"error":"slow down"}' });
@@ -45,27 +54,46 @@ describe('UpstreamTransport', () => {
   });
 
   it(
-    'when no answer starts within the timeout, then the attempt fails as timed out',
+    'when no answer starts within the timeout, then the attempt fails as timed out and its connection is closed',
     async () => {
       answer = () => undefined;
       const sut = transport(300);
 
       await expect(sut.send('GET', '/balance/x', {}, undefined)).rejects.toBeInstanceOf(TimedOut);
+      await cut;
       await sut.close();
     },
     BOUND_MS,
   );
 
   it(
-    'when the answer stops half way through its body, then the attempt fails as timed out',
+    'when the answer stops half way through its body, then the attempt fails as timed out and its connection is closed',
     async () => {
       answer = (response) => {
-        response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+        response.writeHead(200, { ...json, 'content-length': '100' });
         response.write('{"available":');
       };
       const sut = transport(300);
 
-      await expect(sut.send('POST', '/customers', { 'content-type': 'application/json' }, '{}')).rejects.toBeInstanceOf(TimedOut);
+      await expect(sut.send('POST', '/customers', json, '{}')).rejects.toBeInstanceOf(TimedOut);
+      await cut;
+      await sut.close();
+    },
+    BOUND_MS,
+  );
+
+  it(
+    'when the body trickles in, a byte every 50 ms, then the attempt still fails as timed out and its connection is closed',
+    async () => {
+      answer = (response) => {
+        response.writeHead(200, { ...json, 'content-length': '1000' });
+        const drip = setInterval(() => response.write(' '), 50);
+        response.on('close', () => clearInterval(drip));
+      };
+      const sut = transport(300);
+
+      await expect(sut.send('GET', '/balance/x', {}, undefined)).rejects.toBeInstanceOf(TimedOut);
+      await cut;
       await sut.close();
     },
     BOUND_MS,
@@ -75,7 +103,7 @@ describe('UpstreamTransport', () => {
     answer = (response) => response.socket?.destroy();
     const sut = transport(2000);
 
-    await expect(sut.send('POST', '/customers', { 'content-type': 'application/json' }, '{}')).rejects.toBeInstanceOf(ConnectionLost);
+    await expect(sut.send('POST', '/customers', json, '{}')).rejects.toBeInstanceOf(ConnectionLost);
     await sut.close();
   });
 });

@@ -26,8 +26,9 @@ function errorCode(error: unknown): string | undefined {
 /**
  * What a failed attempt was, by whether undici began to write it: a request never handed to a
  * connection (refused, unresolved, unreachable, the agent closed) cannot have reached the
- * provider, whatever the error says; once begun, it may have, whatever the error says. (A
- * timeout is never undici's: the attempt's own timer is the only one.)
+ * provider, whatever the error says; once begun, it may have, whatever the error says. (Apart
+ * from the connect timeout, which ends an attempt before anything is sent, a timeout is never
+ * undici's: the attempt's own timer is the only one.)
  */
 function failureOf(error: unknown, begun: boolean): Error {
   const code = errorCode(error) ?? 'connection';
