@@ -1,5 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { CheckpointStatement, decodeManifest, encodeManifest, merkleRootOf, sha256, parseStatement, statementText, ZERO_HEAD } from './audit-seal';
+import {
+  CheckpointStatement,
+  decodeManifest,
+  encodeManifest,
+  merkleRootMatches,
+  merkleRootOf,
+  sha256,
+  parseStatement,
+  statementText,
+  ZERO_HEAD,
+} from './audit-seal';
 
 const statement: CheckpointStatement = {
   v: 1,
@@ -68,6 +78,17 @@ describe('audit seal', () => {
         .digest();
 
     expect(merkleRootOf(manifest)).toBe(node(node(leaf(0), leaf(1)), leaf(2)).toString('hex'));
+  });
+
+  it('when a stored manifest is checked against a root, then only its own tree head matches, and bytes that are not whole entries match none', () => {
+    const manifest = encodeManifest([randomUUID(), randomUUID(), randomUUID()].map((id, i) => ({ id, hash: sha256(`e${i}`) })));
+    const root = merkleRootOf(manifest);
+
+    expect(merkleRootMatches(manifest, root)).toBe(true);
+    expect(merkleRootMatches(manifest.subarray(0, 96), root)).toBe(false);
+    expect(merkleRootMatches(manifest, null)).toBe(false);
+    expect(() => merkleRootOf(manifest.subarray(0, 100))).toThrow(RangeError);
+    expect(merkleRootMatches(manifest.subarray(0, 100), root)).toBe(false);
   });
 
   it('when a manifest is encoded and decoded, then the ids and hashes come back in order', () => {

@@ -221,7 +221,15 @@ export function manifestLeaves(manifest: Buffer): Buffer[] {
   return leaves;
 }
 
-/** The RFC 9162 tree head of a manifest (hex): what a version 2 seal statement carries as `merkle_root`. */
+/**
+ * The RFC 9162 tree head of a manifest (hex): what a version 2 seal statement carries as `merkle_root`.
+ * @throws RangeError when the bytes are not a whole number of entries (see merkleRootMatches).
+ */
 export function merkleRootOf(manifest: Buffer): string {
   return treeHeadOfEntries(manifest, ENTRY).toString('hex');
+}
+
+/** Whether a stored manifest's tree head is `root`: never, for bytes that are not a whole number of entries. */
+export function merkleRootMatches(manifest: Buffer, root: string | null | undefined): boolean {
+  return manifest.length % ENTRY === 0 && merkleRootOf(manifest) === root;
 }

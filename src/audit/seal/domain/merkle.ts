@@ -75,7 +75,7 @@ export function treeHead(leaves: readonly Buffer[]): Buffer {
  */
 export function treeHeadOfEntries(data: Buffer, width: number): Buffer {
   const n = data.length / width;
-  if (!Number.isInteger(n) || width < 1) throw new RangeError(`${data.length} bytes are not leaves of ${width} bytes`);
+  if (!Number.isInteger(width) || width < 1 || !Number.isInteger(n)) throw new RangeError(`${data.length} bytes are not leaves of ${width} bytes`);
   if (n === 0) return EMPTY_TREE_HASH;
   const hashes = Buffer.allocUnsafe(n * 32);
   const input = Buffer.alloc(1 + width, 0x00);
