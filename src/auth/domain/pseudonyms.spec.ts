@@ -29,4 +29,17 @@ describe('Pseudonyms', () => {
     expect(pseudonyms.of('https://id.exampleuser-1', '')).not.toBe(pseudonyms.of('https://id.example', 'user-1'));
     expect(new Pseudonyms(randomBytes(32)).of('https://id.example', 'user-1')).not.toBe(id);
   });
+
+  it('when more end users are named than are remembered, then each still gets the id its HMAC gives, the first ones too', () => {
+    const many = new Pseudonyms(key);
+    const subjects = Array.from({ length: 10_050 }, (_, i) => `user-${i}`);
+    const first = subjects.map((subject) => many.of('https://id.example', subject));
+
+    const again = subjects.map((subject) => many.of('https://id.example', subject));
+
+    expect(again).toEqual(first);
+    expect(new Set(first).size).toBe(subjects.length);
+    expect(first[0]).toBe(pseudonyms.of('https://id.example', 'user-0'));
+    expect(first[10_049]).toBe(new Pseudonyms(key).of('https://id.example', 'user-10049'));
+  });
 });
