@@ -136,3 +136,10 @@ export class AuditEventEntity {
   @Column({ type: 'bigint', insert: false, update: false, select: false, default: () => 'audit_current_tx()' })
   tx?: string;
 }
+
+/** The columns the service writes (occurred_at and tx are the database's). */
+type Written = Omit<AuditEventEntity, 'occurredAt' | 'tx'>;
+type AlwaysWritten = 'id' | 'requestId' | 'operation' | 'phase' | 'replayed';
+
+/** An event as the service inserts it: a column it has no value for is undefined, and stored as NULL. */
+export type AuditEventRow = Pick<Written, AlwaysWritten> & { readonly [K in Exclude<keyof Written, AlwaysWritten>]?: Exclude<Written[K], null> };

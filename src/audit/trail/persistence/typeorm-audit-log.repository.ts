@@ -9,7 +9,7 @@ import { AuditEvent } from '../domain/audit-event';
 import { AuditLog, CommittedEvent, StoreWrite } from '../domain/audit-log.port';
 import { RECEIPT_COLUMNS, ReceiptRow, toReceiptFacts } from '../../seal/persistence/event-hash.sql';
 import { UnresolvedCall, UnresolvedPage, UnresolvedQuery } from '../domain/unresolved-call';
-import { AuditEventEntity } from './audit-event.entity';
+import { AuditEventEntity, AuditEventRow } from './audit-event.entity';
 import { AuditEventMapper } from './audit-event.mapper';
 
 /** occurred_at to the microsecond, so a page boundary never skips or repeats an event. */
@@ -44,7 +44,7 @@ const UNRESOLVED_SQL = `
 
 /** A row of another store's write, with the event that rides with it (appendAlong). */
 interface AlongRow {
-  readonly event: AuditEventEntity;
+  readonly event: AuditEventRow;
   readonly values: readonly unknown[];
   readonly key: string;
 }
@@ -75,7 +75,7 @@ export class TypeOrmAuditLogRepository extends AuditLog {
    * Events written at the same moment by concurrent requests share one INSERT and one commit; each
    * request still waits for its own event to be committed (see GroupCommit).
    */
-  private readonly inserts = new GroupCommit<AuditEventEntity>((rows) => this.insertRows(rows), {
+  private readonly inserts = new GroupCommit<AuditEventRow>((rows) => this.insertRows(rows), {
     maxBatch: 200,
     maxInFlight: 2,
     isRowError: isRefusedData,
@@ -194,7 +194,7 @@ export class TypeOrmAuditLogRepository extends AuditLog {
   }
 
   /** Prepared, as the statements events ride with are: its text is the same whatever the batch's size, and parsing and planning it for every batch cost PostgreSQL more than the rows (docs/benchmarks.md). */
-  private async insertRows(rows: AuditEventEntity[]): Promise<void> {
+  private async insertRows(rows: AuditEventRow[]): Promise<void> {
     await this.sql.prepared('audit-insert', this.insert.sql, [jsonOf(rows)]);
   }
 
