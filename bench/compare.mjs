@@ -3,10 +3,12 @@
 // sandbox, with the NestJS pass-through as the yardstick. A partner's balance read (or, with
 // `--call 'bank account'`, a bank account opened with a reference of its own; with `--call 'dpop
 // balance'`, an end user's balance read with a DPoP-bound token and a new proof each, against the
-// development OpenID provider, the pass-through loaded with the partner's read) is loaded on each in
+// development OpenID provider; `'jwt balance'`, with a bearer access token; `'session balance'`,
+// with a web app's session cookie; the pass-through loaded with the partner's read) is loaded on each in
 // turn, round after round, in a different order each round, so that whatever else the machine
 // does falls on both alike. Reported: each round's figures, and the medians; PostgreSQL's CPU per
 // request too, when it runs on this machine (a bank account's cost is mostly there).
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { benchDatabase, devDist, fixed, freePort, postmasterOf, scratchDir, startNode, table } from './support.mjs';
@@ -23,7 +25,9 @@ import {
   startBenchSandbox,
 } from './throughput.mjs';
 
-export const CALLS = ['balance', 'bank account', 'dpop balance'];
+export const CALLS = ['balance', 'bank account', 'dpop balance', 'jwt balance', 'session balance'];
+/** The calls made by an end user of the development OpenID provider, each build with its own. */
+const END_USER_CALLS = new Set(['dpop balance', 'jwt balance', 'session balance']);
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -43,12 +47,17 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
     const { sandbox, sandboxUrl } = await startBenchSandbox(dataDir);
     started.push(sandbox);
     const env = {};
-    if (call === 'dpop balance') {
+    let identityProvider;
+    if (END_USER_CALLS.has(call)) {
       // The partner's OpenID provider (the development one, in this process): end users' tokens.
       const { startDevIdentityProvider } = devDist('identity-provider/dev-identity-provider.js');
-      const identityProvider = await startDevIdentityProvider({ port: 0, audience: END_USER_AUDIENCE });
+      identityProvider = await startDevIdentityProvider({ port: 0, audience: END_USER_AUDIENCE });
       started.push({ stop: () => identityProvider.close() });
       env.OIDC_ISSUER = identityProvider.issuer;
+    }
+    if (call === 'session balance') {
+      // Web apps' browser sessions: each build is the development provider's partner-web client.
+      Object.assign(env, { OIDC_CLIENT_ID: 'partner-web', OIDC_CLIENT_SECRET: 'partner-web-secret', SESSION_KEY: randomBytes(32).toString('base64') });
     }
     const builds = {};
     for (const [name, root] of [
@@ -79,10 +88,25 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
     const token = await createPartnerClient('bench-compare', ownerEnv(database));
     const { balance, bankAccount } = await partnerRequests(builds['this checkout'].url, token);
     const loaded = call === 'bank account' ? bankAccount : balance;
-    // A DPoP proof names its gateway's URL: each build has its own end user's token and proofs.
+    // A DPoP proof names its gateway's URL, a session cookie is its gateway's: each build has its own end user's request.
     const endUsers = {};
-    if (call === 'dpop balance') {
-      for (const name of Object.keys(builds).filter((name) => name !== yardstick)) endUsers[name] = await endUserCallers(env.OIDC_ISSUER, builds[name].url);
+    if (identityProvider) {
+      const gateways = Object.keys(builds).filter((name) => name !== yardstick);
+      await identityProvider.setWebOrigins(gateways.map((name) => builds[name].url));
+      const { webLogin } = devDist('identity-provider/dev-login.js');
+      for (const name of gateways) {
+        const callers = await endUserCallers(env.OIDC_ISSUER, builds[name].url);
+        const cookie = call === 'session balance' ? `__Host-gw_session=${(await webLogin(builds[name].url, 'demo')).session}` : undefined;
+        endUsers[name] = {
+          ...callers,
+          request:
+            call === 'dpop balance'
+              ? callers.dpopBalance
+              : call === 'jwt balance'
+                ? callers.bearerBalance
+                : { ...callers.bearerBalance, headers: { cookie, 'x-csrf': '1' } },
+        };
+      }
     }
     const postmaster = await postmasterOf(database.url);
 
@@ -98,10 +122,11 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
       for (const name of order) {
         const endUser = endUsers[name];
         // Made just before the load: a proof is accepted for DPOP_PROOF_MAX_AGE_SECONDS only.
-        if (endUser) await endUser.prepareProofs(Math.ceil((duration + 2) * MOST_REQUESTS_PER_SECOND));
-        const requests = [endUser ? endUser.dpopBalance : loaded];
+        if (call === 'dpop balance') await endUser.prepareProofs(Math.ceil((duration + 2) * MOST_REQUESTS_PER_SECOND));
+        const requests = [endUser ? endUser.request : loaded];
         const row = await measure(name, { url: builds[name].url, requests }, { connections, duration, samplePid: builds[name].pid, processes });
-        if (endUser && endUser.proofsUsed() > endUser.proofsMade()) log(`warning: ${name}: DPoP proofs ran out; some were replayed and refused`);
+        if (call === 'dpop balance' && endUser.proofsUsed() > endUser.proofsMade())
+          log(`warning: ${name}: DPoP proofs ran out; some were replayed and refused`);
         results[name].push({
           rps: row.rps,
           cpu: row.cpuMsPerRequest[name],
@@ -124,6 +149,8 @@ const DESCRIBED = {
   balance: "A partner's balance read",
   'bank account': 'A partner opening a bank account (a new reference each)',
   'dpop balance': "An end user's balance read with a DPoP-bound token and a new proof each (the pass-through: a partner's read)",
+  'jwt balance': "An end user's balance read with a bearer access token (the pass-through: a partner's read)",
+  'session balance': "An end user's balance read with a web app's session cookie (the pass-through: a partner's read)",
 };
 
 export function report({ results, names, yardstick, rounds, duration, connections, call = 'balance', database }) {

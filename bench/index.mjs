@@ -8,7 +8,7 @@
 //   seal [--rounds 3] [--events 1000000]                        sealing on and off, and verify's speed
 //   soak [--minutes 10] [--rate 150] [--connections 20]          a steady load: memory, event-loop delay, handles
 //                                                               (under a minute: one short segment, no fit)
-//   compare --against DIR [--rounds 3] [--duration 10] [--call balance|'bank account'|'dpop balance']
+//   compare --against DIR [--rounds 3] [--duration 10] [--call balance|'bank account'|'dpop balance'|'jwt balance'|'session balance']
 //                                                              this checkout's gateway and another work tree's
 //                                                               (built there), a balance read on each in turn,
 //                                                               round after round, beside the NestJS pass-through
