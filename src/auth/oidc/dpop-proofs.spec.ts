@@ -1,9 +1,9 @@
-import { createHash, createPrivateKey, randomUUID, sign as cryptoSign } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPairSync, randomUUID, sign as cryptoSign, verify as cryptoVerify } from 'node:crypto';
 import fc from 'fast-check';
 import { calculateJwkThumbprint, CompactSign, CryptoKey, exportJWK, generateKeyPair, importJWK, jwtVerify } from 'jose';
 import { InMemoryProofReplay } from '../../../test/support/fakes';
 import { DpopKey, dpopProof, newDpopKey, unsignedDpopProof } from '../../../test/support/oidc';
-import { DpopProofs, thumbprintOf } from './dpop-proofs';
+import { derOfJwsSignature, DpopProofs, thumbprintOf } from './dpop-proofs';
 
 describe(thumbprintOf.name, () => {
   it.each(['ES256', 'ES384', 'PS256', 'EdDSA'])('when the key is %s, then the thumbprint is the one jose computes (RFC 7638)', async (alg) => {
@@ -20,6 +20,49 @@ describe(thumbprintOf.name, () => {
     ['a missing member', { kty: 'EC', crv: 'P-256', x: 'a' }],
   ])('when the header carries %s, then there is no thumbprint', (_, jwk) => {
     expect(thumbprintOf(jwk as never)).toBeUndefined();
+  });
+});
+
+describe(derOfJwsSignature.name, () => {
+  it.each([
+    ['P-256', 'sha256', 32],
+    ['P-384', 'sha384', 48],
+  ])(
+    'when a %s signature in its JWS form is made DER, then node:crypto accepts it with the key alone, whether R or S starts with a zero byte or a high bit',
+    (namedCurve, hash, size) => {
+      const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve });
+      const seen = { rZero: 0, sZero: 0, rHigh: 0, sHigh: 0 };
+      for (let i = 0; i < 1000 || (seen.rZero === 0 && i < 20_000) || (seen.sZero === 0 && i < 20_000); i++) {
+        const data = Buffer.from(`proof ${i}`);
+        const signature = cryptoSign(hash, data, { key: privateKey, dsaEncoding: 'ieee-p1363' });
+        if (signature[0] === 0) seen.rZero++;
+        if (signature[size] === 0) seen.sZero++;
+        if (signature[0] & 0x80) seen.rHigh++;
+        if (signature[size] & 0x80) seen.sHigh++;
+
+        expect(cryptoVerify(hash, data, publicKey, derOfJwsSignature(signature))).toBe(true);
+      }
+      expect(Object.values(seen).every((count) => count > 0)).toBe(true);
+    },
+  );
+
+  it('when a signature is changed, zero or all ones in R or S, then the key alone answers as node:crypto reading the JWS form does', () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const data = Buffer.from('a proof');
+    const good = cryptoSign('sha256', data, { key: privateKey, dsaEncoding: 'ieee-p1363' });
+    const changed = [
+      ...Array.from({ length: 64 }, (_, at) => Buffer.from(good.map((byte, i) => (i === at ? byte ^ 0x01 : byte)))),
+      Buffer.concat([Buffer.alloc(32), good.subarray(32)]),
+      Buffer.concat([good.subarray(0, 32), Buffer.alloc(32)]),
+      Buffer.alloc(64),
+      Buffer.alloc(64, 0xff),
+    ];
+    for (const signature of changed) {
+      expect(cryptoVerify('sha256', data, publicKey, derOfJwsSignature(signature))).toBe(
+        cryptoVerify('sha256', data, { key: publicKey, dsaEncoding: 'ieee-p1363' }, signature),
+      );
+    }
+    expect(cryptoVerify('sha256', data, publicKey, derOfJwsSignature(good))).toBe(true);
   });
 });
 

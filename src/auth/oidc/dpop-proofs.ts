@@ -80,12 +80,41 @@ function fits(alg: unknown, key: Record<string, string>): alg is DpopAlgorithm {
   return expected !== undefined && key.kty === expected.kty && (expected.crv === undefined || key.crv === expected.crv);
 }
 
-/** How each algorithm checks a signature with node:crypto (RFC 7518 sections 3.3–3.5, RFC 8037 section 3.1). */
-const VERIFY_WITH: Readonly<Record<DpopAlgorithm, { readonly hash: string | null; readonly signatureBytes?: number; readonly options?: object }>> = {
-  ES256: { hash: 'sha256', signatureBytes: 64, options: { dsaEncoding: 'ieee-p1363' } },
-  ES384: { hash: 'sha384', signatureBytes: 96, options: { dsaEncoding: 'ieee-p1363' } },
+/** A DER INTEGER of an unsigned big-endian number: no leading zero byte but one that keeps it positive. */
+function derInteger(bytes: Buffer): Buffer {
+  let start = 0;
+  while (start < bytes.length - 1 && bytes[start] === 0) start++;
+  const positive = bytes[start] & 0x80 ? Buffer.of(0) : Buffer.alloc(0);
+  const value = Buffer.concat([positive, bytes.subarray(start)]);
+  return Buffer.concat([Buffer.of(0x02, value.length), value]);
+}
+
+/**
+ * An ECDSA signature as a JWS carries it, R and S each the curve's size (RFC 7518 section 3.4), in
+ * DER (RFC 3279 section 2.2.3), which node:crypto reads with the key alone. Asked for the JWS form
+ * (`{ key, dsaEncoding: 'ieee-p1363' }`), Node 24 tells the options object from a key by catching
+ * two thrown errors, a third of a proof's check (docs/benchmarks.md). For P-256 and P-384, the only
+ * curves accepted, the sequence is under 128 bytes: its length is one byte.
+ */
+export function derOfJwsSignature(signature: Buffer): Buffer {
+  const half = signature.length / 2;
+  const body = Buffer.concat([derInteger(signature.subarray(0, half)), derInteger(signature.subarray(half))]);
+  if (body.length > 127) throw new RangeError('An ECDSA signature of a curve the service does not accept');
+  return Buffer.concat([Buffer.of(0x30, body.length), body]);
+}
+
+/**
+ * How each algorithm checks a signature with node:crypto (RFC 7518 sections 3.3–3.5, RFC 8037
+ * section 3.1): the key alone where its defaults are the algorithm's (ECDSA's signature made DER,
+ * PKCS #1 v1.5 for an RSA key), the key with options only for RSA-PSS.
+ */
+const VERIFY_WITH: Readonly<
+  Record<DpopAlgorithm, { readonly hash: string | null; readonly signatureBytes?: number; readonly options?: object; readonly asDer?: boolean }>
+> = {
+  ES256: { hash: 'sha256', signatureBytes: 64, asDer: true },
+  ES384: { hash: 'sha384', signatureBytes: 96, asDer: true },
   PS256: { hash: 'sha256', options: { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 } },
-  RS256: { hash: 'sha256', options: { padding: constants.RSA_PKCS1_PADDING } },
+  RS256: { hash: 'sha256' },
   EdDSA: { hash: null, signatureBytes: 64 },
 };
 
@@ -222,7 +251,12 @@ export class DpopProofs {
     try {
       valid =
         (how.signatureBytes === undefined || jws.signature.length === how.signatureBytes) &&
-        verify(how.hash, Buffer.from(jws.signingInput, 'ascii'), how.options ? { key, ...how.options } : key, jws.signature);
+        verify(
+          how.hash,
+          Buffer.from(jws.signingInput, 'ascii'),
+          how.options ? { key, ...how.options } : key,
+          how.asDer ? derOfJwsSignature(jws.signature) : jws.signature,
+        );
     } catch {
       valid = false;
     }
