@@ -122,10 +122,10 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
       for (const name of order) {
         const endUser = endUsers[name];
         // Made just before the load: a proof is accepted for DPOP_PROOF_MAX_AGE_SECONDS only.
-        if (call === 'dpop balance') await endUser.prepareProofs(Math.ceil((duration + 2) * MOST_REQUESTS_PER_SECOND));
+        if (endUser && call === 'dpop balance') await endUser.prepareProofs(Math.ceil((duration + 2) * MOST_REQUESTS_PER_SECOND));
         const requests = [endUser ? endUser.request : loaded];
         const row = await measure(name, { url: builds[name].url, requests }, { connections, duration, samplePid: builds[name].pid, processes });
-        if (call === 'dpop balance' && endUser.proofsUsed() > endUser.proofsMade())
+        if (endUser && call === 'dpop balance' && endUser.proofsUsed() > endUser.proofsMade())
           log(`warning: ${name}: DPoP proofs ran out; some were replayed and refused`);
         results[name].push({
           rps: row.rps,
