@@ -9,9 +9,10 @@
 // does falls on both alike. Reported: each round's figures, and the medians; PostgreSQL's CPU per
 // request too, when it runs on this machine (a bank account's cost is mostly there).
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { benchDatabase, devDist, fixed, freePort, postmasterOf, scratchDir, startNode, table } from './support.mjs';
+import { perRequest } from './profile.mjs';
+import { benchDatabase, devDist, fixed, freePort, postmasterOf, ROOT, scratchDir, startNode, table } from './support.mjs';
 import {
   createPartnerClient,
   END_USER_AUDIENCE,
@@ -35,7 +36,7 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 
-export async function compare({ against, rounds = 5, duration = 5, connections = 50, call = 'balance' }) {
+export async function compare({ against, rounds = 5, duration = 5, connections = 50, call = 'balance', profile = false }) {
   if (!CALLS.includes(call)) throw new Error(`--call is one of ${CALLS.join(', ')}`);
   const other = resolve(against);
   if (!existsSync(join(other, 'dist', 'src', 'main.js'))) throw new Error(`${other} has no dist/src/main.js: run npm run build there first`);
@@ -43,6 +44,9 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
   const dataDir = scratchDir('pgw-bench-compare-');
   const database = await benchDatabase(log);
   const started = [];
+  // With --profile: each build's CPU profile over the measured rounds (warm-ups included), in bench/profiles.
+  const profiles = {};
+  let result;
   try {
     const { sandbox, sandboxUrl } = await startBenchSandbox(dataDir);
     started.push(sandbox);
@@ -64,7 +68,14 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
       ['this checkout', undefined],
       [`--against ${against}`, other],
     ]) {
-      const { process: gateway, url } = await startBenchGatewayProcess({ database, dataDir, sandboxUrl, env, ...(root ? { root } : {}) });
+      const sampled = {};
+      if (profile) {
+        const dir = join(ROOT, 'bench', 'profiles');
+        mkdirSync(dir, { recursive: true });
+        profiles[name] = join(dir, `compare-${Object.keys(profiles).length + 1}-${Date.now()}.cpuprofile`);
+        Object.assign(sampled, { nodeArgs: ['--require', join(ROOT, 'bench', 'cpu-sampler.cjs')], env: { ...env, BENCH_CPU_PROFILE: profiles[name] } });
+      }
+      const { process: gateway, url } = await startBenchGatewayProcess({ database, dataDir, sandboxUrl, env, ...sampled, ...(root ? { root } : {}) });
       started.push(gateway);
       builds[name] = { pid: gateway.child.pid, url };
     }
@@ -116,6 +127,7 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
       ...(postmaster ? { PostgreSQL: { pid: postmaster, tree: true } } : {}),
     };
     const results = Object.fromEntries(names.map((name) => [name, []]));
+    for (const name of Object.keys(profiles)) process.kill(builds[name].pid, 'SIGUSR2');
     for (let round = 0; round < rounds; round++) {
       // Each round starts with a different one.
       const order = names.map((_, i) => names[(i + round) % names.length]);
@@ -138,11 +150,14 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
         log(`round ${round + 1}: ${name}: ${fixed(row.rps, 0)} req/s, ${fixed(row.cpuMsPerRequest[name], 3)} CPU ms per request`);
       }
     }
-    return { results, names, yardstick, rounds, duration, connections, call, database: database.description };
+    result = { results, names, yardstick, rounds, duration, connections, call, database: database.description };
   } finally {
     for (const process of started.reverse()) await process.stop();
     await database.stop();
   }
+  // Written by each gateway as it exits.
+  if (profile) result.profiles = Object.fromEntries(Object.entries(profiles).map(([name, file]) => [name, perRequest(JSON.parse(readFileSync(file, 'utf8')))]));
+  return result;
 }
 
 const DESCRIBED = {
@@ -153,7 +168,40 @@ const DESCRIBED = {
   'session balance': "An end user's balance read with a web app's session cookie (the pass-through: a partner's read)",
 };
 
-export function report({ results, names, yardstick, rounds, duration, connections, call = 'balance', database }) {
+/** Each build's CPU per request by layer, and the functions whose self time differs most between the two builds. */
+function profileReport(profiles) {
+  const [mine, theirs] = Object.keys(profiles);
+  const a = profiles[mine];
+  const b = profiles[theirs];
+  const rows = (key) => {
+    const names = new Set([...a[key].keys(), ...b[key].keys()]);
+    return [...names].map((name) => [name, a[key].get(name) ?? 0, b[key].get(name) ?? 0]);
+  };
+  const us = (value) => fixed(value, 2);
+  return [
+    `CPU profiles of the two gateways over the measured rounds (each round's warm-up included; ${a.requests} and ${b.requests} requests): self time in µs per request, busy time only.`,
+    '',
+    table(
+      ['Layer (charged)', mine, theirs, 'difference'],
+      [
+        ...rows('byLayer')
+          .sort((x, y) => y[1] - x[1])
+          .map(([name, x, y]) => [name, us(x), us(y), us(x - y)]),
+        ['all', us(a.busy), us(b.busy), us(a.busy - b.busy)],
+      ],
+    ),
+    '',
+    table(
+      ['Function (self time), the 15 that differ most', mine, theirs, 'difference'],
+      rows('byFunction')
+        .sort((x, y) => Math.abs(y[1] - y[2]) - Math.abs(x[1] - x[2]))
+        .slice(0, 15)
+        .map(([name, x, y]) => [name, us(x), us(y), us(x - y)]),
+    ),
+  ].join('\n');
+}
+
+export function report({ results, names, yardstick, rounds, duration, connections, call = 'balance', database, profiles }) {
   const perRound = (name, pick) => results[name].map(pick);
   const ratio = (name) => results[name].map((r, i) => r.cpu / results[yardstick][i].cpu);
   const lines = [
@@ -192,5 +240,6 @@ export function report({ results, names, yardstick, rounds, duration, connection
     '',
     `This checkout's CPU per request ÷ the other's, round by round: ${paired.map((v) => fixed(v, 2)).join(', ')} (median ${fixed(median(paired), 2)}).`,
   );
+  if (profiles) lines.push('', profileReport(profiles));
   return lines.join('\n');
 }

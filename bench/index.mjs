@@ -8,10 +8,12 @@
 //   seal [--rounds 3] [--events 1000000]                        sealing on and off, and verify's speed
 //   soak [--minutes 10] [--rate 150] [--connections 20]          a steady load: memory, event-loop delay, handles
 //                                                               (under a minute: one short segment, no fit)
-//   compare --against DIR [--rounds 3] [--duration 10] [--call balance|'bank account'|'dpop balance'|'jwt balance'|'session balance']
+//   compare --against DIR [--rounds 3] [--duration 10] [--call balance|'bank account'|'dpop balance'|'jwt balance'|'session balance'] [--profile]
 //                                                              this checkout's gateway and another work tree's
 //                                                               (built there), a balance read on each in turn,
-//                                                               round after round, beside the NestJS pass-through
+//                                                               round after round, beside the NestJS pass-through;
+//                                                               --profile: each one's CPU per request by layer,
+//                                                               and the functions that differ most
 //   memory [--rounds 2] [--duration 8] [--variants=';A;B'] [--promoted]
 //                                                               one gateway at a time: idle and peak resident memory
 //                                                               and CPU per request; each variant is Node flags (--name or
@@ -93,6 +95,7 @@ if (command === 'compare') {
     duration: Number(values.duration),
     connections: Number(values.connections),
     ...(values.call ? { call: values.call } : {}),
+    profile: values.profile,
   });
   process.stdout.write(`\n## Two builds, side by side\n\n${report(result)}\n`);
   failed += Object.values(result.results)

@@ -51,6 +51,33 @@ export function newestIn(dir, extension) {
     .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
 }
 
+/**
+ * Each function's self time, in µs per request the process served while it was profiled (a
+ * profile written by cpu-sampler.cjs, which counts them), and each layer's (charged as in
+ * summariseProfiles). Idle time is left out.
+ */
+export function perRequest(profile) {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const byFunction = new Map();
+  const byLayer = new Map();
+  const add = (map, key, us) => map.set(key, (map.get(key) ?? 0) + us / Math.max(1, profile.requests));
+  let busy = 0;
+  profile.samples.forEach((id, i) => {
+    // A sample stands for the time until the next one.
+    const us = profile.timeDeltas[i + 1] ?? 0;
+    const { functionName, url, lineNumber } = nodes.get(id).callFrame;
+    if (functionName === '(idle)') return;
+    busy += us / Math.max(1, profile.requests);
+    add(byFunction, `${functionName || '(anonymous)'} ${owner(url)}:${lineNumber + 1}`, us);
+    let layer;
+    for (let at = id; at !== undefined && layer === undefined; at = parent.get(at)) layer = layerOf(nodes.get(at).callFrame.url);
+    add(byLayer, layer ?? (['(garbage collector)', '(program)'].includes(functionName) ? functionName : 'Node core and native, no layer on the stack'), us);
+  });
+  return { busy, byFunction, byLayer, requests: profile.requests };
+}
+
 export function summariseProfiles(dir = join(ROOT, 'bench', 'profiles')) {
   const newest = newestIn(dir, '.cpuprofile');
   if (newest === undefined) return 'no profile found';
