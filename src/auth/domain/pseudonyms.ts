@@ -1,7 +1,11 @@
 import { createHmac, createSecretKey, KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 
-/** End users whose ids are remembered: as many as the access tokens verified and remembered. */
+/**
+ * End users whose ids are remembered: as many as the access tokens verified and remembered. A search
+ * by an end user's subject (the audit log's, the customers') is remembered too: under 1 KB an entry,
+ * and an end user pushed out is only computed again.
+ */
 const REMEMBERED_END_USERS = 10_000;
 
 /**

@@ -1,4 +1,4 @@
-import { createHash, createPrivateKey, generateKeyPairSync, randomUUID, sign as cryptoSign, verify as cryptoVerify } from 'node:crypto';
+import { constants, createHash, createPrivateKey, generateKeyPairSync, randomUUID, sign as cryptoSign, verify as cryptoVerify } from 'node:crypto';
 import fc from 'fast-check';
 import { calculateJwkThumbprint, CompactSign, CryptoKey, exportJWK, generateKeyPair, importJWK, jwtVerify } from 'jose';
 import { InMemoryProofReplay } from '../../../test/support/fakes';
@@ -97,6 +97,24 @@ describe(DpopProofs.name, () => {
     );
 
     await expect(second).resolves.toBeUndefined();
+  });
+
+  it.each([
+    ['RS256', 'RSA-PSS', constants.RSA_PKCS1_PSS_PADDING],
+    ['PS256', 'PKCS #1 v1.5', constants.RSA_PKCS1_PADDING],
+  ])('when a proof names %s but is signed with %s padding, then it is refused', async (alg, _, padding) => {
+    const { key } = await rsaKey();
+    const signer = createPrivateKey({ key: await exportJWK(key.privateKey), format: 'jwk' });
+    const input = unsignedDpopProof({ alg, typ: 'dpop+jwt', jwk: key.publicJwk }, { method: 'GET', url: URL_, accessToken: TOKEN })
+      .split('.')
+      .slice(0, 2)
+      .join('.');
+    const proof = `${input}.${cryptoSign('sha256', Buffer.from(input), { key: signer, padding, saltLength: 32 }).toString('base64url')}`;
+
+    await expect(check(sut(), key, proof)).rejects.toMatchObject({
+      code: 'AUTH.INVALID_DPOP_PROOF',
+      details: expect.stringMatching(/not a dpop\+jwt signed by/),
+    });
   });
 
   it.each([

@@ -106,7 +106,8 @@ export function derOfJwsSignature(signature: Buffer): Buffer {
 /**
  * How each algorithm checks a signature with node:crypto (RFC 7518 sections 3.3–3.5, RFC 8037
  * section 3.1): the key alone where its defaults are the algorithm's (ECDSA's signature made DER,
- * PKCS #1 v1.5 for an RSA key), the key with options only for RSA-PSS.
+ * PKCS #1 v1.5 for an RSA key, which createPublicKey makes of any JWK with kty RSA), the key with
+ * options only for RSA-PSS, which has no other way and so still pays Node's two thrown errors.
  */
 const VERIFY_WITH: Readonly<
   Record<DpopAlgorithm, { readonly hash: string | null; readonly signatureBytes?: number; readonly options?: object; readonly asDer?: boolean }>
