@@ -155,8 +155,12 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
     for (const process of started.reverse()) await process.stop();
     await database.stop();
   }
-  // Written by each gateway as it exits.
-  if (profile) result.profiles = Object.fromEntries(Object.entries(profiles).map(([name, file]) => [name, perRequest(JSON.parse(readFileSync(file, 'utf8')))]));
+  // Written by each gateway as it exits: one killed, or ended before, wrote none.
+  const written = Object.entries(profiles).filter(([name, file]) => {
+    if (!existsSync(file)) log(`warning: ${name} wrote no CPU profile`);
+    return existsSync(file);
+  });
+  if (written.length === 2) result.profiles = Object.fromEntries(written.map(([name, file]) => [name, perRequest(JSON.parse(readFileSync(file, 'utf8')))]));
   return result;
 }
 
@@ -179,7 +183,8 @@ function profileReport(profiles) {
   };
   const us = (value) => fixed(value, 2);
   return [
-    `CPU profiles of the two gateways over the measured rounds (each round's warm-up included; ${a.requests} and ${b.requests} requests): self time in µs per request, busy time only.`,
+    `CPU profiles of the two gateways over the measured rounds (each round's warm-up included; ${a.requests} and ${b.requests} requests): self time in µs per request, busy time only. ` +
+      "The profiler's own sampling is in both gateways' CPU above: compare them with each other, not with the pass-through.",
     '',
     table(
       ['Layer (charged)', mine, theirs, 'difference'],

@@ -1,7 +1,10 @@
 // Preloaded into each gateway by `npm run bench -- compare --profile`: V8's CPU profiler, from
-// SIGUSR2 (sent once the gateways are started and warmed) until the process exits, written then to
-// BENCH_CPU_PROFILE with the number of requests the process served while it ran. The profile of a
-// whole run covers every scenario it loads; this one covers only what compare loads.
+// SIGUSR2 (sent once the gateways are started and the end users' requests are made, before the
+// first round's warm-up) until the process exits, written then to BENCH_CPU_PROFILE with the
+// number of requests the process served meanwhile. The profile of a whole throughput run covers
+// every scenario it loads; this one covers only what compare loads, warm-ups included. Sampling
+// costs the process CPU: the profiled gateways' CPU per request is not comparable with the
+// pass-through's, only with each other's.
 const { subscribe } = require('node:diagnostics_channel');
 const { writeFileSync } = require('node:fs');
 const { Session } = require('node:inspector');
