@@ -33,4 +33,15 @@ export function proofReplayContract(subject: () => ProofReplay): void {
 
     expect(await subject().useOnce(key, inAMinute())).toBe(true);
   });
+
+  it('when keys differ only in characters a statement would have to escape, then each is its own key', async () => {
+    const base = randomUUID();
+    const keys = ['"', '\\', ',', '{}', "'", '\u00e9', 'NULL'].map((odd) => `${base}${odd}`);
+
+    const first = await Promise.all(keys.map((key) => subject().useOnce(key, inAMinute())));
+    const again = await Promise.all(keys.map((key) => subject().useOnce(key, inAMinute())));
+
+    expect(first).toEqual(keys.map(() => true));
+    expect(again).toEqual(keys.map(() => false));
+  });
 }
