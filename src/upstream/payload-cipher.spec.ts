@@ -1,4 +1,5 @@
 import { createDecipheriv, createHash, generateKeyPairSync, KeyObject, privateDecrypt, constants } from 'node:crypto';
+import { compactDecrypt } from 'jose';
 import { JwePayloadCipher, PlainPayloadCipher } from './payload-cipher';
 
 /** Compact JWE (RSA-OAEP-256 + A256GCM) opened with node:crypto alone: no JOSE library involved. */
@@ -42,6 +43,36 @@ describe('JwePayloadCipher', () => {
 
     expect(opened.payload).toEqual(payload);
     expect(opened.header).toMatchObject({ alg: 'RSA-OAEP-256', enc: 'A256GCM', kid: thumbprint(publicKey) });
+  });
+
+  it('when jose opens the JWE, then it finds the payload and exactly the header the provider expects', async () => {
+    const sut = new JwePayloadCipher(publicKey);
+    const unusual = { ...payload, first_name: 'Zoë 𝔘 \ud800 "quoted" \u0000', nested: { list: [1, 'two', null] } };
+
+    const body = await sut.seal(unusual);
+    const opened = await compactDecrypt(String(body.data), privateKey, { keyManagementAlgorithms: ['RSA-OAEP-256'], contentEncryptionAlgorithms: ['A256GCM'] });
+
+    expect(JSON.parse(Buffer.from(opened.plaintext).toString('utf8'))).toEqual(JSON.parse(JSON.stringify(unusual)));
+    expect(opened.protectedHeader).toEqual({ alg: 'RSA-OAEP-256', enc: 'A256GCM', kid: thumbprint(publicKey), cty: 'application/json' });
+  });
+
+  it('when any part of the JWE is changed by one character, then jose refuses it', async () => {
+    const jwe = String((await new JwePayloadCipher(publicKey).seal(payload)).data);
+    const parts = jwe.split('.');
+
+    for (const index of [0, 1, 2, 3, 4]) {
+      const changed = [...parts];
+      // The first character: all six of its bits count, none is padding.
+      changed[index] = (changed[index][0] === 'A' ? 'B' : 'A') + changed[index].slice(1);
+      await expect(compactDecrypt(changed.join('.'), privateKey)).rejects.toThrow();
+    }
+    await expect(compactDecrypt(jwe, privateKey)).resolves.toBeDefined();
+  });
+
+  it('when the key is not an RSA key, then the cipher is refused at once', () => {
+    const { publicKey: ecKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+
+    expect(() => new JwePayloadCipher(ecKey)).toThrow(/RSA/);
   });
 
   it('when the same payload is sealed twice, then the ciphertexts differ (fresh key and IV)', async () => {
