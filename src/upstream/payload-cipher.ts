@@ -37,25 +37,25 @@ export class JwePayloadCipher extends PayloadCipher {
   }
 
   seal(payload: Record<string, unknown>): Promise<Record<string, unknown>> {
-    try {
-      // A fresh 256-bit content key and 96-bit IV for each payload (RFC 7518 §5.3).
-      const contentKey = randomBytes(32);
-      const iv = randomBytes(12);
-      const encryptedKey = publicEncrypt({ key: this.publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, contentKey);
-      const cipher = createCipheriv('aes-256-gcm', contentKey, iv);
-      cipher.setAAD(this.aad);
-      const ciphertext = Buffer.concat([cipher.update(JSON.stringify(payload), 'utf8'), cipher.final()]);
-      const jwe = [
-        this.encodedHeader,
-        encryptedKey.toString('base64url'),
-        iv.toString('base64url'),
-        ciphertext.toString('base64url'),
-        cipher.getAuthTag().toString('base64url'),
-      ].join('.');
-      return Promise.resolve({ data: jwe });
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
+    // What the encryption throws rejects the promise, as the port's callers expect.
+    return new Promise((resolve) => resolve({ data: this.compact(payload) }));
+  }
+
+  private compact(payload: Record<string, unknown>): string {
+    // A fresh 256-bit content key and 96-bit IV for each payload (RFC 7518 §5.3).
+    const contentKey = randomBytes(32);
+    const iv = randomBytes(12);
+    const encryptedKey = publicEncrypt({ key: this.publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, contentKey);
+    const cipher = createCipheriv('aes-256-gcm', contentKey, iv);
+    cipher.setAAD(this.aad);
+    const ciphertext = Buffer.concat([cipher.update(JSON.stringify(payload), 'utf8'), cipher.final()]);
+    return [
+      this.encodedHeader,
+      encryptedKey.toString('base64url'),
+      iv.toString('base64url'),
+      ciphertext.toString('base64url'),
+      cipher.getAuthTag().toString('base64url'),
+    ].join('.');
   }
 }
 
