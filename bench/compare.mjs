@@ -150,18 +150,26 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
         log(`round ${round + 1}: ${name}: ${fixed(row.rps, 0)} req/s, ${fixed(row.cpuMsPerRequest[name], 3)} CPU ms per request`);
       }
     }
+    // The profiles end with the last round, before the gateways stop.
+    for (const name of Object.keys(profiles)) process.kill(builds[name].pid, 'SIGUSR2');
+    for (const file of Object.values(profiles)) await profileWritten(file);
     result = { results, names, yardstick, rounds, duration, connections, call, database: database.description };
   } finally {
     for (const process of started.reverse()) await process.stop();
     await database.stop();
   }
-  // Written by each gateway as it exits: one killed, or ended before, wrote none.
+  // Written by each gateway when told after the last round, or as it exits: one that was killed, or ended before, wrote none.
   const written = Object.entries(profiles).filter(([name, file]) => {
     if (!existsSync(file)) log(`warning: ${name} wrote no CPU profile`);
     return existsSync(file);
   });
   if (written.length === 2) result.profiles = Object.fromEntries(written.map(([name, file]) => [name, perRequest(JSON.parse(readFileSync(file, 'utf8')))]));
   return result;
+}
+
+/** Waits up to a minute for a gateway to write its profile (a large one takes seconds). */
+async function profileWritten(file) {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline && !existsSync(file); ) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 const DESCRIBED = {
