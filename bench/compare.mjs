@@ -169,7 +169,7 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
 
 /** Waits up to a minute for a gateway to write its profile (a large one takes seconds). */
 async function profileWritten(file) {
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline && !existsSync(file); ) await new Promise((resolve) => setTimeout(resolve, 100));
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline && !existsSync(file);) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 const DESCRIBED = {
