@@ -1,5 +1,5 @@
 import { createDecipheriv, createHash, generateKeyPairSync, KeyObject, privateDecrypt, constants } from 'node:crypto';
-import { compactDecrypt } from 'jose';
+import { calculateJwkThumbprint, compactDecrypt, JWK } from 'jose';
 import { JwePayloadCipher, PlainPayloadCipher } from './payload-cipher';
 
 /** Compact JWE (RSA-OAEP-256 + A256GCM) opened with node:crypto alone: no JOSE library involved. */
@@ -53,7 +53,12 @@ describe('JwePayloadCipher', () => {
     const opened = await compactDecrypt(String(body.data), privateKey, { keyManagementAlgorithms: ['RSA-OAEP-256'], contentEncryptionAlgorithms: ['A256GCM'] });
 
     expect(JSON.parse(Buffer.from(opened.plaintext).toString('utf8'))).toEqual(JSON.parse(JSON.stringify(unusual)));
-    expect(opened.protectedHeader).toEqual({ alg: 'RSA-OAEP-256', enc: 'A256GCM', kid: thumbprint(publicKey), cty: 'application/json' });
+    expect(opened.protectedHeader).toEqual({
+      alg: 'RSA-OAEP-256',
+      enc: 'A256GCM',
+      kid: await calculateJwkThumbprint(publicKey.export({ format: 'jwk' }) as JWK, 'sha256'),
+      cty: 'application/json',
+    });
   });
 
   it('when any part of the JWE is changed by one character, then jose refuses it', async () => {
@@ -75,12 +80,36 @@ describe('JwePayloadCipher', () => {
     expect(() => new JwePayloadCipher(ecKey)).toThrow(/RSA/);
   });
 
-  it('when the same payload is sealed twice, then the ciphertexts differ (fresh key and IV)', async () => {
+  it('when the same payload is sealed twice, then each has its own content key and IV', async () => {
     const sut = new JwePayloadCipher(publicKey);
 
-    const [a, b] = await Promise.all([sut.seal(payload), sut.seal(payload)]);
+    const [a, b] = (await Promise.all([sut.seal(payload), sut.seal(payload)])).map((body) => String(body.data).split('.'));
+    const contentKeyOf = (parts: string[]) =>
+      privateDecrypt({ key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(parts[1], 'base64url'));
 
-    expect(a.data).not.toBe(b.data);
+    expect(a[2]).not.toBe(b[2]);
+    expect(Buffer.from(a[2], 'base64url')).toHaveLength(12);
+    expect(contentKeyOf(a).equals(contentKeyOf(b))).toBe(false);
+    expect(contentKeyOf(a)).toHaveLength(32);
+  });
+
+  it('when the header is swapped for another that parses, the rest kept, then jose refuses it (the header is authenticated)', async () => {
+    const [, ...rest] = String((await new JwePayloadCipher(publicKey).seal(payload)).data).split('.');
+    const otherHeader = Buffer.from(JSON.stringify({ alg: 'RSA-OAEP-256', enc: 'A256GCM', kid: 'another', cty: 'application/json' })).toString('base64url');
+
+    await expect(compactDecrypt([otherHeader, ...rest].join('.'), privateKey)).rejects.toThrow();
+  });
+
+  it('when the payload cannot be made JSON, then seal rejects rather than throws', async () => {
+    const sealing = new JwePayloadCipher(publicKey).seal({ amount: 10n });
+
+    await expect(sealing).rejects.toThrow(TypeError);
+  });
+
+  it('when the key has fewer than 2048 bits, then the cipher is refused at once', () => {
+    const { publicKey: small } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+
+    expect(() => new JwePayloadCipher(small)).toThrow(/2048/);
   });
 
   it('when another key opens the JWE, then it fails', async () => {

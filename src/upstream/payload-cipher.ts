@@ -19,8 +19,8 @@ function thumbprintOf(publicKey: KeyObject): string {
  * encryption, `kid` the RFC 7638 thumbprint of the provider's key.
  *
  * Made with node:crypto's one-shot calls, not jose: jose runs on WebCrypto, where each of the two
- * operations is a job on the thread pool behind WebIDL checks, and a seal cost 175 µs of CPU
- * against node:crypto's 50 (docs/decisions.md). Only the making is here, never the opening of
+ * operations is a job on the thread pool behind WebIDL checks, and a seal cost about four times the
+ * CPU (docs/decisions.md, "Making JOSE objects with node:crypto"). Only the making is here, never the opening of
  * anything received; the tests hold every seal to jose's `compactDecrypt`.
  */
 export class JwePayloadCipher extends PayloadCipher {
@@ -31,6 +31,7 @@ export class JwePayloadCipher extends PayloadCipher {
   constructor(private readonly publicKey: KeyObject) {
     super();
     if (publicKey.asymmetricKeyType !== 'rsa') throw new Error('The provider key must be an RSA public key (RSA-OAEP-256)');
+    if ((publicKey.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) throw new Error('The provider key must be an RSA key of at least 2048 bits');
     const header = { alg: JWE_ALGORITHM, enc: JWE_ENCRYPTION, kid: thumbprintOf(publicKey), cty: 'application/json' };
     this.encodedHeader = Buffer.from(JSON.stringify(header), 'utf8').toString('base64url');
     this.aad = Buffer.from(this.encodedHeader, 'ascii');
@@ -46,9 +47,10 @@ export class JwePayloadCipher extends PayloadCipher {
     const contentKey = randomBytes(32);
     const iv = randomBytes(12);
     const encryptedKey = publicEncrypt({ key: this.publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, contentKey);
-    // The content key made a KeyObject first: given the raw bytes, createCipheriv asks whether they
-    // are a KeyObject, then a CryptoKey, and each answer is a thrown and caught error (half the AES
-    // step's CPU). RSA-OAEP-256 has no such way: its hash can only be named in an options object.
+    // The content key made a KeyObject first: given the raw bytes, Node 24's createCipheriv asks
+    // whether they are a KeyObject, then a CryptoKey, and each answer is a thrown and caught error
+    // (half the AES step's CPU). publicEncrypt cannot be spared the same two checks: OAEP's hash is
+    // named only in its { key, padding, oaepHash } options object, which is checked the same way.
     const cipher = createCipheriv('aes-256-gcm', createSecretKey(contentKey), iv);
     cipher.setAAD(this.aad);
     const ciphertext = Buffer.concat([cipher.update(JSON.stringify(payload), 'utf8'), cipher.final()]);

@@ -70,6 +70,12 @@ describe('Ed25519CheckpointSigner.signReceipt', () => {
     expect(verified.protectedHeader).toEqual({ alg: 'EdDSA', kid: signer.keyId, typ: RECEIPT_TYPE });
   });
 
+  it('when the claims cannot be made JSON, then signReceipt rejects rather than throws', async () => {
+    const signing = signer.signReceipt({ ...variants[0], http_status: 1n as unknown as number });
+
+    await expect(signing).rejects.toThrow(TypeError);
+  });
+
   it('when another key verifies a receipt, then jose refuses it', async () => {
     const other = generateKeyPairSync('ed25519').publicKey;
 

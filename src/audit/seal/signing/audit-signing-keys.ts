@@ -45,9 +45,10 @@ export class Ed25519CheckpointSigner extends CheckpointSigner {
 
   /**
    * A compact JWS (RFC 7515 §7.1) over the claims, Ed25519 (RFC 8037) with node:crypto's one-shot
-   * sign: jose's runs on WebCrypto, a job on the thread pool that cost 78 µs of CPU a receipt
-   * against 32 (docs/decisions.md). Ed25519 signatures are deterministic, so the same claims under
-   * the same key make the same receipt; the tests hold it to jose's bytes and `compactVerify`.
+   * sign: jose's runs on WebCrypto, a job on the thread pool that cost about two and a half times
+   * the CPU (docs/decisions.md, "Making JOSE objects with node:crypto"). Ed25519 signatures are
+   * deterministic, so the same claims under the same key make the same receipt; the tests hold it
+   * to jose's bytes and `compactVerify`.
    */
   signReceipt(claims: ReceiptClaims): Promise<string> {
     // What the signing throws rejects the promise, as the port's callers expect.
