@@ -77,7 +77,7 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
       }
       const { process: gateway, url } = await startBenchGatewayProcess({ database, dataDir, sandboxUrl, env, ...sampled, ...(root ? { root } : {}) });
       started.push(gateway);
-      builds[name] = { pid: gateway.child.pid, url };
+      builds[name] = { pid: gateway.child.pid, child: gateway.child, url };
     }
     const passthroughPort = await freePort();
     const passthrough = await startNode(
@@ -151,8 +151,8 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
       }
     }
     // The profiles end with the last round, before the gateways stop.
-    for (const name of Object.keys(profiles)) process.kill(builds[name].pid, 'SIGUSR2');
-    for (const file of Object.values(profiles)) await profileWritten(file);
+    for (const name of Object.keys(profiles)) if (running(builds[name].child)) builds[name].child.kill('SIGUSR2');
+    for (const [name, file] of Object.entries(profiles)) await profileWritten(file, builds[name].child);
     result = { results, names, yardstick, rounds, duration, connections, call, database: database.description };
   } finally {
     for (const process of started.reverse()) await process.stop();
@@ -167,9 +167,12 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
   return result;
 }
 
-/** Waits up to a minute for a gateway to write its profile (a large one takes seconds). */
-async function profileWritten(file) {
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline && !existsSync(file);) await new Promise((resolve) => setTimeout(resolve, 100));
+const running = (child) => child.exitCode === null && child.signalCode === null;
+
+/** Waits up to a minute for a gateway to write its profile (a large one takes seconds), or to have ended without. */
+async function profileWritten(file, child) {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline && !existsSync(file) && child.exitCode === null;)
+    await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 const DESCRIBED = {

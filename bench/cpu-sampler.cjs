@@ -2,13 +2,14 @@
 // first SIGUSR2 (sent once the gateways are started and the end users' requests are made, before
 // the first round's warm-up) until a second one (sent after the last round), when the profile is
 // written to BENCH_CPU_PROFILE with the number of requests the process served meanwhile; or until
-// the process exits, if that comes first. The shutdown is not in it: a gateway that seals a whole
-// run's audit events as it stops took more than the bench waits for while profiled. The profile of
+// the process exits, if that comes first. The shutdown is not in it (nor the work still pending
+// then, such as sealing the last audit events): a profiled gateway took seconds to stop, after
+// long runs more than the bench waits before it kills one. The profile of
 // a whole throughput run covers every scenario it loads; this one covers only what compare loads,
 // warm-ups included. Sampling costs the process CPU: the profiled gateways' CPU per request is not
 // comparable with the pass-through's, only with each other's.
 const { subscribe } = require('node:diagnostics_channel');
-const { writeFileSync } = require('node:fs');
+const { renameSync, writeFileSync } = require('node:fs');
 const { Session } = require('node:inspector');
 
 let requests = 0;
@@ -25,7 +26,9 @@ const write = () => {
   // An in-process session answers synchronously: the profile is written before this returns.
   session.post('Profiler.stop', (error, result) => {
     if (error || !process.env.BENCH_CPU_PROFILE) return;
-    writeFileSync(process.env.BENCH_CPU_PROFILE, JSON.stringify({ ...result.profile, requests }));
+    // Whole or not at all: the bench takes the file's existence to mean it is complete.
+    writeFileSync(`${process.env.BENCH_CPU_PROFILE}.partial`, JSON.stringify({ ...result.profile, requests }));
+    renameSync(`${process.env.BENCH_CPU_PROFILE}.partial`, process.env.BENCH_CPU_PROFILE);
   });
 };
 process.on('SIGUSR2', () => {
