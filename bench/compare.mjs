@@ -171,7 +171,7 @@ const running = (child) => child.exitCode === null && child.signalCode === null;
 
 /** Waits up to a minute for a gateway to write its profile (a large one takes seconds), or to have ended without. */
 async function profileWritten(file, child) {
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline && !existsSync(file) && child.exitCode === null;)
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline && !existsSync(file) && running(child);)
     await new Promise((resolve) => setTimeout(resolve, 100));
 }
 

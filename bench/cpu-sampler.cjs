@@ -4,10 +4,10 @@
 // written to BENCH_CPU_PROFILE with the number of requests the process served meanwhile; or until
 // the process exits, if that comes first. The shutdown is not in it (nor the work still pending
 // then, such as sealing the last audit events): a profiled gateway took seconds to stop, after
-// long runs more than the bench waits before it kills one. The profile of
-// a whole throughput run covers every scenario it loads; this one covers only what compare loads,
-// warm-ups included. Sampling costs the process CPU: the profiled gateways' CPU per request is not
-// comparable with the pass-through's, only with each other's.
+// long runs more than the bench waits before it kills one. The profile of a whole throughput run
+// covers every scenario it loads; this one covers only what compare loads, warm-ups included.
+// Sampling costs the process CPU: the profiled gateways' CPU per request is not comparable with
+// the pass-through's, only with each other's.
 const { subscribe } = require('node:diagnostics_channel');
 const { renameSync, writeFileSync } = require('node:fs');
 const { Session } = require('node:inspector');

@@ -19,9 +19,9 @@ function thumbprintOf(publicKey: KeyObject): string {
  * encryption, `kid` the RFC 7638 thumbprint of the provider's key.
  *
  * Made with node:crypto's one-shot calls, not jose: jose runs on WebCrypto, where each of the two
- * operations is a job on the thread pool behind WebIDL checks, and a seal cost about four times the
- * CPU (docs/decisions.md, "Making JOSE objects with node:crypto"). Only the making is here, never the opening of
- * anything received; the tests hold every seal to jose's `compactDecrypt`.
+ * operations is a job on the thread pool behind WebIDL checks, and a seal cost about four times
+ * the CPU (docs/decisions.md, "Making JOSE objects with node:crypto"). Only the making is here,
+ * never the opening of anything received; the tests hold every seal to jose's `compactDecrypt`.
  */
 export class JwePayloadCipher extends PayloadCipher {
   private readonly encodedHeader: string;
