@@ -1,4 +1,5 @@
-import { constants, createCipheriv, createHash, createSecretKey, KeyObject, publicEncrypt, randomBytes } from 'node:crypto';
+import { constants, createCipheriv, createSecretKey, KeyObject, publicEncrypt, randomBytes } from 'node:crypto';
+import { thumbprintOf } from '../common/crypto/jwk-thumbprint';
 
 /** Turns a POST payload into the body the provider receives. The one place that encrypts. */
 export abstract class PayloadCipher {
@@ -7,12 +8,6 @@ export abstract class PayloadCipher {
 
 export const JWE_ALGORITHM = 'RSA-OAEP-256';
 export const JWE_ENCRYPTION = 'A256GCM';
-
-/** RFC 7638: the SHA-256 of the key's required members in lexicographic order, no whitespace. */
-function thumbprintOf(publicKey: KeyObject): string {
-  const { e, kty, n } = publicKey.export({ format: 'jwk' });
-  return createHash('sha256').update(JSON.stringify({ e, kty, n })).digest('base64url');
-}
 
 /**
  * `{ "data": "<compact JWE>" }` (RFC 7516 §7.1): RSA-OAEP-256 key wrapping, A256GCM content
@@ -32,7 +27,7 @@ export class JwePayloadCipher extends PayloadCipher {
     super();
     if (publicKey.asymmetricKeyType !== 'rsa') throw new Error('The provider key must be an RSA public key (RSA-OAEP-256)');
     if ((publicKey.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) throw new Error('The provider key must be an RSA key of at least 2048 bits');
-    const header = { alg: JWE_ALGORITHM, enc: JWE_ENCRYPTION, kid: thumbprintOf(publicKey), cty: 'application/json' };
+    const header = { alg: JWE_ALGORITHM, enc: JWE_ENCRYPTION, kid: thumbprintOf(publicKey.export({ format: 'jwk' })), cty: 'application/json' };
     this.encodedHeader = Buffer.from(JSON.stringify(header), 'utf8').toString('base64url');
     this.aad = Buffer.from(this.encodedHeader, 'ascii');
   }

@@ -3,25 +3,7 @@ import fc from 'fast-check';
 import { calculateJwkThumbprint, CompactSign, CryptoKey, exportJWK, generateKeyPair, importJWK, jwtVerify } from 'jose';
 import { InMemoryProofReplay } from '../../../test/support/fakes';
 import { DpopKey, dpopProof, newDpopKey, unsignedDpopProof } from '../../../test/support/oidc';
-import { derOfJwsSignature, DpopProofs, thumbprintOf } from './dpop-proofs';
-
-describe(thumbprintOf.name, () => {
-  it.each(['ES256', 'ES384', 'PS256', 'EdDSA'])('when the key is %s, then the thumbprint is the one jose computes (RFC 7638)', async (alg) => {
-    const { publicKey } = await generateKeyPair(alg, { extractable: true });
-    const jwk = await exportJWK(publicKey);
-
-    expect(thumbprintOf({ ...jwk, kid: 'ignored', use: 'sig' })).toBe(await calculateJwkThumbprint(jwk, 'sha256'));
-  });
-
-  it.each([
-    ['a symmetric key', { kty: 'oct', k: 'c2VjcmV0' }],
-    ['an unknown key type', { kty: 'XYZ', x: 'a' }],
-    ['a member that is not a string', { kty: 'EC', crv: 'P-256', x: 1, y: 'a' }],
-    ['a missing member', { kty: 'EC', crv: 'P-256', x: 'a' }],
-  ])('when the header carries %s, then there is no thumbprint', (_, jwk) => {
-    expect(thumbprintOf(jwk as never)).toBeUndefined();
-  });
-});
+import { derOfJwsSignature, DpopProofs } from './dpop-proofs';
 
 describe(derOfJwsSignature.name, () => {
   it.each([

@@ -1,6 +1,6 @@
 import { constants, createHash, createPublicKey, KeyObject, verify } from 'node:crypto';
-import type { JWK } from 'jose';
 import { LRUCache } from 'lru-cache';
+import { requiredMembersOf, thumbprintOfMembers } from '../../common/crypto/jwk-thumbprint';
 import { canonicalTarget } from '../../common/http/canonical-target';
 import { DPOP_ALGORITHMS, InvalidDpopProof } from '../domain/auth.errors';
 import { ProofReplay } from '../domain/proof-replay.port';
@@ -30,9 +30,6 @@ export interface ProofContext {
   readonly jkt: string;
 }
 
-/** The members of each key type a thumbprint covers (RFC 7638 section 3.2), in the order it takes them. */
-const THUMBPRINT_MEMBERS: Readonly<Record<string, readonly string[]>> = { EC: ['crv', 'kty', 'x', 'y'], RSA: ['e', 'kty', 'n'], OKP: ['crv', 'kty', 'x'] };
-
 type DpopAlgorithm = (typeof DPOP_ALGORITHMS)[number];
 
 /** The key each algorithm verifies with (RFC 7518 section 3, RFC 8037 section 3.1): its type, and its curve where it has one. */
@@ -43,36 +40,6 @@ const KEY_OF: Readonly<Record<DpopAlgorithm, { readonly kty: string; readonly cr
   RS256: { kty: 'RSA' },
   EdDSA: { kty: 'OKP', crv: 'Ed25519' },
 };
-
-/**
- * A public JWK's required members (RFC 7638 section 3.2), those and no others: what its thumbprint
- * covers, and all that is imported of it. Undefined for a key type or member that is not a string.
- */
-function requiredMembersOf(jwk: JWK): Record<string, string> | undefined {
-  const members = typeof jwk.kty === 'string' ? THUMBPRINT_MEMBERS[jwk.kty] : undefined;
-  if (!members) return undefined;
-  const required: Record<string, string> = {};
-  for (const member of members) {
-    const value = (jwk as Record<string, unknown>)[member];
-    if (typeof value !== 'string') return undefined;
-    required[member] = value;
-  }
-  return required;
-}
-
-function thumbprintOfMembers(required: Record<string, string>): string {
-  return createHash('sha256').update(JSON.stringify(required), 'utf8').digest('base64url');
-}
-
-/**
- * A public JWK's SHA-256 thumbprint (RFC 7638), as jose's calculateJwkThumbprint computes it, with
- * node:crypto's hash: it runs on every request, and the Web Crypto digest costs ten times more.
- * Undefined for a key type or member that is not a string.
- */
-export function thumbprintOf(jwk: JWK): string | undefined {
-  const required = requiredMembersOf(jwk);
-  return required && thumbprintOfMembers(required);
-}
 
 /** Whether a proof's `alg` is one the service accepts and fits the key it comes with. */
 function fits(alg: unknown, key: Record<string, string>): alg is DpopAlgorithm {
