@@ -27,7 +27,9 @@ export class JwePayloadCipher extends PayloadCipher {
     super();
     if (publicKey.asymmetricKeyType !== 'rsa') throw new Error('The provider key must be an RSA public key (RSA-OAEP-256)');
     if ((publicKey.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) throw new Error('The provider key must be an RSA key of at least 2048 bits');
-    const header = { alg: JWE_ALGORITHM, enc: JWE_ENCRYPTION, kid: thumbprintOf(publicKey.export({ format: 'jwk' })), cty: 'application/json' };
+    const kid = thumbprintOf(publicKey.export({ format: 'jwk' }));
+    if (kid === undefined) throw new Error('The provider key has no RFC 7638 thumbprint');
+    const header = { alg: JWE_ALGORITHM, enc: JWE_ENCRYPTION, kid, cty: 'application/json' };
     this.encodedHeader = Buffer.from(JSON.stringify(header), 'utf8').toString('base64url');
     this.aad = Buffer.from(this.encodedHeader, 'ascii');
   }

@@ -2,7 +2,7 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import { thumbprintOf } from './jwk-thumbprint';
 
 describe(thumbprintOf.name, () => {
-  it.each(['ES256', 'ES384', 'PS256', 'RSA-OAEP-256', 'EdDSA'])('when the key is %s, then the thumbprint is the one jose computes (RFC 7638)', async (alg) => {
+  it.each(['ES256', 'ES384', 'PS256', 'EdDSA'])('when the key is %s, then the thumbprint is the one jose computes (RFC 7638)', async (alg) => {
     const { publicKey } = await generateKeyPair(alg, { extractable: true });
     const jwk = await exportJWK(publicKey);
 
@@ -10,11 +10,11 @@ describe(thumbprintOf.name, () => {
   });
 
   it.each([
-    ['a symmetric key', { kty: 'oct', k: 'c2VjcmV0' }],
-    ['an unknown key type', { kty: 'XYZ', x: 'a' }],
-    ['a member that is not a string', { kty: 'EC', crv: 'P-256', x: 1, y: 'a' }],
-    ['a missing member', { kty: 'EC', crv: 'P-256', x: 'a' }],
-  ])('when the JWK is %s, then there is no thumbprint', (_, jwk) => {
+    ['is a symmetric key', { kty: 'oct', k: 'c2VjcmV0' }],
+    ['has an unknown key type', { kty: 'XYZ', x: 'a' }],
+    ['has a member that is not a string', { kty: 'EC', crv: 'P-256', x: 1, y: 'a' }],
+    ['lacks a member', { kty: 'EC', crv: 'P-256', x: 'a' }],
+  ])('when the JWK %s, then there is no thumbprint', (_, jwk) => {
     expect(thumbprintOf(jwk as never)).toBeUndefined();
   });
 });
