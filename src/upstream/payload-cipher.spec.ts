@@ -1,5 +1,5 @@
-import { createDecipheriv, createHash, generateKeyPairSync, KeyObject, privateDecrypt, constants } from 'node:crypto';
-import { calculateJwkThumbprint, compactDecrypt, JWK } from 'jose';
+import { createDecipheriv, generateKeyPairSync, KeyObject, privateDecrypt, constants } from 'node:crypto';
+import { calculateJwkThumbprint, compactDecrypt, errors } from 'jose';
 import { JwePayloadCipher, PlainPayloadCipher } from './payload-cipher';
 
 /** Compact JWE (RSA-OAEP-256 + A256GCM) opened with node:crypto alone: no JOSE library involved. */
@@ -14,16 +14,10 @@ function decryptWithNodeCrypto(jwe: string, privateKey: KeyObject): { header: Re
   return { header, payload: JSON.parse(plaintext.toString('utf8')) };
 }
 
-/** RFC 7638: SHA-256 of {"e","kty","n"} in that order, without whitespace. */
-function thumbprint(publicKey: KeyObject): string {
-  const jwk = publicKey.export({ format: 'jwk' });
-  return createHash('sha256')
-    .update(JSON.stringify({ e: jwk.e, kty: jwk.kty, n: jwk.n }))
-    .digest('base64url');
-}
-
 describe('JwePayloadCipher', () => {
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  /** The kid the provider expects: the key's RFC 7638 thumbprint, as jose computes it. */
+  const expectedKid = () => calculateJwkThumbprint(publicKey.export({ format: 'jwk' }), 'sha256');
   const payload = { reference: '0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11', first_name: 'Ada', amount: '10.00' };
 
   it('when a payload is sealed, then the body is {"data": compact JWE} with five parts', async () => {
@@ -42,7 +36,7 @@ describe('JwePayloadCipher', () => {
     const opened = decryptWithNodeCrypto(String(body.data), privateKey);
 
     expect(opened.payload).toEqual(payload);
-    expect(opened.header).toMatchObject({ alg: 'RSA-OAEP-256', enc: 'A256GCM', kid: thumbprint(publicKey) });
+    expect(opened.header).toMatchObject({ alg: 'RSA-OAEP-256', enc: 'A256GCM', kid: await expectedKid() });
   });
 
   it('when jose opens the JWE, then it finds the payload and exactly the header the provider expects', async () => {
@@ -56,7 +50,7 @@ describe('JwePayloadCipher', () => {
     expect(opened.protectedHeader).toEqual({
       alg: 'RSA-OAEP-256',
       enc: 'A256GCM',
-      kid: await calculateJwkThumbprint(publicKey.export({ format: 'jwk' }) as JWK, 'sha256'),
+      kid: await expectedKid(),
       cty: 'application/json',
     });
   });
@@ -94,10 +88,13 @@ describe('JwePayloadCipher', () => {
   });
 
   it('when the header is swapped for another that parses, the rest kept, then jose refuses it (the header is authenticated)', async () => {
-    const [, ...rest] = String((await new JwePayloadCipher(publicKey).seal(payload)).data).split('.');
+    const sealed = String((await new JwePayloadCipher(publicKey).seal(payload)).data);
+    const [, ...rest] = sealed.split('.');
     const otherHeader = Buffer.from(JSON.stringify({ alg: 'RSA-OAEP-256', enc: 'A256GCM', kid: 'another', cty: 'application/json' })).toString('base64url');
 
-    await expect(compactDecrypt([otherHeader, ...rest].join('.'), privateKey)).rejects.toThrow();
+    // As sealed it opens: the refusal below is the swap's, not the seal's.
+    expect(JSON.parse(Buffer.from((await compactDecrypt(sealed, privateKey)).plaintext).toString('utf8'))).toEqual(payload);
+    await expect(compactDecrypt([otherHeader, ...rest].join('.'), privateKey)).rejects.toThrow(errors.JWEDecryptionFailed);
   });
 
   it('when the payload cannot be made JSON, then seal rejects rather than throws', async () => {

@@ -20,10 +20,12 @@ export const JWE_ENCRYPTION = 'A256GCM';
  */
 export class JwePayloadCipher extends PayloadCipher {
   private readonly encodedHeader: string;
+  /** publicEncrypt's options, made once: OAEP's hash can be named only here. */
+  private readonly keyWrap: { key: KeyObject; padding: number; oaepHash: string };
   /** RFC 7516 §5.1 step 14: the additional authenticated data is the ASCII of the encoded header. */
   private readonly aad: Buffer;
 
-  constructor(private readonly publicKey: KeyObject) {
+  constructor(publicKey: KeyObject) {
     super();
     if (publicKey.asymmetricKeyType !== 'rsa') throw new Error('The provider key must be an RSA public key (RSA-OAEP-256)');
     if ((publicKey.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) throw new Error('The provider key must be an RSA key of at least 2048 bits');
@@ -32,6 +34,7 @@ export class JwePayloadCipher extends PayloadCipher {
     const header = { alg: JWE_ALGORITHM, enc: JWE_ENCRYPTION, kid, cty: 'application/json' };
     this.encodedHeader = Buffer.from(JSON.stringify(header), 'utf8').toString('base64url');
     this.aad = Buffer.from(this.encodedHeader, 'ascii');
+    this.keyWrap = { key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' };
   }
 
   seal(payload: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -43,11 +46,11 @@ export class JwePayloadCipher extends PayloadCipher {
     // A fresh 256-bit content key and 96-bit IV for each payload (RFC 7518 §5.3).
     const contentKey = randomBytes(32);
     const iv = randomBytes(12);
-    const encryptedKey = publicEncrypt({ key: this.publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, contentKey);
+    const encryptedKey = publicEncrypt(this.keyWrap, contentKey);
     // The content key made a KeyObject first: given the raw bytes, Node 24's createCipheriv asks
     // whether they are a KeyObject, then a CryptoKey, and each answer is a thrown and caught error
     // (half the AES step's CPU). publicEncrypt cannot be spared the same two checks: OAEP's hash is
-    // named only in its { key, padding, oaepHash } options object, which is checked the same way.
+    // named only in its options object (keyWrap), which is checked the same way.
     const cipher = createCipheriv('aes-256-gcm', createSecretKey(contentKey), iv);
     cipher.setAAD(this.aad);
     const ciphertext = Buffer.concat([cipher.update(JSON.stringify(payload), 'utf8'), cipher.final()]);
