@@ -353,6 +353,18 @@ describe('Dockerfile', () => {
     expect(['root', '0']).not.toContain(user);
   });
 
+  it('when the image runs, then the allocator its LD_PRELOAD names is a package it installs', () => {
+    const env = Object.fromEntries(
+      instructions(runtime)
+        .filter((line) => line.startsWith('ENV '))
+        .flatMap((line) => [...line.matchAll(/(\w+)=(\S+)/g)].map(([, name, value]) => [name, value])),
+    );
+    const installs = /^RUN apt-get update && .*apt-get install -y --no-install-recommends libjemalloc2\b/m.test(runtime.replace(/\\\n\s*/g, ''));
+
+    expect({ LD_PRELOAD: env.LD_PRELOAD, installs }).toEqual({ LD_PRELOAD: 'libjemalloc.so.2', installs: true });
+    expect(env.MALLOC_CONF).toMatch(/(^|,)dirty_decay_ms:\d+(,|$)/);
+  });
+
   it('when the image starts, then it runs the compiled service, and everything it copies exists here', () => {
     expect(runtime).toMatch(/^CMD \["node", "--max-semi-space-size=16", "dist\/src\/main\.js"\]/m);
     for (const [, source] of dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)) {
