@@ -1,7 +1,8 @@
 // The gateway's resident memory, one process at a time. Each variant (Node flags or environment
-// beside the image's own flags, or none) is started fresh on one PostgreSQL and one sandbox,
-// measured idle, then loaded with balance reads and with bank accounts; the variants take turns,
-// in a different order each round, so that whatever else the machine does falls on all alike.
+// beside the image's own flags and allocator, or none; `LD_PRELOAD=` runs glibc's malloc) is
+// started fresh on one PostgreSQL and one sandbox, measured idle, then loaded with balance reads
+// and with bank accounts; the variants take turns, in a different order each round, so that
+// whatever else the machine does falls on all alike.
 // Reported per variant and round: resident memory idle (and how much of it is anonymous, and the
 // files mapped: the Node binary's own pages most of all), the peak (VmHWM: since the process
 // started, so start-up's own peak too, and the first gateway's start runs the migrations), and the
@@ -124,7 +125,7 @@ export function report({ results, names, rounds, duration, connections, database
     '',
     table(
       [
-        'Variant (beside the image’s flags)',
+        'Variant (beside the image’s flags and allocator)',
         'idle RSS MiB',
         'of it anonymous / files',
         'peak RSS MiB',

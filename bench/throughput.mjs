@@ -252,6 +252,32 @@ export function productionNodeFlags(root = ROOT) {
   return words.slice(1, -1).filter((word) => word.startsWith('--'));
 }
 
+/** The production image's allocator settings: the Dockerfile's ENV of these names in its last stage. */
+const ALLOCATOR_SETTINGS = ['LD_PRELOAD', 'MALLOC_CONF'];
+
+/**
+ * The allocator the production image runs the service with (jemalloc: the Dockerfile's `ENV
+ * LD_PRELOAD=… MALLOC_CONF=…`), so that the gateway's memory is measured as it is deployed. A
+ * machine without Debian's libjemalloc2 runs it on glibc's malloc: `allocatorOf` says which.
+ */
+export function productionAllocatorEnv(root = ROOT) {
+  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+  const lastStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  const env = {};
+  for (const [, assignments] of lastStage.matchAll(/^ENV (.*)$/gm)) {
+    for (const word of assignments.trim().split(/\s+/)) {
+      const name = word.slice(0, word.indexOf('='));
+      if (ALLOCATOR_SETTINGS.includes(name)) env[name] = word.slice(name.length + 1);
+    }
+  }
+  return env;
+}
+
+/** Which allocator a running process has: jemalloc when its library is mapped, else glibc's malloc. */
+export function allocatorOf(pid) {
+  return readFileSync(`/proc/${pid}/maps`, 'utf8').includes('/libjemalloc.so') ? 'jemalloc' : "glibc's malloc";
+}
+
 /** A gateway process in live mode against the bench sandbox, on `database`, with the rate limits out of the way. */
 export async function startBenchGatewayProcess({ database, dataDir, sandboxUrl, env = {}, nodeArgs = [], root = ROOT }) {
   const port = await freePort();
@@ -274,6 +300,7 @@ export async function startBenchGatewayProcess({ database, dataDir, sandboxUrl, 
       AUDIT_PURGE_DAILY: 'false',
       // Where a web app's login comes back to (browser sessions).
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      ...productionAllocatorEnv(root),
       ...env,
     },
     // Ready as a load balancer sees it: the readiness probe answers 200.
@@ -591,7 +618,7 @@ export async function throughput({
         paced.push(await oneAtATime(`${call}: ${target}`, byTarget[target], { duration, rate }));
       }
     }
-    const memory = memoryOf(service.child.pid);
+    const memory = { ...memoryOf(service.child.pid), allocator: allocatorOf(service.child.pid) };
     if (sealed.length < next) log(`warning: ${next} sealed requests used, ${sealed.length} prepared: some references repeated`);
     return { rows, paced, rate, memory, connections, duration, database: database.description };
   } finally {
@@ -844,7 +871,7 @@ export function report({ rows, paced, rate, memory, connections, duration, datab
   lines.push(`Errors and non-2xx answers in all scenarios: ${failures} (target: 0 — ${failures === 0 ? 'met' : 'NOT met'}).`);
   lines.push('');
   lines.push(
-    `Gateway resident memory: peak ${fixed(memory.peakRssMiB, 0)} MiB (VmHWM), ${fixed(memory.rssMiB, 0)} MiB at the end ` +
+    `Gateway resident memory (allocator: ${memory.allocator}): peak ${fixed(memory.peakRssMiB, 0)} MiB (VmHWM), ${fixed(memory.rssMiB, 0)} MiB at the end ` +
       `(target: peak ≤ ${MAX_PEAK_RSS_MIB} MiB — ${memory.peakRssMiB <= MAX_PEAK_RSS_MIB ? 'met' : 'NOT met'}).`,
   );
   return lines.join('\n');
