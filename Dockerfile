@@ -34,9 +34,10 @@ FROM node:${NODE_VERSION}-bookworm-slim
 # DATA_DIR holds the keys the service makes when none is configured and the stand-alone sandbox's
 # key pair; /data is the node user's (below), the default ./.data would be root's /app/.data.
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data
-# jemalloc, Debian's libjemalloc2, as the process's allocator (MALLOC_CONF below).
-RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libjemalloc2 \
-  && rm -rf /var/lib/apt/lists/*
+# jemalloc, Debian's libjemalloc2, as the process's allocator (LD_PRELOAD below): the build reaches
+# Debian's mirror for it, as it reaches the npm registry. bookworm's package changes only by
+# Debian's security and point releases.
+RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libjemalloc2 && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Dependencies only: development's packages (the embedded PostgreSQL, the development OpenID
@@ -56,9 +57,11 @@ EXPOSE 3000
 # 220-250, for no CPU it could measure (docs/benchmarks.md, "Memory"). Not a heap limit.
 # The allocator: glibc's malloc keeps what V8's worker threads free in arenas of their own, resident
 # (after a load, malloc_trim gave 17 MiB of it back); jemalloc gives unused pages back within a
-# second (dirty_decay_ms), from a thread of its own, in two arenas and without per-thread caches.
-# The whole throughput bench peaked at 225 and 214 MiB with it, 248 and 268 without, for no CPU
-# that paired rounds could tell (docs/benchmarks.md, "jemalloc"). Named, not a path: the dynamic
-# linker finds it on any architecture, and only warns where it is missing (.ci/image checks).
+# second (dirty_decay_ms), from a thread of its own. Two arenas and no per-thread caches held about
+# 4 MiB less idle; no peak or CPU difference could be told from the rounds' spread. Two whole
+# throughput runs peaked at 225 and 214 MiB with it, two alternated with them at 248 and 268
+# without; paired rounds could tell no CPU cost from their spread (docs/benchmarks.md, "jemalloc").
+# Named, not a path: the dynamic linker finds it on any architecture, and only warns where it is
+# missing (.ci/image checks).
 ENV LD_PRELOAD=libjemalloc.so.2 MALLOC_CONF=background_thread:true,narenas:2,tcache:false,dirty_decay_ms:1000,muzzy_decay_ms:0
 CMD ["node", "--max-semi-space-size=16", "dist/src/main.js"]

@@ -261,15 +261,19 @@ const ALLOCATOR_SETTINGS = ['LD_PRELOAD', 'MALLOC_CONF'];
  * machine without Debian's libjemalloc2 runs it on glibc's malloc: `allocatorOf` says which.
  */
 export function productionAllocatorEnv(root = ROOT) {
-  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
-  const lastStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  const stages = readFileSync(join(root, 'Dockerfile'), 'utf8')
+    .replace(/\\\n/g, ' ')
+    .split(/^FROM /m);
   const env = {};
-  for (const [, assignments] of lastStage.matchAll(/^ENV (.*)$/gm)) {
+  for (const [, assignments] of stages.at(-1).matchAll(/^ENV (.*)$/gm)) {
     for (const word of assignments.trim().split(/\s+/)) {
       const name = word.slice(0, word.indexOf('='));
       if (ALLOCATOR_SETTINGS.includes(name)) env[name] = word.slice(name.length + 1);
     }
   }
+  const named = ALLOCATOR_SETTINGS.filter((name) => new RegExp(`\\b${name}\\b`).test(stages.at(-1).replace(/^#.*$/gm, '')));
+  const unread = named.filter((name) => !(name in env));
+  if (unread.length > 0) throw new Error(`Dockerfile: ${unread.join(', ')} set in a form this bench does not read (ENV NAME=value)`);
   return env;
 }
 
@@ -306,6 +310,10 @@ export async function startBenchGatewayProcess({ database, dataDir, sandboxUrl, 
     // Ready as a load balancer sees it: the readiness probe answers 200.
     answers(`http://127.0.0.1:${port}/health/ready`),
   );
+  const preload = { ...productionAllocatorEnv(root), ...env }.LD_PRELOAD;
+  if (preload && allocatorOf(gateway.child.pid) !== 'jemalloc') {
+    process.stderr.write(`[bench] warning: the gateway runs on glibc's malloc, not on ${preload} as the image does (install libjemalloc2)\n`);
+  }
   return { process: gateway, pid: gateway.child.pid, port, url: `http://127.0.0.1:${port}` };
 }
 

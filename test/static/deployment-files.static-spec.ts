@@ -359,9 +359,15 @@ describe('Dockerfile', () => {
         .filter((line) => line.startsWith('ENV '))
         .flatMap((line) => [...line.matchAll(/(\w+)=(\S+)/g)].map(([, name, value]) => [name, value])),
     );
-    const installs = /^RUN apt-get update && .*apt-get install -y --no-install-recommends libjemalloc2\b/m.test(runtime.replace(/\\\n\s*/g, ''));
+    const lines = instructions(runtime);
+    const installedAt = lines.findIndex((line) => /^RUN apt-get update && .*\bapt-get install\b.*\blibjemalloc2\b/.test(line));
+    const preloadedAt = lines.findIndex((line) => /^ENV .*\bLD_PRELOAD=/.test(line));
 
-    expect({ LD_PRELOAD: env.LD_PRELOAD, installs }).toEqual({ LD_PRELOAD: 'libjemalloc.so.2', installs: true });
+    expect({ LD_PRELOAD: env.LD_PRELOAD, installed: installedAt >= 0, preloadedAfterwards: preloadedAt > installedAt }).toEqual({
+      LD_PRELOAD: 'libjemalloc.so.2',
+      installed: true,
+      preloadedAfterwards: true,
+    });
     expect(env.MALLOC_CONF).toMatch(/(^|,)dirty_decay_ms:\d+(,|$)/);
   });
 
