@@ -285,6 +285,7 @@ export function allocatorOf(pid) {
 /** A gateway process in live mode against the bench sandbox, on `database`, with the rate limits out of the way. */
 export async function startBenchGatewayProcess({ database, dataDir, sandboxUrl, env = {}, nodeArgs = [], root = ROOT }) {
   const port = await freePort();
+  const allocator = productionAllocatorEnv(root);
   const gateway = await startNode(
     [...productionNodeFlags(root), ...nodeArgs, join(root, 'dist', 'src', 'main.js')],
     {
@@ -304,13 +305,13 @@ export async function startBenchGatewayProcess({ database, dataDir, sandboxUrl, 
       AUDIT_PURGE_DAILY: 'false',
       // Where a web app's login comes back to (browser sessions).
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      ...productionAllocatorEnv(root),
+      ...allocator,
       ...env,
     },
     // Ready as a load balancer sees it: the readiness probe answers 200.
     answers(`http://127.0.0.1:${port}/health/ready`),
   );
-  const preload = { ...productionAllocatorEnv(root), ...env }.LD_PRELOAD;
+  const preload = { ...allocator, ...env }.LD_PRELOAD;
   if (preload && allocatorOf(gateway.child.pid) !== 'jemalloc') {
     process.stderr.write(`[bench] warning: the gateway runs on glibc's malloc, not on ${preload} as the image does (install libjemalloc2)\n`);
   }

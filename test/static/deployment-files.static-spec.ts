@@ -46,6 +46,13 @@ function instructions(stage: string): string[] {
     .filter((line) => line !== '' && !line.startsWith('#'));
 }
 
+/** The environment a stage's ENV instructions set: each NAME=value, the last one winning. */
+function environmentOf(lines: string[]): Record<string, string> {
+  return Object.fromEntries(
+    lines.filter((line) => line.startsWith('ENV ')).flatMap((line) => [...line.matchAll(/(\w+)=(\S+)/g)].map(([, name, value]) => [name, value])),
+  );
+}
+
 /** The sources of a stage's COPY instructions from the build context (not --from another stage). */
 function copiedSources(lines: string[]): string[] {
   return lines.flatMap((line) => {
@@ -333,10 +340,7 @@ describe('Dockerfile', () => {
   it('when the image runs, then DATA_DIR is an absolute directory that the runtime user owns', () => {
     const lines = instructions(runtime);
     const user = /^USER (\S+)$/m.exec(runtime)![1];
-    const env = Object.fromEntries(
-      lines.filter((line) => line.startsWith('ENV ')).flatMap((line) => [...line.matchAll(/(\w+)=(\S+)/g)].map(([, name, value]) => [name, value])),
-    );
-    const dataDir = env.DATA_DIR;
+    const dataDir = environmentOf(lines).DATA_DIR;
     const userAt = lines.findIndex((line) => line.startsWith('USER '));
     const owned = lines
       .slice(0, userAt)
@@ -354,12 +358,8 @@ describe('Dockerfile', () => {
   });
 
   it('when the image runs, then the allocator its LD_PRELOAD names is a package it installs', () => {
-    const env = Object.fromEntries(
-      instructions(runtime)
-        .filter((line) => line.startsWith('ENV '))
-        .flatMap((line) => [...line.matchAll(/(\w+)=(\S+)/g)].map(([, name, value]) => [name, value])),
-    );
     const lines = instructions(runtime);
+    const env = environmentOf(lines);
     const installedAt = lines.findIndex((line) => /^RUN apt-get update && .*\bapt-get install\b.*\blibjemalloc2\b/.test(line));
     const preloadedAt = lines.findIndex((line) => /^ENV .*\bLD_PRELOAD=/.test(line));
 
