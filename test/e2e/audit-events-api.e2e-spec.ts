@@ -135,6 +135,32 @@ describe('GET /api/v1/audit-events', () => {
     expect(one.body.data).toMatchObject({ id: body.data!.events[0].id, error_id: errorId });
   });
 
+  it('when an event is read by id, then it is the event the search shows, every field alike, filled or empty', async () => {
+    const [full, bare, reference] = [randomUUID(), randomUUID(), randomUUID()];
+    await t.asOwner(
+      `INSERT INTO audit_events (id, request_id, client_id, caller_kind, client_name, tenant, operation, phase, http_method, route, reference, customer_id,
+                                 currency, http_status, upstream_status, error_id, error_code, upstream_error_id, error_message, latency_ms,
+                                 upstream_latency_ms, source_ip, replayed, trace_id, staff_id, staff_roles, access_reason, break_glass, upstream_attempts)
+       VALUES ($1, 'by-id-full', $4, 'staff', 'support desk', 'acme', 'bank_account.create', 'failed', 'POST', '/api/v1/bank-accounts', $3, $5,
+               'EUR', 502, 500, $6, 'UPSTREAM.FAILED', 'UPS-7', 'The provider failed', 812,
+               790, '203.0.113.9', true, '0af7651916cd43dd8448eb211c80319c', 'staff-7', 'support,compliance', 'TICKET-9', true,
+               '[{"retry": 0, "status": 500, "latency_ms": 400, "error_id": "UPS-7"}, {"retry": 1, "failure": "timeout", "latency_ms": 390}]'),
+              ($2, 'by-id-bare', NULL, NULL, NULL, NULL, 'customer.create', 'succeeded', NULL, NULL, $3, NULL,
+               NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+               NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL)`,
+      [full, bare, reference, randomUUID(), randomUUID(), randomUUID()],
+    );
+
+    const page = await get<PageBody>(`/api/v1/audit-events?reference=${reference}&reason=TICKET-1`);
+    expect(page.body.data!.events.map((event) => event.id).sort()).toEqual([full, bare].sort());
+    expect(page.body.data!.events.find((event) => event.id === full)).toMatchObject({ upstream_error_id: 'UPS-7', customer_id: expect.any(String) });
+    for (const event of page.body.data!.events) {
+      const one = await get<AuditEventBody>(`/api/v1/audit-events/${event.id}`);
+
+      expect({ status: one.status, event: one.body.data }).toEqual({ status: 200, event });
+    }
+  });
+
   it('when an admin reads the log, then the read itself is audited as audit.query', async () => {
     const requestId = randomUUID();
     await fetch(`${t.baseUrl}/api/v1/audit-events?limit=1`, { headers: { authorization: `Bearer ${admin}`, 'x-request-id': requestId } });
