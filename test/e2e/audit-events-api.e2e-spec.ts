@@ -135,7 +135,7 @@ describe('GET /api/v1/audit-events', () => {
     expect(one.body.data).toMatchObject({ id: body.data!.events[0].id, error_id: errorId });
   });
 
-  it('when an event is read by id, then it is the event the search shows, every field alike, filled or empty', async () => {
+  it('when an event is read by id, then the answer is the one the search gives, with every column filled or every nullable one empty', async () => {
     const [full, bare, reference] = [randomUUID(), randomUUID(), randomUUID()];
     await t.asOwner(
       `INSERT INTO audit_events (id, request_id, client_id, caller_kind, client_name, tenant, operation, phase, http_method, route, reference, customer_id,
