@@ -89,6 +89,25 @@ describe('GET /api/v1/audit-events', () => {
     expect(times).toEqual([...times].sort((a, b) => b - a));
   });
 
+  it('when every page of events that share their time is followed, then each appears exactly once, newest first and by id within a time', async () => {
+    const seen: AuditEventBody[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = `/api/v1/audit-events?client=${adminId}&to=2026-10-01&limit=137${cursor ? `&cursor=${cursor}` : ''}`;
+      const { status, body } = await get<PageBody>(query);
+      expect(status).toBe(200);
+      seen.push(...body.data!.events);
+      cursor = body.data!.next_cursor;
+    } while (cursor);
+
+    const expected: { id: string }[] = await t.dataSource.query(
+      `SELECT id FROM audit_events WHERE request_id LIKE 'seed-%' AND client_id = $1 ORDER BY occurred_at DESC, id DESC`,
+      [adminId],
+    );
+    expect(new Set(seen.map((e) => e.occurred_at)).size).toBeLessThan(seen.length);
+    expect(seen.map((e) => e.id)).toEqual(expected.map((row) => row.id));
+  });
+
   it('when filtered by customer and a date range, then exactly the matching events come back', async () => {
     const customer = CUSTOMERS[1];
     const { status, body } = await get<PageBody>(`/api/v1/audit-events?customer_id=${customer}&from=2026-09-10&to=2026-09-14T12:00:00Z&limit=500&reason=SUP-1`);

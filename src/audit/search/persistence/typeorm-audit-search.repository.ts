@@ -67,10 +67,12 @@ export function selectListOf(
 @Injectable()
 export class TypeOrmAuditSearchRepository extends AuditSearch {
   /**
-   * One event by id, as a prepared statement on pg (selectListOf). TypeORM's findOneBy built the
-   * query anew on every read; without it, a read by id costs the gateway half the CPU it did
-   * (docs/benchmarks.md).
+   * The events' columns, as the entity's properties (selectListOf): the search and the read by id
+   * are SQL on pg, with the rows TypeORM would have built. TypeORM's query builder built each query
+   * anew; without it, a read by id costs the gateway half the CPU it did (docs/benchmarks.md).
    */
+  private readonly columns: string;
+  /** One event by id, as a prepared statement. */
   private readonly byId: string;
 
   constructor(
@@ -78,42 +80,43 @@ export class TypeOrmAuditSearchRepository extends AuditSearch {
     private readonly sql: Sql,
   ) {
     super();
-    this.byId = `SELECT ${selectListOf(rows.metadata.columns, 'e')} FROM audit_events e WHERE e.id = $1`;
+    this.columns = selectListOf(rows.metadata.columns, 'e');
+    this.byId = `SELECT ${this.columns} FROM audit_events e WHERE e.id = $1`;
   }
 
   async find(filter: AuditEventFilter, limit: number, after?: AuditPosition): Promise<AuditPage> {
-    const query = this.rows.createQueryBuilder('e').addSelect(POSITION_SQL, 'position');
-    if (filter.reference) query.andWhere('e.reference = :reference', { reference: filter.reference });
-    if (filter.customerId) query.andWhere('e.customer_id = :customerId', { customerId: filter.customerId });
-    if (filter.clientId) query.andWhere('e.client_id = :clientId', { clientId: filter.clientId });
-    if (filter.staffId) query.andWhere('e.staff_id = :staffId', { staffId: filter.staffId });
-    if (filter.operation) query.andWhere('e.operation = :operation', { operation: filter.operation });
+    const values: unknown[] = [];
+    const bind = (value: unknown): string => `$${values.push(value)}`;
+    const where: string[] = [];
+    if (filter.reference) where.push(`e.reference = ${bind(filter.reference)}`);
+    if (filter.customerId) where.push(`e.customer_id = ${bind(filter.customerId)}`);
+    if (filter.clientId) where.push(`e.client_id = ${bind(filter.clientId)}`);
+    if (filter.staffId) where.push(`e.staff_id = ${bind(filter.staffId)}`);
+    if (filter.operation) where.push(`e.operation = ${bind(filter.operation)}`);
     // A search names the reference or customer it looked at: a customer's events are theirs, not the searches about them (operation=audit.query finds those).
-    else if (filter.reference || filter.customerId) query.andWhere('e.operation <> :search', { search: OPERATION.queryAudit });
-    if (filter.phase) query.andWhere('e.phase = :phase', { phase: filter.phase });
-    if (filter.from) query.andWhere('e.occurred_at >= :from', { from: filter.from });
-    if (filter.to) query.andWhere('e.occurred_at < :to', { to: filter.to });
+    else if (filter.reference || filter.customerId) where.push(`e.operation <> ${bind(OPERATION.queryAudit)}`);
+    if (filter.phase) where.push(`e.phase = ${bind(filter.phase)}`);
+    if (filter.from) where.push(`e.occurred_at >= ${bind(filter.from)}`);
+    if (filter.to) where.push(`e.occurred_at < ${bind(filter.to)}`);
     if (filter.errorId) {
-      if (isUuid(filter.errorId)) {
-        query.andWhere('(e.error_id = :ourErrorId OR e.upstream_error_id = :errorId)', { ourErrorId: filter.errorId, errorId: filter.errorId });
-      } else {
-        query.andWhere('e.upstream_error_id = :errorId', { errorId: filter.errorId });
-      }
+      // Bound once for each column: a parameter has one type, and the two columns' differ (uuid, varchar).
+      where.push(
+        isUuid(filter.errorId)
+          ? `(e.error_id = ${bind(filter.errorId)} OR e.upstream_error_id = ${bind(filter.errorId)})`
+          : `e.upstream_error_id = ${bind(filter.errorId)}`,
+      );
     }
-    if (after) {
-      query.andWhere('(e.occurred_at, e.id) < (CAST(:afterAt AS timestamptz), CAST(:afterId AS uuid))', { afterAt: after.occurredAt, afterId: after.id });
-    }
-    query
-      .orderBy('e.occurred_at', 'DESC')
-      .addOrderBy('e.id', 'DESC')
-      .limit(limit + 1);
+    if (after) where.push(`(e.occurred_at, e.id) < (CAST(${bind(after.occurredAt)} AS timestamptz), CAST(${bind(after.id)} AS uuid))`);
+    const text =
+      `SELECT ${this.columns}, ${POSITION_SQL} AS position FROM audit_events e` +
+      (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
+      ` ORDER BY e.occurred_at DESC, e.id DESC LIMIT ${bind(limit + 1)}`;
 
-    const { entities, raw } = await unavailableOnOutage(() => query.getRawAndEntities<{ position: string }>());
-    const events = entities.slice(0, limit).map((row) => AuditEventMapper.toDomain(row));
-    if (entities.length <= limit) return { events };
-    const last = entities[limit - 1];
-    const lastRaw = raw[limit - 1];
-    return { events, next: { occurredAt: lastRaw.position, id: last.id } };
+    const rows = await unavailableOnOutage(() => this.sql.query<AuditEventEntity & { position: string }>(text, values));
+    const events = rows.slice(0, limit).map((row) => AuditEventMapper.toDomain(row));
+    if (rows.length <= limit) return { events };
+    const last = rows[limit - 1];
+    return { events, next: { occurredAt: last.position, id: last.id } };
   }
 
   async accessReport(from: Date, to: Date, limit: number): Promise<AccessReport> {
