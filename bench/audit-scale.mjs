@@ -86,7 +86,7 @@ export async function auditAtScale({ rows = 10_000_000, withoutIndex } = {}) {
     await dataSource.initialize();
     await runMigrations(dataSource);
     const repository = new TypeOrmAuditLogRepository(dataSource.getRepository(AuditEventEntity), Sql.of(dataSource));
-    const search = new TypeOrmAuditSearchRepository(dataSource.getRepository(AuditEventEntity));
+    const search = new TypeOrmAuditSearchRepository(dataSource.getRepository(AuditEventEntity), Sql.of(dataSource));
     const requestLog = new TypeOrmRequestLogRepository(dataSource.getRepository(AuditEventEntity));
 
     log(`${INSERTS} inserts into the empty table`);
