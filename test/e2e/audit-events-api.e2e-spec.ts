@@ -212,6 +212,13 @@ describe('GET /api/v1/audit-events', () => {
     expect(body.error!.fields?.map((f) => f.field)).toContain(field);
   });
 
+  it('when a cursor names a time PostgreSQL cannot hold (year 0000), then 400 naming cursor, not 500', async () => {
+    const cursor = Buffer.from(JSON.stringify(['0000-12-31T23:59:59.999999Z', randomUUID()]), 'utf8').toString('base64url');
+    const { status, body } = await get<PageBody>(`/api/v1/audit-events?cursor=${cursor}`);
+
+    expect({ status, fields: body.error?.fields?.map((f) => f.field) }).toEqual({ status: 400, fields: ['cursor'] });
+  });
+
   it('when an event id is not a UUID, then 400; when it is unknown, then 404', async () => {
     expect((await get('/api/v1/audit-events/42')).status).toBe(400);
     expect((await get(`/api/v1/audit-events/${randomUUID()}`)).status).toBe(404);

@@ -25,6 +25,8 @@ describe('audit cursors', () => {
     // The shape of a time, not a time: PostgreSQL would refuse it (a 500, were it sent).
     Buffer.from('["2024-13-45T00:00:00.000000Z","9a7e3c1d-2b4f-4e6a-8c0d-1f2e3a4b5c6d"]').toString('base64url'),
     Buffer.from('["2026-02-30T25:61:00.000000Z","9a7e3c1d-2b4f-4e6a-8c0d-1f2e3a4b5c6d"]').toString('base64url'),
+    // A real instant to JavaScript, but before PostgreSQL's first year (1).
+    Buffer.from('["0000-12-31T23:59:59.999999Z","9a7e3c1d-2b4f-4e6a-8c0d-1f2e3a4b5c6d"]').toString('base64url'),
   ])('when the cursor is %p, then InvalidAuditCursor', (cursor) => {
     expect(() => decodeCursor(cursor)).toThrow(InvalidAuditCursor);
   });

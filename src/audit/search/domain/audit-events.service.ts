@@ -17,11 +17,15 @@ export interface AuditEventsPage {
 
 const POSITION_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
-/** Whether a position's time names a real instant (no 13th month, no 30 February): the database would refuse it. */
+/**
+ * Whether a position's time names a real instant that timestamptz holds (no 13th month, no 30
+ * February, no year 0000, which JavaScript reads and PostgreSQL refuses): the database would refuse
+ * anything else, a 500 were it sent.
+ */
 function isRealInstant(occurredAt: string): boolean {
   const millis = `${occurredAt.slice(0, 23)}Z`;
   const date = new Date(millis);
-  return !Number.isNaN(date.getTime()) && date.toISOString() === millis;
+  return !Number.isNaN(date.getTime()) && date.toISOString() === millis && !occurredAt.startsWith('0000');
 }
 
 export function encodeCursor(position: AuditPosition): string {

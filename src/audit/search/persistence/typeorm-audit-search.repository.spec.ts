@@ -14,7 +14,7 @@ const column = (databaseName: string, propertyName: string, type: Column['type']
   ...more,
 });
 
-describe('the audit event read by id: its SELECT list', () => {
+describe('the audit search: its SELECT list', () => {
   it('when the columns are of types pg reads as TypeORM does, then each is named as its property, and an unselected one is left out', () => {
     const list = selectListOf(
       [column('id', 'id', 'uuid'), column('occurred_at', 'occurredAt', 'timestamptz'), column('tx', 'tx', 'bigint', { isSelect: false })],
