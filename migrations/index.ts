@@ -14,6 +14,7 @@ import { StaffAccess1764748800000 } from './1764748800000-StaffAccess';
 import { RequestLogs1764835200000 } from './1764835200000-RequestLogs';
 import { AuditReceipts1764921600000 } from './1764921600000-AuditReceipts';
 import { AuditLogTree1765008000000 } from './1765008000000-AuditLogTree';
+import { AuditSearchesApart1765094400000 } from './1765094400000-AuditSearchesApart';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so the same list works compiled,
@@ -36,4 +37,5 @@ export const MIGRATIONS = [
   RequestLogs1764835200000,
   AuditReceipts1764921600000,
   AuditLogTree1765008000000,
+  AuditSearchesApart1765094400000,
 ];

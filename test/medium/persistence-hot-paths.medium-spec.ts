@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AuditEvent } from '../../src/audit/trail/domain/audit-event';
 import { AuditSearch } from '../../src/audit/search/domain/audit-search.port';
 import { AuditLog } from '../../src/audit/trail/domain/audit-log.port';
+import { AuditSealStore } from '../../src/audit/seal/domain/audit-seal.port';
 import { CustomerOwnership } from '../../src/customers/domain/customer-ownership.port';
 import { Sql } from '../../src/database/sql';
 import { startTestApp, TestApp } from '../support/app';
@@ -156,6 +157,97 @@ describe('persistence on the request path', () => {
         events.map((one) => one.id),
       ]);
       expect(Number(stored.events)).toBe(20);
+    });
+  });
+
+  describe('a reference or customer searched again and again (each search is audited under it, as audit.query)', () => {
+    const reference = randomUUID();
+    const customerId = randomUUID();
+    const own: AuditEvent[] = [
+      event({ reference, customerId, tenant: 'acme', operation: 'bank_account.create', phase: 'attempted' }),
+      event({ reference, customerId, tenant: 'acme', operation: 'bank_account.create', phase: 'succeeded', httpStatus: 201 }),
+      event({ reference, customerId, tenant: 'acme', operation: 'balance.read', phase: 'succeeded', httpStatus: 200 }),
+    ];
+    const SEARCHES = 200;
+
+    beforeAll(async () => {
+      for (const one of own) await log.append(one);
+      await Promise.all(
+        Array.from({ length: SEARCHES }, () =>
+          log.append(event({ reference, customerId, operation: 'audit.query', clientId: randomUUID(), callerKind: 'admin' })),
+        ),
+      );
+      await t.asOwner('ANALYZE audit_events');
+    });
+
+    /** The plan PostgreSQL runs for the statement `read` sends on pg, with what each scan of audit_events read. */
+    async function scansOf(read: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
+      const sql = t.app.get(Sql);
+      // The statement is recorded as it goes to pg, and runs as it would.
+      const sent: [string, unknown[]][] = [];
+      const query = sql.query.bind(sql);
+      sql.query = (text: string, values: unknown[]) => {
+        sent.push([text, values]);
+        return query(text, values);
+      };
+      try {
+        await read();
+      } finally {
+        sql.query = query;
+      }
+      const [text, values] = sent.at(-1)!;
+      const [{ 'QUERY PLAN': plan }] = await sql.transaction(async (query) => {
+        // Only the index can answer: the test table is small enough that a scan of it would do.
+        await query('SET LOCAL enable_seqscan = off');
+        await query('SET LOCAL enable_bitmapscan = off');
+        return query<{ 'QUERY PLAN': { Plan: Record<string, unknown> }[] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
+      });
+      const scans: Record<string, unknown>[] = [];
+      const walk = (node: Record<string, unknown>) => {
+        if (node['Relation Name'] === 'audit_events') scans.push(node);
+        for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+      };
+      walk(plan[0].Plan);
+      return scans;
+    }
+
+    it('when its events are searched by reference, then the search answers them and its index reads them alone, not the searches about it', async () => {
+      const page = await search.find({ reference }, 50);
+      expect(page.events.map((one) => one.id)).toEqual(own.map((one) => one.id).reverse());
+
+      const [scan, ...others] = await scansOf(() => search.find({ reference }, 50));
+      expect(others).toEqual([]);
+      expect(scan).toMatchObject({ 'Index Name': 'audit_events_by_reference_idx', 'Actual Rows': own.length });
+      expect(scan['Rows Removed by Filter'] ?? 0).toBe(0);
+    });
+
+    it('when its events are searched by customer, then the same holds on the customer index', async () => {
+      const page = await search.find({ customerId }, 50);
+      expect(page.events.map((one) => one.id)).toEqual(own.map((one) => one.id).reverse());
+
+      const [scan, ...others] = await scansOf(() => search.find({ customerId }, 50));
+      expect(others).toEqual([]);
+      expect(scan).toMatchObject({ 'Index Name': 'audit_events_by_customer_idx', 'Actual Rows': own.length });
+      expect(scan['Rows Removed by Filter'] ?? 0).toBe(0);
+    });
+
+    it('when the searches about it are searched (operation=audit.query), then they are found, newest first, past its own events', async () => {
+      const first = await search.find({ reference, operation: 'audit.query' }, 150);
+      const second = await search.find({ reference, operation: 'audit.query' }, 150, first.next);
+
+      const found = [...first.events, ...second.events];
+      expect(found).toHaveLength(SEARCHES);
+      expect(found.every((one) => one.operation === 'audit.query')).toBe(true);
+      expect(second.next).toBeUndefined();
+      const [scan] = await scansOf(() => search.find({ reference, operation: 'audit.query' }, 150));
+      expect(scan).toMatchObject({ 'Index Name': 'audit_events_by_reference_idx', 'Actual Rows': 151 });
+    });
+
+    it('when a replay looks for the success it repeats (its receipt), then it finds it past the newer searches about its reference', async () => {
+      const seal = t.app.get(AuditSealStore);
+
+      expect(await seal.originalSuccess('acme', reference, 'bank_account.create')).toMatchObject({ eventId: own[1].id, httpStatus: 201 });
+      expect(await seal.originalSuccess('acme', reference, 'customer.create')).toBeUndefined();
     });
   });
 

@@ -6,6 +6,7 @@ import { OPERATION } from '../../../common/domain/audit-operations';
 import { unavailableOnOutage } from '../../../database/store-errors';
 import type { AuditEvent, AuditPosition } from '../../trail/domain/audit-event';
 import { AuditEventEntity } from '../../trail/persistence/audit-event.entity';
+import { isAuditQuery } from '../../seal/persistence/event-hash.sql';
 import { AuditEventMapper } from '../../trail/persistence/audit-event.mapper';
 import { POSITION_SQL } from '../../trail/persistence/typeorm-audit-log.repository';
 import { RelatedRequest, RequestLogFilter, RequestLogPage, RequestLogStore, RequestTimeline } from '../domain/request-log.port';
@@ -158,7 +159,7 @@ export class TypeOrmRequestLogRepository extends RequestLogStore {
     if (!replay) return undefined;
     return this.related(
       `SELECT e.request_id, e.occurred_at FROM audit_events e
-        WHERE e.reference = $1 AND e.operation = $2 AND e.tenant = $3 AND e.phase = 'attempted' AND e.request_id <> $4 AND e.occurred_at < $5
+        WHERE e.reference = $1 AND ${isAuditQuery()} IS FALSE AND e.operation = $2 AND e.tenant = $3 AND e.phase = 'attempted' AND e.request_id <> $4 AND e.occurred_at < $5
         ORDER BY e.occurred_at DESC, e.id DESC LIMIT 1`,
       [replay.reference, replay.operation, tenant, replay.requestId, replay.occurredAt],
     );
@@ -186,7 +187,7 @@ export class TypeOrmRequestLogRepository extends RequestLogStore {
     if (!unresolved) return undefined;
     return this.related(
       `SELECT e.request_id, e.occurred_at FROM audit_events e
-        WHERE e.reference = $1 AND e.operation = $2 AND e.tenant = $3 AND e.phase = 'succeeded'
+        WHERE e.reference = $1 AND ${isAuditQuery()} IS FALSE AND e.operation = $2 AND e.tenant = $3 AND e.phase = 'succeeded'
         ORDER BY e.occurred_at ASC, e.id ASC LIMIT 1`,
       [unresolved.reference, unresolved.operation, tenant],
     );

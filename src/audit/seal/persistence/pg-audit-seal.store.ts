@@ -5,7 +5,7 @@ import { unavailableOnOutage } from '../../../database/store-errors';
 import { EventDigestRow, SealPosition, SettledBatch, SignedCheckpoint } from '../domain/audit-seal';
 import { AuditSealStore, SealScope, StoredCheckpoint } from '../domain/audit-seal.port';
 import { ReceiptFacts } from '../domain/receipt';
-import { EVENT_HASH, isoUsOf, RECEIPT_COLUMNS, ReceiptRow, toReceiptFacts } from './event-hash.sql';
+import { EVENT_HASH, isAuditQuery, isoUsOf, RECEIPT_COLUMNS, ReceiptRow, toReceiptFacts } from './event-hash.sql';
 
 export { SEALED_COLUMNS } from './event-hash.sql';
 
@@ -144,11 +144,11 @@ export class PgAuditSealStore extends AuditSealStore {
   }
 
   async originalSuccess(tenant: string, reference: string, operation: string): Promise<ReceiptFacts | undefined> {
-    // Through the reference's index: a reference has a handful of events.
+    // Through the reference's index, newest first, past the searches of the audit log about it: a reference has a handful of events.
     const [row] = await unavailableOnOutage(() =>
       this.sql.query<ReceiptRow>(
         `SELECT ${RECEIPT_COLUMNS} FROM audit_events e
-          WHERE e.reference = $1 AND e.operation = $2 AND e.tenant = $3 AND e.phase = 'succeeded' AND NOT e.replayed
+          WHERE e.reference = $1 AND ${isAuditQuery()} IS FALSE AND e.operation = $2 AND e.tenant = $3 AND e.phase = 'succeeded' AND NOT e.replayed
             AND e.http_status BETWEEN 200 AND 299
           ORDER BY e.occurred_at DESC, e.id DESC LIMIT 1`,
         [reference, operation, tenant],

@@ -7,7 +7,7 @@ import { Sql } from '../../../database/sql';
 import { isRefusedData, unavailableOnOutage } from '../../../database/store-errors';
 import { AuditEvent } from '../domain/audit-event';
 import { AuditLog, CommittedEvent, StoreWrite } from '../domain/audit-log.port';
-import { RECEIPT_COLUMNS, ReceiptRow, toReceiptFacts } from '../../seal/persistence/event-hash.sql';
+import { isAuditQuery, RECEIPT_COLUMNS, ReceiptRow, toReceiptFacts } from '../../seal/persistence/event-hash.sql';
 import { UnresolvedCall, UnresolvedPage, UnresolvedQuery } from '../domain/unresolved-call';
 import { AuditEventEntity, AuditEventRow } from './audit-event.entity';
 import { AuditEventMapper } from './audit-event.mapper';
@@ -17,8 +17,9 @@ export const POSITION_SQL = `to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-
 
 /**
  * Attempts (newest first, on the phase index) whose own request ended neither `rejected` nor
- * `failed`, and whose reference never succeeded. Both look-ups go through the reference index: an
- * attempt's terminal event carries the same reference, and a reference has a handful of events.
+ * `failed`, and whose reference never succeeded. The look-ups go through the reference index: an
+ * attempt's terminal event carries the same reference, and a reference has a handful of events
+ * besides the searches of the audit log about it, which they skip (isAuditQuery).
  */
 const UNRESOLVED_SQL = `
   SELECT e.id, ${POSITION_SQL} AS position, e.occurred_at, e.operation, e.reference, e.customer_id, e.client_id, e.client_name, e.request_id,
@@ -26,7 +27,7 @@ const UNRESOLVED_SQL = `
   FROM audit_events e
   LEFT JOIN LATERAL (
     SELECT t.id, t.error_id FROM audit_events t
-    WHERE t.reference = e.reference AND t.request_id = e.request_id AND t.phase = 'unknown'
+    WHERE t.reference = e.reference AND ${isAuditQuery('t')} IS FALSE AND t.request_id = e.request_id AND t.phase = 'unknown'
     LIMIT 1
   ) u ON true
   WHERE e.phase = 'attempted' AND e.reference IS NOT NULL
@@ -37,8 +38,8 @@ const UNRESOLVED_SQL = `
     AND ($5::timestamptz IS NULL OR (e.occurred_at, e.id) < ($5::timestamptz, $6::uuid))
     AND NOT EXISTS (
       SELECT 1 FROM audit_events t
-      WHERE t.reference = e.reference AND t.request_id = e.request_id AND t.phase IN ('rejected', 'failed'))
-    AND NOT EXISTS (SELECT 1 FROM audit_events s WHERE s.reference = e.reference AND s.operation = e.operation AND s.phase = 'succeeded')
+      WHERE t.reference = e.reference AND ${isAuditQuery('t')} IS FALSE AND t.request_id = e.request_id AND t.phase IN ('rejected', 'failed'))
+    AND NOT EXISTS (SELECT 1 FROM audit_events s WHERE s.reference = e.reference AND ${isAuditQuery('s')} IS FALSE AND s.operation = e.operation AND s.phase = 'succeeded')
   ORDER BY e.occurred_at DESC, e.id DESC
   LIMIT $7`;
 
