@@ -211,25 +211,21 @@ describe('persistence on the request path', () => {
       return scans;
     }
 
-    it('when its events are searched by reference, then the search answers them and its index reads them alone, not the searches about it', async () => {
-      const page = await search.find({ reference }, 50);
-      expect(page.events.map((one) => one.id)).toEqual(own.map((one) => one.id).reverse());
+    it.each([
+      ['reference', { reference }, 'audit_events_by_reference_idx'],
+      ['customer', { customerId }, 'audit_events_by_customer_idx'],
+    ] as const)(
+      'when its events are searched by %s, then the search answers them and its index reads them alone, not the searches about them',
+      async (_, filter, index) => {
+        const page = await search.find(filter, 50);
+        expect(page.events.map((one) => one.id)).toEqual(own.map((one) => one.id).reverse());
 
-      const [scan, ...others] = await scansOf(() => search.find({ reference }, 50));
-      expect(others).toEqual([]);
-      expect(scan).toMatchObject({ 'Index Name': 'audit_events_by_reference_idx', 'Actual Rows': own.length });
-      expect(scan['Rows Removed by Filter'] ?? 0).toBe(0);
-    });
-
-    it('when its events are searched by customer, then the same holds on the customer index', async () => {
-      const page = await search.find({ customerId }, 50);
-      expect(page.events.map((one) => one.id)).toEqual(own.map((one) => one.id).reverse());
-
-      const [scan, ...others] = await scansOf(() => search.find({ customerId }, 50));
-      expect(others).toEqual([]);
-      expect(scan).toMatchObject({ 'Index Name': 'audit_events_by_customer_idx', 'Actual Rows': own.length });
-      expect(scan['Rows Removed by Filter'] ?? 0).toBe(0);
-    });
+        const [scan, ...others] = await scansOf(() => search.find(filter, 50));
+        expect(others).toEqual([]);
+        expect(scan).toMatchObject({ 'Index Name': index, 'Actual Rows': own.length });
+        expect(scan['Rows Removed by Filter'] ?? 0).toBe(0);
+      },
+    );
 
     it('when the searches about it are searched (operation=audit.query), then they are found, newest first, past its own events', async () => {
       const first = await search.find({ reference, operation: 'audit.query' }, 150);
