@@ -81,6 +81,28 @@ describe('migrations', () => {
     expect(full).toEqual(expect.arrayContaining(['api_clients', 'audit_events']));
   });
 
+  it('when the reference and customer indexes’ migration stopped after its first index was replaced, then running it again keeps that index and finishes the other', async () => {
+    const dataSource = await connect();
+    await runMigrations(dataSource);
+    const indexOid = async (name: string): Promise<number | null> => {
+      const [row]: { oid: number | null }[] = await dataSource.query('SELECT to_regclass($1)::oid AS oid', [name]);
+      return row.oid;
+    };
+    // As a run interrupted between the two: the reference's new index built and its old one gone, the customer's not yet, nothing recorded.
+    await dataSource.query(`DELETE FROM schema_migrations WHERE name = 'AuditSearchesApart1765094400000'`);
+    await dataSource.query('DROP INDEX "audit_events_by_customer_idx"');
+    await dataSource.query(`CREATE INDEX "audit_events_customer_idx" ON "audit_events" ("customer_id", "occurred_at", "id") WHERE customer_id IS NOT NULL`);
+    const referenceIndex = await indexOid('audit_events_by_reference_idx');
+
+    expect(await runMigrations(dataSource)).toEqual(['AuditSearchesApart1765094400000']);
+
+    expect(referenceIndex).not.toBeNull();
+    expect(await indexOid('audit_events_by_reference_idx')).toBe(referenceIndex);
+    expect(await indexOid('audit_events_by_customer_idx')).not.toBeNull();
+    expect(await indexOid('audit_events_customer_idx')).toBeNull();
+    expect(await indexOid('audit_events_reference_idx')).toBeNull();
+  });
+
   it('when a token hash or an active name is duplicated, then the database refuses it', async () => {
     const dataSource = await connect();
     await runMigrations(dataSource);

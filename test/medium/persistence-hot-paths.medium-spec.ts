@@ -3,6 +3,7 @@ import { AuditEvent } from '../../src/audit/trail/domain/audit-event';
 import { AuditSearch } from '../../src/audit/search/domain/audit-search.port';
 import { AuditLog } from '../../src/audit/trail/domain/audit-log.port';
 import { AuditSealStore } from '../../src/audit/seal/domain/audit-seal.port';
+import { RequestLogStore } from '../../src/audit/requests/domain/request-log.port';
 import { CustomerOwnership } from '../../src/customers/domain/customer-ownership.port';
 import { Sql } from '../../src/database/sql';
 import { startTestApp, TestApp } from '../support/app';
@@ -163,10 +164,13 @@ describe('persistence on the request path', () => {
   describe('a reference or customer searched again and again (each search is audited under it, as audit.query)', () => {
     const reference = randomUUID();
     const customerId = randomUUID();
+    const tenant = `tenant-${randomUUID()}`;
+    const opening = randomUUID();
+    const partner: Partial<AuditEvent> = { reference, customerId, tenant, clientId: randomUUID(), callerKind: 'partner' };
     const own: AuditEvent[] = [
-      event({ reference, customerId, tenant: 'acme', operation: 'bank_account.create', phase: 'attempted' }),
-      event({ reference, customerId, tenant: 'acme', operation: 'bank_account.create', phase: 'succeeded', httpStatus: 201 }),
-      event({ reference, customerId, tenant: 'acme', operation: 'balance.read', phase: 'succeeded', httpStatus: 200 }),
+      event({ ...partner, requestId: opening, operation: 'bank_account.create', phase: 'attempted' }),
+      event({ ...partner, requestId: opening, operation: 'bank_account.create', phase: 'succeeded', httpStatus: 201 }),
+      event({ ...partner, operation: 'balance.read', phase: 'succeeded', httpStatus: 200 }),
     ];
     const SEARCHES = 200;
 
@@ -177,25 +181,40 @@ describe('persistence on the request path', () => {
           log.append(event({ reference, customerId, operation: 'audit.query', clientId: randomUUID(), callerKind: 'admin' })),
         ),
       );
+      // The partner's other requests: more of them than searches, so that its tenant's index is no way round.
+      await Promise.all(Array.from({ length: 2 * SEARCHES }, () => log.append(event({ ...partner, reference: randomUUID(), customerId: randomUUID() }))));
+      // Everyone else's events, newer: the subject is a small share of the log, as it is in production (where
+      // its index is the plan PostgreSQL picks), not a third of a test's table (where a walk by time may look as cheap).
+      await t.asOwner(
+        `INSERT INTO audit_events (id, request_id, operation, phase, reference, customer_id)
+         SELECT gen_random_uuid(), md5(g::text), 'balance.read', 'succeeded', gen_random_uuid(), gen_random_uuid() FROM generate_series(1, 20000) g`,
+      );
       await t.asOwner('ANALYZE audit_events');
     });
 
-    /** The plan PostgreSQL runs for the statement `read` sends on pg, with what each scan of audit_events read. */
-    async function scansOf(read: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
-      const sql = t.app.get(Sql);
-      // The statement is recorded as it goes to pg, and runs as it would.
+    /**
+     * The plan PostgreSQL runs for the one statement `read` sends through `on` (pg, or TypeORM's
+     * DataSource) with `marker` in its text, with what each scan of audit_events in it read. Picked
+     * by its text: the sealer, which runs beside the test, sends its own statements meanwhile.
+     */
+    async function scansOf(read: () => Promise<unknown>, on: { query: (text: string, values: unknown[]) => Promise<unknown> } = t.app.get(Sql)) {
+      const marker = 'AS position FROM audit_events e';
+      // Each statement is recorded as it goes, and runs as it would.
       const sent: [string, unknown[]][] = [];
-      const query = sql.query.bind(sql);
-      sql.query = (text: string, values: unknown[]) => {
+      const query = on.query;
+      on.query = function (this: unknown, text: string, values: unknown[], ...rest: unknown[]) {
         sent.push([text, values]);
-        return query(text, values);
+        return (query as (...args: unknown[]) => Promise<unknown>).call(this, text, values, ...rest);
       };
       try {
         await read();
       } finally {
-        sql.query = query;
+        on.query = query;
       }
-      const [text, values] = sent.at(-1)!;
+      const picked = sent.filter(([text]) => text.includes(marker));
+      expect(picked).toHaveLength(1);
+      const [[text, values]] = picked;
+      const sql = t.app.get(Sql);
       const [{ 'QUERY PLAN': plan }] = await sql.transaction(async (query) => {
         // Only the index can answer: the test table is small enough that a scan of it would do.
         await query('SET LOCAL enable_seqscan = off');
@@ -235,15 +254,31 @@ describe('persistence on the request path', () => {
       expect(found).toHaveLength(SEARCHES);
       expect(found.every((one) => one.operation === 'audit.query')).toBe(true);
       expect(second.next).toBeUndefined();
-      const [scan] = await scansOf(() => search.find({ reference, operation: 'audit.query' }, 150));
-      expect(scan).toMatchObject({ 'Index Name': 'audit_events_by_reference_idx', 'Actual Rows': 151 });
     });
+
+    it.each([
+      ['reference', { reference }, 'audit_events_by_reference_idx'],
+      ['customer', { customerId }, 'audit_events_by_customer_idx'],
+    ] as const)(
+      'when the partner’s request log is filtered by %s, then it reads the subject’s own events, not the searches about them',
+      async (_, filter, index) => {
+        const requests = t.app.get(RequestLogStore);
+        const page = await requests.list({ tenant, ...filter }, 20);
+        // Each request once, by its last event: the account opening’s success and the balance read.
+        expect(page.requests.map((one) => one.id)).toEqual([own[2].id, own[1].id]);
+
+        const scans = await scansOf(() => requests.list({ tenant, ...filter }, 20), t.dataSource);
+        const [scan] = scans.filter((one) => one['Index Name'] === index);
+        expect(scan).toBeDefined();
+        expect(Number(scan['Actual Rows']) + Number(scan['Rows Removed by Filter'] ?? 0)).toBeLessThanOrEqual(own.length);
+      },
+    );
 
     it('when a replay looks for the success it repeats (its receipt), then it finds it past the newer searches about its reference', async () => {
       const seal = t.app.get(AuditSealStore);
 
-      expect(await seal.originalSuccess('acme', reference, 'bank_account.create')).toMatchObject({ eventId: own[1].id, httpStatus: 201 });
-      expect(await seal.originalSuccess('acme', reference, 'customer.create')).toBeUndefined();
+      expect(await seal.originalSuccess(tenant, reference, 'bank_account.create')).toMatchObject({ eventId: own[1].id, httpStatus: 201 });
+      expect(await seal.originalSuccess(tenant, reference, 'customer.create')).toBeUndefined();
     });
   });
 

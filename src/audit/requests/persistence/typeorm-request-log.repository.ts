@@ -6,7 +6,7 @@ import { OPERATION } from '../../../common/domain/audit-operations';
 import { unavailableOnOutage } from '../../../database/store-errors';
 import type { AuditEvent, AuditPosition } from '../../trail/domain/audit-event';
 import { AuditEventEntity } from '../../trail/persistence/audit-event.entity';
-import { isAuditQuery } from '../../seal/persistence/event-hash.sql';
+import { auditQueryKeyFor, isAuditQuery } from '../../persistence/audit-query-key.sql';
 import { AuditEventMapper } from '../../trail/persistence/audit-event.mapper';
 import { POSITION_SQL } from '../../trail/persistence/typeorm-audit-log.repository';
 import { RelatedRequest, RequestLogFilter, RequestLogPage, RequestLogStore, RequestTimeline } from '../domain/request-log.port';
@@ -64,6 +64,8 @@ export class TypeOrmRequestLogRepository extends RequestLogStore {
     const wanted = [LAST_EVENT];
     if (filter.reference) wanted.push(`e.reference = ${bind(filter.reference)}`);
     if (filter.customerId) wanted.push(`e.customer_id = ${bind(filter.customerId)}`);
+    // Their indexes' second key, so that the scan reads the subject's own events in time order, past the searches of the audit log about it.
+    if (filter.reference || filter.customerId) wanted.push(auditQueryKeyFor(filter.operation));
     // Reading the log leaves events too: listed only when asked for, so that looking does not push what was looked for off the page.
     wanted.push(filter.operation ? `e.operation = ${bind(filter.operation)}` : `e.operation NOT IN (${LOG_READS.map((read) => bind(read)).join(', ')})`);
     if (filter.errorCode) wanted.push(`e.error_code = ${bind(filter.errorCode)}`);

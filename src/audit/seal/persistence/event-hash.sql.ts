@@ -1,24 +1,10 @@
-import { OPERATION } from '../../../common/domain/audit-operations';
 import { ReceiptFacts } from '../domain/receipt';
 
 /*
  * An event's hash, as SQL over `audit_events e`: what the sealer seals and verify recomputes (the
  * seal's store), and what a write's terminal event answers as it is inserted (the trail's
  * repository, for its receipt). One definition, so that a receipt names the hash the seal will.
- * Also the key by which the audit's readers skip the searches of the audit log (isAuditQuery).
  */
-
-/**
- * Whether an event (as `alias`) is a search of the audit log: the second key of the reference and
- * customer indexes (AuditSearchesApart1765094400000). A search is audited under the reference or
- * customer it looked at, so a much-searched reference gathers such events. A read by reference or
- * customer that adds `(e.operation = 'audit.query') IS FALSE` (or `IS TRUE`) walks only the events
- * it wants, in time order; one that leaves it out reads every search about them too. The text must
- * stay the index's expression: a medium test holds the search's plan to the index.
- */
-export function isAuditQuery(alias = 'e'): string {
-  return `(${alias}.operation = '${OPERATION.queryAudit}')`;
-}
 
 /**
  * The columns of an event that its hash covers, in order. Every column

@@ -5,7 +5,8 @@ import { unavailableOnOutage } from '../../../database/store-errors';
 import { EventDigestRow, SealPosition, SettledBatch, SignedCheckpoint } from '../domain/audit-seal';
 import { AuditSealStore, SealScope, StoredCheckpoint } from '../domain/audit-seal.port';
 import { ReceiptFacts } from '../domain/receipt';
-import { EVENT_HASH, isAuditQuery, isoUsOf, RECEIPT_COLUMNS, ReceiptRow, toReceiptFacts } from './event-hash.sql';
+import { isAuditQuery } from '../../persistence/audit-query-key.sql';
+import { EVENT_HASH, isoUsOf, RECEIPT_COLUMNS, ReceiptRow, toReceiptFacts } from './event-hash.sql';
 
 export { SEALED_COLUMNS } from './event-hash.sql';
 

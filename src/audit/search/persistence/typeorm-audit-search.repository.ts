@@ -8,7 +8,7 @@ import { Sql } from '../../../database/sql';
 import { unavailableOnOutage } from '../../../database/store-errors';
 import { AuditEvent, AuditEventFilter, AuditPage, AuditPosition } from '../../trail/domain/audit-event';
 import { AuditEventEntity } from '../../trail/persistence/audit-event.entity';
-import { isAuditQuery } from '../../seal/persistence/event-hash.sql';
+import { auditQueryKeyFor } from '../../persistence/audit-query-key.sql';
 import { AuditEventMapper } from '../../trail/persistence/audit-event.mapper';
 import { POSITION_SQL } from '../../trail/persistence/typeorm-audit-log.repository';
 import { AccessReport, AuditSearch } from '../domain/audit-search.port';
@@ -96,8 +96,8 @@ export class TypeOrmAuditSearchRepository extends AuditSearch {
     if (filter.operation) where.push(`e.operation = ${bind(filter.operation)}`);
     // A search names the reference or customer it looked at: a customer's events are theirs, not the
     // searches about them (operation=audit.query finds those). Said as the indexes' second key, so
-    // that their scan skips the searches rather than reading and dropping them (isAuditQuery).
-    if (filter.reference || filter.customerId) where.push(`${isAuditQuery()} IS ${filter.operation === OPERATION.queryAudit ? 'TRUE' : 'FALSE'}`);
+    // that their scan skips the searches rather than reading and dropping them (audit-query-key.sql.ts).
+    if (filter.reference || filter.customerId) where.push(auditQueryKeyFor(filter.operation));
     if (filter.phase) where.push(`e.phase = ${bind(filter.phase)}`);
     if (filter.from) where.push(`e.occurred_at >= ${bind(filter.from)}`);
     if (filter.to) where.push(`e.occurred_at < ${bind(filter.to)}`);

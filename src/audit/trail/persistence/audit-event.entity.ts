@@ -17,7 +17,7 @@ export interface UpstreamAttemptRow {
 @Check('audit_events_phase_check', `"phase" IN ('attempted', 'succeeded', 'rejected', 'failed', 'unknown')`)
 @Index('audit_events_occurred_at_idx', ['occurredAt', 'id'])
 // (reference | customer_id, the searches apart, occurred_at, id): an expression TypeORM does not
-// declare, built by AuditSearchesApart1765094400000; isAuditQuery (event-hash.sql.ts) names its second key.
+// declare, built by AuditSearchesApart1765094400000; isAuditQuery (audit-query-key.sql.ts) names its second key.
 @Index('audit_events_by_reference_idx', { synchronize: false })
 @Index('audit_events_by_customer_idx', { synchronize: false })
 @Index('audit_events_error_id_idx', ['errorId'], { where: 'error_id IS NOT NULL' })

@@ -7,7 +7,8 @@ import { Sql } from '../../../database/sql';
 import { isRefusedData, unavailableOnOutage } from '../../../database/store-errors';
 import { AuditEvent } from '../domain/audit-event';
 import { AuditLog, CommittedEvent, StoreWrite } from '../domain/audit-log.port';
-import { isAuditQuery, RECEIPT_COLUMNS, ReceiptRow, toReceiptFacts } from '../../seal/persistence/event-hash.sql';
+import { isAuditQuery } from '../../persistence/audit-query-key.sql';
+import { RECEIPT_COLUMNS, ReceiptRow, toReceiptFacts } from '../../seal/persistence/event-hash.sql';
 import { UnresolvedCall, UnresolvedPage, UnresolvedQuery } from '../domain/unresolved-call';
 import { AuditEventEntity, AuditEventRow } from './audit-event.entity';
 import { AuditEventMapper } from './audit-event.mapper';
@@ -33,7 +34,7 @@ const UNRESOLVED_SQL = `
   WHERE e.phase = 'attempted' AND e.reference IS NOT NULL
     AND e.occurred_at < $1
     AND ($2::timestamptz IS NULL OR e.occurred_at >= $2)
-    AND ($3::uuid IS NULL OR e.reference = $3)
+    AND ($3::uuid IS NULL OR (e.reference = $3 AND ${isAuditQuery()} IS FALSE))
     AND ($4::varchar IS NULL OR e.request_id <> $4)
     AND ($5::timestamptz IS NULL OR (e.occurred_at, e.id) < ($5::timestamptz, $6::uuid))
     AND NOT EXISTS (
