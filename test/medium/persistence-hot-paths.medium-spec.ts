@@ -173,6 +173,11 @@ describe('persistence on the request path', () => {
       event({ ...partner, operation: 'balance.read', phase: 'succeeded', httpStatus: 200 }),
     ];
     const SEARCHES = 200;
+    /** Each subject a read may name, with its index. */
+    const SUBJECTS = [
+      ['reference', { reference }, 'audit_events_by_reference_idx'],
+      ['customer', { customerId }, 'audit_events_by_customer_idx'],
+    ] as const;
 
     beforeAll(async () => {
       for (const one of own) await log.append(one);
@@ -230,10 +235,7 @@ describe('persistence on the request path', () => {
       return scans;
     }
 
-    it.each([
-      ['reference', { reference }, 'audit_events_by_reference_idx'],
-      ['customer', { customerId }, 'audit_events_by_customer_idx'],
-    ] as const)(
+    it.each(SUBJECTS)(
       'when its events are searched by %s, then the search answers them and its index reads them alone, not the searches about them',
       async (_, filter, index) => {
         const page = await search.find(filter, 50);
@@ -256,10 +258,7 @@ describe('persistence on the request path', () => {
       expect(second.next).toBeUndefined();
     });
 
-    it.each([
-      ['reference', { reference }, 'audit_events_by_reference_idx'],
-      ['customer', { customerId }, 'audit_events_by_customer_idx'],
-    ] as const)(
+    it.each(SUBJECTS)(
       'when the partner’s request log is filtered by %s, then it reads the subject’s own events, not the searches about them',
       async (_, filter, index) => {
         const requests = t.app.get(RequestLogStore);
