@@ -81,26 +81,54 @@ describe('migrations', () => {
     expect(full).toEqual(expect.arrayContaining(['api_clients', 'audit_events']));
   });
 
-  it('when the reference and customer indexes’ migration stopped after its first index was replaced, then running it again keeps that index and finishes the other', async () => {
-    const dataSource = await connect();
-    await runMigrations(dataSource);
-    const indexOid = async (name: string): Promise<number | null> => {
-      const [row]: { oid: number | null }[] = await dataSource.query('SELECT to_regclass($1)::oid AS oid', [name]);
-      return row.oid;
-    };
-    // As a run interrupted between the two: the reference's new index built and its old one gone, the customer's not yet, nothing recorded.
-    await dataSource.query(`DELETE FROM schema_migrations WHERE name = 'AuditSearchesApart1765094400000'`);
-    await dataSource.query('DROP INDEX "audit_events_by_customer_idx"');
-    await dataSource.query(`CREATE INDEX "audit_events_customer_idx" ON "audit_events" ("customer_id", "occurred_at", "id") WHERE customer_id IS NOT NULL`);
-    const referenceIndex = await indexOid('audit_events_by_reference_idx');
+  describe('the indexes that keep the searches of the audit log apart (AuditSearchesApart), run again after an interruption', () => {
+    const MIGRATION = 'AuditSearchesApart1765094400000';
 
-    expect(await runMigrations(dataSource)).toEqual(['AuditSearchesApart1765094400000']);
+    async function indexes(dataSource: DataSource): Promise<Record<string, { oid: number; valid: boolean; definition: string }>> {
+      const rows: { name: string; oid: number; valid: boolean; definition: string }[] = await dataSource.query(
+        `SELECT c.relname AS name, c.oid, i.indisvalid AS valid, pg_get_indexdef(c.oid) AS definition
+           FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = 'audit_events'::regclass`,
+      );
+      return Object.fromEntries(rows.map(({ name, ...index }) => [name, index]));
+    }
 
-    expect(referenceIndex).not.toBeNull();
-    expect(await indexOid('audit_events_by_reference_idx')).toBe(referenceIndex);
-    expect(await indexOid('audit_events_by_customer_idx')).not.toBeNull();
-    expect(await indexOid('audit_events_customer_idx')).toBeNull();
-    expect(await indexOid('audit_events_reference_idx')).toBeNull();
+    /** Migrated, then put back as a run that stopped before the customer's index: nothing recorded. */
+    async function stoppedBeforeTheCustomerIndex() {
+      const dataSource = await connect();
+      await runMigrations(dataSource);
+      const whole = await indexes(dataSource);
+      await dataSource.query('DELETE FROM schema_migrations WHERE name = $1', [MIGRATION]);
+      await dataSource.query('DROP INDEX "audit_events_by_customer_idx"');
+      return { dataSource, whole };
+    }
+
+    it('when the first index was built and the second not, then the first is kept as it is and the second is built, beside the old ones', async () => {
+      const { dataSource, whole } = await stoppedBeforeTheCustomerIndex();
+
+      expect(await runMigrations(dataSource)).toEqual([MIGRATION]);
+
+      const after = await indexes(dataSource);
+      expect(after.audit_events_by_reference_idx.oid).toBe(whole.audit_events_by_reference_idx.oid);
+      expect(after.audit_events_by_customer_idx).toEqual({ ...whole.audit_events_by_customer_idx, oid: expect.any(Number) });
+      expect(Object.keys(after)).toEqual(expect.arrayContaining(['audit_events_reference_idx', 'audit_events_customer_idx']));
+    });
+
+    it('when a build was left invalid, then it is built again, valid and as the migration defines it', async () => {
+      const { dataSource, whole } = await stoppedBeforeTheCustomerIndex();
+      // A build that fails half-way leaves its index invalid under its name: a unique one over a customer's two events.
+      const customer = '00000000-0000-4000-8000-0000000000c1';
+      await dataSource.query(
+        `INSERT INTO audit_events (id, request_id, operation, phase, customer_id)
+         VALUES (gen_random_uuid(), 'r1', 'balance.read', 'succeeded', $1), (gen_random_uuid(), 'r2', 'balance.read', 'succeeded', $1)`,
+        [customer],
+      );
+      await expect(dataSource.query('CREATE UNIQUE INDEX CONCURRENTLY "audit_events_by_customer_idx" ON "audit_events" ("customer_id")')).rejects.toThrow();
+      expect((await indexes(dataSource)).audit_events_by_customer_idx.valid).toBe(false);
+
+      expect(await runMigrations(dataSource)).toEqual([MIGRATION]);
+
+      expect((await indexes(dataSource)).audit_events_by_customer_idx).toEqual({ ...whole.audit_events_by_customer_idx, oid: expect.any(Number) });
+    });
   });
 
   it('when a token hash or an active name is duplicated, then the database refuses it', async () => {

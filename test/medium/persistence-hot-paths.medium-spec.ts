@@ -207,6 +207,7 @@ describe('persistence on the request path', () => {
       // Each statement is recorded as it goes, and runs as it would.
       const sent: [string, unknown[]][] = [];
       const query = on.query;
+      const own = Object.hasOwn(on, 'query');
       on.query = function (this: unknown, text: string, values: unknown[], ...rest: unknown[]) {
         sent.push([text, values]);
         return (query as (...args: unknown[]) => Promise<unknown>).call(this, text, values, ...rest);
@@ -214,7 +215,9 @@ describe('persistence on the request path', () => {
       try {
         await read();
       } finally {
-        on.query = query;
+        // The method as it was: the prototype's again, where it came from there.
+        if (own) on.query = query;
+        else delete (on as { query?: unknown }).query;
       }
       const picked = sent.filter(([text]) => text.includes(marker));
       expect(picked).toHaveLength(1);
