@@ -259,6 +259,9 @@ describe('persistence on the request path', () => {
       expect(found).toHaveLength(SEARCHES);
       expect(found.every((one) => one.operation === 'audit.query')).toBe(true);
       expect(second.next).toBeUndefined();
+      // Newest first, across the two pages (the reference's own events are left out: they are not audit.query).
+      const times = found.map((one) => one.occurredAt.getTime());
+      expect(times).toEqual([...times].sort((a, b) => b - a));
     });
 
     it.each(SUBJECTS)(
