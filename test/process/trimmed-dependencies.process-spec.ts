@@ -1,0 +1,89 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanEnv, runProcess } from '../support/processes';
+
+const TRIMS = join(process.cwd(), 'dist', 'src', 'common', 'runtime', 'trimmed-dependencies.js');
+
+/**
+ * A Node process that loads @nestjs/common and TypeORM as the service does, with the trims
+ * registered first (as src/main.ts and dev/main.ts do) or without them, and reports what loading
+ * made: the date formatters, TypeORM's driver modules, and what the formatters and drivers still do.
+ */
+const PROBE = `
+const trimmed = process.argv[1] === 'trimmed';
+if (trimmed) require(${JSON.stringify(TRIMS)});
+const Made = Intl.DateTimeFormat;
+let made = 0;
+Intl.DateTimeFormat = new Proxy(Made, { construct: (target, args, newTarget) => (made++, Reflect.construct(target, args, newTarget)) });
+const { ConsoleLogger, Logger } = require('@nestjs/common');
+const madeAtLoad = made;
+const { DataSource } = require('typeorm');
+const drivers = Object.keys(require.cache).filter((file) => /[/]typeorm[/]driver[/][^/]+[/][^/]+Driver[.]js$/.test(file)).map((file) => file.split('/typeorm/driver/')[1]).sort();
+const options = { year: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric', day: '2-digit', month: '2-digit' };
+const day = () => new Made(undefined, options).format(Date.now()).split(',')[0];
+const days = [day()];
+const stamps = [new ConsoleLogger('probe').getTimestamp(), Logger.getTimestamp(), new ConsoleLogger('probe').getTimestamp()];
+days.push(day());
+const postgres = new DataSource({ type: 'postgres', url: 'postgres://probe@127.0.0.1:1/probe' }).driver.constructor.name;
+let refusal = null;
+try { new DataSource({ type: 'mysql' }); } catch (error) { refusal = error.message; }
+console.log(JSON.stringify({ madeAtLoad, drivers, days, stamps, madeAfterStamps: made - madeAtLoad, postgres, refusal }));
+`;
+
+async function probe(mode: 'trimmed' | 'as published') {
+  const result = await runProcess(['-e', PROBE], [mode], cleanEnv({}));
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return JSON.parse(result.stdout.trim().split('\n').pop()!) as {
+    madeAtLoad: number;
+    drivers: string[];
+    days: string[];
+    stamps: string[];
+    madeAfterStamps: number;
+    postgres: string;
+    refusal: string | null;
+  };
+}
+
+describe('the service loads two dependencies without what it never uses (src/common/runtime/trimmed-dependencies.ts)', () => {
+  it('when @nestjs/common and TypeORM load as published, then they make two date formatters and every driver: what the trims remove, so a release that changes either is seen here', async () => {
+    const loaded = await probe('as published');
+
+    expect(loaded.madeAtLoad).toBe(2);
+    expect(loaded.drivers).toEqual(
+      expect.arrayContaining(['mysql/MysqlDriver.js', 'oracle/OracleDriver.js', 'postgres/PostgresDriver.js', 'sqlserver/SqlServerDriver.js']),
+    );
+    expect(loaded.drivers.length).toBeGreaterThan(15);
+  });
+
+  it('when they load after the trims, then no formatter is made and PostgreSQL is the only driver loaded', async () => {
+    const loaded = await probe('trimmed');
+
+    expect(loaded.madeAtLoad).toBe(0);
+    expect(loaded.drivers).toEqual(['postgres/PostgresDriver.js']);
+  });
+
+  it("when Nest's loggers stamp a line after the trims, then each formatter is made once, on its first stamp, and stamps the date as before", async () => {
+    const loaded = await probe('trimmed');
+
+    expect(loaded.madeAfterStamps).toBe(2);
+    for (const stamp of loaded.stamps) expect(loaded.days).toContain(stamp.split(',')[0]);
+    expect(loaded.stamps[0]).toMatch(/\d{1,2}:\d{2}:\d{2}/);
+  });
+
+  it('when a data source names PostgreSQL after the trims, then TypeORM makes its driver; when it names another database, then it is refused by name', async () => {
+    const loaded = await probe('trimmed');
+
+    expect(loaded.postgres).toBe('PostgresDriver');
+    expect(loaded.refusal).toBe("The gateway runs on PostgreSQL only: TypeORM's driver mysql/MysqlDriver is not loaded");
+  });
+
+  it.each([
+    ['src/main.js', './common/runtime/trimmed-dependencies'],
+    ['dev/main.js', '../src/common/runtime/trimmed-dependencies'],
+  ])('when the built %s starts, then the first module it requires is the trims', (entry, trims) => {
+    const built = readFileSync(join(process.cwd(), 'dist', entry), 'utf8');
+
+    expect(/require\("([^"]+)"\)/.exec(built)?.[1]).toBe(trims);
+  });
+});
