@@ -10,7 +10,7 @@ import { registerHooks } from 'node:module';
  *   one reads ICU's locale, calendar and time-zone data: 5 MiB of the Node binary's data pages, 3.6
  *   MiB of its code and 2.8 MiB of memory, resident for the life of the process. Here each is made
  *   when it first formats a timestamp, which Nest's console logger still does as before.
- * - TypeORM's driver factory requires every database's driver (19 modules and what they require),
+ * - TypeORM's driver factory requires the drivers of 17 databases (35 modules in all),
  *   whichever one the data source names. The service runs on PostgreSQL only: the others resolve to
  *   a module whose driver refuses, by name, to be made.
  *
