@@ -1,8 +1,23 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanEnv, runProcess } from '../support/processes';
 
 const TRIMS = join(process.cwd(), 'dist', 'src', 'common', 'runtime', 'trimmed-dependencies.js');
+const MAIN = join(process.cwd(), 'dist', 'src', 'main.js');
+
+/**
+ * Required before the service's entry point: counts the date formatters made from then on, and, as
+ * the process exits, prints them and the TypeORM drivers loaded.
+ */
+const WATCH = `
+let made = 0;
+Intl.DateTimeFormat = new Proxy(Intl.DateTimeFormat, { construct: (target, args, newTarget) => (made++, Reflect.construct(target, args, newTarget)) });
+process.on('exit', () => {
+  const drivers = Object.keys(require.cache).filter((file) => /[/]typeorm[/]driver[/][^/]+[/][^/]+Driver[.]js$/.test(file)).map((file) => file.split('/typeorm/driver/')[1]);
+  process.stderr.write('\\nloaded: ' + JSON.stringify({ made, drivers }) + '\\n');
+});
+`;
 
 /**
  * A Node process that loads @nestjs/common and TypeORM as the service does, with the trims
@@ -27,7 +42,15 @@ days.push(day());
 const postgres = new DataSource({ type: 'postgres', url: 'postgres://probe@127.0.0.1:1/probe' }).driver.constructor.name;
 let refusal = null;
 try { new DataSource({ type: 'mysql' }); } catch (error) { refusal = error.message; }
-console.log(JSON.stringify({ madeAtLoad, drivers, days, stamps, madeAfterStamps: made - madeAtLoad, postgres, refusal }));
+const fs = require('node:fs');
+const packaged = (path) => fs.readFileSync(process.cwd() + path, 'utf8');
+const factory = packaged('/node_modules/typeorm/driver/DriverFactory.js');
+const published = trimmed ? {
+  listed: require(${JSON.stringify(TRIMS)}).TRIMMED.drivers,
+  required: [...factory.matchAll(/require[(]"([.][/][^"]+)"[)]/g)].map((match) => match[1]).filter((specifier) => specifier.endsWith('Driver')),
+  nestAsNamed: require(${JSON.stringify(TRIMS)}).TRIMMED.nestLoggers.map((path) => require(${JSON.stringify(TRIMS)}).withLazyFormatter(packaged(path)) !== undefined),
+} : null;
+console.log(JSON.stringify({ madeAtLoad, drivers, days, stamps, madeAfterStamps: made - madeAtLoad, postgres, refusal, published }));
 `;
 
 async function probe(mode: 'trimmed' | 'as published') {
@@ -42,6 +65,7 @@ async function probe(mode: 'trimmed' | 'as published') {
     madeAfterStamps: number;
     postgres: string;
     refusal: string | null;
+    published: { listed: string[]; required: string[]; nestAsNamed: boolean[] } | null;
   };
 }
 
@@ -54,6 +78,13 @@ describe('the service loads two dependencies without what it never uses (src/com
       expect.arrayContaining(['mysql/MysqlDriver.js', 'oracle/OracleDriver.js', 'postgres/PostgresDriver.js', 'sqlserver/SqlServerDriver.js']),
     );
     expect(loaded.drivers.length).toBeGreaterThan(15);
+  });
+
+  it('when the packages are as published, then the trims name every driver TypeORM’s factory requires but PostgreSQL’s, and Nest’s two files are as the trims expect', async () => {
+    const { published } = await probe('trimmed');
+
+    expect([...published!.required].sort()).toEqual([...published!.listed, './postgres/PostgresDriver'].sort());
+    expect(published!.nestAsNamed).toEqual([true, true]);
   });
 
   it('when they load after the trims, then no formatter is made and PostgreSQL is the only driver loaded', async () => {
@@ -85,5 +116,22 @@ describe('the service loads two dependencies without what it never uses (src/com
     const built = readFileSync(join(process.cwd(), 'dist', entry), 'utf8');
 
     expect(/require\("([^"]+)"\)/.exec(built)?.[1]).toBe(trims);
+  });
+
+  it('when the built service starts, then by the time it reads its configuration it has loaded Nest and TypeORM with no formatter made and only PostgreSQL’s driver', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pgw-trims-'));
+    try {
+      const watch = join(dir, 'watch.cjs');
+      writeFileSync(watch, WATCH);
+      // Without a provider or a database it stops at its configuration, after its modules have loaded.
+      const result = await runProcess(['--require', watch, MAIN], [], cleanEnv({ DATA_DIR: dir }));
+
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('Invalid configuration');
+      const loaded = JSON.parse(/loaded: (.*)/.exec(result.stderr)![1]) as { made: number; drivers: string[] };
+      expect(loaded).toEqual({ made: 0, drivers: ['postgres/PostgresDriver.js'] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,32 +1,56 @@
 import { registerHooks } from 'node:module';
+import { posix } from 'node:path';
 
 /**
- * What two dependencies build as they load and a gateway never uses, left unbuilt: about 9 MiB of
- * resident memory (docs/benchmarks.md, "What loading costs: Nest's date formatters and TypeORM's
- * other drivers"). Registered first by the service's entry points, before anything requires them.
+ * What two dependencies build as they load and a gateway never uses, left unbuilt: 9 MiB of a
+ * gateway's idle resident memory (docs/benchmarks.md, "What loading costs: Nest's date formatters
+ * and TypeORM's other drivers"). Registered first by the service's entry points, before anything
+ * requires them.
  *
  * - `@nestjs/common` makes two `Intl.DateTimeFormat`s when its logger modules load, for the
  *   timestamps of Nest's own console logger, which the gateway replaces with its JSON log. Making
- *   one reads ICU's locale, calendar and time-zone data: 5 MiB of the Node binary's data pages, 3.6
- *   MiB of its code and 2.8 MiB of memory, resident for the life of the process. Here each is made
- *   when it first formats a timestamp, which Nest's console logger still does as before.
- * - TypeORM's driver factory requires the drivers of 17 databases (35 modules in all),
- *   whichever one the data source names. The service runs on PostgreSQL only: the others resolve to
- *   a module whose driver refuses, by name, to be made.
+ *   one reads ICU's locale, calendar and time-zone data: in a bare `node`, 5 MiB of the binary's
+ *   data pages, 3.6 MiB of its code and 2.8 MiB of memory made resident, for the life of the
+ *   process. Here each is made when it first formats a timestamp, which Nest's console logger
+ *   still does as before.
+ * - TypeORM's driver factory requires the drivers of 17 databases (TypeORM's 36 modules of
+ *   theirs), whichever one the data source names. The service runs on PostgreSQL only: the 16
+ *   others, named below, resolve to a module whose driver refuses, by name, to be made.
  *
- * Each change is made on text that must match exactly, in files found by their path in the package.
- * A release of either package that changes them is loaded as it comes, whole; the process test
- * `trimmed-dependencies` then fails, and this module is brought up to date.
+ * Each change is made only where what it changes is exactly as named here: a driver on the list,
+ * required by TypeORM's factory; a file of Nest's, found by its path in the package, that makes its
+ * formatter with the text below and uses it for `format` alone. A release of either package that
+ * changes them is loaded as published. The process test `trimmed-dependencies` then fails, and this
+ * module is brought up to date.
  */
 export const TRIMMED = {
-  /** The module whose drivers are trimmed, and the one driver it keeps. */
+  /** The module whose drivers are trimmed, and the drivers trimmed: all its drivers but PostgreSQL's. */
   driverFactory: '/node_modules/typeorm/driver/DriverFactory.js',
-  keptDriver: './postgres/PostgresDriver',
-  /** Nest's modules that make a formatter as they load, and the text that makes it. */
+  drivers: [
+    './aurora-mysql/AuroraMysqlDriver',
+    './aurora-postgres/AuroraPostgresDriver',
+    './better-sqlite3/BetterSqlite3Driver',
+    './capacitor/CapacitorDriver',
+    './cockroachdb/CockroachDriver',
+    './cordova/CordovaDriver',
+    './expo/ExpoDriver',
+    './mongodb/MongoDriver',
+    './mysql/MysqlDriver',
+    './nativescript/NativescriptDriver',
+    './oracle/OracleDriver',
+    './react-native/ReactNativeDriver',
+    './sap/SapDriver',
+    './spanner/SpannerDriver',
+    './sqljs/SqljsDriver',
+    './sqlserver/SqlServerDriver',
+  ],
+  /** Nest's modules that make a formatter as they load, the text that makes it, and its one use. */
   nestLoggers: ['/node_modules/@nestjs/common/services/console-logger.service.js', '/node_modules/@nestjs/common/services/logger.service.js'],
   formatterMade: 'const dateTimeFormatter = new Intl.DateTimeFormat(',
+  formatterUsed: 'dateTimeFormatter.format(',
 } as const;
 
+const TRIMMED_DRIVERS: ReadonlySet<string> = new Set(TRIMMED.drivers);
 const TRIMMED_DRIVER = 'gateway-trimmed:typeorm-driver/';
 
 /** A formatter made when it first formats: the only method Nest's loggers call on theirs. */
@@ -35,19 +59,25 @@ const LAZY_FORMATTER = `const dateTimeFormatter = ((locales, options) => {
   return { format: (date) => (made ??= new Intl.DateTimeFormat(locales, options)).format(date) };
 })(`;
 
-/** A driver module as TypeORM's factory reads it: each named export is a driver that refuses to be made. */
+/** A driver module as TypeORM's factory reads it: its driver, which refuses to be made. */
 function trimmedDriverSource(specifier: string): string {
-  return `module.exports = new Proxy({}, {
-  get: (_, name) => name === '__esModule' ? undefined : class {
-    constructor() { throw new Error(${JSON.stringify(`The gateway runs on PostgreSQL only: TypeORM's driver ${specifier} is not loaded`)}); }
-  },
-});`;
+  const message = `The gateway runs on PostgreSQL only: TypeORM's driver ${specifier} is not loaded`;
+  return `exports.${posix.basename(specifier)} = class { constructor() { throw new Error(${JSON.stringify(message)}); } };`;
 }
 
 function sourceText(source: unknown): string | undefined {
   if (typeof source === 'string') return source;
   if (source instanceof Uint8Array) return Buffer.from(source.buffer, source.byteOffset, source.byteLength).toString('utf8');
   return undefined;
+}
+
+/** Nest's logger module with its formatter made on first use, or undefined where it is not as named above. */
+export function withLazyFormatter(text: string): string | undefined {
+  const made = text.split(TRIMMED.formatterMade).length - 1;
+  const named = text.split('dateTimeFormatter').length - 1;
+  const used = text.split(TRIMMED.formatterUsed).length - 1;
+  if (made !== 1 || used < 1 || named !== made + used) return undefined;
+  return text.replace(TRIMMED.formatterMade, LAZY_FORMATTER);
 }
 
 let registered = false;
@@ -58,7 +88,7 @@ export function trimDependencies(): void {
   registered = true;
   registerHooks({
     resolve(specifier, context, nextResolve) {
-      if (context.parentURL?.endsWith(TRIMMED.driverFactory) && specifier.startsWith('./') && specifier !== TRIMMED.keptDriver) {
+      if (TRIMMED_DRIVERS.has(specifier) && context.parentURL?.endsWith(TRIMMED.driverFactory)) {
         return { url: TRIMMED_DRIVER + specifier.slice(2), format: 'commonjs', shortCircuit: true };
       }
       return nextResolve(specifier, context);
@@ -70,8 +100,8 @@ export function trimDependencies(): void {
       const loaded = nextLoad(url, context);
       if (!TRIMMED.nestLoggers.some((path) => url.endsWith(path))) return loaded;
       const text = sourceText(loaded.source);
-      if (text === undefined || text.split(TRIMMED.formatterMade).length !== 2) return loaded;
-      return { ...loaded, source: text.replace(TRIMMED.formatterMade, LAZY_FORMATTER) };
+      const lazy = text === undefined ? undefined : withLazyFormatter(text);
+      return lazy === undefined ? loaded : { ...loaded, source: lazy };
     },
   });
 }
