@@ -8,21 +8,25 @@ const MAIN = join(process.cwd(), 'dist', 'src', 'main.js');
 
 /**
  * Required before the service's entry point: counts the date formatters made from then on, and, as
- * the process exits, prints them and the TypeORM drivers loaded.
+ * the process exits, prints them, the TypeORM drivers loaded, and whether class-validator's phone
+ * rule and how many of libphonenumber-js's modules were loaded.
  */
 const WATCH = `
 let made = 0;
 Intl.DateTimeFormat = new Proxy(Intl.DateTimeFormat, { construct: (target, args, newTarget) => (made++, Reflect.construct(target, args, newTarget)) });
 process.on('exit', () => {
   const drivers = Object.keys(require.cache).filter((file) => /[/]typeorm[/]driver[/][^/]+[/][^/]+Driver[.]js$/.test(file)).map((file) => file.split('/typeorm/driver/')[1]);
-  process.stderr.write('\\nloaded: ' + JSON.stringify({ made, drivers }) + '\\n');
+  const phoneModules = Object.keys(require.cache).filter((file) => file.startsWith('/') && file.includes('/node_modules/libphonenumber-js/')).length;
+  const phoneRule = Object.keys(require.cache).some((file) => file.endsWith('/class-validator/cjs/decorator/string/IsPhoneNumber.js'));
+  process.stderr.write('\\nloaded: ' + JSON.stringify({ made, drivers, phoneRule, phoneModules }) + '\\n');
 });
 `;
 
 /**
- * A Node process that loads @nestjs/common and TypeORM as the service does, with the trims
- * registered first (as src/main.ts and dev/main.ts do) or without them, and reports what loading
- * made: the date formatters, TypeORM's driver modules, and what the formatters and drivers still do.
+ * A Node process that loads @nestjs/common, TypeORM and class-validator as the service does, with the
+ * trims registered first (as src/main.ts and dev/main.ts do) or without them, and reports what
+ * loading made: the date formatters, TypeORM's driver modules, libphonenumber-js's modules, and what
+ * the formatters, drivers and class-validator's phone check still do.
  */
 const PROBE = `
 const trimmed = process.argv[1] === 'trimmed';
@@ -42,6 +46,11 @@ days.push(day());
 const postgres = new DataSource({ type: 'postgres', url: 'postgres://probe@127.0.0.1:1/probe' }).driver.constructor.name;
 let refusal = null;
 try { new DataSource({ type: 'mysql' }); } catch (error) { refusal = error.message; }
+const phoneModules = () => Object.keys(require.cache).filter((file) => file.startsWith('/') && file.includes('/node_modules/libphonenumber-js/')).length;
+const { isPhoneNumber } = require('class-validator');
+const phoneModulesAtLoad = phoneModules();
+const phoneChecks = ['+4915123456789', '+14155552671', '+49 151', '+999123456789', 'not a number'].map((text) => isPhoneNumber(text));
+const phoneModulesAfterChecks = phoneModules();
 const fs = require('node:fs');
 const packaged = (path) => fs.readFileSync(process.cwd() + path, 'utf8');
 const factory = packaged('/node_modules/typeorm/driver/DriverFactory.js');
@@ -49,8 +58,13 @@ const published = trimmed ? {
   listed: require(${JSON.stringify(TRIMS)}).TRIMMED.drivers,
   required: [...factory.matchAll(/require[(]"([.][/][^"]+)"[)]/g)].map((match) => match[1]).filter((specifier) => specifier.endsWith('Driver')),
   nestAsNamed: require(${JSON.stringify(TRIMS)}).TRIMMED.nestLoggers.map((path) => require(${JSON.stringify(TRIMS)}).withLazyFormatter(packaged(path)) !== undefined),
+  phoneRule: [
+    packaged(require(${JSON.stringify(TRIMS)}).TRIMMED.phoneRule),
+    packaged(require(${JSON.stringify(TRIMS)}).TRIMMED.phoneRule).replace('max_1.parsePhoneNumber)(', 'max_1.parsePhoneNumberWithError)('),
+    packaged(require(${JSON.stringify(TRIMS)}).TRIMMED.phoneRule).replace('(0, max_1.parsePhoneNumber)(', 'max_1.default('),
+  ].map((text) => require(${JSON.stringify(TRIMS)}).readsPhoneParserAsNamed(text)),
 } : null;
-console.log(JSON.stringify({ madeAtLoad, drivers, days, stamps, madeAfterStamps: made - madeAtLoad, postgres, refusal, published }));
+console.log(JSON.stringify({ madeAtLoad, drivers, days, stamps, madeAfterStamps: made - madeAtLoad, postgres, refusal, phoneModulesAtLoad, phoneChecks, phoneModulesAfterChecks, published }));
 `;
 
 async function probe(mode: 'trimmed' | 'as published') {
@@ -65,12 +79,15 @@ async function probe(mode: 'trimmed' | 'as published') {
     madeAfterStamps: number;
     postgres: string;
     refusal: string | null;
-    published: { listed: string[]; required: string[]; nestAsNamed: boolean[] } | null;
+    phoneModulesAtLoad: number;
+    phoneChecks: boolean[];
+    phoneModulesAfterChecks: number;
+    published: { listed: string[]; required: string[]; nestAsNamed: boolean[]; phoneRule: boolean[] } | null;
   };
 }
 
-describe('the service loads two dependencies without what it never uses (src/common/runtime/trimmed-dependencies.ts)', () => {
-  it('when @nestjs/common and TypeORM load as published, then they make two date formatters and every driver: what the trims remove, so a release that changes either is seen here', async () => {
+describe('the service loads three dependencies without what it never uses (src/common/runtime/trimmed-dependencies.ts)', () => {
+  it('when @nestjs/common, TypeORM and class-validator load as published, then they make two date formatters, every driver and libphonenumber-js: what the trims remove, so a release that changes any is seen here', async () => {
     const loaded = await probe('as published');
 
     expect(loaded.madeAtLoad).toBe(2);
@@ -78,13 +95,25 @@ describe('the service loads two dependencies without what it never uses (src/com
       expect.arrayContaining(['mysql/MysqlDriver.js', 'oracle/OracleDriver.js', 'postgres/PostgresDriver.js', 'sqlserver/SqlServerDriver.js']),
     );
     expect(loaded.drivers.length).toBeGreaterThan(15);
+    expect(loaded.phoneModulesAtLoad).toBeGreaterThan(50);
   });
 
-  it('when the packages are as published, then the trims name every driver TypeORM’s factory requires but PostgreSQL’s, and Nest’s two files are as the trims expect', async () => {
+  it('when the packages are as published, then the trims name every driver TypeORM’s factory requires but PostgreSQL’s, and Nest’s two files and class-validator’s phone rule are as the trims expect', async () => {
     const { published } = await probe('trimmed');
 
     expect([...published!.required].sort()).toEqual([...published!.listed, './postgres/PostgresDriver'].sort());
     expect(published!.nestAsNamed).toEqual([true, true]);
+    // As published it reads the named export alone; reading another export, or the module whole, is not as named.
+    expect(published!.phoneRule).toEqual([true, false, false]);
+  });
+
+  it('when class-validator loads after the trims, then libphonenumber-js loads only when its phone check first parses, and the check answers as published', async () => {
+    const [trimmed, published] = await Promise.all([probe('trimmed'), probe('as published')]);
+
+    expect(trimmed.phoneModulesAtLoad).toBe(0);
+    expect(trimmed.phoneChecks).toEqual([true, true, false, false, false]);
+    expect(trimmed.phoneChecks).toEqual(published.phoneChecks);
+    expect(trimmed.phoneModulesAfterChecks).toBe(published.phoneModulesAtLoad);
   });
 
   it('when they load after the trims, then no formatter is made and PostgreSQL is the only driver loaded', async () => {
@@ -118,7 +147,7 @@ describe('the service loads two dependencies without what it never uses (src/com
     expect(/require\("([^"]+)"\)/.exec(built)?.[1]).toBe(trims);
   });
 
-  it('when the built service starts, then by the time it reads its configuration it has loaded Nest and TypeORM with no formatter made and only PostgreSQL’s driver', async () => {
+  it('when the built service starts, then by the time it reads its configuration it has loaded Nest, TypeORM and class-validator’s phone rule with no formatter made, only PostgreSQL’s driver and none of libphonenumber-js', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pgw-trims-'));
     try {
       const watch = join(dir, 'watch.cjs');
@@ -128,8 +157,8 @@ describe('the service loads two dependencies without what it never uses (src/com
 
       expect(result.code).toBe(1);
       expect(result.stderr).toContain('Invalid configuration');
-      const loaded = JSON.parse(/loaded: (.*)/.exec(result.stderr)![1]) as { made: number; drivers: string[] };
-      expect(loaded).toEqual({ made: 0, drivers: ['postgres/PostgresDriver.js'] });
+      const loaded = JSON.parse(/loaded: (.*)/.exec(result.stderr)![1]) as { made: number; drivers: string[]; phoneRule: boolean; phoneModules: number };
+      expect(loaded).toEqual({ made: 0, drivers: ['postgres/PostgresDriver.js'], phoneRule: true, phoneModules: 0 });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,11 +1,12 @@
 import { registerHooks } from 'node:module';
 import { posix } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
- * What two dependencies build as they load and a gateway never uses, left unbuilt: 9 MiB of a
+ * What three dependencies build as they load and a gateway never uses, left unbuilt: 11 MiB of a
  * gateway's idle resident memory (docs/benchmarks.md, "What loading costs: Nest's date formatters
- * and TypeORM's other drivers"). Registered first by the service's entry points, before anything
- * requires them.
+ * and TypeORM's other drivers", and "class-validator's phone numbers"). Registered first by the
+ * service's entry points, before anything requires them.
  *
  * - `@nestjs/common` makes two `Intl.DateTimeFormat`s when its logger modules load, for the
  *   timestamps of Nest's own console logger, which the gateway replaces with its JSON log. Making
@@ -16,12 +17,17 @@ import { posix } from 'node:path';
  * - TypeORM's driver factory requires the drivers of 17 databases (TypeORM's 36 modules of
  *   theirs), whichever one the data source names. The service runs on PostgreSQL only: the 16
  *   others, named below, resolve to a module whose driver refuses, by name, to be made.
+ * - class-validator's `isPhoneNumber` requires libphonenumber-js with its largest metadata (73
+ *   modules; in a bare `node`, 1.5 MiB of heap and 2.3 MiB resident) whichever rules a service
+ *   uses. The gateway checks phone numbers with its own rule (`IsPhoneNumber` in
+ *   common/http/field-rules.ts). Here libphonenumber-js loads when `isPhoneNumber` first parses.
  *
  * Each change is made only where what it changes is exactly as named here: a driver on the list,
  * required by TypeORM's factory; a file of Nest's, found by its path in the package, that makes its
- * formatter with the text below and uses it for `format` alone. A release of either package that
- * changes them is loaded as published. The process test `trimmed-dependencies` then fails, and this
- * module is brought up to date.
+ * formatter with the text below and uses it for `format` alone; class-validator's file, found by its
+ * path, that reads only the named export of libphonenumber-js. A release of any of them that
+ * changes these is loaded as published. The process test `trimmed-dependencies` then fails, and
+ * this module is brought up to date.
  */
 export const TRIMMED = {
   /** The module whose drivers are trimmed, and the drivers trimmed: all its drivers but PostgreSQL's. */
@@ -48,10 +54,15 @@ export const TRIMMED = {
   nestLoggers: ['/node_modules/@nestjs/common/services/console-logger.service.js', '/node_modules/@nestjs/common/services/logger.service.js'],
   formatterMade: 'const dateTimeFormatter = new Intl.DateTimeFormat(',
   formatterUsed: 'dateTimeFormatter.format(',
+  /** class-validator's module that requires libphonenumber-js as it loads, what it requires, and the one export it reads. */
+  phoneRule: '/node_modules/class-validator/cjs/decorator/string/IsPhoneNumber.js',
+  phoneParser: 'libphonenumber-js/max',
+  phoneParserRead: 'parsePhoneNumber',
 } as const;
 
 const TRIMMED_DRIVERS: ReadonlySet<string> = new Set(TRIMMED.drivers);
 const TRIMMED_DRIVER = 'gateway-trimmed:typeorm-driver/';
+const LAZY_PHONE_PARSER = 'gateway-trimmed:on-first-use/';
 
 /** A formatter made when it first formats: the only method Nest's loggers call on theirs. */
 const LAZY_FORMATTER = `const dateTimeFormatter = ((locales, options) => {
@@ -80,30 +91,52 @@ export function withLazyFormatter(text: string): string | undefined {
   return text.replace(TRIMMED.formatterMade, LAZY_FORMATTER);
 }
 
-let registered = false;
-
-/** Registers the two trims for this process's later requires and imports; once. */
-export function trimDependencies(): void {
-  if (registered) return;
-  registered = true;
-  registerHooks({
-    resolve(specifier, context, nextResolve) {
-      if (TRIMMED_DRIVERS.has(specifier) && context.parentURL?.endsWith(TRIMMED.driverFactory)) {
-        return { url: TRIMMED_DRIVER + specifier.slice(2), format: 'commonjs', shortCircuit: true };
-      }
-      return nextResolve(specifier, context);
-    },
-    load(url, context, nextLoad) {
-      if (url.startsWith(TRIMMED_DRIVER)) {
-        return { format: 'commonjs', source: trimmedDriverSource(url.slice(TRIMMED_DRIVER.length)), shortCircuit: true };
-      }
-      const loaded = nextLoad(url, context);
-      if (!TRIMMED.nestLoggers.some((path) => url.endsWith(path))) return loaded;
-      const text = sourceText(loaded.source);
-      const lazy = text === undefined ? undefined : withLazyFormatter(text);
-      return lazy === undefined ? loaded : { ...loaded, source: lazy };
-    },
-  });
+/** Whether class-validator's phone rule reads nothing of libphonenumber-js but the one export named above. */
+export function readsPhoneParserAsNamed(text: string): boolean {
+  const bindings = [...text.matchAll(/const (\w+) = require\("([^"]+)"\);/g)].filter((match) => match[2] === TRIMMED.phoneParser);
+  if (bindings.length !== 1) return false;
+  const binding = bindings[0][1];
+  const reads = [...text.matchAll(new RegExp(`\\b${binding}\\b(\\.\\w+)?`, 'g'))].map((match) => match[1]);
+  // The binding is named once where it is required, and read otherwise only as `binding.parsePhoneNumber`.
+  return reads.length > 1 && reads.filter((read) => read !== `.${TRIMMED.phoneParserRead}`).length === 1;
 }
 
-trimDependencies();
+/** libphonenumber-js as class-validator reads it: the named export, loaded from the real file when first read. */
+function lazyPhoneParserSource(realUrl: string): string {
+  const real = JSON.stringify(fileURLToPath(realUrl));
+  return `let loaded;
+Object.defineProperty(exports, ${JSON.stringify(TRIMMED.phoneParserRead)}, { enumerable: true, get: () => (loaded ??= require(${real}))[${JSON.stringify(TRIMMED.phoneParserRead)}] });`;
+}
+
+let phoneRuleAsNamed = false;
+
+registerHooks({
+  resolve(specifier, context, nextResolve) {
+    if (TRIMMED_DRIVERS.has(specifier) && context.parentURL?.endsWith(TRIMMED.driverFactory)) {
+      return { url: TRIMMED_DRIVER + specifier.slice(2), format: 'commonjs', shortCircuit: true };
+    }
+    const resolved = nextResolve(specifier, context);
+    if (phoneRuleAsNamed && specifier === TRIMMED.phoneParser && context.parentURL?.endsWith(TRIMMED.phoneRule) && resolved.url.startsWith('file:')) {
+      return { url: LAZY_PHONE_PARSER + resolved.url, format: 'commonjs', shortCircuit: true };
+    }
+    return resolved;
+  },
+  load(url, context, nextLoad) {
+    if (url.startsWith(TRIMMED_DRIVER)) {
+      return { format: 'commonjs', source: trimmedDriverSource(url.slice(TRIMMED_DRIVER.length)), shortCircuit: true };
+    }
+    if (url.startsWith(LAZY_PHONE_PARSER)) {
+      return { format: 'commonjs', source: lazyPhoneParserSource(url.slice(LAZY_PHONE_PARSER.length)), shortCircuit: true };
+    }
+    const loaded = nextLoad(url, context);
+    if (url.endsWith(TRIMMED.phoneRule)) {
+      const text = sourceText(loaded.source);
+      phoneRuleAsNamed = text !== undefined && readsPhoneParserAsNamed(text);
+      return loaded;
+    }
+    if (!TRIMMED.nestLoggers.some((path) => url.endsWith(path))) return loaded;
+    const text = sourceText(loaded.source);
+    const lazy = text === undefined ? undefined : withLazyFormatter(text);
+    return lazy === undefined ? loaded : { ...loaded, source: lazy };
+  },
+});
