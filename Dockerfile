@@ -64,4 +64,8 @@ EXPOSE 3000
 # Named, not a path: the dynamic linker finds it on any architecture, and only warns where it is
 # missing (.ci/image checks).
 ENV LD_PRELOAD=libjemalloc.so.2 MALLOC_CONF=background_thread:true,narenas:2,tcache:false,dirty_decay_ms:1000,muzzy_decay_ms:0
-CMD ["node", "--max-semi-space-size=16", "dist/src/main.js"]
+# --no-maglev: V8's mid-tier compiler off (functions run as baseline code until its top tier
+# optimizes them). With it, the peak at saturation was 175-178 MiB against 194-198 in three rounds
+# each, and 203 and 190 MiB against 207 and 203 in four whole benchmark runs; the CPU per balance
+# read moved by less than the rounds' spread (docs/benchmarks.md, "V8's mid-tier compiler").
+CMD ["node", "--max-semi-space-size=16", "--no-maglev", "dist/src/main.js"]
