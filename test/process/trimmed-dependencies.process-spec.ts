@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { cleanEnv, runProcess } from '../support/processes';
 
 const TRIMS = join(process.cwd(), 'dist', 'src', 'common', 'runtime', 'trimmed-dependencies.js');
+const TRACING = join(process.cwd(), 'dist', 'src', 'common', 'runtime', 'start-tracing.js');
 const MAIN = join(process.cwd(), 'dist', 'src', 'main.js');
 
 /**
@@ -29,8 +30,10 @@ process.on('exit', () => {
  * the formatters, drivers and class-validator's phone check still do.
  */
 const PROBE = `
-const trimmed = process.argv[1] === 'trimmed';
+const trimmed = process.argv[1] !== 'as published';
 if (trimmed) require(${JSON.stringify(TRIMS)});
+// As src/main.ts does with tracing on: the SDK's instrumentations wrap require after the trims.
+const tracing = process.argv[1] === 'trimmed, traced' ? require(${JSON.stringify(TRACING)}).startTracing() : undefined;
 const Made = Intl.DateTimeFormat;
 let made = 0;
 Intl.DateTimeFormat = new Proxy(Made, { construct: (target, args, newTarget) => (made++, Reflect.construct(target, args, newTarget)) });
@@ -51,6 +54,7 @@ const { isPhoneNumber } = require('class-validator');
 const phoneModulesAtLoad = phoneModules();
 const phoneChecks = ['+4915123456789', '+14155552671', '+49 151', '+999123456789', 'not a number'].map((text) => isPhoneNumber(text));
 const phoneModulesAfterChecks = phoneModules();
+const phonePackage = Object.keys(require('libphonenumber-js/max')).length;
 const fs = require('node:fs');
 const packaged = (path) => fs.readFileSync(process.cwd() + path, 'utf8');
 const factory = packaged('/node_modules/typeorm/driver/DriverFactory.js');
@@ -62,13 +66,17 @@ const published = trimmed ? {
     packaged(require(${JSON.stringify(TRIMS)}).TRIMMED.phoneRule),
     packaged(require(${JSON.stringify(TRIMS)}).TRIMMED.phoneRule).replace('max_1.parsePhoneNumber)(', 'max_1.parsePhoneNumberWithError)('),
     packaged(require(${JSON.stringify(TRIMS)}).TRIMMED.phoneRule).replace('(0, max_1.parsePhoneNumber)(', 'max_1.default('),
-  ].map((text) => require(${JSON.stringify(TRIMS)}).readsPhoneParserAsNamed(text)),
+    packaged(require(${JSON.stringify(TRIMS)}).TRIMMED.phoneRule).replace('return phoneNumber.isValid();', 'return require("libphonenumber-js/max").isValidPhoneNumber(value);'),
+  ].map((text) => require(${JSON.stringify(TRIMS)}).withLazyPhoneParser(text) !== undefined),
 } : null;
-console.log(JSON.stringify({ madeAtLoad, drivers, days, stamps, madeAfterStamps: made - madeAtLoad, postgres, refusal, phoneModulesAtLoad, phoneChecks, phoneModulesAfterChecks, published }));
+console.log(JSON.stringify({ madeAtLoad, drivers, days, stamps, madeAfterStamps: made - madeAtLoad, postgres, refusal, phoneModulesAtLoad, phoneChecks, phoneModulesAfterChecks, phonePackage, published }));
+if (tracing) tracing.shutdown().then(() => process.exit(0));
 `;
 
-async function probe(mode: 'trimmed' | 'as published') {
-  const result = await runProcess(['-e', PROBE], [mode], cleanEnv({}));
+async function probe(mode: 'trimmed' | 'trimmed, traced' | 'as published') {
+  // Traced: an exporter that no collector answers (the probe sends nothing before it exits).
+  const env = mode === 'trimmed, traced' ? { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' } : {};
+  const result = await runProcess(['-e', PROBE], [mode], cleanEnv(env));
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
   return JSON.parse(result.stdout.trim().split('\n').pop()!) as {
@@ -82,6 +90,7 @@ async function probe(mode: 'trimmed' | 'as published') {
     phoneModulesAtLoad: number;
     phoneChecks: boolean[];
     phoneModulesAfterChecks: number;
+    phonePackage: number;
     published: { listed: string[]; required: string[]; nestAsNamed: boolean[]; phoneRule: boolean[] } | null;
   };
 }
@@ -103,18 +112,23 @@ describe('the service loads three dependencies without what it never uses (src/c
 
     expect([...published!.required].sort()).toEqual([...published!.listed, './postgres/PostgresDriver'].sort());
     expect(published!.nestAsNamed).toEqual([true, true]);
-    // As published it reads the named export alone; reading another export, or the module whole, is not as named.
-    expect(published!.phoneRule).toEqual([true, false, false]);
+    // As published it reads the named export alone; reading another export, the module whole, or requiring it a second time is not as named.
+    expect(published!.phoneRule).toEqual([true, false, false, false]);
   });
 
-  it('when class-validator loads after the trims, then libphonenumber-js loads only when its phone check first parses, and the check answers as published', async () => {
-    const [trimmed, published] = await Promise.all([probe('trimmed'), probe('as published')]);
+  it.each(['trimmed', 'trimmed, traced'] as const)(
+    'when class-validator loads after the trims (%s), then libphonenumber-js loads only when its phone check first parses, the check answers as published, and the package is itself to anything else that requires it',
+    async (mode) => {
+      const [trimmed, published] = await Promise.all([probe(mode), probe('as published')]);
 
-    expect(trimmed.phoneModulesAtLoad).toBe(0);
-    expect(trimmed.phoneChecks).toEqual([true, true, false, false, false]);
-    expect(trimmed.phoneChecks).toEqual(published.phoneChecks);
-    expect(trimmed.phoneModulesAfterChecks).toBe(published.phoneModulesAtLoad);
-  });
+      expect(trimmed.phoneModulesAtLoad).toBe(0);
+      expect(trimmed.phoneChecks).toEqual([true, true, false, false, false]);
+      expect(trimmed.phoneChecks).toEqual(published.phoneChecks);
+      expect(trimmed.phoneModulesAfterChecks).toBe(published.phoneModulesAtLoad);
+      expect(trimmed.phonePackage).toBe(published.phonePackage);
+      expect(published.phonePackage).toBeGreaterThan(20);
+    },
+  );
 
   it('when they load after the trims, then no formatter is made and PostgreSQL is the only driver loaded', async () => {
     const loaded = await probe('trimmed');

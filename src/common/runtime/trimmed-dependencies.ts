@@ -1,9 +1,8 @@
 import { registerHooks } from 'node:module';
 import { posix } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 /**
- * What three dependencies build as they load and a gateway never uses, left unbuilt: 11 MiB of a
+ * What three dependencies build as they load and a gateway never uses, left unbuilt: 10–11 MiB of a
  * gateway's idle resident memory (docs/benchmarks.md, "What loading costs: Nest's date formatters
  * and TypeORM's other drivers", and "class-validator's phone numbers"). Registered first by the
  * service's entry points, before anything requires them.
@@ -62,7 +61,6 @@ export const TRIMMED = {
 
 const TRIMMED_DRIVERS: ReadonlySet<string> = new Set(TRIMMED.drivers);
 const TRIMMED_DRIVER = 'gateway-trimmed:typeorm-driver/';
-const LAZY_PHONE_PARSER = 'gateway-trimmed:on-first-use/';
 
 /** A formatter made when it first formats: the only method Nest's loggers call on theirs. */
 const LAZY_FORMATTER = `const dateTimeFormatter = ((locales, options) => {
@@ -91,52 +89,49 @@ export function withLazyFormatter(text: string): string | undefined {
   return text.replace(TRIMMED.formatterMade, LAZY_FORMATTER);
 }
 
-/** Whether class-validator's phone rule reads nothing of libphonenumber-js but the one export named above. */
-export function readsPhoneParserAsNamed(text: string): boolean {
-  const bindings = [...text.matchAll(/const (\w+) = require\("([^"]+)"\);/g)].filter((match) => match[2] === TRIMMED.phoneParser);
-  if (bindings.length !== 1) return false;
-  const binding = bindings[0][1];
-  const reads = [...text.matchAll(new RegExp(`\\b${binding}\\b(\\.\\w+)?`, 'g'))].map((match) => match[1]);
-  // The binding is named once where it is required, and read otherwise only as `binding.parsePhoneNumber`.
-  return reads.length > 1 && reads.filter((read) => read !== `.${TRIMMED.phoneParserRead}`).length === 1;
+/**
+ * class-validator's phone rule with libphonenumber-js required when the rule first reads its parser,
+ * or undefined where the rule is not as named above: it names the package once, in one
+ * `const binding = require("libphonenumber-js/max");`, and reads nothing of it but
+ * `binding.parsePhoneNumber`. The rule's own `require` still loads the package, as published, when
+ * first read; the package's module is never stood in for, so anything else that requires it (or
+ * wraps `require`, as the tracing SDK's instrumentations do) gets the package itself.
+ */
+export function withLazyPhoneParser(text: string): string | undefined {
+  if (text.split('libphonenumber-js').length !== 2) return undefined;
+  const required = new RegExp(`const (\\w+) = require\\("${TRIMMED.phoneParser}"\\);`).exec(text);
+  if (required === null) return undefined;
+  const binding = required[1];
+  const reads = [...text.matchAll(new RegExp(`(?<![\\w$.])${binding}(?![\\w$])(\\.\\w+)?`, 'g'))].map((match) => match[1]);
+  // Named once where it is required, and otherwise only as `binding.parsePhoneNumber`.
+  if (reads.length < 2 || reads.filter((read) => read !== `.${TRIMMED.phoneParserRead}`).length !== 1) return undefined;
+  const read = TRIMMED.phoneParserRead;
+  return text.replace(
+    required[0],
+    `const ${binding} = ((load) => { let loaded; return { get ${read}() { return (loaded ??= load()).${read}; } }; })(() => require("${TRIMMED.phoneParser}"));`,
+  );
 }
-
-/** libphonenumber-js as class-validator reads it: the named export, loaded from the real file when first read. */
-function lazyPhoneParserSource(realUrl: string): string {
-  const real = JSON.stringify(fileURLToPath(realUrl));
-  return `let loaded;
-Object.defineProperty(exports, ${JSON.stringify(TRIMMED.phoneParserRead)}, { enumerable: true, get: () => (loaded ??= require(${real}))[${JSON.stringify(TRIMMED.phoneParserRead)}] });`;
-}
-
-let phoneRuleAsNamed = false;
 
 registerHooks({
   resolve(specifier, context, nextResolve) {
     if (TRIMMED_DRIVERS.has(specifier) && context.parentURL?.endsWith(TRIMMED.driverFactory)) {
       return { url: TRIMMED_DRIVER + specifier.slice(2), format: 'commonjs', shortCircuit: true };
     }
-    const resolved = nextResolve(specifier, context);
-    if (phoneRuleAsNamed && specifier === TRIMMED.phoneParser && context.parentURL?.endsWith(TRIMMED.phoneRule) && resolved.url.startsWith('file:')) {
-      return { url: LAZY_PHONE_PARSER + resolved.url, format: 'commonjs', shortCircuit: true };
-    }
-    return resolved;
+    return nextResolve(specifier, context);
   },
   load(url, context, nextLoad) {
     if (url.startsWith(TRIMMED_DRIVER)) {
       return { format: 'commonjs', source: trimmedDriverSource(url.slice(TRIMMED_DRIVER.length)), shortCircuit: true };
     }
-    if (url.startsWith(LAZY_PHONE_PARSER)) {
-      return { format: 'commonjs', source: lazyPhoneParserSource(url.slice(LAZY_PHONE_PARSER.length)), shortCircuit: true };
-    }
     const loaded = nextLoad(url, context);
-    if (url.endsWith(TRIMMED.phoneRule)) {
-      const text = sourceText(loaded.source);
-      phoneRuleAsNamed = text !== undefined && readsPhoneParserAsNamed(text);
-      return loaded;
-    }
-    if (!TRIMMED.nestLoggers.some((path) => url.endsWith(path))) return loaded;
+    const rewrite = url.endsWith(TRIMMED.phoneRule)
+      ? withLazyPhoneParser
+      : TRIMMED.nestLoggers.some((path) => url.endsWith(path))
+        ? withLazyFormatter
+        : undefined;
+    if (rewrite === undefined) return loaded;
     const text = sourceText(loaded.source);
-    const lazy = text === undefined ? undefined : withLazyFormatter(text);
+    const lazy = text === undefined ? undefined : rewrite(text);
     return lazy === undefined ? loaded : { ...loaded, source: lazy };
   },
 });
