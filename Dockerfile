@@ -66,6 +66,7 @@ EXPOSE 3000
 ENV LD_PRELOAD=libjemalloc.so.2 MALLOC_CONF=background_thread:true,narenas:2,tcache:false,dirty_decay_ms:1000,muzzy_decay_ms:0
 # --no-maglev: V8's mid-tier compiler off (functions run as baseline code until its top tier
 # optimizes them). With it, the peak at saturation was 175-178 MiB against 194-198 in three rounds
-# each, and 203 and 190 MiB against 207 and 203 in four whole benchmark runs; the CPU per balance
-# read moved by less than the rounds' spread (docs/benchmarks.md, "V8's mid-tier compiler").
+# each, and 203 and 190 MiB against 207 and 203 in four whole benchmark runs; paired rounds put
+# the CPU per read at 1.07 and 0.99 x without it (medians), dearer in the first round after start
+# (docs/benchmarks.md, "V8's mid-tier compiler"). Node refuses it in NODE_OPTIONS.
 CMD ["node", "--max-semi-space-size=16", "--no-maglev", "dist/src/main.js"]

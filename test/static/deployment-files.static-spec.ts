@@ -377,6 +377,13 @@ describe('Dockerfile', () => {
       for (const path of source.split(' ')) expect({ path, exists: existsSync(join(process.cwd(), path)) }).toEqual({ path, exists: true });
     }
   });
+
+  it('when the service is started as production runs it (npm run start:prod), then it runs with the image’s command', () => {
+    const cmd = JSON.parse(/^CMD (\[.*\])\s*$/m.exec(runtime)![1]) as string[];
+    const scripts = (JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+
+    expect(scripts['start:prod']).toBe(cmd.join(' '));
+  });
 });
 
 describe('docs/operations.md', () => {
