@@ -75,7 +75,7 @@ if (tracing) tracing.shutdown().then(() => process.exit(0));
 
 async function probe(mode: 'trimmed' | 'trimmed, traced' | 'as published') {
   // Traced: an exporter that no collector answers (the probe sends nothing before it exits).
-  const env = mode === 'trimmed, traced' ? { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' } : {};
+  const env: Record<string, string> = mode === 'trimmed, traced' ? { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' } : {};
   const result = await runProcess(['-e', PROBE], [mode], cleanEnv(env));
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
