@@ -7,17 +7,23 @@ const TRIMS = join(process.cwd(), 'dist', 'src', 'common', 'runtime', 'trimmed-d
 const TRACING = join(process.cwd(), 'dist', 'src', 'common', 'runtime', 'start-tracing.js');
 const MAIN = join(process.cwd(), 'dist', 'src', 'main.js');
 
+/** What both probes read from the module cache: TypeORM's driver modules, and libphonenumber-js's files. */
+const LOADED = `
+const driversLoaded = () => Object.keys(require.cache).filter((file) => /[/]typeorm[/]driver[/][^/]+[/][^/]+Driver[.]js$/.test(file)).map((file) => file.split('/typeorm/driver/')[1]);
+const phoneModulesLoaded = () => Object.keys(require.cache).filter((file) => file.startsWith('/') && file.includes('/node_modules/libphonenumber-js/')).length;
+`;
+
 /**
  * Required before the service's entry point: counts the date formatters made from then on, and, as
  * the process exits, prints them, the TypeORM drivers loaded, and whether class-validator's phone
  * rule and how many of libphonenumber-js's modules were loaded.
  */
-const WATCH = `
+const WATCH = `${LOADED}
 let made = 0;
 Intl.DateTimeFormat = new Proxy(Intl.DateTimeFormat, { construct: (target, args, newTarget) => (made++, Reflect.construct(target, args, newTarget)) });
 process.on('exit', () => {
-  const drivers = Object.keys(require.cache).filter((file) => /[/]typeorm[/]driver[/][^/]+[/][^/]+Driver[.]js$/.test(file)).map((file) => file.split('/typeorm/driver/')[1]);
-  const phoneModules = Object.keys(require.cache).filter((file) => file.startsWith('/') && file.includes('/node_modules/libphonenumber-js/')).length;
+  const drivers = driversLoaded();
+  const phoneModules = phoneModulesLoaded();
   const phoneRule = Object.keys(require.cache).some((file) => file.endsWith('/class-validator/cjs/decorator/string/IsPhoneNumber.js'));
   process.stderr.write('\\nloaded: ' + JSON.stringify({ made, drivers, phoneRule, phoneModules }) + '\\n');
 });
@@ -29,9 +35,9 @@ process.on('exit', () => {
  * loading made: the date formatters, TypeORM's driver modules, libphonenumber-js's modules, and what
  * the formatters, drivers and class-validator's phone check still do.
  */
-const PROBE = `
+const PROBE = `${LOADED}
 const trimmed = process.argv[1] !== 'as published';
-if (trimmed) require(${JSON.stringify(TRIMS)});
+const trims = trimmed ? require(${JSON.stringify(TRIMS)}) : null;
 // As src/main.ts does with tracing on: the SDK's instrumentations wrap require after the trims.
 const tracing = process.argv[1] === 'trimmed, traced' ? require(${JSON.stringify(TRACING)}).startTracing() : undefined;
 const Made = Intl.DateTimeFormat;
@@ -40,7 +46,7 @@ Intl.DateTimeFormat = new Proxy(Made, { construct: (target, args, newTarget) => 
 const { ConsoleLogger, Logger } = require('@nestjs/common');
 const madeAtLoad = made;
 const { DataSource } = require('typeorm');
-const drivers = Object.keys(require.cache).filter((file) => /[/]typeorm[/]driver[/][^/]+[/][^/]+Driver[.]js$/.test(file)).map((file) => file.split('/typeorm/driver/')[1]).sort();
+const drivers = driversLoaded().sort();
 const options = { year: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric', day: '2-digit', month: '2-digit' };
 const day = () => new Made(undefined, options).format(Date.now()).split(',')[0];
 const days = [day()];
@@ -49,7 +55,7 @@ days.push(day());
 const postgres = new DataSource({ type: 'postgres', url: 'postgres://probe@127.0.0.1:1/probe' }).driver.constructor.name;
 let refusal = null;
 try { new DataSource({ type: 'mysql' }); } catch (error) { refusal = error.message; }
-const phoneModules = () => Object.keys(require.cache).filter((file) => file.startsWith('/') && file.includes('/node_modules/libphonenumber-js/')).length;
+const phoneModules = phoneModulesLoaded;
 const { isPhoneNumber } = require('class-validator');
 const phoneModulesAtLoad = phoneModules();
 const phoneChecks = ['+4915123456789', '+14155552671', '+49 151', '+999123456789', 'not a number'].map((text) => isPhoneNumber(text));
@@ -58,18 +64,19 @@ const phonePackage = Object.keys(require('libphonenumber-js/max')).length;
 const fs = require('node:fs');
 const packaged = (path) => fs.readFileSync(process.cwd() + path, 'utf8');
 const factory = packaged('/node_modules/typeorm/driver/DriverFactory.js');
+const rule = trimmed ? packaged(trims.TRIMMED.phoneRule) : '';
 const published = trimmed ? {
-  listed: require(${JSON.stringify(TRIMS)}).TRIMMED.drivers,
+  listed: trims.TRIMMED.drivers,
   required: [...factory.matchAll(/require[(]"([.][/][^"]+)"[)]/g)].map((match) => match[1]).filter((specifier) => specifier.endsWith('Driver')),
-  nestAsNamed: require(${JSON.stringify(TRIMS)}).TRIMMED.nestLoggers.map((path) => require(${JSON.stringify(TRIMS)}).withLazyFormatter(packaged(path)) !== undefined),
+  nestAsNamed: trims.TRIMMED.nestLoggers.map((path) => trims.withLazyFormatter(packaged(path)) !== undefined),
   phoneRule: [
-    packaged(require(${JSON.stringify(TRIMS)}).TRIMMED.phoneRule),
-    packaged(require(${JSON.stringify(TRIMS)}).TRIMMED.phoneRule).replace('max_1.parsePhoneNumber)(', 'max_1.parsePhoneNumberWithError)('),
-    packaged(require(${JSON.stringify(TRIMS)}).TRIMMED.phoneRule).replace('(0, max_1.parsePhoneNumber)(', 'max_1.default('),
-    packaged(require(${JSON.stringify(TRIMS)}).TRIMMED.phoneRule).replace('return phoneNumber.isValid();', 'return require("libphonenumber-js/max").isValidPhoneNumber(value);'),
-  ].map((text) => require(${JSON.stringify(TRIMS)}).withLazyPhoneParser(text) !== undefined),
+    rule,
+    rule.replace('max_1.parsePhoneNumber)(', 'max_1.parsePhoneNumberWithError)('),
+    rule.replace('(0, max_1.parsePhoneNumber)(', 'max_1.default('),
+    rule.replace('return phoneNumber.isValid();', 'return require("libphonenumber-js/max").isValidPhoneNumber(value);'),
+  ].map((text) => trims.withLazyPhoneParser(text) !== undefined),
 } : null;
-console.log(JSON.stringify({ madeAtLoad, drivers, days, stamps, madeAfterStamps: made - madeAtLoad, postgres, refusal, phoneModulesAtLoad, phoneChecks, phoneModulesAfterChecks, phonePackage, published }));
+console.log(JSON.stringify({ traced: tracing !== undefined, madeAtLoad, drivers, days, stamps, madeAfterStamps: made - madeAtLoad, postgres, refusal, phoneModulesAtLoad, phoneChecks, phoneModulesAfterChecks, phonePackage, published }));
 if (tracing) tracing.shutdown().then(() => process.exit(0));
 `;
 
@@ -80,6 +87,7 @@ async function probe(mode: 'trimmed' | 'trimmed, traced' | 'as published') {
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
   return JSON.parse(result.stdout.trim().split('\n').pop()!) as {
+    traced: boolean;
     madeAtLoad: number;
     drivers: string[];
     days: string[];
@@ -121,6 +129,8 @@ describe('the service loads three dependencies without what it never uses (src/c
     async (mode) => {
       const [trimmed, published] = await Promise.all([probe(mode), probe('as published')]);
 
+      // The traced probe runs with the tracing SDK started, as src/main.ts does with an endpoint set.
+      expect(trimmed.traced).toBe(mode === 'trimmed, traced');
       expect(trimmed.phoneModulesAtLoad).toBe(0);
       expect(trimmed.phoneChecks).toEqual([true, true, false, false, false]);
       expect(trimmed.phoneChecks).toEqual(published.phoneChecks);
