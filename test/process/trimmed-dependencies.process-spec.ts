@@ -53,8 +53,11 @@ const days = [day()];
 const stamps = [new ConsoleLogger('probe').getTimestamp(), Logger.getTimestamp(), new ConsoleLogger('probe').getTimestamp()];
 days.push(day());
 const postgres = new DataSource({ type: 'postgres', url: 'postgres://probe@127.0.0.1:1/probe' }).driver.constructor.name;
+// Another database's driver, required from outside TypeORM's factory before the factory makes one: TypeORM's own class.
+const driverElsewhere = typeof require('typeorm/driver/oracle/OracleDriver').OracleDriver.prototype.escape;
 let refusal = null;
-try { new DataSource({ type: 'mysql' }); } catch (error) { refusal = error.message; }
+try { new DataSource({ type: 'mysql' }); } catch (error) { refusal = error.constructor.name + ': ' + error.message; }
+const driversAfterRefusal = driversLoaded().sort();
 const phoneModules = phoneModulesLoaded;
 const { isPhoneNumber } = require('class-validator');
 const phoneModulesAtLoad = phoneModules();
@@ -68,6 +71,12 @@ const rule = trimmed ? packaged(trims.TRIMMED.phoneRule) : '';
 const published = trimmed ? {
   listed: trims.TRIMMED.drivers,
   required: [...factory.matchAll(/require[(]"([.][/][^"]+)"[)]/g)].map((match) => match[1]).filter((specifier) => specifier.endsWith('Driver')),
+  factory: [
+    factory,
+    factory.replace('new MysqlDriver_1.MysqlDriver(', 'new MysqlDriver_1.default('),
+    factory.replace('return new OracleDriver_1.OracleDriver(', 'return new (Object.values(OracleDriver_1)[0])('),
+    factory + ';exports.drivers = [require("./sap/SapDriver")];',
+  ].map((text) => trims.withLazyDrivers(text) !== undefined),
   nestAsNamed: trims.TRIMMED.nestLoggers.map((path) => trims.withLazyFormatter(packaged(path)) !== undefined),
   phoneRule: [
     rule,
@@ -76,7 +85,7 @@ const published = trimmed ? {
     rule.replace('return phoneNumber.isValid();', 'return require("libphonenumber-js/max").isValidPhoneNumber(value);'),
   ].map((text) => trims.withLazyPhoneParser(text) !== undefined),
 } : null;
-console.log(JSON.stringify({ traced: tracing !== undefined, madeAtLoad, drivers, days, stamps, madeAfterStamps: made - madeAtLoad, postgres, refusal, phoneModulesAtLoad, phoneChecks, phoneModulesAfterChecks, phonePackage, published }));
+console.log(JSON.stringify({ traced: tracing !== undefined, madeAtLoad, drivers, days, stamps, madeAfterStamps: made - madeAtLoad, postgres, driverElsewhere, refusal, driversAfterRefusal, phoneModulesAtLoad, phoneChecks, phoneModulesAfterChecks, phonePackage, published }));
 if (tracing) tracing.shutdown().then(() => process.exit(0));
 `;
 
@@ -94,12 +103,14 @@ async function probe(mode: 'trimmed' | 'trimmed, traced' | 'as published') {
     stamps: string[];
     madeAfterStamps: number;
     postgres: string;
+    driverElsewhere: string;
     refusal: string | null;
+    driversAfterRefusal: string[];
     phoneModulesAtLoad: number;
     phoneChecks: boolean[];
     phoneModulesAfterChecks: number;
     phonePackage: number;
-    published: { listed: string[]; required: string[]; nestAsNamed: boolean[]; phoneRule: boolean[] } | null;
+    published: { listed: string[]; required: string[]; factory: boolean[]; nestAsNamed: boolean[]; phoneRule: boolean[] } | null;
   };
 }
 
@@ -119,6 +130,8 @@ describe('the service loads three dependencies without what it never uses (src/c
     const { published } = await probe('trimmed');
 
     expect([...published!.required].sort()).toEqual([...published!.listed, './postgres/PostgresDriver'].sort());
+    // As published it reads each driver's named export alone; a driver's module read otherwise, or required a second time, is not as named.
+    expect(published!.factory).toEqual([true, false, false, false]);
     expect(published!.nestAsNamed).toEqual([true, true]);
     // As published it reads the named export alone; reading another export, the module whole, or requiring it a second time is not as named.
     expect(published!.phoneRule).toEqual([true, false, false, false]);
@@ -155,12 +168,19 @@ describe('the service loads three dependencies without what it never uses (src/c
     expect(loaded.stamps[0]).toMatch(/\d{1,2}:\d{2}:\d{2}/);
   });
 
-  it('when a data source names PostgreSQL after the trims, then TypeORM makes its driver; when it names another database, then it is refused by name', async () => {
-    const loaded = await probe('trimmed');
+  it.each(['trimmed', 'trimmed, traced'] as const)(
+    'when a data source names PostgreSQL after the trims (%s), then TypeORM makes its driver; when it names another database, then that driver loads then and TypeORM answers as published; a driver required from elsewhere is TypeORM’s own',
+    async (mode) => {
+      const [trimmed, published] = await Promise.all([probe(mode), probe('as published')]);
 
-    expect(loaded.postgres).toBe('PostgresDriver');
-    expect(loaded.refusal).toBe("The gateway runs on PostgreSQL only: TypeORM's driver mysql/MysqlDriver is not loaded");
-  });
+      expect(trimmed.traced).toBe(mode === 'trimmed, traced');
+      expect(trimmed.postgres).toBe('PostgresDriver');
+      expect(trimmed.refusal).toBe(published.refusal);
+      expect(trimmed.refusal).toMatch(/^DriverPackageNotInstalledError: Mysql package has not been found installed/);
+      expect(trimmed.driversAfterRefusal).toEqual(['mysql/MysqlDriver.js', 'oracle/OracleDriver.js', 'postgres/PostgresDriver.js']);
+      expect(trimmed.driverElsewhere).toBe('function');
+    },
+  );
 
   it.each([
     ['src/main.js', './common/runtime/trimmed-dependencies'],

@@ -1,11 +1,12 @@
 import { registerHooks } from 'node:module';
-import { posix } from 'node:path';
 
 /**
  * What three dependencies build as they load and a gateway never uses, left unbuilt: 10–11 MiB of a
  * gateway's idle resident memory (docs/benchmarks.md, "What loading costs: Nest's date formatters
  * and TypeORM's other drivers", and "class-validator's phone numbers"). Registered first by the
- * service's entry points, before anything requires them.
+ * service's entry points, before anything requires them. Each is one change to one file's text as
+ * it loads; no module is stood in for, so whatever else requires a package (or wraps `require`, as
+ * the tracing SDK's instrumentations do) gets the package itself.
  *
  * - `@nestjs/common` makes two `Intl.DateTimeFormat`s when its logger modules load, for the
  *   timestamps of Nest's own console logger, which the gateway replaces with its JSON log. Making
@@ -14,22 +15,22 @@ import { posix } from 'node:path';
  *   process. Here each is made when it first formats a timestamp, which Nest's console logger
  *   still does as before.
  * - TypeORM's driver factory requires the drivers of 17 databases (TypeORM's 36 modules of
- *   theirs), whichever one the data source names. The service runs on PostgreSQL only: the 16
- *   others, named below, resolve to a module whose driver refuses, by name, to be made.
+ *   theirs), whichever one the data source names. The service runs on PostgreSQL only. Here each of
+ *   the 16 others, named below, is required when the factory first makes one.
  * - class-validator's `isPhoneNumber` requires libphonenumber-js with its largest metadata (73
  *   modules; in a bare `node`, 1.5 MiB of heap and 2.3 MiB resident) whichever rules a service
  *   uses. The gateway checks phone numbers with its own rule (`IsPhoneNumber` in
  *   common/http/field-rules.ts). Here libphonenumber-js loads when `isPhoneNumber` first parses.
  *
- * Each change is made only where what it changes is exactly as named here: a driver on the list,
- * required by TypeORM's factory; a file of Nest's, found by its path in the package, that makes its
- * formatter with the text below and uses it for `format` alone; class-validator's file, found by its
- * path, that reads only the named export of libphonenumber-js. A release of any of them that
+ * Each change is made only where what it changes is exactly as named here: TypeORM's factory and
+ * class-validator's rule, found by their paths in the packages, that require what is named once
+ * each and read only the named export of it; a file of Nest's, found by its path, that makes its
+ * formatter with the text below and uses it for `format` alone. A release of any of them that
  * changes these is loaded as published. The process test `trimmed-dependencies` then fails, and
  * this module is brought up to date.
  */
 export const TRIMMED = {
-  /** The module whose drivers are trimmed, and the drivers trimmed: all its drivers but PostgreSQL's. */
+  /** The module that requires every driver, and the drivers it requires when it first makes one: all its drivers but PostgreSQL's. */
   driverFactory: '/node_modules/typeorm/driver/DriverFactory.js',
   drivers: [
     './aurora-mysql/AuroraMysqlDriver',
@@ -59,20 +60,11 @@ export const TRIMMED = {
   phoneParserRead: 'parsePhoneNumber',
 } as const;
 
-const TRIMMED_DRIVERS: ReadonlySet<string> = new Set(TRIMMED.drivers);
-const TRIMMED_DRIVER = 'gateway-trimmed:typeorm-driver/';
-
 /** A formatter made when it first formats: the only method Nest's loggers call on theirs. */
 const LAZY_FORMATTER = `const dateTimeFormatter = ((locales, options) => {
   let made;
   return { format: (date) => (made ??= new Intl.DateTimeFormat(locales, options)).format(date) };
 })(`;
-
-/** A driver module as TypeORM's factory reads it: its driver, which refuses to be made. */
-function trimmedDriverSource(specifier: string): string {
-  const message = `The gateway runs on PostgreSQL only: TypeORM's driver ${specifier} is not loaded`;
-  return `exports.${posix.basename(specifier)} = class { constructor() { throw new Error(${JSON.stringify(message)}); } };`;
-}
 
 function sourceText(source: unknown): string | undefined {
   if (typeof source === 'string') return source;
@@ -90,45 +82,53 @@ export function withLazyFormatter(text: string): string | undefined {
 }
 
 /**
- * class-validator's phone rule with libphonenumber-js required when the rule first reads its parser,
- * or undefined where the rule is not as named above: it names the package once, in one
- * `const binding = require("libphonenumber-js/max");`, and reads nothing of it but
- * `binding.parsePhoneNumber`. The rule's own `require` still loads the package, as published, when
- * first read; the package's module is never stood in for, so anything else that requires it (or
- * wraps `require`, as the tracing SDK's instrumentations do) gets the package itself.
+ * A CommonJS module's text with each `const binding = require("specifier");` named made lazy: the
+ * `require` runs when the binding's export is first read. Undefined where the text is not as named:
+ * for each, it names the specifier once, in one such `const`, and reads nothing of the binding but
+ * `binding.read`. The module's own `require` still loads the specifier, as published, when first
+ * read.
  */
-export function withLazyPhoneParser(text: string): string | undefined {
-  if (text.split('libphonenumber-js').length !== 2) return undefined;
-  const required = new RegExp(`const (\\w+) = require\\("${TRIMMED.phoneParser}"\\);`).exec(text);
-  if (required === null) return undefined;
-  const binding = required[1];
-  const reads = [...text.matchAll(new RegExp(`(?<![\\w$.])${binding}(?![\\w$])(\\.\\w+)?`, 'g'))].map((match) => match[1]);
-  // Named once where it is required, and otherwise only as `binding.parsePhoneNumber`.
-  if (reads.length < 2 || reads.filter((read) => read !== `.${TRIMMED.phoneParserRead}`).length !== 1) return undefined;
-  const read = TRIMMED.phoneParserRead;
-  return text.replace(
-    required[0],
-    `const ${binding} = ((load) => { let loaded; return { get ${read}() { return (loaded ??= load()).${read}; } }; })(() => require("${TRIMMED.phoneParser}"));`,
+function withLazyRequires(text: string, requires: ReadonlyArray<{ specifier: string; read: string }>): string | undefined {
+  let lazy = text;
+  for (const { specifier, read } of requires) {
+    if (text.split(specifier).length !== 2) return undefined;
+    const required = new RegExp(`const (\\w+) = require\\("${specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}"\\);`).exec(text);
+    if (required === null) return undefined;
+    const binding = required[1];
+    const reads = [...text.matchAll(new RegExp(`(?<![\\w$.])${binding}(?![\\w$])(\\.\\w+)?`, 'g'))].map((match) => match[1]);
+    // Named once where it is required, and otherwise only as `binding.read`.
+    if (reads.length < 2 || reads.filter((found) => found !== `.${read}`).length !== 1) return undefined;
+    lazy = lazy.replace(
+      required[0],
+      `const ${binding} = ((load) => { let loaded; return { get ${read}() { return (loaded ??= load()).${read}; } }; })(() => require(${JSON.stringify(specifier)}));`,
+    );
+  }
+  return lazy;
+}
+
+/** TypeORM's driver factory with each driver but PostgreSQL's required when it first makes one, or undefined where it is not as named above. */
+export function withLazyDrivers(text: string): string | undefined {
+  return withLazyRequires(
+    text,
+    TRIMMED.drivers.map((specifier) => ({ specifier, read: specifier.slice(specifier.lastIndexOf('/') + 1) })),
   );
 }
 
+/** class-validator's phone rule with libphonenumber-js required when the rule first parses, or undefined where it is not as named above. */
+export function withLazyPhoneParser(text: string): string | undefined {
+  return withLazyRequires(text, [{ specifier: TRIMMED.phoneParser, read: TRIMMED.phoneParserRead }]);
+}
+
+const REWRITES: ReadonlyArray<readonly [path: string, rewrite: (text: string) => string | undefined]> = [
+  [TRIMMED.driverFactory, withLazyDrivers],
+  [TRIMMED.phoneRule, withLazyPhoneParser],
+  ...TRIMMED.nestLoggers.map((path) => [path, withLazyFormatter] as const),
+];
+
 registerHooks({
-  resolve(specifier, context, nextResolve) {
-    if (TRIMMED_DRIVERS.has(specifier) && context.parentURL?.endsWith(TRIMMED.driverFactory)) {
-      return { url: TRIMMED_DRIVER + specifier.slice(2), format: 'commonjs', shortCircuit: true };
-    }
-    return nextResolve(specifier, context);
-  },
   load(url, context, nextLoad) {
-    if (url.startsWith(TRIMMED_DRIVER)) {
-      return { format: 'commonjs', source: trimmedDriverSource(url.slice(TRIMMED_DRIVER.length)), shortCircuit: true };
-    }
     const loaded = nextLoad(url, context);
-    const rewrite = url.endsWith(TRIMMED.phoneRule)
-      ? withLazyPhoneParser
-      : TRIMMED.nestLoggers.some((path) => url.endsWith(path))
-        ? withLazyFormatter
-        : undefined;
+    const rewrite = REWRITES.find(([path]) => url.endsWith(path))?.[1];
     if (rewrite === undefined) return loaded;
     const text = sourceText(loaded.source);
     const lazy = text === undefined ? undefined : rewrite(text);
