@@ -1,4 +1,4 @@
-// npm run bench [-- <command> [options]]
+// npm run bench [-- <command> [options]]   (--help: this)
 //   throughput [--connections 50] [--duration 10] [--rate 200] [--calls 'balance,audit search,bank account'] [--replicas 2] [--profile] [--allocations]
 //                      the gateway against the sandbox, a bare proxy and two NestJS yardsticks;
 //                      --replicas 2 also loads two gateway processes together; --profile samples the
@@ -27,29 +27,54 @@
 // BENCH_DATABASE_URL=postgres://… runs against that server (in a scratch database); otherwise an
 // embedded PostgreSQL is started in a scratch directory. BENCH_REDIS_URL=redis://… makes the gateways
 // remember DPoP proofs in that Redis (DPOP_REPLAY_REDIS_URL) instead of PostgreSQL.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    connections: { type: 'string', default: '50' },
-    duration: { type: 'string', default: '10' },
-    rate: { type: 'string', default: '200' },
-    calls: { type: 'string', default: 'balance,audit search,bank account' },
-    call: { type: 'string' },
-    rows: { type: 'string', default: '10000000' },
-    'without-index': { type: 'string' },
-    replicas: { type: 'string', default: '2' },
-    profile: { type: 'boolean', default: false },
-    allocations: { type: 'boolean', default: false },
-    promoted: { type: 'boolean', default: false },
-    rounds: { type: 'string', default: '3' },
-    events: { type: 'string', default: '1000000' },
-    minutes: { type: 'string', default: '10' },
-    against: { type: 'string' },
-    variants: { type: 'string', default: '' },
-  },
-});
+/** The usage above, as this file's leading comment says it. */
+function usage() {
+  const lines = readFileSync(new URL(import.meta.url), 'utf8').split('\n');
+  return lines
+    .slice(
+      0,
+      lines.findIndex((line) => !line.startsWith('//')),
+    )
+    .map((line) => line.slice(3))
+    .join('\n');
+}
+
+let parsed;
+try {
+  parsed = parseArgs({
+    allowPositionals: true,
+    options: {
+      help: { type: 'boolean', default: false },
+      connections: { type: 'string', default: '50' },
+      duration: { type: 'string', default: '10' },
+      rate: { type: 'string', default: '200' },
+      calls: { type: 'string', default: 'balance,audit search,bank account' },
+      call: { type: 'string' },
+      rows: { type: 'string', default: '10000000' },
+      'without-index': { type: 'string' },
+      replicas: { type: 'string', default: '2' },
+      profile: { type: 'boolean', default: false },
+      allocations: { type: 'boolean', default: false },
+      promoted: { type: 'boolean', default: false },
+      rounds: { type: 'string', default: '3' },
+      events: { type: 'string', default: '1000000' },
+      minutes: { type: 'string', default: '10' },
+      against: { type: 'string' },
+      variants: { type: 'string', default: '' },
+    },
+  });
+} catch (error) {
+  process.stderr.write(`${error.message}\n\n${usage()}\n`);
+  process.exit(2);
+}
+const { positionals, values } = parsed;
+if (values.help) {
+  process.stdout.write(`${usage()}\n`);
+  process.exit(0);
+}
 const command = positionals[0] ?? 'all';
 if (!['throughput', 'audit', 'seal', 'soak', 'compare', 'memory', 'all'].includes(command)) {
   process.stderr.write(`unknown command ${command}: throughput | audit | seal | soak | compare | memory | all\n`);
