@@ -51,7 +51,7 @@ const onDatabase = {
 module.exports = {
   // e2e suites start applications and databases; a unit spec never comes near this.
   testTimeout: 60_000,
-  // Test files run in a worker process that is replaced once it holds more than this after a file.
+  // Test files run in a worker process that is replaced once its heap holds more than this after a file.
   // Jest's ES module mode (--experimental-vm-modules) keeps each file's module graph alive, so one
   // process grows all run long: on a two-vCPU machine Jest would otherwise run every file inside
   // its own process (one worker or fewer means "in band"), which reached 4 GB, its heap's limit,

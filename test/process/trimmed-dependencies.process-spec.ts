@@ -76,6 +76,8 @@ const published = trimmed ? {
     factory.replace('new MysqlDriver_1.MysqlDriver(', 'new MysqlDriver_1.default('),
     factory.replace('return new OracleDriver_1.OracleDriver(', 'return new (Object.values(OracleDriver_1)[0])('),
     factory + ';exports.drivers = [require("./sap/SapDriver")];',
+    factory + ';exports.sap = { ...SapDriver_1 };',
+    factory + ';MysqlDriver_1.MysqlDriver = class {};',
   ].map((text) => trims.withLazyDrivers(text) !== undefined),
   nestAsNamed: trims.TRIMMED.nestLoggers.map((path) => trims.withLazyFormatter(packaged(path)) !== undefined),
   phoneRule: [
@@ -83,6 +85,7 @@ const published = trimmed ? {
     rule.replace('max_1.parsePhoneNumber)(', 'max_1.parsePhoneNumberWithError)('),
     rule.replace('(0, max_1.parsePhoneNumber)(', 'max_1.default('),
     rule.replace('return phoneNumber.isValid();', 'return require("libphonenumber-js/max").isValidPhoneNumber(value);'),
+    rule.replace('(0, max_1.parsePhoneNumber)(', 'max_1.parsePhoneNumber('),
   ].map((text) => trims.withLazyPhoneParser(text) !== undefined),
 } : null;
 console.log(JSON.stringify({ traced: tracing !== undefined, madeAtLoad, drivers, days, stamps, madeAfterStamps: made - madeAtLoad, postgres, driverElsewhere, refusal, driversAfterRefusal, phoneModulesAtLoad, phoneChecks, phoneModulesAfterChecks, phonePackage, published }));
@@ -130,11 +133,11 @@ describe('the service loads three dependencies without what it never uses (src/c
     const { published } = await probe('trimmed');
 
     expect([...published!.required].sort()).toEqual([...published!.listed, './postgres/PostgresDriver'].sort());
-    // As published it reads each driver's named export alone; a driver's module read otherwise, or required a second time, is not as named.
-    expect(published!.factory).toEqual([true, false, false, false]);
+    // As published it makes each driver's class alone; another export read, the module read whole, required a second time, spread or written to is not as named.
+    expect(published!.factory).toEqual([true, false, false, false, false, false]);
     expect(published!.nestAsNamed).toEqual([true, true]);
-    // As published it reads the named export alone; reading another export, the module whole, or requiring it a second time is not as named.
-    expect(published!.phoneRule).toEqual([true, false, false, false]);
+    // As published it calls the named export alone; another export, the module read whole, required a second time, or the export called as the module's method is not as named.
+    expect(published!.phoneRule).toEqual([true, false, false, false, false]);
   });
 
   it.each(['trimmed', 'trimmed, traced'] as const)(

@@ -84,26 +84,33 @@ export function withLazyFormatter(text: string): string | undefined {
 /**
  * A CommonJS module's text with each `const binding = require("specifier");` named made lazy: the
  * `require` runs when the binding's export is first read. Undefined where the text is not as named:
- * for each, it names the specifier once, in one such `const`, and reads nothing of the binding but
- * `binding.read`. The module's own `require` still loads the specifier, as published, when first
- * read.
+ * for each, it names the specifier once, in one such `const`, and names the binding nowhere else but
+ * in `new binding.read(` or `(0, binding.read)(`, the two calls TypeScript's CommonJS output makes
+ * of an imported class and function. Those neither write the export nor call it with the module
+ * as `this`, so the lazy object, which has the one export and no other, serves them as the module
+ * did. The module's own `require` still loads the specifier, as published, when first read.
  */
 function withLazyRequires(text: string, requires: ReadonlyArray<{ specifier: string; read: string }>): string | undefined {
   let lazy = text;
   for (const { specifier, read } of requires) {
     if (text.split(specifier).length !== 2) return undefined;
-    const required = new RegExp(`const (\\w+) = require\\("${specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}"\\);`).exec(text);
+    const required = new RegExp(`const (\\w+) = require\\("${escaped(specifier)}"\\);`).exec(text);
     if (required === null) return undefined;
     const binding = required[1];
-    const reads = [...text.matchAll(new RegExp(`(?<![\\w$.])${binding}(?![\\w$])(\\.\\w+)?`, 'g'))].map((match) => match[1]);
-    // Named once where it is required, and otherwise only as `binding.read`.
-    if (reads.length < 2 || reads.filter((found) => found !== `.${read}`).length !== 1) return undefined;
+    const named = text.split(new RegExp(`(?<![\\w$])${binding}(?![\\w$])`)).length - 1;
+    const used = text.split(`new ${binding}.${read}(`).length - 1 + (text.split(`(0, ${binding}.${read})(`).length - 1);
+    // Named once where it is required, and otherwise only in those two calls.
+    if (used < 1 || named !== used + 1) return undefined;
     lazy = lazy.replace(
       required[0],
       `const ${binding} = ((load) => { let loaded; return { get ${read}() { return (loaded ??= load()).${read}; } }; })(() => require(${JSON.stringify(specifier)}));`,
     );
   }
   return lazy;
+}
+
+function escaped(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
 /** TypeORM's driver factory with each driver but PostgreSQL's required when it first makes one, or undefined where it is not as named above. */
