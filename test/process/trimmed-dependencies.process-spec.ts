@@ -24,7 +24,9 @@ Intl.DateTimeFormat = new Proxy(Intl.DateTimeFormat, { construct: (target, args,
 process.on('exit', () => {
   const drivers = driversLoaded();
   const phoneModules = phoneModulesLoaded();
-  const phoneRule = Object.keys(require.cache).some((file) => file.endsWith('/class-validator/cjs/decorator/string/IsPhoneNumber.js'));
+  // The service has loaded the trims by now; their module names the rule's file.
+  const { phoneRule: ruleFile } = require(${JSON.stringify(TRIMS)}).TRIMMED;
+  const phoneRule = Object.keys(require.cache).some((file) => file.endsWith(ruleFile));
   process.stderr.write('\\nloaded: ' + JSON.stringify({ made, drivers, phoneRule, phoneModules }) + '\\n');
 });
 `;
@@ -58,11 +60,10 @@ const driverElsewhere = typeof require('typeorm/driver/oracle/OracleDriver').Ora
 let refusal = null;
 try { new DataSource({ type: 'mysql' }); } catch (error) { refusal = error.constructor.name + ': ' + error.message; }
 const driversAfterRefusal = driversLoaded().sort();
-const phoneModules = phoneModulesLoaded;
 const { isPhoneNumber } = require('class-validator');
-const phoneModulesAtLoad = phoneModules();
+const phoneModulesAtLoad = phoneModulesLoaded();
 const phoneChecks = ['+4915123456789', '+14155552671', '+49 151', '+999123456789', 'not a number'].map((text) => isPhoneNumber(text));
-const phoneModulesAfterChecks = phoneModules();
+const phoneModulesAfterChecks = phoneModulesLoaded();
 const phonePackage = Object.keys(require('libphonenumber-js/max')).length;
 const fs = require('node:fs');
 const packaged = (path) => fs.readFileSync(process.cwd() + path, 'utf8');

@@ -24,8 +24,10 @@ import { registerHooks } from 'node:module';
  *
  * Each change is made only where what it changes is exactly as named here: TypeORM's factory and
  * class-validator's rule, found by their paths in the packages, that require what is named once
- * each and read only the named export of it; a file of Nest's, found by its path, that makes its
- * formatter with the text below and uses it for `format` alone. A release of any of them that
+ * each and use what they require nowhere but in `new binding.Export(` or `(0, binding.Export)(`
+ * (the two calls TypeScript's CommonJS output makes), `Export` being the named export; a file of
+ * Nest's, found by its path, that makes its formatter with the text below and uses it for `format`
+ * alone. A release of any of them that
  * changes these is loaded as published. The process test `trimmed-dependencies` then fails, and
  * this module is brought up to date.
  */
