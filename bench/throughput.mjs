@@ -169,10 +169,29 @@ export async function measure(name, options, { connections, duration, samplePid,
 }
 
 /**
+ * Waits until the processes that take part have gone quiet: together under QUIET_CPU of one core
+ * over a second. The loads at saturation leave work behind them (the audit log's sealing of every
+ * event they wrote, PostgreSQL's writes), and one request at a time measured meanwhile would wait
+ * behind it. Resolves to the seconds waited, or to undefined when they did not go quiet in time.
+ */
+const QUIET_CPU = 0.05;
+async function untilQuiet(processes, { timeoutS = 120 } = {}) {
+  const started = Date.now();
+  while (Date.now() - started < timeoutS * 1000) {
+    const before = Object.values(processes).map(({ pid, tree }) => cpuReading(pid, { tree }));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const after = Object.values(processes).map(({ pid, tree }) => cpuReading(pid, { tree }));
+    const busy = after.reduce((sum, reading, index) => sum + cpuSecondsBetween(before[index], reading), 0);
+    if (busy < QUIET_CPU) return (Date.now() - started) / 1000;
+  }
+  return undefined;
+}
+
+/**
  * One request at a time, at most `rate` per second, for `duration` seconds, timed here to the
  * microsecond (autocannon reports whole milliseconds): the latency a server adds, without queueing.
  */
-async function oneAtATime(name, { url, requests: [template] }, { duration, rate }) {
+async function oneAtATime(name, { url, requests: [template] }, { duration, rate, pid }) {
   const client = new Client(url, { keepAliveTimeout: 30_000, pipelining: 1 });
   const send = async () => {
     const one = template.setupRequest ? template.setupRequest({ ...template }) : template;
@@ -186,6 +205,15 @@ async function oneAtATime(name, { url, requests: [template] }, { duration, rate 
     const latencies = [];
     let failures = 0;
     const gapMs = 1000 / rate;
+    // What the server spends with no request at all (its timers, its background work), per second of the same length.
+    let idleMsPerSecond;
+    if (pid !== undefined) {
+      const idleFrom = cpuReading(pid);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      idleMsPerSecond = (1000 * cpuSecondsBetween(idleFrom, cpuReading(pid))) / 2;
+      await send(); // the first after the pause is not counted
+    }
+    const cpuBefore = pid === undefined ? undefined : cpuReading(pid);
     const started = process.hrtime.bigint();
     const until = Date.now() + duration * 1000;
     while (Date.now() < until) {
@@ -197,8 +225,19 @@ async function oneAtATime(name, { url, requests: [template] }, { duration, rate 
       if (ms < gapMs) await new Promise((resolve) => setTimeout(resolve, gapMs - ms));
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    // The server's own CPU per request, one at a time: what its code costs when nothing is shared or batched.
+    const cpuMs = cpuBefore === undefined ? undefined : (1000 * cpuSecondsBetween(cpuBefore, cpuReading(pid))) / latencies.length;
     latencies.sort((a, b) => a - b);
-    return { name, rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failures, total: latencies.length };
+    return {
+      name,
+      rps: latencies.length / seconds,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      failures,
+      total: latencies.length,
+      cpuMs,
+      idleCpuMs: idleMsPerSecond === undefined ? undefined : (idleMsPerSecond * seconds) / latencies.length,
+    };
   } finally {
     await client.close();
   }
@@ -620,11 +659,20 @@ export async function throughput({
         if (options.prepare && endUsers.proofsUsed() > endUsers.proofsMade()) log('warning: DPoP proofs ran out; some were replayed and refused');
       }
     }
+    const quietAfter = await untilQuiet(processes);
+    log(
+      quietAfter === undefined
+        ? 'warning: the servers did not go quiet in 120 s; one at a time measured as they were'
+        : `the servers went quiet after ${fixed(quietAfter, 0)} s`,
+    );
     for (const [call, byTarget] of chosen) {
       // One at a time against the provider itself: the calls that reach it.
       if (!byTarget['sandbox directly']) continue;
-      for (const target of ['sandbox directly', 'gateway']) {
-        paced.push(await oneAtATime(`${call}: ${target}`, byTarget[target], { duration, rate }));
+      // The yardsticks too: what one more hop adds (the bare proxy) and what Nest adds to it (the pass-through).
+      for (const target of ['sandbox directly', 'bare proxy', 'NestJS pass-through', 'gateway']) {
+        if (!byTarget[target]) continue;
+        const pid = { 'bare proxy': proxy.child.pid, 'NestJS pass-through': passthrough.child.pid, gateway: service.child.pid }[target];
+        paced.push(await oneAtATime(`${call}: ${target}`, byTarget[target], { duration, rate, pid }));
       }
     }
     const memory = { ...memoryOf(service.child.pid), allocator: allocatorOf(service.child.pid) };
@@ -858,18 +906,32 @@ export function report({ rows, paced, rate, memory, connections, duration, datab
   const pacedBy = Object.fromEntries(paced.map((row) => [row.name, row]));
   lines.push(
     table(
-      ['Call', 'direct p50 / p99 ms', 'gateway p50 / p99 ms', 'added p50 ms', 'added p99 ms', 'gateway req/s', 'errors / non-2xx', 'target'],
+      [
+        'Call',
+        'direct p50 / p99 ms',
+        'gateway p50 / p99 ms',
+        'added p50 ms',
+        'added p99 ms',
+        'added p50 by the bare proxy / the pass-through, ms',
+        'CPU ms per request: gateway / pass-through (of it, what they spend idle)',
+        'gateway req/s',
+        'errors / non-2xx',
+        'target',
+      ],
       calls.map((kind) => {
         const direct = pacedBy[`${kind}: sandbox directly`];
         const gateway = pacedBy[`${kind}: gateway`];
+        const yardsticks = [pacedBy[`${kind}: bare proxy`], pacedBy[`${kind}: NestJS pass-through`]];
         return [
           kind,
           `${fixed(direct.p50, 2)} / ${fixed(direct.p99, 2)}`,
           `${fixed(gateway.p50, 2)} / ${fixed(gateway.p99, 2)}`,
           fixed(gateway.p50 - direct.p50, 2),
           fixed(gateway.p99 - direct.p99, 2),
+          yardsticks.map((row) => (row ? fixed(row.p50 - direct.p50, 2) : '–')).join(' / '),
+          `${fixed(gateway.cpuMs, 3)} (${fixed(gateway.idleCpuMs, 3)}) / ${fixed(yardsticks[1]?.cpuMs, 3)} (${fixed(yardsticks[1]?.idleCpuMs, 3)})`,
           fixed(gateway.rps, 0),
-          String(gateway.failures + direct.failures),
+          String([direct, gateway, ...yardsticks].reduce((sum, row) => sum + (row?.failures ?? 0), 0)),
           TARGETS[kind]?.oneAtATime(gateway.p50 - direct.p50, gateway.p99 - direct.p99) ?? '',
         ];
       }),
