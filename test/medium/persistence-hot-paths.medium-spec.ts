@@ -202,12 +202,14 @@ describe('persistence on the request path', () => {
     /**
      * The plan PostgreSQL runs for the one statement `read` sends through `on` (pg, or TypeORM's
      * DataSource) with `marker` in its text (by default, the search's and the request log's), with what each scan of audit_events in it read. Picked
-     * by its text: the sealer, which runs beside the test, sends its own statements meanwhile.
+     * by its text, and by `about` among its values when given: the sealer, which runs beside the test, sends its own statements meanwhile,
+     * and the count of unresolved calls (every 30 s) sends the statement reconciliation does.
      */
     async function scansOf(
       read: () => Promise<unknown>,
       on: { query: (text: string, values: unknown[]) => Promise<unknown> } = t.app.get(Sql),
       marker = 'AS position FROM audit_events e',
+      about?: unknown,
     ) {
       // Each statement is recorded as it goes, and runs as it would.
       const sent: [string, unknown[]][] = [];
@@ -224,7 +226,7 @@ describe('persistence on the request path', () => {
         if (own) on.query = query;
         else delete (on as { query?: unknown }).query;
       }
-      const picked = sent.filter(([text]) => text.includes(marker));
+      const picked = sent.filter(([text, values]) => text.includes(marker) && (about === undefined || (values ?? []).includes(about)));
       expect(picked).toHaveLength(1);
       const [[text, values]] = picked;
       const sql = t.app.get(Sql);
@@ -295,6 +297,32 @@ describe('persistence on the request path', () => {
       expect(scans[0]).toMatchObject({ 'Index Name': 'audit_events_by_reference_idx' });
       // Newest first, it stops at the first success: it reads no search about the reference, and at most the reference's own events.
       expect(Number(scans[0]['Actual Rows']) + Number(scans[0]['Rows Removed by Filter'] ?? 0)).toBeLessThanOrEqual(own.length);
+    });
+
+    it('when reconciliation looks for one reference’s calls with no outcome (--reference), then every read of the log goes through the reference’s index and reads only its own events, not the searches about it', async () => {
+      // A reference of its own: an opening attempted, no outcome, and searched as often as the one above.
+      const pending = randomUUID();
+      const attempt = event({ ...partner, reference: pending, operation: 'bank_account.create', phase: 'attempted' });
+      await log.append(attempt);
+      await Promise.all(
+        Array.from({ length: SEARCHES }, () =>
+          log.append(event({ reference: pending, operation: 'audit.query', clientId: randomUUID(), callerKind: 'admin' })),
+        ),
+      );
+      const query = { attemptedBefore: new Date(Date.now() + 60_000), reference: pending, limit: 10 };
+
+      const page = await log.unresolved(query);
+      expect(page.calls.map((one) => [one.requestId, one.state])).toEqual([[attempt.requestId, 'no_outcome']]);
+      // The reference above: its opening succeeded, so it has none.
+      expect((await log.unresolved({ ...query, reference })).calls).toEqual([]);
+
+      const scans = await scansOf(() => log.unresolved(query), t.app.get(Sql), 'AS ended_unknown', pending);
+      // The attempt itself, its outcome (lateral), and its failure and success (the two NOT EXISTS).
+      expect(scans).toHaveLength(4);
+      for (const scan of scans) {
+        expect(scan).toMatchObject({ 'Index Name': 'audit_events_by_reference_idx' });
+        expect(Number(scan['Actual Rows']) + Number(scan['Rows Removed by Filter'] ?? 0)).toBeLessThanOrEqual(1);
+      }
     });
   });
 
