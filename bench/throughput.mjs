@@ -569,8 +569,9 @@ export async function throughput({
     const signer = new RequestSigner(key.pem);
     const providerAuth = { authorization: `Bearer ${SANDBOX_TOKEN}`, accept: 'application/json' };
 
-    // Enough for every sealed scenario at this machine's speed, each with a fresh reference.
-    const sealedCount = Math.ceil((duration + firstWarmUp(duration)) * (2 * 5000 + rate)) + 5_000;
+    // Enough for every sealed scenario at this machine's speed, each with a fresh reference: the sandbox and
+    // the bare proxy at saturation, and one at a time (each `rate` a second, after 2 s back to back).
+    const sealedCount = Math.ceil((duration + firstWarmUp(duration)) * 2 * 5000 + 2 * (duration * rate + 2 * 2000)) + 5_000;
     log(`sealing ${sealedCount} provider requests ahead of time`);
     const sealed = [];
     for (let i = 0; i < sealedCount; i++) {
@@ -677,7 +678,7 @@ export async function throughput({
     }
     const memory = { ...memoryOf(service.child.pid), allocator: allocatorOf(service.child.pid) };
     if (sealed.length < next) log(`warning: ${next} sealed requests used, ${sealed.length} prepared: some references repeated`);
-    return { rows, paced, rate, memory, connections, duration, database: database.description };
+    return { rows, paced, quietAfter, rate, memory, connections, duration, database: database.description };
   } finally {
     for (const process of started.reverse()) await process.stop();
     await database.stop();
@@ -705,7 +706,7 @@ const TARGETS = {
 const MAX_CPU_OF_PASSTHROUGH = 2.5;
 const MAX_PEAK_RSS_MIB = 200;
 
-export function report({ rows, paced, rate, memory, connections, duration, database }) {
+export function report({ rows, paced, quietAfter, rate, memory, connections, duration, database }) {
   const by = Object.fromEntries(rows.map((row) => [row.name, row]));
   const lines = [];
   lines.push(
@@ -900,7 +901,10 @@ export function report({ rows, paced, rate, memory, connections, duration, datab
   lines.push('');
   lines.push(
     `One request at a time, at most ${rate} per second: the latency the gateway itself adds, without queueing. ` +
-      `(At saturation, as above, latency is mostly the wait behind the other connections' requests.)`,
+      `(At saturation, as above, latency is mostly the wait behind the other connections' requests.) ` +
+      (quietAfter === undefined
+        ? 'The servers had not gone quiet after the loads at saturation (120 s): these were measured as they were.'
+        : `Measured once the servers had gone quiet after the loads at saturation (${fixed(quietAfter, 0)} s); idle CPU over the 2 s before each, in /proc's 10 ms ticks.`),
   );
   lines.push('');
   const pacedBy = Object.fromEntries(paced.map((row) => [row.name, row]));

@@ -299,7 +299,7 @@ describe('persistence on the request path', () => {
       expect(Number(scans[0]['Actual Rows']) + Number(scans[0]['Rows Removed by Filter'] ?? 0)).toBeLessThanOrEqual(own.length);
     });
 
-    it('when reconciliation looks for one reference’s calls with no outcome (--reference), then every read of the log goes through the reference’s index and reads only its own events, not the searches about it', async () => {
+    it('when reconciliation looks for one reference’s calls with no outcome (--reference), then it finds the attempt by the reference’s index and reads only the reference’s own events, not the searches about it', async () => {
       // A reference of its own: an opening attempted, no outcome, and searched as often as the one above.
       const pending = randomUUID();
       const attempt = event({ ...partner, reference: pending, operation: 'bank_account.create', phase: 'attempted' });
@@ -309,6 +309,15 @@ describe('persistence on the request path', () => {
           log.append(event({ reference: pending, operation: 'audit.query', clientId: randomUUID(), callerKind: 'admin' })),
         ),
       );
+      // On a busy log every account opening writes its attempt first: attempts as common as the openings above (a quarter
+      // of the other events). With attempts rare, PostgreSQL finds them by the phase's index, which is right for that data.
+      await t.asOwner(
+        `INSERT INTO audit_events (id, request_id, operation, phase, reference, customer_id)
+         SELECT gen_random_uuid(), md5('attempt' || g::text), 'bank_account.create', 'attempted', gen_random_uuid(), gen_random_uuid()
+         FROM generate_series(1, 5000) g`,
+      );
+      // The planner's figures with these rows in them, as autovacuum would have them on a live log.
+      await t.asOwner('ANALYZE audit_events');
       const query = { attemptedBefore: new Date(Date.now() + 60_000), reference: pending, limit: 10 };
 
       const page = await log.unresolved(query);
@@ -317,12 +326,13 @@ describe('persistence on the request path', () => {
       expect((await log.unresolved({ ...query, reference })).calls).toEqual([]);
 
       const scans = await scansOf(() => log.unresolved(query), t.app.get(Sql), 'AS ended_unknown', pending);
-      // The attempt itself, its outcome (lateral), and its failure and success (the two NOT EXISTS).
+      // The attempt itself, its outcome (lateral), and its failure and success (the two NOT EXISTS). The attempt is found by
+      // the reference's index. The other three ask for the attempt's request in a rare phase, or its operation's success:
+      // PostgreSQL may read them by the reference's index, the request's or the phase's, as its figures make one cheaper.
+      // Whichever it takes, no read goes past the reference's own events into the searches about it.
       expect(scans).toHaveLength(4);
-      for (const scan of scans) {
-        expect(scan).toMatchObject({ 'Index Name': 'audit_events_by_reference_idx' });
-        expect(Number(scan['Actual Rows']) + Number(scan['Rows Removed by Filter'] ?? 0)).toBeLessThanOrEqual(1);
-      }
+      expect(scans.map((scan) => scan['Index Name'])).toContain('audit_events_by_reference_idx');
+      for (const scan of scans) expect(Number(scan['Actual Rows']) + Number(scan['Rows Removed by Filter'] ?? 0)).toBeLessThanOrEqual(1);
     });
   });
 
