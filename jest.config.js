@@ -1,5 +1,3 @@
-const { availableParallelism } = require('node:os');
-
 /**
  * NestJS 12 ships as ES modules, which Jest on Node 20 loads only in its native ESM mode
  * (`--experimental-vm-modules`, set by `npm test`). So tests are transpiled to ESM by ts-jest,
@@ -53,18 +51,18 @@ const onDatabase = {
 module.exports = {
   // e2e suites start applications and databases; a unit spec never comes near this.
   testTimeout: 60_000,
-  // Two files at a time at least. Jest's default is one worker fewer than the CPUs, so one on a
-  // two-vCPU machine, where most of a file's time is spent waiting on the processes it starts
-  // (the service, PostgreSQL, the sandbox, a browser). Each file has its own database, so files
-  // running side by side never see each other's rows. On two vCPUs: 229-235 s against 408 s
-  // (three whole runs each way, every test passing in each), and 207 s for the external database's run.
-  maxWorkers: Math.max(2, availableParallelism() - 1),
   // Test files run in a worker process that is replaced once its heap holds more than this after a file.
   // Jest's ES module mode (--experimental-vm-modules) keeps each file's module graph alive, so one
-  // process grows all run long: with one worker or fewer Jest would run every file inside its own
-  // process ("in band"), which reached 4 GB, its heap's limit, by the last files, and then spent
-  // its time collecting garbage.
+  // process grows all run long: on a two-vCPU machine Jest would otherwise run every file inside
+  // its own process (one worker or fewer means "in band"), which reached 4 GB, its heap's limit,
+  // by the last files, and then spent its time collecting garbage.
   workerIdleMemoryLimit: '1GB',
+  // One file at a time on two vCPUs (Jest's default there). Two at a time took 229-235 s against
+  // 408 s, but files then share the PostgreSQL cluster's oldest running transaction: one file's
+  // open transaction holds back another's sealing, and a receipts test polling for its proof ran
+  // into its own rate limit (a CI run, 2026-11-29). Each file's database is its own; the cluster,
+  // its ports and a Redis are not.
+  maxWorkers: 1,
   reporters: process.env.SUITE_PROGRESS ? ['default', '<rootDir>/test/support/suite-progress-reporter.cjs'] : ['default'],
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/dev/**/*.spec.ts', '<rootDir>/test/contracts/*.spec.ts'] },
