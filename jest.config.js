@@ -53,15 +53,15 @@ module.exports = {
   testTimeout: 60_000,
   // Test files run in a worker process that is replaced once its heap holds more than this after a file.
   // Jest's ES module mode (--experimental-vm-modules) keeps each file's module graph alive, so one
-  // process grows all run long: on a two-vCPU machine Jest would otherwise run every file inside
-  // its own process (one worker or fewer means "in band"), which reached 4 GB, its heap's limit,
-  // by the last files, and then spent its time collecting garbage.
+  // process grows all run long: with one worker Jest would otherwise run every file inside its own
+  // process ("in band"), which reached 4 GB, its heap's limit, by the last files, and then spent
+  // its time collecting garbage.
   workerIdleMemoryLimit: '1GB',
-  // One file at a time on two vCPUs (Jest's default there). Two at a time took 229-235 s against
-  // 408 s, but files then share the PostgreSQL cluster's oldest running transaction: one file's
-  // open transaction holds back another's sealing, and a receipts test polling for its proof ran
-  // into its own rate limit (a CI run, 2026-11-29). Each file's database is its own; the cluster,
-  // its ports and a Redis are not.
+  // One file at a time, on any machine. Two at a time took 229-235 s against 408 s on two vCPUs,
+  // but files then share more than their databases: the PostgreSQL cluster's oldest running
+  // transaction (one file's holds back another's sealing: a receipts test polling for its proof
+  // reached its rate limit in a CI run, 2026-11-29, since raised), ports picked free and then
+  // released, and a Redis's keys.
   maxWorkers: 1,
   reporters: process.env.SUITE_PROGRESS ? ['default', '<rootDir>/test/support/suite-progress-reporter.cjs'] : ['default'],
   projects: [

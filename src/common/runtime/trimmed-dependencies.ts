@@ -27,9 +27,8 @@ import { registerHooks } from 'node:module';
  * each and use what they require nowhere but in `new binding.Export(` or `(0, binding.Export)(`
  * (the two calls TypeScript's CommonJS output makes), `Export` being the named export; a file of
  * Nest's, found by its path, that makes its formatter with the text below and uses it for `format`
- * alone. A release of any of them that
- * changes these is loaded as published. The process test `trimmed-dependencies` then fails, and
- * this module is brought up to date.
+ * alone. A release of any of them that changes these is loaded as published. The process test
+ * `trimmed-dependencies` then fails, and this module is brought up to date.
  */
 export const TRIMMED = {
   /** The module that requires every driver, and the drivers it requires when it first makes one: all its drivers but PostgreSQL's. */
