@@ -21,6 +21,10 @@
 //                                                               flags ('' = as it runs; write --variants=… when the first
 //                                                               variant starts with --); --promoted also samples what
 //                                                               outlived the young generation per request, and where
+//   timeline [--requests 300] [--gap 5] [--calls 'balance,bank account']
+//                                                               one request at a time (--gap ms between them), split by
+//                                                               hop from the packets on loopback (tcpdump, as root): the
+//                                                               gateway's own time, and PostgreSQL's and the provider's
 //   all                                                         throughput and audit (the default)
 // A request that fails or answers other than 2xx makes the run exit 1 after its report: figures
 // measured on errors are not figures. .ci/run runs each command in a smoke form (seconds, tiny sizes).
@@ -64,6 +68,8 @@ try {
       minutes: { type: 'string', default: '10' },
       against: { type: 'string' },
       variants: { type: 'string', default: '' },
+      requests: { type: 'string', default: '300' },
+      gap: { type: 'string', default: '5' },
     },
   });
 } catch (error) {
@@ -76,8 +82,8 @@ if (values.help) {
   process.exit(0);
 }
 const command = positionals[0] ?? 'all';
-if (!['throughput', 'audit', 'seal', 'soak', 'compare', 'memory', 'all'].includes(command)) {
-  process.stderr.write(`unknown command ${command}: throughput | audit | seal | soak | compare | memory | all\n`);
+if (!['throughput', 'audit', 'seal', 'soak', 'compare', 'memory', 'timeline', 'all'].includes(command)) {
+  process.stderr.write(`unknown command ${command}: throughput | audit | seal | soak | compare | memory | timeline | all\n`);
   process.exit(2);
 }
 
@@ -140,6 +146,19 @@ if (command === 'memory') {
   failed += Object.values(result.results)
     .flat()
     .reduce((sum, run) => sum + run.failures, 0);
+}
+if (command === 'timeline') {
+  const { timeline, report, failuresOf } = await import('./timeline.mjs');
+  const result = await timeline({
+    requests: Number(values.requests),
+    gapMs: Number(values.gap),
+    // The two calls with a provider behind them, unless --calls names others.
+    calls: process.argv.some((arg) => arg === '--calls' || arg.startsWith('--calls='))
+      ? values.calls.split(',').map((call) => call.trim())
+      : ['balance', 'bank account'],
+  });
+  process.stdout.write(`\n## One request at a time, hop by hop\n\n${report(result)}\n`);
+  failed += failuresOf(result);
 }
 if (command === 'audit' || command === 'all') {
   const { auditAtScale, report } = await import('./audit-scale.mjs');

@@ -243,6 +243,22 @@ async function oneAtATime(name, { url, requests: [template] }, { duration, rate,
   }
 }
 
+/** What a request straight to the bench sandbox needs: its token, and the gateway's own cipher and signer for its key. */
+export function providerSide(dataDir) {
+  const { readUpstreamPublicKey } = dist('config/upstream-public-key.js');
+  const { JwePayloadCipher } = dist('upstream/payload-cipher.js');
+  const { RequestSigner } = dist('upstream/request-signer.js');
+  const key = readUpstreamPublicKey(readFileSync(join(dataDir, 'sandbox', 'public.pem'), 'utf8'));
+  return {
+    cipher: new JwePayloadCipher(key.key),
+    signer: new RequestSigner(key.pem),
+    providerAuth: { authorization: `Bearer ${SANDBOX_TOKEN}`, accept: 'application/json' },
+  };
+}
+
+/** The sandbox's path of a customer's balance, as the gateway calls it. */
+export const providerBalancePath = (customerId) => `/api/v1/customer/balance/${customerId}`;
+
 /**
  * The sandbox provider in a process of its own, its key pair kept under `dataDir`. Ready once its
  * public key is served (an endpoint of its documented API, not a line of its output).
@@ -560,14 +576,7 @@ export async function throughput({
     });
 
     // Provider-side requests, sealed and signed ahead of time so the load generator only sends.
-    const { readUpstreamPublicKey } = dist('config/upstream-public-key.js');
-    const { JwePayloadCipher } = dist('upstream/payload-cipher.js');
-    const { RequestSigner } = dist('upstream/request-signer.js');
-    const pem = readFileSync(join(dataDir, 'sandbox', 'public.pem'), 'utf8');
-    const key = readUpstreamPublicKey(pem);
-    const cipher = new JwePayloadCipher(key.key);
-    const signer = new RequestSigner(key.pem);
-    const providerAuth = { authorization: `Bearer ${SANDBOX_TOKEN}`, accept: 'application/json' };
+    const { cipher, signer, providerAuth } = providerSide(dataDir);
 
     // Enough for every sealed scenario at this machine's speed, each with a fresh reference: the sandbox and
     // the bare proxy at saturation, and one at a time (each `rate` a second, after 2 s back to back).
@@ -600,7 +609,7 @@ export async function throughput({
       'naive NestJS app': { pid: naive.child.pid },
       ...(postmaster ? { PostgreSQL: { pid: postmaster, tree: true } } : {}),
     };
-    const balancePath = `/api/v1/customer/balance/${customerId}`;
+    const balancePath = providerBalancePath(customerId);
     const targets = {
       balance: {
         'sandbox directly': { url: sandboxUrl, requests: [{ method: 'GET', path: balancePath, headers: providerAuth }] },
