@@ -19,6 +19,9 @@ function controlledWriter(refuse: (row: number) => boolean = () => false) {
   return { batches, writeRows, finishAll, inFlight: () => pending.length };
 }
 
+/** Once the event loop's current turn has run: a batch due then has started. */
+const turnEnded = () => new Promise((resolve) => setImmediate(resolve));
+
 describe('GroupCommit', () => {
   it('when nothing else is being written, then a row is written at once and alone', async () => {
     const writer = controlledWriter();
@@ -48,11 +51,26 @@ describe('GroupCommit', () => {
     const commits = new GroupCommit(writer.writeRows, { maxBatch: 3, maxInFlight: 2, isRowError: () => true });
 
     const all = Array.from({ length: 11 }, (_, row) => commits.write(row));
+    await turnEnded();
     expect(writer.inFlight()).toBe(2);
     await writer.finishAll();
 
     await Promise.all(all);
-    expect(writer.batches).toEqual([[0], [1], [2, 3, 4], [5, 6, 7], [8, 9, 10]]);
+    expect(writer.batches).toEqual([[0], [1, 2, 3], [4, 5, 6], [7, 8, 9], [10]]);
+  });
+
+  it('when rows arrive in one turn of the event loop while a write is in flight, then they go together once it has run, not each alone in a free slot', async () => {
+    const writer = controlledWriter();
+    const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 2, isRowError: () => true });
+
+    const all = [1, 2, 3, 4].map((row) => commits.write(row));
+    expect(writer.batches).toEqual([[1]]);
+    await turnEnded();
+    expect(writer.batches).toEqual([[1], [2, 3, 4]]);
+
+    await writer.finishAll();
+    await expect(Promise.all(all)).resolves.toHaveLength(4);
+    expect(writer.batches).toEqual([[1], [2, 3, 4]]);
   });
 
   it('when rows with the same key wait together, then each batch holds one of them, and the others go in later batches, in order', async () => {
@@ -74,6 +92,7 @@ describe('GroupCommit', () => {
     const second = commits.write(11);
     expect(writer.batches).toEqual([[1]]);
     const third = commits.write(2);
+    await turnEnded();
     expect(writer.batches).toEqual([[1], [2]]);
 
     await writer.finishAll();

@@ -10,6 +10,11 @@ interface Waiting<T, R> {
  * is written at once, alone; under load, many requests share one round trip and one commit
  * instead of each paying for its own. Every caller still learns when its own row is committed.
  *
+ * While a batch is in flight, a row does not take a free slot alone the moment it arrives: the next
+ * batch starts once the event loop has run everything its current turn brought (setImmediate), so
+ * the requests whose answers arrived together go together. Taking the slot at once sent most of
+ * them alone, one statement each (docs/benchmarks.md, "Rows that arrive together, written together").
+ *
  * A batch refused because of its data is retried row by row, so that one bad row (a value the
  * table refuses) fails only its own caller and not the requests it happened to be batched with.
  * Any other failure (the database is down) fails the whole batch at once: retrying each row alone
@@ -25,6 +30,8 @@ export class GroupCommit<T, R = void> {
   private inFlight = 0;
   /** With keyOf: the keys of the rows being written. */
   private readonly writing = new Set<string>();
+  /** A start is due once the event loop's current turn has run (setImmediate). */
+  private startDue = false;
 
   constructor(
     private readonly writeRows: (rows: T[]) => Promise<R[] | void>,
@@ -35,6 +42,17 @@ export class GroupCommit<T, R = void> {
   write(row: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.waiting.push({ row, resolve, reject });
+      if (this.inFlight === 0) this.startNext();
+      else this.startSoon();
+    });
+  }
+
+  /** Starts what waits once the rows the event loop's current turn brings have arrived too. */
+  private startSoon(): void {
+    if (this.startDue) return;
+    this.startDue = true;
+    setImmediate(() => {
+      this.startDue = false;
       this.startNext();
     });
   }
