@@ -358,6 +358,8 @@ export async function startBenchGatewayProcess({ database, dataDir, sandboxUrl, 
       RATE_LIMIT_PER_MINUTE: '1000000',
       RATE_LIMIT_PER_IP_PER_MINUTE: '1000000',
       AUDIT_PURGE_DAILY: 'false',
+      // BENCH_REDIS_URL: DPoP proofs remembered in that Redis (DPOP_REPLAY_REDIS_URL) rather than PostgreSQL, in every bench.
+      ...(process.env.BENCH_REDIS_URL ? { DPOP_REPLAY_REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
       // Where a web app's login comes back to (browser sessions).
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       ...allocator,
@@ -484,8 +486,7 @@ export async function throughput({
     started.push(sandbox);
 
     const profileDir = join(ROOT, 'bench', 'profiles');
-    // BENCH_REDIS_URL: DPoP proofs remembered in that Redis (DPOP_REPLAY_REDIS_URL) rather than PostgreSQL.
-    const gatewayEnv = process.env.BENCH_REDIS_URL ? { DPOP_REPLAY_REDIS_URL: process.env.BENCH_REDIS_URL } : {};
+    const gatewayEnv = {};
     const startGateway = async (withProfile) => {
       const nodeArgs = [
         ...(withProfile && profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
