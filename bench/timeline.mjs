@@ -10,6 +10,9 @@ import { Client } from 'undici';
 import { benchDatabase, percentile, scratchDir, table } from './support.mjs';
 import { bankAccountBody, providerBalancePath, providerSide, startBenchGateway, startBenchSandbox } from './throughput.mjs';
 
+/** Back to back before each call is measured. */
+const WARM_UP_REQUESTS = 3000;
+
 /** The four parties of a request, by the letter each hop names them with. */
 const PEERS = { C: 'the client', G: 'the gateway', P: 'PostgreSQL', S: 'the provider' };
 
@@ -183,8 +186,10 @@ export async function timeline({ requests, calls, gapMs }) {
     for (const call of calls) {
       const { through, direct } = byCall[call] ?? {};
       if (!through) throw new Error(`unknown call ${call}: balance | bank account`);
-      // Warm: the code paths compiled and the connections open, as before the throughput bench's one-at-a-time phase.
-      await oneAtATime(gateway.url, through, Math.max(200, requests), 1);
+      // Warm: the code paths optimised and the connections open, as the throughput bench's loads at
+      // saturation leave them before its one-at-a-time phase.
+      await oneAtATime(gateway.url, through, WARM_UP_REQUESTS, 0);
+      await oneAtATime(sandboxUrl, direct, WARM_UP_REQUESTS, 0);
       const straight = await oneAtATime(sandboxUrl, direct, requests, gapMs);
       const file = join(dataDir, `${call.replace(/\W/g, '-')}.pcap`);
       const stop = await capture(file, ports);
