@@ -16,9 +16,6 @@ export async function connectRedis(url: string): Promise<Redis> {
     connectTimeout: 1000,
     commandTimeout: 500,
     retryStrategy: (attempt) => Math.min(attempt * 200, 5000),
-    // The commands one turn of the event loop brings go in one write, as one pipeline (each still
-    // answered on its own): the proofs and rate-limit counts of requests that arrived together.
-    enableAutoPipelining: true,
   });
   // Until its user listens: an unanswered 'error' event would end the process.
   redis.on('error', () => undefined);
