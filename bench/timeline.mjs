@@ -83,14 +83,14 @@ function requestsOf(packets) {
   return requests.filter((hops) => hops.some((hop) => hop.hop === 'G>C')).map((hops) => hops.slice(0, hops.findLastIndex((hop) => hop.hop === 'G>C') + 1));
 }
 
-/** What the time between two messages was: the gateway's own work, or a peer answering it. */
-function spanName(before, after, counts) {
+/** What the time between two messages was, and whose: the gateway's own work (`G`), or a peer answering it (`P`, `S`). */
+function spanOf(before, after, counts) {
   const [from, to] = before.hop.split('>');
   if (from === 'G' && after.hop === `${to}>G`) {
     counts[to] = (counts[to] ?? 0) + 1;
-    return `${PEERS[to]} answers (${to === 'P' ? 'statement' : 'call'} ${counts[to]})`;
+    return { name: `${PEERS[to]} answers (${to === 'P' ? 'statement' : 'call'} ${counts[to]})`, whose: to };
   }
-  return `the gateway: ${PEERS[from]}'s message → its message to ${PEERS[after.hop.split('>')[1]]}`;
+  return { name: `the gateway: ${PEERS[from]}'s message → its message to ${PEERS[after.hop.split('>')[1]]}`, whose: 'G' };
 }
 
 /** The commonest sequence of hops, and each span's median and p90 in it. */
@@ -103,15 +103,9 @@ function spansOf(requests) {
   if (byShape.size === 0) throw new Error('no whole request in the capture: were the packets on loopback captured?');
   const [shape, alike] = [...byShape.entries()].sort((a, b) => b[1].length - a[1].length)[0];
   const counts = {};
-  const names = alike[0].slice(1).map((hop, index) => spanName(alike[0][index], hop, counts));
-  const spans = names.map((name, index) => {
+  const spans = alike[0].slice(1).map((hop, index) => {
     const ms = alike.map((hops) => hops[index + 1].at - hops[index].until).sort((a, b) => a - b);
-    return {
-      name,
-      p50: percentile(ms, 50),
-      p90: percentile(ms, 90),
-      peer: name.startsWith('the gateway') ? 'gateway' : name.split(' ')[0] === 'PostgreSQL' ? 'database' : 'provider',
-    };
+    return { ...spanOf(alike[0][index], hop, counts), p50: percentile(ms, 50), p90: percentile(ms, 90) };
   });
   const whole = alike.map((hops) => hops.at(-1).at - hops[0].at).sort((a, b) => a - b);
   return { shape, requests: alike.length, of: requests.length, spans, p50: percentile(whole, 50) };
@@ -212,7 +206,7 @@ export async function timeline({ requests, calls, gapMs }) {
 
 export function report({ results, requests, database }) {
   const sections = results.map((result) => {
-    const byPeer = (peer) => result.spans.filter((span) => span.peer === peer).reduce((sum, span) => sum + span.p50, 0);
+    const byPeer = (whose) => result.spans.filter((span) => span.whose === whose).reduce((sum, span) => sum + span.p50, 0);
     return [
       `### ${result.call}: ${requests} one at a time, ${result.of} found whole in the capture, ${result.requests} of them in the commonest order of hops (the spans below)`,
       `Through the gateway ${result.through.p50.toFixed(3)} ms (p50, timed by the client; ${result.captured.p50.toFixed(3)} while captured), straight to the sandbox ${result.direct.p50.toFixed(3)} ms: added ${(result.through.p50 - result.direct.p50).toFixed(3)} ms. Hops: \`${result.shape}\` (C the client, G the gateway, P PostgreSQL, S the provider).`,
@@ -220,7 +214,7 @@ export function report({ results, requests, database }) {
         ['span, in order', 'p50 ms', 'p90 ms'],
         result.spans.map((span) => [span.name, span.p50.toFixed(3), span.p90.toFixed(3)]),
       ),
-      `Sums of the medians: the gateway's own ${byPeer('gateway').toFixed(3)} ms, PostgreSQL ${byPeer('database').toFixed(3)} ms, the provider ${byPeer('provider').toFixed(3)} ms; first packet in to answer out ${result.p50.toFixed(3)} ms (p50).`,
+      `Sums of the medians: the gateway's own ${byPeer('G').toFixed(3)} ms, PostgreSQL ${byPeer('P').toFixed(3)} ms, the provider ${byPeer('S').toFixed(3)} ms; first packet in to answer out ${result.p50.toFixed(3)} ms (p50).`,
     ].join('\n');
   });
   return [`${database}. Packets captured on loopback by tcpdump; a span is the time between two messages on the wire.`, ...sections].join('\n\n');
