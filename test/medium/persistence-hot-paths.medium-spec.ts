@@ -6,6 +6,7 @@ import { AuditSealStore } from '../../src/audit/seal/domain/audit-seal.port';
 import { RequestLogStore } from '../../src/audit/requests/domain/request-log.port';
 import { CustomerOwnership } from '../../src/customers/domain/customer-ownership.port';
 import { Sql } from '../../src/database/sql';
+import { PgProofReplay } from '../../src/auth/persistence/pg-proof-replay';
 import { startTestApp, TestApp } from '../support/app';
 
 /** The writes and reads every partner request makes, against the real tables. */
@@ -158,6 +159,24 @@ describe('persistence on the request path', () => {
         events.map((one) => one.id),
       ]);
       expect(Number(stored.events)).toBe(20);
+    });
+  });
+
+  describe('DPoP proofs', () => {
+    const inAMinute = () => new Date(Date.now() + 60_000);
+
+    it('when two replicas record the same new proofs at once, in opposite orders, then neither waits on the other in a cycle: each proof is accepted once', async () => {
+      const sql = t.app.get(Sql);
+      const replicas = [new PgProofReplay(t.dataSource, sql), new PgProofReplay(t.dataSource, sql)];
+      for (let round = 0; round < 5; round++) {
+        const keys = Array.from({ length: 50 }, () => randomUUID());
+        const [ahead, behind] = await Promise.all([
+          Promise.all(keys.map((key) => replicas[0].useOnce(key, inAMinute()))),
+          Promise.all([...keys].reverse().map((key) => replicas[1].useOnce(key, inAMinute()))),
+        ]);
+        const firstUses = keys.map((_key, index) => Number(ahead[index]) + Number(behind[keys.length - 1 - index]));
+        expect(firstUses).toEqual(keys.map(() => 1));
+      }
     });
   });
 

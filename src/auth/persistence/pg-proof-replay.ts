@@ -64,7 +64,10 @@ export class PgProofReplay extends ProofReplay implements OnApplicationBootstrap
     proofs.forEach((proof, index) => {
       if (!firstIndex.has(proof.key)) firstIndex.set(proof.key, index);
     });
-    const unique = [...firstIndex.keys()];
+    // In one order: two statements that lock the same keys (a proof replayed while its first use is
+    // being written, on this replica or another) lock them in the same order, so neither waits on
+    // the other in a cycle, which PostgreSQL would end by failing one of them.
+    const unique = [...firstIndex.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     const rows = await unavailableOnOutage(() =>
       // Prepared, on pg itself: one statement per request that presents a proof (see Sql).
       this.sql.prepared<{ n: number; first: boolean }>('dpop-proofs-used', RECORD_BATCH, [
