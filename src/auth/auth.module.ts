@@ -43,7 +43,7 @@ import { IssuerDirectory } from './oidc/issuer-metadata';
 import { ApiClientEntity } from './persistence/api-client.entity';
 import { PgProofReplay } from './persistence/pg-proof-replay';
 import { RedisProofReplay } from './persistence/redis-proof-replay';
-import { Sql } from '../database/sql';
+import { SharedCommit } from '../database/shared-commit';
 import { PostgresApiClientChanges } from './persistence/postgres-api-client-changes';
 import { TypeOrmApiClientRepository } from './persistence/typeorm-api-client.repository';
 
@@ -76,10 +76,10 @@ export class AuthModule {
         {
           // Redis where one is named for it, PostgreSQL otherwise (the default: durable, and always there).
           provide: ProofReplay,
-          inject: [ConfigService, DataSource, Sql],
-          useFactory: (config: ConfigService<AuthEnvironment, true>, dataSource: DataSource, sql: Sql) => {
+          inject: [ConfigService, DataSource, SharedCommit],
+          useFactory: (config: ConfigService<AuthEnvironment, true>, dataSource: DataSource, shared: SharedCommit) => {
             const redisUrl = config.get('DPOP_REPLAY_REDIS_URL', { infer: true });
-            return redisUrl ? RedisProofReplay.connect(redisUrl) : new PgProofReplay(dataSource, sql);
+            return redisUrl ? RedisProofReplay.connect(redisUrl) : new PgProofReplay(dataSource, shared);
           },
         },
         // One directory of the issuers' discovery documents and keys, for the tokens and the relying party alike.

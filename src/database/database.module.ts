@@ -7,6 +7,7 @@ import type { DatabaseEnvironment } from '../config/environment/database.environ
 import { ReadinessConnection } from './readiness-connection';
 import { DatabaseRoles, DatabaseUrls, migrateAsOwner, OwnerPolicy, protectionOf } from './database-roles';
 import { PostgresNotifications } from './postgres-notifications';
+import { SharedCommit } from './shared-commit';
 import { Sql } from './sql';
 import { dataSourceOptions } from './typeorm-options';
 
@@ -26,6 +27,8 @@ export class DatabaseModule {
       global: true,
       providers: [
         { provide: Sql, inject: [DataSource], useFactory: (dataSource: DataSource) => Sql.of(dataSource) },
+        // One for the service: the stores whose rows share statements (audit events, DPoP proofs) share its batches.
+        { provide: SharedCommit, inject: [Sql], useFactory: (sql: Sql) => new SharedCommit(sql) },
         { provide: PostgresNotifications, useFactory: () => new PostgresNotifications(url) },
         { provide: ReadinessConnection, useFactory: () => new ReadinessConnection(url) },
         {
@@ -43,7 +46,7 @@ export class DatabaseModule {
           },
         },
       ],
-      exports: [Sql, PostgresNotifications, DatabaseRoles, ReadinessConnection],
+      exports: [Sql, SharedCommit, PostgresNotifications, DatabaseRoles, ReadinessConnection],
       imports: [
         TypeOrmModule.forRootAsync({
           inject: [ConfigService],

@@ -5,8 +5,10 @@ import { AuditLog } from '../../src/audit/trail/domain/audit-log.port';
 import { AuditSealStore } from '../../src/audit/seal/domain/audit-seal.port';
 import { RequestLogStore } from '../../src/audit/requests/domain/request-log.port';
 import { CustomerOwnership } from '../../src/customers/domain/customer-ownership.port';
-import { Sql } from '../../src/database/sql';
+import { ProofReplay } from '../../src/auth/domain/proof-replay.port';
 import { PgProofReplay } from '../../src/auth/persistence/pg-proof-replay';
+import { SharedCommit } from '../../src/database/shared-commit';
+import { Sql } from '../../src/database/sql';
 import { startTestApp, TestApp } from '../support/app';
 
 /** The writes and reads every partner request makes, against the real tables. */
@@ -162,12 +164,57 @@ describe('persistence on the request path', () => {
     });
   });
 
-  describe('DPoP proofs', () => {
+  describe('audit events and DPoP proofs of the same moment (one shared statement, SharedCommit)', () => {
     const inAMinute = () => new Date(Date.now() + 60_000);
+    /** The transactions that wrote the proofs (`dpop_proofs.key`) and the events. */
+    async function commitsOf(keys: string[], ids: string[]): Promise<{ proofs: Set<string>; events: Set<string> }> {
+      const proofs: { tx: string }[] = await t.dataSource.query('SELECT xmin::text AS tx FROM dpop_proofs WHERE key = ANY($1::text[])', [keys]);
+      const events: { tx: string }[] = await t.dataSource.query('SELECT xmin::text AS tx FROM audit_events WHERE id = ANY($1::uuid[])', [ids]);
+      return { proofs: new Set(proofs.map((row) => row.tx)), events: new Set(events.map((row) => row.tx)) };
+    }
+
+    it('when events and proofs arrive together, then they share commits, each event is stored and each proof is a first use', async () => {
+      const replay = t.app.get(ProofReplay);
+      const events = Array.from({ length: 60 }, () => event());
+      const keys = Array.from({ length: 60 }, () => randomUUID());
+
+      const [, answers] = await Promise.all([
+        Promise.all(events.map((one) => log.append(one))),
+        Promise.all(keys.map((key) => replay.useOnce(key, inAMinute()))),
+      ]);
+
+      expect(answers).toEqual(keys.map(() => true));
+      const commits = await commitsOf(
+        keys,
+        events.map((one) => one.id),
+      );
+      // Every transaction that wrote proofs wrote events too: none went in a statement of its own.
+      expect([...commits.proofs].filter((tx) => !commits.events.has(tx))).toEqual([]);
+      const [stored]: { events: string }[] = await t.dataSource.query('SELECT count(*) AS events FROM audit_events WHERE id = ANY($1::uuid[])', [
+        events.map((one) => one.id),
+      ]);
+      expect(Number(stored.events)).toBe(60);
+    });
+
+    it('when a proof is used twice in one shared batch, then the first use is accepted and the second is a replay, and the events beside them are stored', async () => {
+      const replay = t.app.get(ProofReplay);
+      const key = randomUUID();
+      const events = Array.from({ length: 5 }, () => event());
+
+      const [first, second] = await Promise.all([replay.useOnce(key, inAMinute()), replay.useOnce(key, inAMinute()), ...events.map((one) => log.append(one))]);
+
+      expect([first, second]).toEqual([true, false]);
+      expect(await replay.useOnce(key, inAMinute())).toBe(false);
+      const commits = await commitsOf(
+        [key],
+        events.map((one) => one.id),
+      );
+      expect(commits.events.size).toBeGreaterThan(0);
+    });
 
     it('when two replicas record the same new proofs at once, in opposite orders, then neither waits on the other in a cycle: each proof is accepted once', async () => {
       const sql = t.app.get(Sql);
-      const replicas = [new PgProofReplay(t.dataSource, sql), new PgProofReplay(t.dataSource, sql)];
+      const replicas = [new PgProofReplay(t.dataSource, new SharedCommit(sql)), new PgProofReplay(t.dataSource, new SharedCommit(sql))];
       for (let round = 0; round < 5; round++) {
         const keys = Array.from({ length: 50 }, () => randomUUID());
         const [ahead, behind] = await Promise.all([
@@ -177,6 +224,23 @@ describe('persistence on the request path', () => {
         const firstUses = keys.map((_key, index) => Number(ahead[index]) + Number(behind[keys.length - 1 - index]));
         expect(firstUses).toEqual(keys.map(() => 1));
       }
+    });
+
+    it('when an event of a shared batch carries a NUL, then only its writer fails: the other events are stored and the proofs beside it are recorded once', async () => {
+      const replay = t.app.get(ProofReplay);
+      const events = Array.from({ length: 10 }, () => event());
+      const refused = event({ errorMessage: 'a\u0000b' });
+      events.splice(4, 0, refused);
+      const keys = Array.from({ length: 10 }, () => randomUUID());
+
+      const [outcomes, answers] = await Promise.all([
+        Promise.allSettled(events.map((one) => log.append(one))),
+        Promise.all(keys.map((key) => replay.useOnce(key, inAMinute()))),
+      ]);
+
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(events.map((one) => (one === refused ? 'rejected' : 'fulfilled')));
+      expect(answers).toEqual(keys.map(() => true));
+      expect(await Promise.all(keys.map((key) => replay.useOnce(key, inAMinute())))).toEqual(keys.map(() => false));
     });
   });
 

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { SystemClock } from '../../common/domain/clock.port';
 import { DURATION_RULE, formatDuration, parseDuration } from '../../common/domain/duration';
+import { SharedCommit } from '../../database/shared-commit';
 import { Sql } from '../../database/sql';
 import { openDatabase } from '../../database/cli/open-database';
 import { checkUnresolvedWindow, DEFAULT_OLDER_THAN_MS, DEFAULT_SINCE_MS, UnresolvedCalls } from '../reconciliation/domain/unresolved-calls.service';
@@ -49,7 +50,8 @@ export async function runAuditReconcile(argv: string[], env: NodeJS.ProcessEnv, 
   }
   const database = await openDatabase(env, { migrate: false, entities: [AuditEventEntity] });
   try {
-    const log = new TypeOrmAuditLogRepository(database.dataSource.getRepository(AuditEventEntity), Sql.of(database.dataSource));
+    const sql = Sql.of(database.dataSource);
+    const log = new TypeOrmAuditLogRepository(database.dataSource.getRepository(AuditEventEntity), sql, new SharedCommit(sql));
     let count = 0;
     for await (const call of new UnresolvedCalls(log, new SystemClock()).all(window)) {
       io.out(JSON.stringify(UnresolvedCallDto.from(call)));

@@ -3,6 +3,7 @@ import { SPAN_ATTRIBUTES, traced } from '../../../common/telemetry/tracing';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { GroupCommit } from '../../../database/group-commit';
+import { SharedCommit } from '../../../database/shared-commit';
 import { Sql } from '../../../database/sql';
 import { isRefusedData, unavailableOnOutage } from '../../../database/store-errors';
 import { AuditEvent } from '../domain/audit-event';
@@ -74,14 +75,11 @@ interface UnresolvedRow {
 @Injectable()
 export class TypeOrmAuditLogRepository extends AuditLog {
   /**
-   * Events written at the same moment by concurrent requests share one INSERT and one commit; each
-   * request still waits for its own event to be committed (see GroupCommit).
+   * Events written at the same moment by concurrent requests share one INSERT and one commit, with
+   * the other stores' rows of that moment (a DPoP proof's use: SharedCommit); each request still
+   * waits for its own event to be committed.
    */
-  private readonly inserts = new GroupCommit<AuditEventRow>((rows) => this.insertRows(rows), {
-    maxBatch: 200,
-    maxInFlight: 2,
-    isRowError: isRefusedData,
-  });
+  private readonly inserts: (row: AuditEventRow) => Promise<void>;
 
   /**
    * One statement for any number of events: the events arrive as one JSON parameter, an array of
@@ -93,6 +91,7 @@ export class TypeOrmAuditLogRepository extends AuditLog {
    */
   private readonly insert: {
     sql: string;
+    shared: (parameter: string) => string;
     along: (write: string, fields: number) => string;
     with: (write: string, fields: number) => string;
   };
@@ -106,6 +105,7 @@ export class TypeOrmAuditLogRepository extends AuditLog {
   constructor(
     @InjectRepository(AuditEventEntity) rows: Repository<AuditEventEntity>,
     private readonly sql: Sql,
+    shared: SharedCommit,
   ) {
     super();
     // Not `tx`: the database sets it to the writing transaction (the seal order).
@@ -119,6 +119,9 @@ export class TypeOrmAuditLogRepository extends AuditLog {
     const rowsOf = (parameter: number, extra = '') => `json_to_recordset($${parameter}::json) AS j(${record}${extra})`;
     this.insert = {
       sql: `INSERT INTO audit_events (${names}) SELECT ${fields} FROM ${rowsOf(1)}`,
+      // The same, as one of a shared statement's WITH queries, reading its rows from that statement's `parameter`.
+      shared: (parameter) =>
+        `audit_inserted AS (INSERT INTO audit_events (${names}) SELECT ${fields} FROM json_to_recordset(${parameter}::json) AS j(${record}))`,
       // Data-modifying WITH queries all run, on one snapshot, in the statement's one transaction;
       // the INSERT reads the write's RETURNING, so an event goes in only with its row.
       along: (write, values) =>
@@ -131,11 +134,20 @@ export class TypeOrmAuditLogRepository extends AuditLog {
         `WITH written AS (${write}), appended AS (INSERT INTO audit_events AS e (${names}) SELECT ${fields} FROM ${rowsOf(values + 1)} ` +
         `RETURNING ${RECEIPT_COLUMNS}) SELECT key::text AS key, NULL AS committed FROM written UNION ALL SELECT NULL, row_to_json(a)::text FROM appended a`,
     };
+    const insert = this.insert;
+    // Prepared, as the statements events ride with are: its text is the same whatever the batch's size, and parsing and planning it for every batch cost PostgreSQL more than the rows (docs/benchmarks.md).
+    this.inserts = shared.writerOf<AuditEventRow, void>({
+      name: 'audit',
+      sql: (parameter) => ({ with: [insert.shared(parameter)] }),
+      alone: () => insert.sql,
+      json: (events) => jsonOf(events),
+      results: (events) => events.map(() => undefined),
+    });
   }
 
   append(event: AuditEvent): Promise<void> {
     return traced('audit.write', { [SPAN_ATTRIBUTES.operation]: event.operation, 'gateway.audit_phase': event.phase }, () =>
-      this.inserts.write(AuditEventMapper.toRow(event)),
+      this.inserts(AuditEventMapper.toRow(event)),
     );
   }
 
@@ -193,11 +205,6 @@ export class TypeOrmAuditLogRepository extends AuditLog {
       }
     }
     return batch.map((row) => ({ written: keys.has(row.key), committed: committed.get(row.event.id) }));
-  }
-
-  /** Prepared, as the statements events ride with are: its text is the same whatever the batch's size, and parsing and planning it for every batch cost PostgreSQL more than the rows (docs/benchmarks.md). */
-  private async insertRows(rows: AuditEventRow[]): Promise<void> {
-    await this.sql.prepared('audit-insert', this.insert.sql, [jsonOf(rows)]);
   }
 
   async unresolved(query: UnresolvedQuery): Promise<UnresolvedPage> {
