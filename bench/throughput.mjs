@@ -959,5 +959,8 @@ export function report({ rows, paced, quietAfter, rate, memory, connections, dur
     `Gateway resident memory (allocator: ${memory.allocator}): peak ${fixed(memory.peakRssMiB, 0)} MiB (VmHWM), ${fixed(memory.rssMiB, 0)} MiB at the end ` +
       `(target: peak ≤ ${MAX_PEAK_RSS_MIB} MiB — ${memory.peakRssMiB <= MAX_PEAK_RSS_MIB ? 'met' : 'NOT met'}).`,
   );
+  // Where it grew: the resident memory's highest 100 ms sample in each scenario's measured part (the traced gateway's is its own process's).
+  const sampled = rows.filter((row) => row.peakRssMiB !== undefined);
+  if (sampled.length > 0) lines.push(`Its highest sample, MiB, by scenario: ${sampled.map((row) => `${row.name} ${fixed(row.peakRssMiB, 0)}`).join('; ')}.`);
   return lines.join('\n');
 }
