@@ -196,12 +196,16 @@ describe('persistence on the request path', () => {
       expect(Number(stored.events)).toBe(60);
     });
 
-    it('when a proof is used twice in one shared batch, then the first use is accepted and the second is a replay, and the events beside them are stored', async () => {
+    it('when a proof is used twice in one shared batch, then the first use is accepted and the second is a replay, in the commit of the events beside them', async () => {
       const replay = t.app.get(ProofReplay);
       const key = randomUUID();
+      const ahead = event();
       const events = Array.from({ length: 5 }, () => event());
 
+      // The first event goes at once; what arrives while it is in flight waits for the next batch, together.
+      const inFlight = log.append(ahead);
       const [first, second] = await Promise.all([replay.useOnce(key, inAMinute()), replay.useOnce(key, inAMinute()), ...events.map((one) => log.append(one))]);
+      await inFlight;
 
       expect([first, second]).toEqual([true, false]);
       expect(await replay.useOnce(key, inAMinute())).toBe(false);
@@ -209,7 +213,37 @@ describe('persistence on the request path', () => {
         [key],
         events.map((one) => one.id),
       );
-      expect(commits.events.size).toBeGreaterThan(0);
+      expect(commits.proofs.size).toBe(1);
+      expect([...commits.events]).toEqual([...commits.proofs]);
+    });
+
+    it('when proofs are past their window, then the sweep deletes them, keeps the live ones, and passes over one a statement is writing without waiting for it', async () => {
+      const replay = t.app.get<ProofReplay, PgProofReplay>(ProofReplay);
+      const [expired, locked, live] = [randomUUID(), randomUUID(), randomUUID()];
+      await replay.useOnce(expired, new Date(Date.now() - 1000));
+      await replay.useOnce(locked, new Date(Date.now() - 1000));
+      await replay.useOnce(live, inAMinute());
+      const writer = t.dataSource.createQueryRunner();
+      await writer.startTransaction();
+      try {
+        await writer.query('SELECT key FROM dpop_proofs WHERE key = $1 FOR UPDATE', [locked]);
+
+        let timer: NodeJS.Timeout | undefined;
+        const swept = await Promise.race([replay.sweep(), new Promise<string>((resolve) => (timer = setTimeout(() => resolve('waited on the lock'), 3000)))]);
+        clearTimeout(timer);
+
+        expect(typeof swept).toBe('number');
+        const left: { key: string }[] = await t.dataSource.query('SELECT rtrim(key) AS key FROM dpop_proofs WHERE key = ANY($1::text[]) ORDER BY key', [
+          [expired, locked, live],
+        ]);
+        expect(left.map((row) => row.key)).toEqual([locked, live].sort());
+      } finally {
+        await writer.rollbackTransaction();
+        await writer.release();
+      }
+      await replay.sweep();
+      const [gone]: { count: string }[] = await t.dataSource.query('SELECT count(*) FROM dpop_proofs WHERE key = $1', [locked]);
+      expect(Number(gone.count)).toBe(0);
     });
 
     it('when two replicas record the same new proofs at once, in opposite orders, then neither waits on the other in a cycle: each proof is accepted once', async () => {

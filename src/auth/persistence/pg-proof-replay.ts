@@ -7,6 +7,20 @@ import { ProofReplay } from '../domain/proof-replay.port';
 
 /** How often proofs past their window are deleted. */
 const SWEEP_EVERY_MS = 60_000;
+/** At most this many are deleted by one statement, so that a sweep holds no row's lock for long. */
+const SWEEP_CHUNK = 5_000;
+
+/**
+ * Proofs past their window, deleted in key order, skipping any a statement is writing (a key used
+ * again once its window passed): the sweep never waits on another's lock, so it is never in a cycle
+ * of waits with the statements that record proofs, which lock their keys in key order too.
+ */
+const SWEEP = `
+  WITH gone AS (
+    DELETE FROM dpop_proofs WHERE key IN (
+      SELECT key FROM dpop_proofs WHERE expires_at < now() ORDER BY key LIMIT ${SWEEP_CHUNK} FOR UPDATE SKIP LOCKED)
+    RETURNING 1)
+  SELECT count(*)::int AS deleted FROM gone`;
 
 interface UsedProof {
   readonly key: string;
@@ -70,10 +84,18 @@ export class PgProofReplay extends ProofReplay implements OnApplicationBootstrap
     return unavailableOnOutage(() => this.records({ key, expiresAt }));
   }
 
+  /** Deletes the proofs past their window but those being written; resolves to how many it deleted. */
+  async sweep(): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const [chunk] = await this.dataSource.query<{ deleted: number }[]>(SWEEP);
+      deleted += chunk.deleted;
+      if (chunk.deleted < SWEEP_CHUNK) return deleted;
+    }
+  }
+
   onApplicationBootstrap(): void {
-    this.sweeper = startPeriodicTask('DpopProofSweep', SWEEP_EVERY_MS, SWEEP_EVERY_MS, () =>
-      this.dataSource.query('DELETE FROM dpop_proofs WHERE expires_at < now()'),
-    );
+    this.sweeper = startPeriodicTask('DpopProofSweep', SWEEP_EVERY_MS, SWEEP_EVERY_MS, () => this.sweep());
   }
 
   async onApplicationShutdown(): Promise<void> {
