@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { GroupCommit } from './group-commit';
 import { Sql } from './sql';
 import { isRefusedData } from './store-errors';
@@ -33,8 +34,8 @@ interface Entry {
 /**
  * One group commit for the rows of several stores (GroupCommit): what the requests of one moment
  * write, an audit event of one and a DPoP proof's use of another, goes as one statement with one
- * commit, instead of one of each. Each statement names its kinds (`shared:audit+proofs`) and is
- * prepared once per connection; each row still learns when it is committed, and what its kind's SQL
+ * commit, instead of one of each. Each statement is named by its kinds and its text's digest
+ * (`shared:audit+proofs:…`) and prepared once per connection; each row still learns when it is committed, and what its kind's SQL
  * answered for it. A batch refused for one row's data is retried row by row, as any group commit's.
  */
 export class SharedCommit {
@@ -44,7 +45,7 @@ export class SharedCommit {
     maxInFlight: 2,
     isRowError: isRefusedData,
   });
-  private readonly statements = new Map<string, string>();
+  private readonly statements = new Map<string, { name: string; text: string }>();
 
   constructor(private readonly sql: Sql) {}
 
@@ -63,10 +64,10 @@ export class SharedCommit {
     // The parts in the order they were made: the same kinds always make the same statement.
     const present = this.parts.filter((part) => entries.some((entry) => entry.part === part));
     const rowsOf = new Map(present.map((part) => [part, entries.filter((entry) => entry.part === part).map((entry) => entry.row)]));
-    const name = `shared:${present.map((part) => part.name).join('+')}`;
+    const { name, text } = this.statementOf(present);
     const answered = await this.sql.prepared<{ part: string | null; n: number | null; answer: string | null }>(
       name,
-      this.statementOf(name, present),
+      text,
       present.map((part) => part.json(rowsOf.get(part)!)),
     );
     const resultsOf = new Map(
@@ -84,10 +85,16 @@ export class SharedCommit {
     });
   }
 
-  private statementOf(name: string, present: readonly SharedPart<unknown, unknown>[]): string {
-    let text = this.statements.get(name);
-    if (text !== undefined) return text;
+  /**
+   * The statement for the kinds present, and its prepared name: the kinds and a digest of its text,
+   * so that two statements of different texts never share a name on a connection (pg refuses that).
+   */
+  private statementOf(present: readonly SharedPart<unknown, unknown>[]): { name: string; text: string } {
+    const kinds = present.map((part) => part.name).join('+');
+    let statement = this.statements.get(kinds);
+    if (statement !== undefined) return statement;
     const alone = present.length === 1 ? present[0].alone : undefined;
+    let text: string;
     if (alone) {
       text = alone('$1');
     } else {
@@ -99,7 +106,8 @@ export class SharedCommit {
         `WITH ${parts.flatMap((part) => part.with).join(', ')} ` +
         (answers.length > 0 ? answers.join(' UNION ALL ') : 'SELECT NULL::text AS part, NULL::int AS n, NULL::text AS answer WHERE false');
     }
-    this.statements.set(name, text);
-    return text;
+    statement = { name: `shared:${kinds}:${createHash('sha256').update(text).digest('hex').slice(0, 12)}`, text };
+    this.statements.set(kinds, statement);
+    return statement;
   }
 }
