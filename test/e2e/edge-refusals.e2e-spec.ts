@@ -315,6 +315,24 @@ describe('The edge: JSON and identifiers', () => {
     },
   );
 
+  it.each([
+    ['a NUL', 'a\u0000b'],
+    ['a lone surrogate', 'a\ud800b'],
+    ['a line break', 'a\nb'],
+  ])('when a body carries a key with %s, then 400 names it, and the request is audited', async (_what, key) => {
+    const requestId = randomUUID();
+    const answer = await callApi(sut.baseUrl, 'POST', '/api/v1/customers', {
+      token: partner,
+      requestId,
+      rawBody: `{${JSON.stringify(key)}:1,${JSON.stringify(buildCustomerRequest()).slice(1)}`,
+      headers: { 'content-type': 'application/json' },
+    });
+
+    expect(answer.status).toBe(400);
+    expect(answer.body.error?.code).toBe('REQUEST.VALIDATION_FAILED');
+    expect(await terminalEventOf(sut, requestId)).toMatchObject({ http_status: 400, error_code: 'REQUEST.VALIDATION_FAILED' });
+  });
+
   it('when the audit search carries a prototype-ish parameter, then it is refused like any unknown one', async () => {
     const answer = await callApi(sut.baseUrl, 'GET', '/api/v1/audit-events?constructor=1&toString=2', { token: admin });
 
