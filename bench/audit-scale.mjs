@@ -81,11 +81,12 @@ export async function auditAtScale({ rows = 10_000_000, withoutIndex } = {}) {
   const { TypeOrmRequestLogRepository } = dist('audit/requests/persistence/typeorm-request-log.repository.js');
   const { AuditEventEntity } = dist('audit/trail/persistence/audit-event.entity.js');
   const { Sql } = dist('database/sql.js');
+  const { SharedCommit } = dist('database/shared-commit.js');
   const dataSource = new DataSource({ ...dataSourceOptions(database.ownerUrl ?? database.url, { poolSize: 4, entities: [AuditEventEntity] }), logging: false });
   try {
     await dataSource.initialize();
     await runMigrations(dataSource);
-    const repository = new TypeOrmAuditLogRepository(dataSource.getRepository(AuditEventEntity), Sql.of(dataSource));
+    const repository = new TypeOrmAuditLogRepository(dataSource.getRepository(AuditEventEntity), Sql.of(dataSource), new SharedCommit(Sql.of(dataSource)));
     const search = new TypeOrmAuditSearchRepository(dataSource.getRepository(AuditEventEntity), Sql.of(dataSource));
     const requestLog = new TypeOrmRequestLogRepository(dataSource.getRepository(AuditEventEntity));
 
