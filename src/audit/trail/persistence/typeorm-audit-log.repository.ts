@@ -116,22 +116,21 @@ export class TypeOrmAuditLogRepository extends AuditLog {
     const names = columns.map((column) => `"${column.databaseName}"`).join(', ');
     const fields = columns.map((column) => `"${column.propertyName}"`).join(', ');
     const record = columns.map((column) => `"${column.propertyName}" ${String(column.type)}`).join(', ');
-    const rowsOf = (parameter: number, extra = '') => `json_to_recordset($${parameter}::json) AS j(${record}${extra})`;
+    const rowsOf = (parameter: string, extra = '') => `json_to_recordset(${parameter}::json) AS j(${record}${extra})`;
     this.insert = {
-      sql: `INSERT INTO audit_events (${names}) SELECT ${fields} FROM ${rowsOf(1)}`,
+      sql: `INSERT INTO audit_events (${names}) SELECT ${fields} FROM ${rowsOf('$1')}`,
       // The same, as one of a shared statement's WITH queries, reading its rows from that statement's `parameter`.
-      shared: (parameter) =>
-        `audit_inserted AS (INSERT INTO audit_events (${names}) SELECT ${fields} FROM json_to_recordset(${parameter}::json) AS j(${record}))`,
+      shared: (parameter) => `audit_inserted AS (INSERT INTO audit_events (${names}) SELECT ${fields} FROM ${rowsOf(parameter)})`,
       // Data-modifying WITH queries all run, on one snapshot, in the statement's one transaction;
       // the INSERT reads the write's RETURNING, so an event goes in only with its row.
       along: (write, values) =>
         `WITH written AS (${write}), appended AS (` +
-        `INSERT INTO audit_events (${names}) SELECT ${fields} FROM ${rowsOf(values + 1, ', "alongKey" text')} ` +
+        `INSERT INTO audit_events (${names}) SELECT ${fields} FROM ${rowsOf(`$${values + 1}`, ', "alongKey" text')} ` +
         `WHERE j."alongKey" IN (SELECT key::text FROM written)) SELECT key::text AS key FROM written`,
       // The same, every event written whatever the write found; each event also answers as committed
       // (its stored columns and its hash as the seal computes it: what its receipt names), in the same statement.
       with: (write, values) =>
-        `WITH written AS (${write}), appended AS (INSERT INTO audit_events AS e (${names}) SELECT ${fields} FROM ${rowsOf(values + 1)} ` +
+        `WITH written AS (${write}), appended AS (INSERT INTO audit_events AS e (${names}) SELECT ${fields} FROM ${rowsOf(`$${values + 1}`)} ` +
         `RETURNING ${RECEIPT_COLUMNS}) SELECT key::text AS key, NULL AS committed FROM written UNION ALL SELECT NULL, row_to_json(a)::text FROM appended a`,
     };
     const insert = this.insert;
