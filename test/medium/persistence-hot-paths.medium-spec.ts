@@ -219,6 +219,8 @@ describe('persistence on the request path', () => {
 
     it('when proofs are past their window, then the sweep deletes them, keeps the live ones, and passes over one a statement is writing without waiting for it', async () => {
       const replay = t.app.get<ProofReplay, PgProofReplay>(ProofReplay);
+      // Only this test's sweeps run: the service's own, once a minute, stops here.
+      await replay.onApplicationShutdown();
       const [expired, locked, live] = [randomUUID(), randomUUID(), randomUUID()];
       await replay.useOnce(expired, new Date(Date.now() - 1000));
       await replay.useOnce(locked, new Date(Date.now() - 1000));
@@ -226,10 +228,11 @@ describe('persistence on the request path', () => {
       const writer = t.dataSource.createQueryRunner();
       await writer.startTransaction();
       try {
-        await writer.query('SELECT key FROM dpop_proofs WHERE key = $1 FOR UPDATE', [locked]);
+        expect(await writer.query('SELECT key FROM dpop_proofs WHERE key = $1 FOR UPDATE', [locked])).toHaveLength(1);
 
+        // A sweep that waits on the lock waits until it is released: the bound only ends the test well before its own timeout.
         let timer: NodeJS.Timeout | undefined;
-        const swept = await Promise.race([replay.sweep(), new Promise<string>((resolve) => (timer = setTimeout(() => resolve('waited on the lock'), 3000)))]);
+        const swept = await Promise.race([replay.sweep(), new Promise<string>((resolve) => (timer = setTimeout(() => resolve('waited on the lock'), 20_000)))]);
         clearTimeout(timer);
 
         expect(typeof swept).toBe('number');
