@@ -110,7 +110,72 @@ describe('GroupCommit', () => {
 
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     expect((outcomes[2] as PromiseRejectedResult).reason).toEqual(new Error('refused 3'));
-    expect(writer.batches).toEqual([[1], [2, 3, 4], [2], [3], [4]]);
+    expect(writer.batches).toEqual([[1], [2, 3, 4], [2, 3], [2], [3], [4]]);
+  });
+
+  it('when a large batch is refused because of one row, then it is split in halves down to that row, not written row by row', async () => {
+    const rows = Array.from({ length: 200 }, (_, index) => index);
+    for (const bad of [0, 77, 199]) {
+      const writer = controlledWriter((row) => row === bad);
+      const commits = new GroupCommit(writer.writeRows, { maxBatch: 200, maxInFlight: 1, isRowError: () => true });
+
+      const settled = Promise.allSettled(rows.map((row) => commits.write(row)));
+      await writer.finishAll();
+      const outcomes = await settled;
+
+      expect(outcomes.flatMap((outcome, row) => (outcome.status === 'rejected' ? [row] : []))).toEqual([bad]);
+      // The first row goes alone, the other 199 together: then halves, 1 + 2 × 8 statements at most, where row by row took 200.
+      expect(writer.batches[1]).toHaveLength(199);
+      expect(writer.batches.length - 1).toBeLessThanOrEqual(17);
+      // Every row but the bad one was written once in a statement that succeeded.
+      const written = writer.batches.filter((batch) => !batch.includes(bad)).flat();
+      expect(written.sort((a, b) => a - b)).toEqual(rows.filter((row) => row !== bad));
+    }
+  });
+
+  it('when two rows of a batch are refused, then both fail and every other row is written', async () => {
+    const writer = controlledWriter((row) => row === 3 || row === 40);
+    const commits = new GroupCommit(writer.writeRows, { maxBatch: 200, maxInFlight: 1, isRowError: () => true });
+
+    const settled = Promise.allSettled(Array.from({ length: 64 }, (_, row) => commits.write(row)));
+    await writer.finishAll();
+    const outcomes = await settled;
+
+    expect(outcomes.flatMap((outcome, row) => (outcome.status === 'rejected' ? [row] : []))).toEqual([3, 40]);
+    // [0] alone, [1..63] refused, then one bad row in each half of 32 and 31: 1 + 1 + 2 × (1 + 2 × 5), where row by row took 65.
+    expect(writer.batches.length).toBeLessThanOrEqual(24);
+  });
+
+  it('when a half fails for a reason that is not its data, then that half gets the error and the other half is still written', async () => {
+    // [0] alone; [1..5] refused; [1, 2, 3] refused; [1, 2] refused; [1]; [2] refused alone; then
+    // the connection is lost for the next statement, [3], and back for [4, 5].
+    let loseNext = false;
+    const batches: number[][] = [];
+    const writeRows = async (rows: number[]) => {
+      batches.push(rows);
+      await new Promise((resolve) => setImmediate(resolve));
+      if (loseNext) {
+        loseNext = false;
+        throw new Error('connection lost');
+      }
+      if (rows.includes(2)) {
+        loseNext = rows.length === 1;
+        throw Object.assign(new Error('refused'), { refused: true });
+      }
+    };
+    const commits = new GroupCommit(writeRows, { maxBatch: 10, maxInFlight: 1, isRowError: (error) => (error as { refused?: boolean }).refused === true });
+
+    const outcomes = await Promise.allSettled([0, 1, 2, 3, 4, 5].map((row) => commits.write(row)));
+
+    expect(outcomes.map((outcome) => (outcome.status === 'fulfilled' ? 'ok' : (outcome.reason as Error).message))).toEqual([
+      'ok',
+      'ok',
+      'refused',
+      'connection lost',
+      'ok',
+      'ok',
+    ]);
+    expect(batches).toEqual([[0], [1, 2, 3, 4, 5], [1, 2, 3], [1, 2], [1], [2], [3], [4, 5]]);
   });
 
   it('when a batch fails for a reason that is not its data, then every caller gets that error and nothing is retried', async () => {

@@ -36,7 +36,7 @@ interface Entry {
  * write, an audit event of one and a DPoP proof's use of another, goes as one statement with one
  * commit, instead of one of each. Each statement is named by its kinds and its text's digest
  * (`shared:audit+proofs:…`) and prepared once per connection; each row still learns when it is committed, and what its kind's SQL
- * answered for it. A batch refused for one row's data is retried row by row, as any group commit's.
+ * answered for it. A batch refused for one row's data is split in halves down to that row, as any group commit's.
  */
 export class SharedCommit {
   private readonly parts: SharedPart<unknown, unknown>[] = [];
