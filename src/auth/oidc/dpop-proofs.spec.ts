@@ -51,6 +51,7 @@ describe(derOfJwsSignature.name, () => {
 describe(DpopProofs.name, () => {
   const URL_ = 'http://127.0.0.1:3000/api/v1/me';
   const TOKEN = 'an-access-token';
+  const TOKEN_HASH = createHash('sha256').update(TOKEN).digest('base64url');
   const sut = () => new DpopProofs(new InMemoryProofReplay(), { maxAgeSeconds: 60, clockSkewSeconds: 30 });
 
   /** An app's RSA key, its private half usable with either RSA algorithm a proof may name. */
@@ -65,7 +66,42 @@ describe(DpopProofs.name, () => {
     return { key: { privateKey, publicJwk, jkt: await calculateJwkThumbprint(publicJwk, 'sha256') }, signers };
   }
 
-  const check = (proofs: DpopProofs, key: DpopKey, proof: string) => proofs.check({ proof, method: 'GET', url: URL_, accessToken: TOKEN, jkt: key.jkt });
+  const check = (proofs: DpopProofs, key: DpopKey, proof: string, jkt = key.jkt) =>
+    proofs.check({ proof, method: 'GET', url: URL_, accessTokenHash: TOKEN_HASH, jkt });
+
+  it('when an app’s header is already known, then its next proof is still checked against the token’s key, its signature and its token', async () => {
+    const key = await newDpopKey();
+    const other = await newDpopKey();
+    const proofs = sut();
+    await check(proofs, key, await dpopProof(key, { method: 'GET', url: URL_, accessToken: TOKEN }));
+    const next = await dpopProof(key, { method: 'GET', url: URL_, accessToken: TOKEN });
+    const [h, p] = next.split('.');
+    const forged = `${h}.${p}.${(await dpopProof(other, { method: 'GET', url: URL_, accessToken: TOKEN })).split('.')[2]}`;
+    const otherToken = await dpopProof(key, { method: 'GET', url: URL_, accessToken: 'another-access-token' });
+
+    await expect(check(proofs, key, next, other.jkt)).rejects.toMatchObject({ details: expect.stringMatching(/signed by another key/) });
+    await expect(check(proofs, key, forged)).rejects.toMatchObject({ details: expect.stringMatching(/not a dpop\+jwt signed/) });
+    await expect(check(proofs, key, otherToken)).rejects.toMatchObject({ details: expect.stringMatching(/another access token/) });
+    await expect(check(proofs, key, next)).resolves.toBeUndefined();
+  });
+
+  it('when proofs arrive, then only a verified proof’s header is remembered, and only one of at most 2048 characters', async () => {
+    const key = await newDpopKey();
+    const proofs = sut();
+    const remembered = () => (proofs as unknown as { headers: { size: number } }).headers.size;
+    const good = await dpopProof(key, { method: 'GET', url: URL_, accessToken: TOKEN });
+    const [h, p, signature] = good.split('.');
+    const flipped = `${h}.${p}.${signature.slice(0, 10)}${signature[10] === 'A' ? 'B' : 'A'}${signature.slice(11)}`;
+
+    await expect(check(proofs, key, flipped)).rejects.toMatchObject({ code: 'AUTH.INVALID_DPOP_PROOF' });
+    expect(remembered()).toBe(0);
+    await check(proofs, key, good);
+    expect(remembered()).toBe(1);
+    await check(proofs, key, await dpopProof(key, { method: 'GET', url: URL_, accessToken: TOKEN }, { header: { kid: 'k'.repeat(1600) } }));
+    expect(remembered()).toBe(1);
+    await check(proofs, key, await dpopProof(key, { method: 'GET', url: URL_, accessToken: TOKEN }, { header: { kid: 'k'.repeat(1000) } }));
+    expect(remembered()).toBe(2);
+  });
 
   it('finding 1: when one proof of an RSA key is signed with PS256 and the next with RS256, then both are accepted (a key imported for one alg is never used for another)', async () => {
     const { key, signers } = await rsaKey();
@@ -154,9 +190,11 @@ describe(`${DpopProofs.name}, against jose`, () => {
     }
   }
 
-  async function serviceAccepts(proof: string, key: DpopKey): Promise<boolean> {
-    const proofs = new DpopProofs(new InMemoryProofReplay(), { maxAgeSeconds: 60, clockSkewSeconds: SKEW });
-    return proofs.check({ proof, method: 'GET', url: URL_, accessToken: TOKEN, jkt: key.jkt }).then(
+  const newProofs = () => new DpopProofs(new InMemoryProofReplay(), { maxAgeSeconds: 60, clockSkewSeconds: SKEW });
+
+  /** The service's verdict, by a checker that has seen no proof before unless one is given (one that knows the app's header). */
+  async function serviceAccepts(proof: string, key: DpopKey, proofs = newProofs()): Promise<boolean> {
+    return proofs.check({ proof, method: 'GET', url: URL_, accessTokenHash: ath, jkt: key.jkt }).then(
       () => true,
       () => false,
     );
@@ -233,9 +271,15 @@ describe(`${DpopProofs.name}, against jose`, () => {
     const verdicts: Record<string, { service: boolean; jose: boolean }> = {};
     for (const [name, proof] of Object.entries(cases))
       verdicts[name] = { service: await serviceAccepts(proof, key), jose: await joseAccepts(proof, key, 'ES256') };
+    // The same, by a checker that already knows the app's header from an earlier proof.
+    const knowing = newProofs();
+    expect(await serviceAccepts(await key.sign(header, claims()), key, knowing)).toBe(true);
+    const knowingVerdicts: Record<string, boolean> = {};
+    for (const [name, proof] of Object.entries(cases)) knowingVerdicts[name] = await serviceAccepts(proof, key, knowing);
 
     const disagreements = Object.entries(verdicts).filter(([, { service, jose }]) => service !== jose);
     expect(disagreements).toEqual([]);
+    expect(knowingVerdicts).toEqual(Object.fromEntries(Object.entries(verdicts).map(([name, { jose }]) => [name, jose])));
     // The list holds both answers: a change that would make every verdict `false` fails here.
     expect(verdicts['typ with application/']).toEqual({ service: true, jose: true });
     expect(verdicts['signed by another key']).toEqual({ service: false, jose: false });

@@ -10,6 +10,14 @@ const MAX_PROOF_LENGTH = 4096;
 const MAX_JTI_LENGTH = 256;
 /** Apps' keys remembered at once (a few hundred bytes each). */
 const REMEMBERED_KEYS = 10_000;
+/**
+ * Proof headers remembered, counted in characters (about a byte each): an app's header is the same
+ * text in each of its proofs, about 200 characters for a P-256 key and 1,000 for RSA 4096. Headers
+ * longer than MAX_REMEMBERED_HEADER are not remembered, so that proofs whose headers carry more than
+ * a key and its algorithm cannot crowd out the rest; none can grow this past its 2 MB.
+ */
+const REMEMBERED_HEADER_CHARACTERS = 2_000_000;
+const MAX_REMEMBERED_HEADER = 2048;
 /** A JWK's private members (RFC 7518 section 6): none may be in a proof's header. */
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
@@ -25,7 +33,8 @@ export interface ProofContext {
   readonly proof: string | string[] | undefined;
   readonly method: string;
   readonly url: string;
-  readonly accessToken: string;
+  /** The access token's SHA-256, base64url: what the proof's `ath` must be (RFC 9449 section 4.2). */
+  readonly accessTokenHash: string;
   /** The token's `cnf.jkt`: the thumbprint of the key the token is bound to (RFC 7638). */
   readonly jkt: string;
 }
@@ -92,9 +101,9 @@ const MIN_RSA_BITS = 2048;
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** A compact JWS, taken apart once: its header and payload as JSON objects, what was signed, and the signature. */
+/** A compact JWS, taken apart once: its header as sent, its payload as a JSON object, what was signed, and the signature. */
 interface CompactJws {
-  readonly header: Record<string, unknown>;
+  readonly headerSegment: string;
   readonly payload: Record<string, unknown>;
   readonly signingInput: string;
   readonly signature: Buffer;
@@ -111,8 +120,9 @@ function jsonObjectOf(segment: string): Record<string, unknown> | undefined {
 }
 
 /**
- * RFC 7515 section 7.1: three base64url segments (no padding, no other character), the first two
- * UTF-8 JSON objects. Undefined for anything else.
+ * RFC 7515 section 7.1: three base64url segments (no padding, no other character), the second a
+ * UTF-8 JSON object. Undefined for anything else. The header, the first, is read by the caller
+ * (`jsonObjectOf`) when it is not one already known.
  */
 function parseCompact(proof: string): CompactJws | undefined {
   const first = proof.indexOf('.');
@@ -120,10 +130,16 @@ function parseCompact(proof: string): CompactJws | undefined {
   if (first <= 0 || second <= first + 1 || second === proof.length - 1 || proof.indexOf('.', second + 1) !== -1) return undefined;
   const [h, p, s] = [proof.slice(0, first), proof.slice(first + 1, second), proof.slice(second + 1)];
   if (!BASE64URL.test(h) || !BASE64URL.test(p) || !BASE64URL.test(s)) return undefined;
-  const header = jsonObjectOf(h);
-  const payload = header && jsonObjectOf(p);
-  if (!header || !payload) return undefined;
-  return { header, payload, signingInput: proof.slice(0, second), signature: Buffer.from(s, 'base64url') };
+  const payload = jsonObjectOf(p);
+  if (!payload) return undefined;
+  return { headerSegment: h, payload, signingInput: proof.slice(0, second), signature: Buffer.from(s, 'base64url') };
+}
+
+/** What a proof's header settles: the key it verifies with, for which algorithm, and the key's thumbprint. */
+interface HeaderKey {
+  readonly key: KeyObject;
+  readonly alg: DpopAlgorithm;
+  readonly thumbprint: string;
 }
 
 /** A media type as `typ` compares it (RFC 7515 section 4.1.9): case-insensitive, `application/` optional. */
@@ -171,13 +187,27 @@ export class DpopProofs {
   private readonly keys = new LRUCache<string, KeyObject>({ max: REMEMBERED_KEYS });
 
   /**
+   * What each header already seen settles, by its exact text (the base64url segment), once a proof
+   * with it has been verified: an app sends the same header in every proof, so its next proofs skip
+   * reading it, the key's thumbprint and the key's import. Everything the header settles follows
+   * from its text alone; the thumbprint is still compared with each token's `cnf.jkt`.
+   */
+  private readonly headers = new LRUCache<string, HeaderKey>({
+    maxSize: REMEMBERED_HEADER_CHARACTERS,
+    sizeCalculation: (_, segment) => segment.length,
+  });
+
+  /**
    * The key in the proof's header, once its thumbprint is shown to be the token's `cnf.jkt`, for the
    * header's `alg` alone: one the service accepts that fits the key's type and curve (the key's own
    * `alg`, and any member the thumbprint does not cover, are not read). The header's key must be a
    * public one (RFC 9449 section 4.2): the thumbprint covers only the public members, so private
    * ones are looked for by name. `remember` is for once a proof has been verified with it.
    */
-  private keyOf(header: Record<string, unknown>, jkt: string): { key: KeyObject; alg: DpopAlgorithm; remember: () => void } {
+  private keyOf(header: Record<string, unknown>, jkt: string): HeaderKey & { remember: () => void } {
+    // No extension is understood, so none may be critical (RFC 7515 section 4.1.11); b64 is one (RFC 7797).
+    if (header.crit !== undefined || header.b64 !== undefined) throw notSigned();
+    if (typOf(header.typ) !== 'dpop+jwt') throw notSigned();
     const jwk = header.jwk;
     if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) throw notSigned();
     if (PRIVATE_MEMBERS.some((member) => Object.hasOwn(jwk, member))) throw new InvalidDpopProof('The DPoP proof’s header carries a private key');
@@ -190,7 +220,7 @@ export class DpopProofs {
 
     const id = `${alg}:${thumbprint}`;
     const known = this.keys.get(id);
-    if (known) return { key: known, alg, remember: () => undefined };
+    if (known) return { key: known, alg, thumbprint, remember: () => undefined };
     let key: KeyObject;
     try {
       key = createPublicKey({ key: required, format: 'jwk' });
@@ -198,7 +228,29 @@ export class DpopProofs {
       throw notSigned();
     }
     if (key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS) throw notSigned();
-    return { key, alg, remember: () => this.keys.set(id, key) };
+    return { key, alg, thumbprint, remember: () => this.keys.set(id, key) };
+  }
+
+  /** The header's key: one already known by the header's text, else read from the header (`keyOf`). */
+  private headerKeyOf(segment: string, jkt: string): HeaderKey & { remember: () => void } {
+    const known = this.headers.get(segment);
+    if (known) {
+      if (known.thumbprint !== jkt) throw new InvalidDpopProof('The DPoP proof is signed by another key than the one the token is bound to');
+      return { ...known, remember: () => undefined };
+    }
+    const header = jsonObjectOf(segment);
+    if (!header) throw notSigned();
+    const found = this.keyOf(header, jkt);
+    const { key, alg, thumbprint } = found;
+    return {
+      key,
+      alg,
+      thumbprint,
+      remember: () => {
+        found.remember();
+        if (segment.length <= MAX_REMEMBERED_HEADER) this.headers.set(segment, { key, alg, thumbprint });
+      },
+    };
   }
 
   async check(context: ProofContext): Promise<void> {
@@ -209,11 +261,8 @@ export class DpopProofs {
 
     const jws = parseCompact(proof);
     if (!jws) throw notSigned();
-    const { header, payload } = jws;
-    // No extension is understood, so none may be critical (RFC 7515 section 4.1.11); b64 is one (RFC 7797).
-    if (header.crit !== undefined || header.b64 !== undefined) throw notSigned();
-    if (typOf(header.typ) !== 'dpop+jwt') throw notSigned();
-    const { key, alg, remember } = this.keyOf(header, context.jkt);
+    const { payload } = jws;
+    const { key, alg, remember } = this.headerKeyOf(jws.headerSegment, context.jkt);
     const how = VERIFY_WITH[alg];
     let valid: boolean;
     try {
@@ -246,8 +295,7 @@ export class DpopProofs {
     if (iat > nowSeconds + skew) throw new InvalidDpopProof('The DPoP proof is issued in the future');
     if (iat < nowSeconds - this.settings.maxAgeSeconds - skew) throw new InvalidDpopProof('The DPoP proof is too old');
 
-    const ath = createHash('sha256').update(context.accessToken, 'ascii').digest('base64url');
-    if (payload.ath !== ath) throw new InvalidDpopProof('The DPoP proof is for another access token');
+    if (payload.ath !== context.accessTokenHash) throw new InvalidDpopProof('The DPoP proof is for another access token');
 
     if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) throw new InvalidDpopProof('The DPoP proof has no usable jti');
     // Kept until the proof would be too old anyway; keyed per key, so no app can use up another's jti.

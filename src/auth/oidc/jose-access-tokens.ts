@@ -139,6 +139,7 @@ export class JoseAccessTokens extends AccessTokens {
     // Made only when a token is refused: an error's stack trace is not free, and most calls succeed.
     const refused = () => new InvalidToken({ scheme: presentation.scheme });
     if (token.length > MAX_TOKEN_LENGTH) throw refused();
+    // The token's SHA-256: the key of the tokens remembered, and what a DPoP proof's `ath` must be (RFC 9449 section 4.2).
     const hash = createHash('sha256').update(token, 'ascii').digest('base64url');
     let found = this.verified.get(hash);
     if (found && found.rememberedUntilMs <= this.now()) {
@@ -154,7 +155,7 @@ export class JoseAccessTokens extends AccessTokens {
       // RFC 9449 section 7.1: a bound token presented as a bearer token is refused.
       if (presentation.heldByService) throw refused();
       if (presentation.scheme !== 'dpop') throw new DpopRequired('The token is bound to a key: send it as `Authorization: DPoP <token>` with a DPoP proof');
-      await this.proofs.check({ proof: presentation.proof, method: presentation.method, url: presentation.url, accessToken: token, jkt: found.jkt });
+      await this.proofs.check({ proof: presentation.proof, method: presentation.method, url: presentation.url, accessTokenHash: hash, jkt: found.jkt });
       return { ...found.user, senderConstrained: true };
     }
     // An unbound token sent under the DPoP scheme claims a binding it does not have.
