@@ -15,6 +15,7 @@ import { RequestLogs1764835200000 } from './1764835200000-RequestLogs';
 import { AuditReceipts1764921600000 } from './1764921600000-AuditReceipts';
 import { AuditLogTree1765008000000 } from './1765008000000-AuditLogTree';
 import { AuditSearchesApart1765094400000 } from './1765094400000-AuditSearchesApart';
+import { DropSupersededAuditIndexes1765180800000 } from './1765180800000-DropSupersededAuditIndexes';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so the same list works compiled,
@@ -38,4 +39,5 @@ export const MIGRATIONS = [
   AuditReceipts1764921600000,
   AuditLogTree1765008000000,
   AuditSearchesApart1765094400000,
+  DropSupersededAuditIndexes1765180800000,
 ];

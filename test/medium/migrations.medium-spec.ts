@@ -102,7 +102,7 @@ describe('migrations', () => {
       return { dataSource, whole };
     }
 
-    it('when the first index was built and the second not, then the first is kept as it is and the second is built, beside the old ones', async () => {
+    it('when the first index was built and the second not, then the first is kept as it is and the second is built', async () => {
       const { dataSource, whole } = await stoppedBeforeTheCustomerIndex();
 
       expect(await runMigrations(dataSource)).toEqual([MIGRATION]);
@@ -110,7 +110,6 @@ describe('migrations', () => {
       const after = await indexes(dataSource);
       expect(after.audit_events_by_reference_idx.oid).toBe(whole.audit_events_by_reference_idx.oid);
       expect(after.audit_events_by_customer_idx).toEqual({ ...whole.audit_events_by_customer_idx, oid: expect.any(Number) });
-      expect(Object.keys(after)).toEqual(expect.arrayContaining(['audit_events_reference_idx', 'audit_events_customer_idx']));
     });
 
     it('when a build was left invalid, then it is built again, valid and as the migration defines it', async () => {
@@ -128,6 +127,55 @@ describe('migrations', () => {
       expect(await runMigrations(dataSource)).toEqual([MIGRATION]);
 
       expect((await indexes(dataSource)).audit_events_by_customer_idx).toEqual({ ...whole.audit_events_by_customer_idx, oid: expect.any(Number) });
+    });
+  });
+
+  describe('the reference and customer indexes that AuditSearchesApart replaced (DropSupersededAuditIndexes)', () => {
+    const MIGRATION = 'DropSupersededAuditIndexes1765180800000';
+    const SUPERSEDED = ['audit_events_reference_idx', 'audit_events_customer_idx'];
+    const indexNames = async (dataSource: DataSource): Promise<string[]> =>
+      (await dataSource.query(`SELECT indexname FROM pg_indexes WHERE tablename = 'audit_events'`)).map((row: { indexname: string }) => row.indexname);
+
+    it('when every migration has run, then the superseded indexes are gone and the ones that replaced them are there', async () => {
+      const dataSource = await connect();
+      await runMigrations(dataSource);
+
+      const names = await indexNames(dataSource);
+      expect(names).toEqual(expect.arrayContaining(['audit_events_by_reference_idx', 'audit_events_by_customer_idx']));
+      expect(names.filter((name) => SUPERSEDED.includes(name))).toEqual([]);
+    });
+
+    it('when a run stopped after the first index was dropped, then running it again drops the second', async () => {
+      const dataSource = await connect();
+      await runMigrations(dataSource);
+      await dataSource.query('DELETE FROM schema_migrations WHERE name = $1', [MIGRATION]);
+      await dataSource.query(`CREATE INDEX "audit_events_customer_idx" ON "audit_events" ("customer_id", "occurred_at", "id") WHERE customer_id IS NOT NULL`);
+
+      expect(await runMigrations(dataSource)).toEqual([MIGRATION]);
+
+      expect((await indexNames(dataSource)).filter((name) => SUPERSEDED.includes(name))).toEqual([]);
+    });
+
+    it('when it is reverted, then the two indexes are back as they were', async () => {
+      const dataSource = await connect();
+      await runMigrations(dataSource);
+
+      await dataSource.undoLastMigration({ transaction: 'each' });
+
+      const definitions: { indexname: string; indexdef: string }[] = await dataSource.query(
+        `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'audit_events' AND indexname = ANY($1) ORDER BY indexname`,
+        [SUPERSEDED],
+      );
+      expect(definitions).toEqual([
+        {
+          indexname: 'audit_events_customer_idx',
+          indexdef: expect.stringMatching(/USING btree \(customer_id, occurred_at, id\) WHERE \(customer_id IS NOT NULL\)$/),
+        },
+        {
+          indexname: 'audit_events_reference_idx',
+          indexdef: expect.stringMatching(/USING btree \(reference, occurred_at, id\) WHERE \(reference IS NOT NULL\)$/),
+        },
+      ]);
     });
   });
 

@@ -16,9 +16,6 @@ export interface UpstreamAttemptRow {
 @Check('audit_events_trace_id_check', `"trace_id" ~ '^[0-9a-f]{32}$' AND "trace_id" <> '00000000000000000000000000000000'`)
 @Check('audit_events_phase_check', `"phase" IN ('attempted', 'succeeded', 'rejected', 'failed', 'unknown')`)
 @Index('audit_events_occurred_at_idx', ['occurredAt', 'id'])
-// The two below are kept for the release before AuditSearchesApart1765094400000 and dropped in the release after it.
-@Index('audit_events_reference_idx', ['reference', 'occurredAt', 'id'], { where: 'reference IS NOT NULL' })
-@Index('audit_events_customer_idx', ['customerId', 'occurredAt', 'id'], { where: 'customer_id IS NOT NULL' })
 // (reference | customer_id, the searches apart, occurred_at, id): an expression TypeORM does not
 // declare, built by AuditSearchesApart1765094400000; isAuditQuery (audit-query-key.sql.ts) names its second key.
 @Index('audit_events_by_reference_idx', { synchronize: false })
