@@ -11,13 +11,17 @@ const MAX_JTI_LENGTH = 256;
 /** Apps' keys remembered at once (a few hundred bytes each). */
 const REMEMBERED_KEYS = 10_000;
 /**
- * Proof headers remembered, counted in characters (about a byte each): an app's header is the same
- * text in each of its proofs, about 200 characters for a P-256 key and 1,000 for RSA 4096. Headers
- * longer than MAX_REMEMBERED_HEADER are not remembered, so that proofs whose headers carry more than
- * a key and its algorithm cannot crowd out the rest; none can grow this past its 2 MB.
+ * Proof headers remembered, in bytes: an app's header is the same text in each of its proofs, about
+ * 200 characters for a P-256 key and 1,000 for RSA 4096 (a byte each, base64url), and an entry's
+ * objects about 400 bytes more. At most HEADERS_PER_KEY per key the tokens are bound to, so that
+ * a key whose proofs vary their header cannot crowd out other apps' headers: each slot needs a
+ * token bound to another key. Headers longer than MAX_REMEMBERED_HEADER are not remembered.
  */
-const REMEMBERED_HEADER_CHARACTERS = 2_000_000;
+const REMEMBERED_HEADER_BYTES = 4_000_000;
+const HEADER_ENTRY_BYTES = 400;
 const MAX_REMEMBERED_HEADER = 2048;
+/** Two: an RSA key may sign one proof with RS256 and the next with PS256. */
+const HEADERS_PER_KEY = 2;
 /** A JWK's private members (RFC 7518 section 6): none may be in a proof's header. */
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
@@ -135,11 +139,15 @@ function parseCompact(proof: string): CompactJws | undefined {
   return { headerSegment: h, payload, signingInput: proof.slice(0, second), signature: Buffer.from(s, 'base64url') };
 }
 
-/** What a proof's header settles: the key it verifies with, for which algorithm, and the key's thumbprint. */
+/** What a proof's header settles: the key it verifies with, and for which algorithm. */
 interface HeaderKey {
   readonly key: KeyObject;
   readonly alg: DpopAlgorithm;
-  readonly thumbprint: string;
+}
+
+/** A header remembered: its exact text (a copy, not a slice that would keep its whole proof alive) and what it settles. */
+interface KnownHeader extends HeaderKey {
+  readonly segment: string;
 }
 
 /** A media type as `typ` compares it (RFC 7515 section 4.1.9): case-insensitive, `application/` optional. */
@@ -187,14 +195,15 @@ export class DpopProofs {
   private readonly keys = new LRUCache<string, KeyObject>({ max: REMEMBERED_KEYS });
 
   /**
-   * What each header already seen settles, by its exact text (the base64url segment), once a proof
-   * with it has been verified: an app sends the same header in every proof, so its next proofs skip
-   * reading it, the key's thumbprint and the key's import. Everything the header settles follows
-   * from its text alone; the thumbprint is still compared with each token's `cnf.jkt`.
+   * The headers of proofs that passed every check, by the token's `cnf.jkt` (the thumbprint of the
+   * header's key, so shown), each with what it settles: an app sends the same header in every
+   * proof, so its next proofs skip reading it, the key's thumbprint and the key's import. A proof
+   * is a hit only when its header is the exact text remembered for its token's key; everything
+   * else about it (its signature, every claim) is checked as before.
    */
-  private readonly headers = new LRUCache<string, HeaderKey>({
-    maxSize: REMEMBERED_HEADER_CHARACTERS,
-    sizeCalculation: (_, segment) => segment.length,
+  private readonly headers = new LRUCache<string, readonly KnownHeader[]>({
+    maxSize: REMEMBERED_HEADER_BYTES,
+    sizeCalculation: (known) => known.reduce((bytes, header) => bytes + header.segment.length + HEADER_ENTRY_BYTES, 0),
   });
 
   /**
@@ -220,7 +229,7 @@ export class DpopProofs {
 
     const id = `${alg}:${thumbprint}`;
     const known = this.keys.get(id);
-    if (known) return { key: known, alg, thumbprint, remember: () => undefined };
+    if (known) return { key: known, alg, remember: () => undefined };
     let key: KeyObject;
     try {
       key = createPublicKey({ key: required, format: 'jwk' });
@@ -228,27 +237,30 @@ export class DpopProofs {
       throw notSigned();
     }
     if (key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS) throw notSigned();
-    return { key, alg, thumbprint, remember: () => this.keys.set(id, key) };
+    return { key, alg, remember: () => this.keys.set(id, key) };
   }
 
-  /** The header's key: one already known by the header's text, else read from the header (`keyOf`). */
-  private headerKeyOf(segment: string, jkt: string): HeaderKey & { remember: () => void } {
-    const known = this.headers.get(segment);
-    if (known) {
-      if (known.thumbprint !== jkt) throw new InvalidDpopProof('The DPoP proof is signed by another key than the one the token is bound to');
-      return { ...known, remember: () => undefined };
-    }
+  /**
+   * The header's key: the one remembered for this exact header text and the token's key, else read
+   * from the header (`keyOf`). `rememberKey` is for once the signature is verified; `rememberHeader`
+   * for once the whole proof has passed.
+   */
+  private headerKeyOf(segment: string, jkt: string): HeaderKey & { rememberKey: () => void; rememberHeader: () => void } {
+    const known = this.headers.get(jkt)?.find((header) => header.segment === segment);
+    if (known) return { key: known.key, alg: known.alg, rememberKey: () => undefined, rememberHeader: () => undefined };
     const header = jsonObjectOf(segment);
     if (!header) throw notSigned();
-    const found = this.keyOf(header, jkt);
-    const { key, alg, thumbprint } = found;
+    const { key, alg, remember } = this.keyOf(header, jkt);
     return {
       key,
       alg,
-      thumbprint,
-      remember: () => {
-        found.remember();
-        if (segment.length <= MAX_REMEMBERED_HEADER) this.headers.set(segment, { key, alg, thumbprint });
+      rememberKey: remember,
+      rememberHeader: () => {
+        if (segment.length > MAX_REMEMBERED_HEADER) return;
+        // A copy: `segment` is a slice of the proof, and would keep all of it alive.
+        const copy = Buffer.from(segment, 'latin1').toString('latin1');
+        const others = (this.headers.get(jkt) ?? []).filter((other) => other.segment !== segment);
+        this.headers.set(jkt, [{ segment: copy, key, alg }, ...others].slice(0, HEADERS_PER_KEY));
       },
     };
   }
@@ -262,7 +274,7 @@ export class DpopProofs {
     const jws = parseCompact(proof);
     if (!jws) throw notSigned();
     const { payload } = jws;
-    const { key, alg, remember } = this.headerKeyOf(jws.headerSegment, context.jkt);
+    const { key, alg, rememberKey, rememberHeader } = this.headerKeyOf(jws.headerSegment, context.jkt);
     const how = VERIFY_WITH[alg];
     let valid: boolean;
     try {
@@ -279,7 +291,7 @@ export class DpopProofs {
     }
     if (!valid) throw notSigned();
     // Signed by the key with this algorithm: worth remembering, whatever the claims say.
-    remember();
+    rememberKey();
 
     const nowSeconds = Math.floor(this.now() / 1000);
     const skew = this.settings.clockSkewSeconds;
@@ -302,6 +314,7 @@ export class DpopProofs {
     const expiresAt = new Date((iat + this.settings.maxAgeSeconds + 2 * skew) * 1000);
     const seen = createHash('sha256').update(`${context.jkt}:${jti}`, 'utf8').digest('hex');
     if (!(await this.replay.useOnce(seen, expiresAt))) throw new InvalidDpopProof('The DPoP proof was already used');
+    rememberHeader();
   }
 }
 
