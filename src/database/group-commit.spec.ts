@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { GroupCommit } from './group-commit';
 
 /** A writer that records each batch and lets the test decide when each one finishes. */
@@ -131,6 +132,72 @@ describe('GroupCommit', () => {
       const written = writer.batches.filter((batch) => !batch.includes(bad)).flat();
       expect(written.sort((a, b) => a - b)).toEqual(rows.filter((row) => row !== bad));
     }
+  });
+
+  it('when many rows of a batch are refused, then its retries cost at most 1 + n + 2 × ⌈log2 n⌉ statements, not the 2n − 1 of halving alone', async () => {
+    for (const refused of [(row: number) => row > 0, (row: number) => row % 4 === 1, (row: number) => row % 16 === 1]) {
+      const writer = controlledWriter(refused);
+      const commits = new GroupCommit(writer.writeRows, { maxBatch: 200, maxInFlight: 1, isRowError: () => true });
+
+      const settled = Promise.allSettled(Array.from({ length: 201 }, (_, row) => commits.write(row)));
+      await writer.finishAll();
+      const outcomes = await settled;
+
+      // [0] alone (nothing was in flight), then the other 200 together, refused, and their retries.
+      expect(writer.batches[1]).toHaveLength(200);
+      expect(writer.batches.length - 1).toBeLessThanOrEqual(1 + 200 + 2 * 8);
+      expect(outcomes.map((outcome, row) => (outcome.status === 'rejected') === refused(row))).not.toContain(false);
+    }
+  });
+
+  it('when any rows of a batch are refused, then each row is settled once, as its own data says, within the budget', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 2, max: 120 }), fc.func(fc.boolean()), async (size, refusedBy) => {
+        const refused = (row: number) => row > 0 && refusedBy(row);
+        const writer = controlledWriter(refused);
+        const commits = new GroupCommit(writer.writeRows, { maxBatch: 200, maxInFlight: 1, isRowError: () => true });
+        const settledCount = new Map<number, number>();
+        const settle = (row: number) => settledCount.set(row, (settledCount.get(row) ?? 0) + 1);
+
+        const settled = Promise.allSettled(Array.from({ length: size + 1 }, (_, row) => commits.write(row).finally(() => settle(row))));
+        await writer.finishAll();
+        const outcomes = await settled;
+
+        expect(outcomes.map((outcome, row) => (outcome.status === 'rejected') === refused(row))).not.toContain(false);
+        expect([...settledCount.values()].every((count) => count === 1) && settledCount.size === size + 1).toBe(true);
+        expect(writer.batches.length - 1).toBeLessThanOrEqual(1 + size + 2 * Math.ceil(Math.log2(size)));
+        // A row that is written in a statement that succeeded is never refused, and one refused never written.
+        const written = new Set(writer.batches.filter((batch) => !batch.some(refused)).flat());
+        expect(outcomes.every((outcome, row) => written.has(row) === (outcome.status === 'fulfilled'))).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('when a refused batch is split, then the rows of a half written together each get their own answer', async () => {
+    const commits = new GroupCommit<number, string>(
+      async (rows) => {
+        await new Promise((resolve) => setImmediate(resolve));
+        if (rows.includes(3)) throw new Error('refused 3');
+        return rows.map((row) => `row ${row} of ${rows.join('+')}`);
+      },
+      { maxBatch: 10, maxInFlight: 1, isRowError: () => true },
+    );
+
+    const outcomes = await Promise.allSettled([0, 1, 2, 3, 4, 5, 6, 7, 8].map((row) => commits.write(row)));
+
+    // [0] alone; [1..8] refused; [1, 2, 3, 4] refused; [1, 2]; [3, 4] refused; [3] refused; [4]; [5, 6, 7, 8].
+    expect(outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : 'refused'))).toEqual([
+      'row 0 of 0',
+      'row 1 of 1+2',
+      'row 2 of 1+2',
+      'refused',
+      'row 4 of 4',
+      'row 5 of 5+6+7+8',
+      'row 6 of 5+6+7+8',
+      'row 7 of 5+6+7+8',
+      'row 8 of 5+6+7+8',
+    ]);
   });
 
   it('when two rows of a batch are refused, then both fail and every other row is written', async () => {

@@ -16,8 +16,8 @@ interface Waiting<T, R> {
  * them alone, one statement each (docs/benchmarks.md, "Rows that arrive together, written together").
  *
  * A batch refused because of its data is split in halves and each written again, down to the row
- * that is refused, so that one bad row (a value the table refuses) fails only its own caller and
- * not the requests it happened to be batched with. Any other failure (the database is down) fails
+ * that is refused (within a budget: `commit`), so that one bad row (a value the table refuses)
+ * fails only its own caller and not the requests it happened to be batched with. Any other failure (the database is down) fails
  * the whole batch at once: retrying smaller parts would only make every caller wait for the same
  * error many times over.
  *
@@ -90,9 +90,11 @@ export class GroupCommit<T, R = void> {
 
   /**
    * Writes `batch`; when its data is refused, writes each half in turn, and so on down to the row
-   * that is refused: one bad row among n costs at most 1 + 2·⌈log2 n⌉ statements (17 for 200)
-   * where writing each row alone cost n + 1 (201). A batch whose every row is refused costs 2n − 1;
-   * that is a defect in every request, not one bad value.
+   * that is refused: one bad row among n costs at most 1 + 2·⌈log2 n⌉ statements (17 for 200) where
+   * writing each row alone cost n + 1 (201). Where many rows are refused, halving alone would cost
+   * up to 2n − 1, so the retries of one batch have a budget (`Retries`): a part is written whole
+   * only while enough is left to write every row still unsettled alone, and alone otherwise. A
+   * batch never costs more than 1 + n + 2·⌈log2 n⌉ statements (217 for 200).
    */
   private async commit(batch: Waiting<T, R>[]): Promise<void> {
     try {
@@ -103,9 +105,41 @@ export class GroupCommit<T, R = void> {
         for (const entry of batch) entry.reject(error);
         return;
       }
-      const half = Math.ceil(batch.length / 2);
-      await this.commit(batch.slice(0, half));
-      await this.commit(batch.slice(half));
+      const retries: Retries = { statements: batch.length + 2 * Math.ceil(Math.log2(batch.length)), unsettled: batch.length };
+      await this.retryHalves(batch, retries);
     }
   }
+
+  private async retryHalves(part: Waiting<T, R>[], retries: Retries): Promise<void> {
+    const half = Math.ceil(part.length / 2);
+    await this.retry(part.slice(0, half), retries);
+    await this.retry(part.slice(half), retries);
+  }
+
+  /** One part of a refused batch: written whole while the budget allows (see `commit`), split again if refused for its data. */
+  private async retry(part: Waiting<T, R>[], retries: Retries): Promise<void> {
+    if (part.length > 1 && retries.statements - 1 < retries.unsettled) {
+      for (const entry of part) await this.retry([entry], retries);
+      return;
+    }
+    retries.statements--;
+    try {
+      const results = await this.writeRows(part.map((entry) => entry.row));
+      part.forEach((entry, index) => entry.resolve(results?.[index] as R));
+    } catch (error) {
+      if (part.length > 1 && this.options.isRowError(error)) return this.retryHalves(part, retries);
+      for (const entry of part) entry.reject(error);
+    }
+    retries.unsettled -= part.length;
+  }
+}
+
+/**
+ * What a refused batch's retries may still spend: statements, and the rows not yet settled. A part
+ * of several rows is written whole only when, should it be refused, every unsettled row could
+ * still be written alone: so the statements never run out.
+ */
+interface Retries {
+  statements: number;
+  unsettled: number;
 }
