@@ -20,6 +20,16 @@ export class DropSupersededAuditIndexes1765180800000 implements MigrationInterfa
   transaction = false;
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    // Never without what replaces them: both new indexes there and valid (a build interrupted leaves one invalid).
+    const [{ valid }] = (await queryRunner.query(
+      `SELECT count(*) FILTER (WHERE i.indisvalid) AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+        WHERE i.indrelid = 'audit_events'::regclass AND c.relname IN ('audit_events_by_reference_idx', 'audit_events_by_customer_idx')`,
+    )) as { valid: string }[];
+    if (Number(valid) !== 2) {
+      throw new Error(
+        'audit_events_by_reference_idx and audit_events_by_customer_idx must both be there and valid before the indexes they replace are dropped',
+      );
+    }
     for (const [name] of SUPERSEDED) await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`);
   }
 

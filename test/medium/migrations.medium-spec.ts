@@ -156,6 +156,17 @@ describe('migrations', () => {
       expect((await indexNames(dataSource)).filter((name) => SUPERSEDED.includes(name))).toEqual([]);
     });
 
+    it('when an index that replaces them is not there, then it drops nothing and says why', async () => {
+      const dataSource = await connect();
+      await runMigrations(dataSource);
+      await dataSource.undoLastMigration({ transaction: 'each' });
+      await dataSource.query('DROP INDEX "audit_events_by_customer_idx"');
+
+      await expect(runMigrations(dataSource)).rejects.toThrow(/audit_events_by_customer_idx must both be there and valid/);
+
+      expect((await indexNames(dataSource)).filter((name) => SUPERSEDED.includes(name)).sort()).toEqual([...SUPERSEDED].sort());
+    });
+
     it('when it is reverted, then the two indexes are back as they were', async () => {
       const dataSource = await connect();
       await runMigrations(dataSource);
