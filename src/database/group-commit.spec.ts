@@ -174,6 +174,26 @@ describe('GroupCommit', () => {
     );
   });
 
+  it('when the database goes away while a refused batch’s rows are written alone, then the rest fail at once, not one statement each', async () => {
+    let statements = 0;
+    const commits = new GroupCommit<number>(
+      async () => {
+        statements++;
+        await new Promise((resolve) => setImmediate(resolve));
+        // Every row refused for its data, until the 41st statement: from then on the database is gone.
+        throw statements >= 41 ? new Error('connection lost') : Object.assign(new Error('refused'), { refused: true });
+      },
+      { maxBatch: 200, maxInFlight: 1, isRowError: (error) => (error as { refused?: boolean }).refused === true },
+    );
+
+    const outcomes = await Promise.allSettled(Array.from({ length: 201 }, (_, row) => commits.write(row)));
+
+    expect(statements).toBe(41);
+    const reasons = outcomes.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as Error).message : 'ok'));
+    expect(reasons.filter((reason) => reason === 'refused').length + reasons.filter((reason) => reason === 'connection lost').length).toBe(201);
+    expect(reasons.filter((reason) => reason === 'connection lost').length).toBeGreaterThan(100);
+  });
+
   it('when a refused batch is split, then the rows of a half written together each get their own answer', async () => {
     const commits = new GroupCommit<number, string>(
       async (rows) => {
@@ -213,9 +233,9 @@ describe('GroupCommit', () => {
     expect(writer.batches.length).toBeLessThanOrEqual(24);
   });
 
-  it('when a half fails for a reason that is not its data, then that half gets the error and the other half is still written', async () => {
+  it('when a retry fails for a reason that is not its data, then it and every row not yet written get that error, without a statement each', async () => {
     // [0] alone; [1..5] refused; [1, 2, 3] refused; [1, 2] refused; [1]; [2] refused alone; then
-    // the connection is lost for the next statement, [3], and back for [4, 5].
+    // the connection is lost for the next statement, [3]: [4, 5] are not sent.
     let loseNext = false;
     const batches: number[][] = [];
     const writeRows = async (rows: number[]) => {
@@ -239,10 +259,10 @@ describe('GroupCommit', () => {
       'ok',
       'refused',
       'connection lost',
-      'ok',
-      'ok',
+      'connection lost',
+      'connection lost',
     ]);
-    expect(batches).toEqual([[0], [1, 2, 3, 4, 5], [1, 2, 3], [1, 2], [1], [2], [3], [4, 5]]);
+    expect(batches).toEqual([[0], [1, 2, 3, 4, 5], [1, 2, 3], [1, 2], [1], [2], [3]]);
   });
 
   it('when a batch fails for a reason that is not its data, then every caller gets that error and nothing is retried', async () => {

@@ -17,9 +17,10 @@ interface Waiting<T, R> {
  *
  * A batch refused because of its data is split in halves and each written again, down to the row
  * that is refused (within a budget: `commit`), so that one bad row (a value the table refuses)
- * fails only its own caller and not the requests it happened to be batched with. Any other failure (the database is down) fails
- * the whole batch at once: retrying smaller parts would only make every caller wait for the same
- * error many times over.
+ * fails only its own caller and not the requests it happened to be batched with. Any other
+ * failure (the database is down) fails the whole batch at once, and during those retries every row
+ * not yet written: retrying smaller parts would only make every caller wait for the same error many
+ * times over.
  *
  * A write may answer each row (`R`): `writeRows` then resolves to one result per row, in order.
  * With `keyOf`, no two rows with the same key are ever written at once, in one batch or in two
@@ -118,6 +119,12 @@ export class GroupCommit<T, R = void> {
 
   /** One part of a refused batch: written whole while the budget allows (see `commit`), split again if refused for its data. */
   private async retry(part: Waiting<T, R>[], retries: Retries): Promise<void> {
+    if (retries.failed) {
+      // The database failed a retry for another reason than its data: the rest would fail the same way.
+      for (const entry of part) entry.reject(retries.failed.error);
+      retries.unsettled -= part.length;
+      return;
+    }
     if (part.length > 1 && retries.statements - 1 < retries.unsettled) {
       for (const entry of part) await this.retry([entry], retries);
       return;
@@ -127,7 +134,9 @@ export class GroupCommit<T, R = void> {
       const results = await this.writeRows(part.map((entry) => entry.row));
       part.forEach((entry, index) => entry.resolve(results?.[index] as R));
     } catch (error) {
-      if (part.length > 1 && this.options.isRowError(error)) return this.retryHalves(part, retries);
+      const refused = this.options.isRowError(error);
+      if (part.length > 1 && refused) return this.retryHalves(part, retries);
+      if (!refused) retries.failed = { error };
       for (const entry of part) entry.reject(error);
     }
     retries.unsettled -= part.length;
@@ -137,9 +146,12 @@ export class GroupCommit<T, R = void> {
 /**
  * What a refused batch's retries may still spend: statements, and the rows not yet settled. A part
  * of several rows is written whole only when, should it be refused, every unsettled row could
- * still be written alone: so the statements never run out.
+ * still be written alone: so the statements never run out. `failed`: a retry failed for another
+ * reason than its data (the database is down), and every row not yet written fails with it, as a
+ * whole batch does, without a statement each.
  */
 interface Retries {
   statements: number;
   unsettled: number;
+  failed?: { error: unknown };
 }

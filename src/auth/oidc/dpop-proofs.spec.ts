@@ -118,6 +118,20 @@ describe(DpopProofs.name, () => {
     expect(rememberedOf(proofs)[key.jkt]).toEqual([third.split('.')[0], withKid.split('.')[0]]);
   });
 
+  it('when a proof is refused as already used, even the first time this checker sees it, then its header is not remembered', async () => {
+    const key = await newDpopKey();
+    const replay = new InMemoryProofReplay();
+    const elsewhere = new DpopProofs(replay, { maxAgeSeconds: 60, clockSkewSeconds: 30 });
+    const here = new DpopProofs(replay, { maxAgeSeconds: 60, clockSkewSeconds: 30 });
+    const proof = await dpopProof(key, { method: 'GET', url: URL_, accessToken: TOKEN });
+    await check(elsewhere, key, proof);
+
+    await expect(check(here, key, proof)).rejects.toMatchObject({ details: expect.stringMatching(/already used/) });
+
+    expect(rememberedOf(here)).toEqual({});
+    expect(rememberedOf(elsewhere)).toEqual({ [key.jkt]: [proof.split('.')[0]] });
+  });
+
   it('when one app’s proofs vary their header, then another app’s header stays remembered', async () => {
     const app = await newDpopKey();
     const other = await newDpopKey();

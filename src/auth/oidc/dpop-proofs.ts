@@ -12,13 +12,15 @@ const MAX_JTI_LENGTH = 256;
 const REMEMBERED_KEYS = 10_000;
 /**
  * Proof headers remembered, in bytes: an app's header is the same text in each of its proofs, about
- * 200 characters for a P-256 key and 1,000 for RSA 4096 (a byte each, base64url), and an entry's
- * objects about 400 bytes more. At most HEADERS_PER_KEY per key the tokens are bound to, so that
- * a key whose proofs vary their header cannot crowd out other apps' headers: each slot needs a
- * token bound to another key. Headers longer than MAX_REMEMBERED_HEADER are not remembered.
+ * 200 characters for a P-256 key and 1,000 for RSA 4096 (a byte each, base64url). An entry also
+ * holds its objects (about 400 bytes) and its imported key, whose OpenSSL memory lies outside the
+ * JavaScript heap (about 2.4 KB for P-256, more for RSA): counted as HEADER_ENTRY_BYTES plus twice
+ * the header's length. At most HEADERS_PER_KEY per key the tokens are bound to, so that a key whose
+ * proofs vary their header cannot crowd out other apps' headers: each slot needs a token bound to
+ * another key. Headers longer than MAX_REMEMBERED_HEADER are not remembered.
  */
-const REMEMBERED_HEADER_BYTES = 4_000_000;
-const HEADER_ENTRY_BYTES = 400;
+const REMEMBERED_HEADER_BYTES = 8_000_000;
+const HEADER_ENTRY_BYTES = 2_500;
 const MAX_REMEMBERED_HEADER = 2048;
 /** Two: an RSA key may sign one proof with RS256 and the next with PS256. */
 const HEADERS_PER_KEY = 2;
@@ -203,7 +205,7 @@ export class DpopProofs {
    */
   private readonly headers = new LRUCache<string, readonly KnownHeader[]>({
     maxSize: REMEMBERED_HEADER_BYTES,
-    sizeCalculation: (known) => known.reduce((bytes, header) => bytes + header.segment.length + HEADER_ENTRY_BYTES, 0),
+    sizeCalculation: (known) => known.reduce((bytes, header) => bytes + HEADER_ENTRY_BYTES + 2 * header.segment.length, 0),
   });
 
   /**
