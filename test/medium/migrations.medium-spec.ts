@@ -133,8 +133,10 @@ describe('migrations', () => {
   describe('the reference and customer indexes that AuditSearchesApart replaced (DropSupersededAuditIndexes)', () => {
     const MIGRATION = 'DropSupersededAuditIndexes1765180800000';
     const SUPERSEDED = ['audit_events_reference_idx', 'audit_events_customer_idx'];
-    const indexNames = async (dataSource: DataSource): Promise<string[]> =>
-      (await dataSource.query(`SELECT indexname FROM pg_indexes WHERE tablename = 'audit_events'`)).map((row: { indexname: string }) => row.indexname);
+    const indexNames = async (dataSource: DataSource): Promise<string[]> => {
+      const rows: { indexname: string }[] = await dataSource.query(`SELECT indexname FROM pg_indexes WHERE tablename = 'audit_events'`);
+      return rows.map((row) => row.indexname);
+    };
 
     it('when every migration has run, then the superseded indexes are gone and the ones that replaced them are there', async () => {
       const dataSource = await connect();
