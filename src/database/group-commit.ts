@@ -93,64 +93,54 @@ export class GroupCommit<T, R = void> {
    * Writes `batch`; when its data is refused, writes each half in turn, and so on down to the row
    * that is refused: one bad row among n costs at most 1 + 2·⌈log2 n⌉ statements (17 for 200) where
    * writing each row alone cost n + 1 (201). Where many rows are refused, halving alone would cost
-   * up to 2n − 1, so the retries of one batch have a budget (`Retries`): a part is written whole
+   * up to 2n − 1, so each batch has a budget of statements (`Budget`): a part is written whole
    * only while enough is left to write every row still unsettled alone, and alone otherwise. A
    * batch never costs more than 1 + n + 2·⌈log2 n⌉ statements (217 for 200).
    */
-  private async commit(batch: Waiting<T, R>[]): Promise<void> {
-    try {
-      const results = await this.writeRows(batch.map((entry) => entry.row));
-      batch.forEach((entry, index) => entry.resolve(results?.[index] as R));
-    } catch (error) {
-      if (batch.length === 1 || !this.options.isRowError(error)) {
-        for (const entry of batch) entry.reject(error);
-        return;
-      }
-      const retries: Retries = { statements: batch.length + 2 * Math.ceil(Math.log2(batch.length)), unsettled: batch.length };
-      await this.retryHalves(batch, retries);
-    }
+  private commit(batch: Waiting<T, R>[]): Promise<void> {
+    return this.writePart(batch, { statements: batch.length + 1 + 2 * Math.ceil(Math.log2(batch.length)), unsettled: batch.length });
   }
 
-  private async retryHalves(part: Waiting<T, R>[], retries: Retries): Promise<void> {
+  private async writeHalves(part: Waiting<T, R>[], budget: Budget): Promise<void> {
     const half = Math.ceil(part.length / 2);
-    await this.retry(part.slice(0, half), retries);
-    await this.retry(part.slice(half), retries);
+    await this.writePart(part.slice(0, half), budget);
+    await this.writePart(part.slice(half), budget);
   }
 
-  /** One part of a refused batch: written whole while the budget allows (see `commit`), split again if refused for its data. */
-  private async retry(part: Waiting<T, R>[], retries: Retries): Promise<void> {
-    if (retries.failed) {
-      // The database failed a retry for another reason than its data: the rest would fail the same way.
-      for (const entry of part) entry.reject(retries.failed.error);
-      retries.unsettled -= part.length;
+  /** A batch, or one part of a refused batch: written whole while the budget allows (see `commit`), split again if refused for its data. */
+  private async writePart(part: Waiting<T, R>[], budget: Budget): Promise<void> {
+    if (budget.failed) {
+      // A statement of this batch failed for another reason than its data: the rest would fail the same way.
+      for (const entry of part) entry.reject(budget.failed.error);
+      budget.unsettled -= part.length;
       return;
     }
-    if (part.length > 1 && retries.statements - 1 < retries.unsettled) {
-      for (const entry of part) await this.retry([entry], retries);
+    if (part.length > 1 && budget.statements - 1 < budget.unsettled) {
+      for (const entry of part) await this.writePart([entry], budget);
       return;
     }
-    retries.statements--;
+    budget.statements--;
     try {
       const results = await this.writeRows(part.map((entry) => entry.row));
       part.forEach((entry, index) => entry.resolve(results?.[index] as R));
     } catch (error) {
       const refused = this.options.isRowError(error);
-      if (part.length > 1 && refused) return this.retryHalves(part, retries);
-      if (!refused) retries.failed = { error };
+      if (part.length > 1 && refused) return this.writeHalves(part, budget);
+      if (!refused) budget.failed = { error };
       for (const entry of part) entry.reject(error);
     }
-    retries.unsettled -= part.length;
+    budget.unsettled -= part.length;
   }
 }
 
 /**
- * What a refused batch's retries may still spend: statements, and the rows not yet settled. A part
- * of several rows is written whole only when, should it be refused, every unsettled row could
- * still be written alone: so the statements never run out. `failed`: a retry failed for another
- * reason than its data (the database is down), and every row not yet written fails with it, as a
- * whole batch does, without a statement each.
+ * What a batch may still spend: statements, and the rows not yet settled. A part of several rows
+ * is written whole only when, should it be refused, every unsettled row could still be written
+ * alone: so the statements never run out. `failed`: a statement failed for another reason than its
+ * data (the database is down), and every row not yet written fails with it, without a statement
+ * each.
  */
-interface Retries {
+interface Budget {
   statements: number;
   unsettled: number;
   failed?: { error: unknown };
