@@ -277,6 +277,24 @@ describe('GroupCommit', () => {
     expect(writer.batches).toEqual([[1], [2, 3, 4]]);
   });
 
+  it('when judging a failure throws, then every caller of that batch gets the failure rather than waiting for ever, and later rows are still written', async () => {
+    const writer = controlledWriter((row) => row >= 2);
+    const isRowError = () => {
+      throw new Error('cannot judge');
+    };
+    const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 1, isRowError });
+
+    const settled = Promise.allSettled([1, 2, 3, 4].map((row) => commits.write(row)));
+    await writer.finishAll();
+    const outcomes = await settled;
+
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'rejected']);
+    expect(outcomes.slice(1)).toEqual(Array(3).fill({ status: 'rejected', reason: new Error('refused 2,3,4') }));
+    const later = commits.write(1);
+    await writer.finishAll();
+    await expect(later).resolves.toBeUndefined();
+  });
+
   it('when a lone row is refused, then its caller gets the error and later rows are still written', async () => {
     const writer = controlledWriter((row) => row === 1);
     const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 1, isRowError: () => true });

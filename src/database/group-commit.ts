@@ -101,6 +101,15 @@ export class GroupCommit<T, R = void> {
     return this.writePart(batch, { statements: batch.length + 1 + 2 * Math.ceil(Math.log2(batch.length)), unsettled: batch.length });
   }
 
+  /** Whether `error` refused a row's data; a judgement that itself throws counts as no, so the batch fails with the write's own error and no caller waits for ever. */
+  private refusedForItsData(error: unknown): boolean {
+    try {
+      return this.options.isRowError(error);
+    } catch {
+      return false;
+    }
+  }
+
   private async writeHalves(part: Waiting<T, R>[], budget: Budget): Promise<void> {
     const half = Math.ceil(part.length / 2);
     await this.writePart(part.slice(0, half), budget);
@@ -124,7 +133,7 @@ export class GroupCommit<T, R = void> {
       const results = await this.writeRows(part.map((entry) => entry.row));
       part.forEach((entry, index) => entry.resolve(results?.[index] as R));
     } catch (error) {
-      const refused = this.options.isRowError(error);
+      const refused = this.refusedForItsData(error);
       if (part.length > 1 && refused) return this.writeHalves(part, budget);
       if (!refused) budget.failed = { error };
       for (const entry of part) entry.reject(error);
