@@ -20,6 +20,13 @@ export interface SharedPart<T, R> {
   readonly sql: (parameter: string) => { readonly with: readonly string[]; readonly answer?: string };
   /** For a kind whose rows are not answered: the statement for a batch of it alone, when a plainer one than its WITH queries serves. */
   readonly alone?: (parameter: string) => string;
+  /**
+   * For a kind whose rows are not answered: the statement for one row alone, with a parameter per
+   * column (`$1`…), and that row's values, which must write what its JSON would. One request at a
+   * time writes every row alone, and PostgreSQL takes a row's values faster than it reads them out
+   * of JSON (docs/benchmarks.md, "One row alone").
+   */
+  readonly one?: { readonly sql: string; readonly values: (row: T) => unknown[] };
   /** The rows as the JSON text the SQL reads. */
   readonly json: (rows: readonly T[]) => string;
   /** Each row's result, in order, from the answers by `n` (undefined for an `n` the SQL did not answer). */
@@ -46,6 +53,7 @@ export class SharedCommit {
     isRowError: isRefusedData,
   });
   private readonly statements = new Map<string, { name: string; text: string }>();
+  private readonly oneNames = new Map<SharedPart<unknown, unknown>, string>();
 
   constructor(private readonly sql: Sql) {}
 
@@ -53,7 +61,7 @@ export class SharedCommit {
   writerOf<T, R>(part: SharedPart<T, R>): (row: T) => Promise<R> {
     if (!/^[a-z]+$/.test(part.name) || this.parts.some((known) => known.name === part.name))
       throw new Error(`A shared commit's part needs a new lower-case name: ${part.name}`);
-    if (part.alone && part.sql('$1').answer !== undefined)
+    if ((part.alone || part.one) && part.sql('$1').answer !== undefined)
       throw new Error(`The shared commit's part ${part.name} answers its rows, so it has no statement alone`);
     const known = part as SharedPart<unknown, unknown>;
     this.parts.push(known);
@@ -61,6 +69,12 @@ export class SharedCommit {
   }
 
   private async writeEntries(entries: Entry[]): Promise<unknown[]> {
+    const one = entries.length === 1 ? entries[0].part.one : undefined;
+    if (one) {
+      const { part, row } = entries[0];
+      await this.sql.prepared(this.oneOf(part, one.sql), one.sql, one.values(row));
+      return part.results([row], new Map());
+    }
     // The parts in the order they were made: the same kinds always make the same statement.
     const present = this.parts.filter((part) => entries.some((entry) => entry.part === part));
     const rowsOf = new Map(present.map((part) => [part, entries.filter((entry) => entry.part === part).map((entry) => entry.row)]));
@@ -83,6 +97,16 @@ export class SharedCommit {
       next.set(entry.part, index + 1);
       return resultsOf.get(entry.part)![index];
     });
+  }
+
+  /** The prepared name of `part`'s statement for one row: named as the others, by its kind and its text's digest. */
+  private oneOf(part: SharedPart<unknown, unknown>, text: string): string {
+    let name = this.oneNames.get(part);
+    if (name === undefined) {
+      name = `shared:${part.name}:one:${createHash('sha256').update(text).digest('hex').slice(0, 12)}`;
+      this.oneNames.set(part, name);
+    }
+    return name;
   }
 
   /**

@@ -164,6 +164,85 @@ describe('persistence on the request path', () => {
     });
   });
 
+  describe('an audit event written alone (one parameter per column) and in a batch (one JSON parameter)', () => {
+    /** Every field, and the values each form must turn into the same stored row. */
+    const alike = (): AuditEvent =>
+      event({
+        clientId: randomUUID(),
+        clientName: '\udc00app',
+        tenant: 'acme',
+        sourceIp: '2001:db8::1',
+        operation: 'bank_account.create',
+        phase: 'unknown',
+        httpMethod: 'POST',
+        route: '/api/v1/bank-accounts',
+        reference: randomUUID(),
+        customerId: randomUUID(),
+        currency: 'EUR',
+        httpStatus: 502,
+        upstreamStatus: 500,
+        errorId: randomUUID(),
+        errorCode: 'UPSTREAM.UNAVAILABLE',
+        upstreamErrorId: 'prov-err-17',
+        errorMessage: 'property a\ud800b, an emoji 😀 and a backslash \\ud800',
+        latencyMs: Number.NaN,
+        upstreamLatencyMs: 1200,
+        replayed: true,
+        callerKind: 'staff',
+        traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+        staffId: 'staff-1',
+        staffRoles: ['support', 'compliance'],
+        accessReason: 'ticket 42',
+        breakGlass: true,
+        upstreamAttempts: [
+          { retry: 0, status: 503, latencyMs: 40, errorId: 'prov-err-\ud800' },
+          { retry: 1, latencyMs: 1000, failure: 'timeout' },
+        ],
+      });
+
+    it('when the same event is written alone and in a batch, then both are stored alike', async () => {
+      const alone = alike();
+      const batched = Array.from({ length: 4 }, () => alike());
+
+      // Nothing else in flight: the first goes at once, alone; the others wait for it and go together.
+      await Promise.all([alone, ...batched].map((one) => log.append(one)));
+
+      const commits: { id: string; commit: string }[] = await t.dataSource.query(
+        'SELECT id, xmin::text AS commit FROM audit_events WHERE id = ANY($1::uuid[])',
+        [[alone, ...batched].map((one) => one.id)],
+      );
+      const commitOf = new Map(commits.map((row) => [row.id, row.commit]));
+      expect(new Set(batched.map((one) => commitOf.get(one.id))).size).toBe(1);
+      expect(commitOf.get(alone.id)).not.toBe(commitOf.get(batched[0].id));
+      const storedAlone = await search.get(alone.id);
+      const storedBatched = await search.get(batched[0].id);
+      const same = { id: expect.any(String), requestId: expect.any(String), reference: expect.any(String), customerId: expect.any(String) };
+      const comparable = { clientId: expect.any(String), errorId: expect.any(String), occurredAt: expect.any(Date), ...same };
+      expect({ ...storedAlone, ...comparable }).toEqual({ ...storedBatched, ...comparable });
+      expect(storedAlone).toMatchObject({
+        clientName: '\ufffdapp',
+        errorMessage: 'property a\ufffdb, an emoji 😀 and a backslash \\ud800',
+        upstreamLatencyMs: 1200,
+      });
+      expect(storedAlone!.latencyMs).toBeUndefined();
+      expect(storedAlone!.upstreamAttempts).toEqual([
+        { retry: 0, status: 503, latencyMs: 40, errorId: 'prov-err-\ufffd' },
+        { retry: 1, latencyMs: 1000, failure: 'timeout' },
+      ]);
+    });
+
+    it('when an event written alone carries a NUL, then its writer fails and the next event is stored', async () => {
+      const refused = event({ errorMessage: 'a\u0000b' });
+      const next = event();
+
+      await expect(log.append(refused)).rejects.toThrow();
+      await log.append(next);
+
+      expect(await search.get(refused.id)).toBeUndefined();
+      expect(await search.get(next.id)).toMatchObject({ id: next.id });
+    });
+  });
+
   describe('audit events and DPoP proofs of the same moment (one shared statement, SharedCommit)', () => {
     const inAMinute = () => new Date(Date.now() + 60_000);
     /** The transactions that wrote the proofs (`dpop_proofs.key`) and the events. */

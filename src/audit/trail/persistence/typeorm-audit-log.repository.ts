@@ -139,6 +139,10 @@ export class TypeOrmAuditLogRepository extends AuditLog {
       name: 'audit',
       sql: (parameter) => ({ with: [insert.shared(parameter)] }),
       alone: () => insert.sql,
+      one: {
+        sql: `INSERT INTO audit_events (${names}) VALUES (${columns.map((column, index) => `$${index + 1}::${String(column.type)}`).join(', ')})`,
+        values: (event) => columns.map((column) => asJsonWrites(event[column.propertyName as keyof AuditEventRow])),
+      },
       json: (events) => jsonOf(events),
       results: (events) => events.map(() => undefined),
     });
@@ -250,7 +254,20 @@ function committedOf(json: string): CommittedEvent {
  * then writes the others without it. JSON has no NaN nor Infinity: such a number (which nothing
  * makes: latencies are rounded differences of the clock) is stored as NULL, and the event is kept.
  */
-function jsonOf(rows: readonly object[]): string {
+/**
+ * A row's value as a parameter, written as its JSON would be (jsonOf and json_to_recordset): left
+ * out (undefined) and numbers JSON has no text for (NaN, Infinity) as NULL, an object (jsonb) as
+ * its JSON text. Strings go as they are: pg encodes them as UTF-8, a lone surrogate as U+FFFD, as
+ * jsonOf makes them well formed.
+ */
+function asJsonWrites(value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'object') return jsonOf(value);
+  return value;
+}
+
+function jsonOf(rows: object): string {
   const json = JSON.stringify(rows);
   if (!json.includes('\\u')) return json;
   return JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'string' ? value.toWellFormed() : value));
