@@ -69,4 +69,10 @@ ENV LD_PRELOAD=libjemalloc.so.2 MALLOC_CONF=background_thread:true,narenas:2,tca
 # each, and 203 and 190 MiB against 207 and 203 in four whole benchmark runs; paired rounds put
 # the CPU per read at 1.07 and 0.99 x without it (medians), dearer in the first round after start
 # (docs/benchmarks.md, "V8's mid-tier compiler"). Node refuses it in NODE_OPTIONS.
-CMD ["node", "--max-semi-space-size=16", "--no-maglev", "dist/src/main.js"]
+# --no-allocation-site-pretenuring: V8 does not decide, from what survived its young generation
+# under a gateway's first load (slow, cold, every connection waiting), to allocate those sites'
+# objects straight into the old generation from then on. A request's objects are short-lived:
+# once pretenured, they filled the old generation with garbage to 330-366 MiB and cost 17-36 %
+# more CPU per read for the rest of the process's life, in 9 of 17 paired runs today, each time in
+# the gateway loaded first; with the flag, in none of 5 (docs/benchmarks.md, "A gateway's first load").
+CMD ["node", "--max-semi-space-size=16", "--no-maglev", "--no-allocation-site-pretenuring", "dist/src/main.js"]

@@ -372,7 +372,7 @@ describe('Dockerfile', () => {
   });
 
   it('when the image starts, then it runs the compiled service, and everything it copies exists here', () => {
-    expect(runtime).toMatch(/^CMD \["node", "--max-semi-space-size=16", "--no-maglev", "dist\/src\/main\.js"\]/m);
+    expect(runtime).toMatch(/^CMD \["node", "--max-semi-space-size=16", "--no-maglev", "--no-allocation-site-pretenuring", "dist\/src\/main\.js"\]/m);
     for (const [, source] of dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)) {
       for (const path of source.split(' ')) expect({ path, exists: existsSync(join(process.cwd(), path)) }).toEqual({ path, exists: true });
     }
