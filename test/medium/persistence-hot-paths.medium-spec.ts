@@ -32,6 +32,37 @@ describe('persistence on the request path', () => {
     return { id: randomUUID(), occurredAt: new Date(), requestId: randomUUID(), operation: 'balance.read', phase: 'succeeded', ...overrides };
   }
 
+  /** An event with its fields set, but the caller's kind, the staff's and the trace's. */
+  function everyField(overrides: Partial<AuditEvent> = {}): AuditEvent {
+    return event({
+      clientId: randomUUID(),
+      clientName: 'ios-app',
+      tenant: 'acme',
+      sourceIp: '2001:db8::1',
+      operation: 'bank_account.create',
+      phase: 'unknown',
+      httpMethod: 'POST',
+      route: '/api/v1/bank-accounts',
+      reference: randomUUID(),
+      customerId: randomUUID(),
+      currency: 'EUR',
+      httpStatus: 502,
+      upstreamStatus: 500,
+      errorId: randomUUID(),
+      errorCode: 'UPSTREAM.UNAVAILABLE',
+      upstreamErrorId: 'prov-err-17',
+      errorMessage: 'The provider did not answer',
+      latencyMs: 1234,
+      upstreamLatencyMs: 1200,
+      replayed: true,
+      upstreamAttempts: [
+        { retry: 0, status: 503, latencyMs: 40, errorId: 'prov-err-16' },
+        { retry: 1, latencyMs: 1000, failure: 'timeout' },
+      ],
+      ...overrides,
+    });
+  }
+
   describe('a transaction on pg (Sql.transaction, as the sealer runs one every second)', () => {
     it('when the server ends its connection between two of its statements, then the transaction fails and the process goes on (no unhandled error)', async () => {
       const sql = t.app.get(Sql);
@@ -50,33 +81,7 @@ describe('persistence on the request path', () => {
 
   describe('audit events', () => {
     it('when an event carries every field, then each one is stored as given, but when it occurred, which the database records itself', async () => {
-      const full: AuditEvent = event({
-        occurredAt: new Date('2026-03-04T05:06:07.089Z'),
-        clientId: randomUUID(),
-        clientName: 'ios-app',
-        tenant: 'acme',
-        sourceIp: '2001:db8::1',
-        operation: 'bank_account.create',
-        phase: 'unknown',
-        httpMethod: 'POST',
-        route: '/api/v1/bank-accounts',
-        reference: randomUUID(),
-        customerId: randomUUID(),
-        currency: 'EUR',
-        httpStatus: 502,
-        upstreamStatus: 500,
-        errorId: randomUUID(),
-        errorCode: 'UPSTREAM.UNAVAILABLE',
-        upstreamErrorId: 'prov-err-17',
-        errorMessage: 'The provider did not answer',
-        latencyMs: 1234,
-        upstreamLatencyMs: 1200,
-        replayed: true,
-        upstreamAttempts: [
-          { retry: 0, status: 503, latencyMs: 40, errorId: 'prov-err-16' },
-          { retry: 1, latencyMs: 1000, failure: 'timeout' },
-        ],
-      });
+      const full = everyField({ occurredAt: new Date('2026-03-04T05:06:07.089Z') });
 
       const before = Date.now();
       await log.append(full);
@@ -167,27 +172,10 @@ describe('persistence on the request path', () => {
   describe('an audit event written alone (one parameter per column) and in a batch (one JSON parameter)', () => {
     /** Every field, and the values each form must turn into the same stored row. */
     const alike = (): AuditEvent =>
-      event({
-        clientId: randomUUID(),
+      everyField({
         clientName: '\udc00app',
-        tenant: 'acme',
-        sourceIp: '2001:db8::1',
-        operation: 'bank_account.create',
-        phase: 'unknown',
-        httpMethod: 'POST',
-        route: '/api/v1/bank-accounts',
-        reference: randomUUID(),
-        customerId: randomUUID(),
-        currency: 'EUR',
-        httpStatus: 502,
-        upstreamStatus: 500,
-        errorId: randomUUID(),
-        errorCode: 'UPSTREAM.UNAVAILABLE',
-        upstreamErrorId: 'prov-err-17',
         errorMessage: 'property a\ud800b, an emoji 😀 and a backslash \\ud800',
         latencyMs: Number.NaN,
-        upstreamLatencyMs: 1200,
-        replayed: true,
         callerKind: 'staff',
         traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
         staffId: 'staff-1',
