@@ -72,7 +72,7 @@ ENV LD_PRELOAD=libjemalloc.so.2 MALLOC_CONF=background_thread:true,narenas:2,tca
 # --no-allocation-site-pretenuring: V8 does not decide, from what survived its young generation
 # under a gateway's first load (slow, cold, every connection waiting), to allocate those sites'
 # objects straight into the old generation from then on. A request's objects are short-lived:
-# once pretenured, they filled the old generation with garbage to 330-366 MiB and cost 17-36 %
-# more CPU per read for the rest of the process's life, in 9 of 17 paired runs today, each time in
-# the gateway loaded first; with the flag, in none of 5 (docs/benchmarks.md, "A gateway's first load").
+# once pretenured, they filled the old generation with garbage to 335-366 MiB and cost 6-36 %
+# more CPU per read from then on, in 12 of 25 paired runs, in one of the two gateways, mostly the
+# one loaded first; with the flag, in none of 5 (docs/benchmarks.md, "A gateway's first load").
 CMD ["node", "--max-semi-space-size=16", "--no-maglev", "--no-allocation-site-pretenuring", "dist/src/main.js"]
