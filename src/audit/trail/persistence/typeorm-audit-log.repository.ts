@@ -134,6 +134,7 @@ export class TypeOrmAuditLogRepository extends AuditLog {
         `RETURNING ${RECEIPT_COLUMNS}) SELECT key::text AS key, NULL AS committed FROM written UNION ALL SELECT NULL, row_to_json(a)::text FROM appended a`,
     };
     const insert = this.insert;
+    const oneRow = columns.map((column) => ({ property: column.propertyName as keyof AuditEventRow, write: asJsonWrites(String(column.type)) }));
     // Prepared, as the statements events ride with are: its text is the same whatever the batch's size, and parsing and planning it for every batch cost PostgreSQL more than the rows (docs/benchmarks.md).
     this.inserts = shared.writerOf<AuditEventRow, void>({
       name: 'audit',
@@ -141,7 +142,7 @@ export class TypeOrmAuditLogRepository extends AuditLog {
       alone: () => insert.sql,
       one: {
         sql: `INSERT INTO audit_events (${names}) VALUES (${columns.map((column, index) => `$${index + 1}::${String(column.type)}`).join(', ')})`,
-        values: (event) => columns.map((column) => asJsonWrites(event[column.propertyName as keyof AuditEventRow])),
+        values: (event) => oneRow.map(({ property, write }) => write(event[property])),
       },
       json: (events) => jsonOf(events),
       results: (events) => events.map(() => undefined),
@@ -244,6 +245,29 @@ function committedOf(json: string): CommittedEvent {
   return toReceiptFacts({ ...row, hash: Buffer.from(row.hash.replace(/^\\x/, ''), 'hex') });
 }
 
+/** The column types the statement for one event alone knows how to write (asJsonWrites). */
+const ONE_ROW_TYPES = new Set(['uuid', 'varchar', 'smallint', 'integer', 'boolean', 'jsonb']);
+
+/**
+ * How one column's value goes as a parameter, written as its JSON would be (jsonOf and
+ * json_to_recordset), chosen by the column: in jsonb, anything but null or undefined as its JSON
+ * text (a string too, as JSON reads it); elsewhere, left out (undefined) and numbers JSON has no
+ * text for (NaN, Infinity) as NULL, strings and booleans as they are (pg encodes strings as UTF-8,
+ * a lone surrogate as U+FFFD, as jsonOf makes them well formed). A value of another kind, which the
+ * row's type does not allow, fails the event's write rather than being stored otherwise than
+ * its JSON would be.
+ */
+function asJsonWrites(type: string): (value: unknown) => unknown {
+  if (!ONE_ROW_TYPES.has(type)) throw new Error(`audit_events has a column of type ${type}, which an event written alone cannot write as its JSON would`);
+  if (type === 'jsonb') return (value) => (value === undefined || value === null ? null : jsonOf(value));
+  return (value) => {
+    if (value === undefined || value === null) return null;
+    if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+    if (typeof value === 'string' || typeof value === 'boolean') return value;
+    throw new TypeError(`An audit event's ${type} column given a ${typeof value}`);
+  };
+}
+
 /**
  * Rows as one JSON text, every string in it well-formed. JSON.stringify writes a lone surrogate as
  * a `\udXXX` escape, which PostgreSQL refuses to read as text; the service's text reaches the
@@ -254,20 +278,7 @@ function committedOf(json: string): CommittedEvent {
  * then writes the others without it. JSON has no NaN nor Infinity: such a number (which nothing
  * makes: latencies are rounded differences of the clock) is stored as NULL, and the event is kept.
  */
-/**
- * A row's value as a parameter, written as its JSON would be (jsonOf and json_to_recordset): left
- * out (undefined) and numbers JSON has no text for (NaN, Infinity) as NULL, an object (jsonb) as
- * its JSON text. Strings go as they are: pg encodes them as UTF-8, a lone surrogate as U+FFFD, as
- * jsonOf makes them well formed.
- */
-function asJsonWrites(value: unknown): unknown {
-  if (value === undefined || value === null) return null;
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (typeof value === 'object') return jsonOf(value);
-  return value;
-}
-
-function jsonOf(rows: object): string {
+function jsonOf(rows: unknown): string {
   const json = JSON.stringify(rows);
   if (!json.includes('\\u')) return json;
   return JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'string' ? value.toWellFormed() : value));
