@@ -52,8 +52,8 @@ export class SharedCommit {
     maxInFlight: 2,
     isRowError: isRefusedData,
   });
-  private readonly statements = new Map<string, { name: string; text: string }>();
-  private readonly oneNames = new Map<SharedPart<unknown, unknown>, string>();
+  /** Each statement by the kinds it carries (`audit+proofs`), and a part's statement for one row alone by `<name>:one`. */
+  private readonly statements = new Map<string, Statement>();
 
   constructor(private readonly sql: Sql) {}
 
@@ -65,6 +65,7 @@ export class SharedCommit {
       throw new Error(`The shared commit's part ${part.name} answers its rows, so it has no statement alone`);
     const known = part as SharedPart<unknown, unknown>;
     this.parts.push(known);
+    if (part.one) this.statements.set(`${part.name}:one`, named(`${part.name}:one`, part.one.sql));
     return (row: T) => this.commits.write({ part: known, row }) as Promise<R>;
   }
 
@@ -72,7 +73,8 @@ export class SharedCommit {
     const one = entries.length === 1 ? entries[0].part.one : undefined;
     if (one) {
       const { part, row } = entries[0];
-      await this.sql.prepared(this.oneOf(part, one.sql), one.sql, one.values(row));
+      const { name, text } = this.statements.get(`${part.name}:one`)!;
+      await this.sql.prepared(name, text, one.values(row));
       return part.results([row], new Map());
     }
     // The parts in the order they were made: the same kinds always make the same statement.
@@ -99,21 +101,8 @@ export class SharedCommit {
     });
   }
 
-  /** The prepared name of `part`'s statement for one row: named as the others, by its kind and its text's digest. */
-  private oneOf(part: SharedPart<unknown, unknown>, text: string): string {
-    let name = this.oneNames.get(part);
-    if (name === undefined) {
-      name = `shared:${part.name}:one:${createHash('sha256').update(text).digest('hex').slice(0, 12)}`;
-      this.oneNames.set(part, name);
-    }
-    return name;
-  }
-
-  /**
-   * The statement for the kinds present, and its prepared name: the kinds and a digest of its text,
-   * so that two statements of different texts never share a name on a connection (pg refuses that).
-   */
-  private statementOf(present: readonly SharedPart<unknown, unknown>[]): { name: string; text: string } {
+  /** The statement for the kinds present. */
+  private statementOf(present: readonly SharedPart<unknown, unknown>[]): Statement {
     const kinds = present.map((part) => part.name).join('+');
     let statement = this.statements.get(kinds);
     if (statement !== undefined) return statement;
@@ -130,8 +119,21 @@ export class SharedCommit {
         `WITH ${parts.flatMap((part) => part.with).join(', ')} ` +
         (answers.length > 0 ? answers.join(' UNION ALL ') : 'SELECT NULL::text AS part, NULL::int AS n, NULL::text AS answer WHERE false');
     }
-    statement = { name: `shared:${kinds}:${createHash('sha256').update(text).digest('hex').slice(0, 12)}`, text };
+    statement = named(kinds, text);
     this.statements.set(kinds, statement);
     return statement;
   }
+}
+
+interface Statement {
+  readonly name: string;
+  readonly text: string;
+}
+
+/**
+ * A statement with its prepared name: what it carries and a digest of its text, so that two
+ * statements of different texts never share a name on a connection (pg refuses that).
+ */
+function named(carries: string, text: string): Statement {
+  return { name: `shared:${carries}:${createHash('sha256').update(text).digest('hex').slice(0, 12)}`, text };
 }
