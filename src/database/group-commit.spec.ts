@@ -1,3 +1,4 @@
+import { Logger, LoggerService } from '@nestjs/common';
 import fc from 'fast-check';
 import { GroupCommit } from './group-commit';
 
@@ -18,6 +19,18 @@ function controlledWriter(refuse: (row: number) => boolean = () => false) {
     }
   };
   return { batches, writeRows, finishAll, inFlight: () => pending.length };
+}
+
+/** What is logged as an error until `restore`, instead of being printed. */
+function collectedErrors() {
+  const before = (Logger as unknown as { staticInstanceRef?: LoggerService }).staticInstanceRef;
+  const errors: unknown[][] = [];
+  const ignored = () => undefined;
+  Logger.overrideLogger({ log: ignored, warn: ignored, error: (...args: unknown[]) => errors.push(args) });
+  const restore = (): void => {
+    Logger.overrideLogger(before ?? false);
+  };
+  return { errors, restore };
 }
 
 /** Once the event loop's current turn has run: a batch due then has started. */
@@ -283,13 +296,17 @@ describe('GroupCommit', () => {
       throw new Error('cannot judge');
     };
     const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 1, isRowError });
+    const { errors, restore } = collectedErrors();
 
     const settled = Promise.allSettled([1, 2, 3, 4].map((row) => commits.write(row)));
     await writer.finishAll();
     const outcomes = await settled;
+    restore();
 
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'rejected']);
     expect(outcomes.slice(1)).toEqual(Array(3).fill({ status: 'rejected', reason: new Error('refused 2,3,4') }));
+    // Said once, by the error's kind: not its message, which could quote the rows.
+    expect(errors).toEqual([[{ judgement: 'Error' }, expect.stringContaining('could not be judged'), 'GroupCommit']]);
     const later = commits.write(1);
     await writer.finishAll();
     await expect(later).resolves.toBeUndefined();

@@ -1,3 +1,5 @@
+import { Logger } from '@nestjs/common';
+
 interface Waiting<T, R> {
   row: T;
   resolve: (result: R) => void;
@@ -101,11 +103,19 @@ export class GroupCommit<T, R = void> {
     return this.writePart(batch, { statements: batch.length + 1 + 2 * Math.ceil(Math.log2(batch.length)), unsettled: batch.length });
   }
 
-  /** Whether `error` refused a row's data; a judgement that itself throws counts as no, so the batch fails with the write's own error and no caller waits for ever. */
+  /**
+   * Whether `error` refused a row's data. A judgement that itself throws counts as no, so the batch
+   * fails with the write's own error and no caller waits for ever; it is logged (its kind only: a
+   * message could quote the rows), since it is a defect and would otherwise show only as failed writes.
+   */
   private refusedForItsData(error: unknown): boolean {
     try {
       return this.options.isRowError(error);
-    } catch {
+    } catch (judgement) {
+      logger.error(
+        { judgement: judgement instanceof Error ? judgement.name : typeof judgement },
+        'A failed write could not be judged: its rows fail with the write’s error, not split down to the row refused',
+      );
       return false;
     }
   }
@@ -141,6 +151,8 @@ export class GroupCommit<T, R = void> {
     budget.unsettled -= part.length;
   }
 }
+
+const logger = new Logger('GroupCommit');
 
 /**
  * What a batch may still spend: statements, and the rows not yet settled. A part of several rows
