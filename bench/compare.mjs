@@ -17,6 +17,7 @@ import {
   createPartnerClient,
   END_USER_AUDIENCE,
   endUserCallers,
+  firstWarmUp,
   measure,
   MOST_REQUESTS_PER_SECOND,
   ownerEnv,
@@ -24,6 +25,7 @@ import {
   SANDBOX_TOKEN,
   startBenchGatewayProcess,
   startBenchSandbox,
+  WARM_UP_S,
 } from './throughput.mjs';
 
 export const CALLS = ['balance', 'bank account', 'dpop balance', 'jwt balance', 'session balance'];
@@ -133,10 +135,12 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
       const order = names.map((_, i) => names[(i + round) % names.length]);
       for (const name of order) {
         const endUser = endUsers[name];
+        // Each server's first load is warmed up longer, as in a throughput run: neither build is measured as it starts.
+        const warmUp = round === 0 ? firstWarmUp(duration) : WARM_UP_S;
         // Made just before the load: a proof is accepted for DPOP_PROOF_MAX_AGE_SECONDS only.
-        if (endUser && call === 'dpop balance') await endUser.prepareProofs(Math.ceil((duration + 2) * MOST_REQUESTS_PER_SECOND));
+        if (endUser && call === 'dpop balance') await endUser.prepareProofs(Math.ceil((duration + warmUp) * MOST_REQUESTS_PER_SECOND));
         const requests = [endUser ? endUser.request : loaded];
-        const row = await measure(name, { url: builds[name].url, requests }, { connections, duration, samplePid: builds[name].pid, processes });
+        const row = await measure(name, { url: builds[name].url, requests }, { connections, duration, samplePid: builds[name].pid, processes, warmUp });
         if (endUser && call === 'dpop balance' && endUser.proofsUsed() > endUser.proofsMade())
           log(`warning: ${name}: DPoP proofs ran out; some were replayed and refused`);
         results[name].push({
@@ -221,7 +225,7 @@ export function report({ results, names, yardstick, rounds, duration, connection
   const perRound = (name, pick) => results[name].map(pick);
   const ratio = (name) => results[name].map((r, i) => r.cpu / results[yardstick][i].cpu);
   const lines = [
-    `${DESCRIBED[call]}, ${connections} connections, ${rounds} rounds of ${duration} s each (after a 2 s warm-up), the builds in a different order each round; database: ${database}.`,
+    `${DESCRIBED[call]}, ${connections} connections, ${rounds} rounds of ${duration} s each (after a ${WARM_UP_S} s warm-up; ${firstWarmUp(duration)} s before each one's first), the builds in a different order each round; database: ${database}.`,
     '',
     table(
       [

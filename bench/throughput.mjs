@@ -129,7 +129,7 @@ export const WARM_UP_S = 2;
  * (a short run, CI's smoke run, is not about its figures).
  */
 export const FIRST_WARM_UP_S = 8;
-const firstWarmUp = (duration) => Math.min(FIRST_WARM_UP_S, WARM_UP_S + duration);
+export const firstWarmUp = (duration) => Math.min(FIRST_WARM_UP_S, WARM_UP_S + duration);
 
 /**
  * One scenario: a warm-up (`warmUp` seconds), then the measured run. Each connection sends its
