@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { perRequest } from './profile.mjs';
-import { benchDatabase, devDist, fixed, freePort, postmasterOf, ROOT, scratchDir, startNode, table } from './support.mjs';
+import { benchDatabase, devDist, fixed, freePort, median, postmasterOf, ROOT, scratchDir, startNode, table } from './support.mjs';
 import {
   createPartnerClient,
   END_USER_AUDIENCE,
@@ -31,12 +31,6 @@ import {
 export const CALLS = ['balance', 'bank account', 'dpop balance', 'jwt balance', 'session balance'];
 /** The calls made by an end user of the development OpenID provider, each build with its own. */
 const END_USER_CALLS = new Set(['dpop balance', 'jwt balance', 'session balance']);
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 export async function compare({ against, rounds = 5, duration = 5, connections = 50, call = 'balance', profile = false }) {
   if (!CALLS.includes(call)) throw new Error(`--call is one of ${CALLS.join(', ')}`);

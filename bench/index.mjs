@@ -1,8 +1,10 @@
 // npm run bench [-- <command> [options]]   (--help: this)
-//   throughput [--connections 50] [--duration 10] [--rate 200] [--calls 'balance,audit search,bank account'] [--replicas 2] [--profile] [--allocations]
+//   throughput [--connections 50] [--duration 10] [--rate 200] [--calls 'balance,audit search,bank account'] [--replicas 2] [--rounds 3] [--profile] [--allocations]
 //                      the gateway against the sandbox, a bare proxy and two NestJS yardsticks;
-//                      --replicas 2 also loads two gateway processes together; --profile samples the
-//                      gateway's CPU, --allocations what it allocates (garbage included)
+//                      --replicas 2 also loads two gateway processes together; --rounds: the balance
+//                      reads by each caller and the pass-through again, round after round, each ratio
+//                      taken within a round (0: none); --profile samples the gateway's CPU,
+//                      --allocations what it allocates (garbage included)
 //   audit [--rows 10000000] [--without-index NAME]               the audit log at scale (--without-index: with that
 //                                                               index dropped, to show what it is for)
 //   seal [--rounds 3] [--events 1000000]                        sealing on and off, and verify's speed
@@ -101,10 +103,11 @@ if (command === 'throughput' || command === 'all') {
     profile: values.profile,
     allocations: values.allocations,
     replicas: Number(values.replicas),
+    rounds: Number(values.rounds),
     calls: values.calls.split(',').map((call) => call.trim()),
   });
   process.stdout.write(`\n## Throughput\n\n${report(result)}\n`);
-  failed += failuresIn([...result.rows, ...result.paced]);
+  failed += failuresIn([...result.rows, ...result.paced, ...result.pairs]);
   if (values.profile) {
     const { summariseProfiles } = await import('./profile.mjs');
     process.stdout.write(`\n## Where the gateway's time goes (CPU profile)\n\n${summariseProfiles()}\n`);

@@ -216,3 +216,10 @@ export async function postmasterOf(url) {
     await client.end();
   }
 }
+
+/** The middle of `values` (the mean of the two middle ones when there is an even number). */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}

@@ -17,6 +17,7 @@ import {
   fixed,
   freePort,
   machineCpu,
+  median,
   memoryOf,
   percentile,
   userAndSystemSecondsOf,
@@ -475,6 +476,7 @@ export async function throughput({
   allocations = false,
   calls = ['balance', 'audit search', 'bank account'],
   replicas = 2,
+  rounds = 3,
 } = {}) {
   const log = (message) => process.stderr.write(`[bench] ${message}\n`);
   const dataDir = scratchDir('pgw-bench-run-');
@@ -670,6 +672,20 @@ export async function throughput({
         if (options.prepare && endUsers.proofsUsed() > endUsers.proofsMade()) log('warning: DPoP proofs ran out; some were replayed and refused');
       }
     }
+    // The gateway's balance reads by each caller, and the pass-through, again in rounds, in a different order each round:
+    // each ratio is then taken between loads of the same round, so that the machine's pace, which drifts over a run, falls on both.
+    const pairs = [];
+    const paired = calls.includes('balance') ? PAIRED.filter((target) => targets.balance[target]) : [];
+    for (let round = 0; round < rounds && paired.length > 0; round++) {
+      for (const target of paired.map((_, i) => paired[(i + round) % paired.length])) {
+        const options = targets.balance[target];
+        if (options.prepare) await options.prepare(Math.ceil((duration + WARM_UP_S) * MOST_REQUESTS_PER_SECOND));
+        const row = await measure(`balance: ${target}, round ${round + 1}`, options, { connections, duration, processes });
+        const own = target === 'NestJS pass-through' ? 'NestJS pass-through' : 'gateway';
+        pairs.push({ round, target, rps: row.rps, cpu: row.cpuMsPerRequest[own], failures: row.failures });
+        if (options.prepare && endUsers.proofsUsed() > endUsers.proofsMade()) log('warning: DPoP proofs ran out; some were replayed and refused');
+      }
+    }
     const quietAfter = await untilQuiet(processes);
     log(
       quietAfter === undefined
@@ -688,7 +704,7 @@ export async function throughput({
     }
     const memory = { ...memoryOf(service.child.pid), allocator: allocatorOf(service.child.pid) };
     if (sealed.length < next) log(`warning: ${next} sealed requests used, ${sealed.length} prepared: some references repeated`);
-    return { rows, paced, quietAfter, rate, memory, connections, duration, database: database.description };
+    return { rows, paced, pairs, quietAfter, rate, memory, connections, duration, database: database.description };
   } finally {
     for (const process of started.reverse()) await process.stop();
     await database.stop();
@@ -714,9 +730,48 @@ const TARGETS = {
 };
 /** The gateway's CPU per balance read, for a partner token, an end user's JWT and a browser session, against the NestJS pass-through's. */
 const MAX_CPU_OF_PASSTHROUGH = 2.5;
+/** An end user's balance read against a partner token's: each caller's least throughput, and whether its CPU is held to the pass-through's too. */
+const OF_PARTNER = {
+  'gateway, end-user JWT': { least: 0.9, cpuHeld: true },
+  'gateway, end-user DPoP': { least: 0.75, cpuHeld: false },
+  'gateway, browser session': { least: 0.85, cpuHeld: true },
+};
+/** The balance scenarios measured again in paired rounds. */
+const PAIRED = ['NestJS pass-through', 'gateway', ...Object.keys(OF_PARTNER)];
 const MAX_PEAK_RSS_MIB = 200;
 
-export function report({ rows, paced, quietAfter, rate, memory, connections, duration, database }) {
+/**
+ * The balance reads measured again in rounds: each gateway scenario's CPU per read against the
+ * pass-through's of the same round, and each end user's throughput against the partner token's of
+ * the same round; the targets judged on the medians.
+ */
+function pairedReport(pairs, duration) {
+  const rounds = [...new Set(pairs.map((pair) => pair.round))];
+  const of = (round, target) => pairs.find((pair) => pair.round === round && pair.target === target);
+  const each = (ratio) => rounds.map(ratio).filter(Number.isFinite);
+  const shown = (values) => (values.length > 0 ? `${fixed(median(values), 2)} (${values.map((value) => fixed(value, 2)).join(', ')})` : '');
+  const gateways = [...new Set(pairs.map((pair) => pair.target))].filter((target) => target !== 'NestJS pass-through');
+  return [
+    `The same balance reads again, ${rounds.length} rounds of ${duration} s (each after a ${WARM_UP_S} s warm-up), in a different order each round; ` +
+      `each ratio is between two loads of the same round, so that the machine's pace, which drifts over a run, falls on both. Median (each round):`,
+    '',
+    table(
+      ['Scenario', 'gateway CPU ÷ pass-through', 'req/s ÷ partner token', 'target, on the medians'],
+      gateways.map((target) => {
+        const cpu = each((round) => of(round, target)?.cpu / of(round, 'NestJS pass-through')?.cpu);
+        const ofPartner = target === 'gateway' ? [] : each((round) => of(round, target)?.rps / of(round, 'gateway')?.rps);
+        const held = target === 'gateway' ? { least: undefined, cpuHeld: true } : OF_PARTNER[target];
+        const checks = [
+          ...(held.least === undefined ? [] : [[`≥ ${held.least} × partner token`, ofPartner.length > 0 && median(ofPartner) >= held.least]]),
+          ...(held.cpuHeld ? [[`CPU ≤ ${MAX_CPU_OF_PASSTHROUGH} × pass-through`, cpu.length > 0 && median(cpu) <= MAX_CPU_OF_PASSTHROUGH]] : []),
+        ];
+        return [`balance: ${target === 'gateway' ? 'gateway (partner client token)' : target}`, shown(cpu), shown(ofPartner), verdict(checks)];
+      }),
+    ),
+  ].join('\n');
+}
+
+export function report({ rows, paced, pairs = [], quietAfter, rate, memory, connections, duration, database }) {
   const by = Object.fromEntries(rows.map((row) => [row.name, row]));
   const lines = [];
   lines.push(
@@ -784,11 +839,9 @@ export function report({ rows, paced, quietAfter, rate, memory, connections, dur
   }
   const partnerRow = by['balance: gateway'];
   const passthroughCpu = by['balance: NestJS pass-through']?.cpuMsPerRequest['NestJS pass-through'];
-  const endUserRows = [
-    ['balance: gateway, end-user JWT', 0.9, true],
-    ['balance: gateway, end-user DPoP', 0.75, false],
-    ['balance: gateway, browser session', 0.85, true],
-  ].filter(([name]) => by[name]);
+  const endUserRows = Object.entries(OF_PARTNER)
+    .map(([target, { least, cpuHeld }]) => [`balance: ${target}`, least, cpuHeld])
+    .filter(([name]) => by[name]);
   if (partnerRow && endUserRows.length > 0) {
     lines.push(
       'A balance read by an end user (the OpenID provider’s access token, or a web app’s session cookie), against one with a partner client token, same run; ' +
@@ -828,6 +881,7 @@ export function report({ rows, paced, quietAfter, rate, memory, connections, dur
     );
     lines.push('');
   }
+  if (pairs.length > 0) lines.push(pairedReport(pairs, duration), '');
   const adminSearch = by['audit search: gateway, admin token'];
   const staffSearch = by['audit search: gateway, staff JWT'];
   if (adminSearch && staffSearch) {
@@ -952,7 +1006,7 @@ export function report({ rows, paced, quietAfter, rate, memory, connections, dur
     ),
   );
   lines.push('');
-  const failures = [...rows, ...paced].reduce((sum, row) => sum + row.failures, 0);
+  const failures = [...rows, ...paced, ...pairs].reduce((sum, row) => sum + row.failures, 0);
   lines.push(`Errors and non-2xx answers in all scenarios: ${failures} (target: 0 — ${failures === 0 ? 'met' : 'NOT met'}).`);
   lines.push('');
   lines.push(
