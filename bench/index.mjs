@@ -95,6 +95,12 @@ const started = Date.now();
 let failed = 0;
 const failuresIn = (runs) => runs.reduce((sum, run) => sum + run.failures, 0);
 if (command === 'throughput' || command === 'all') {
+  if (!/^\d+$/.test(values.rounds)) {
+    process.stderr.write(`--rounds is a whole number of rounds (0: none), not ${values.rounds}\n\n${usage()}\n`);
+    process.exit(2);
+  }
+  if (explicit('rounds', 0) > 0 && !values.calls.split(',').some((call) => call.trim() === 'balance'))
+    process.stderr.write('[bench] --rounds pairs the balance reads, and --calls leaves them out: no paired rounds\n');
   const { throughput, report } = await import('./throughput.mjs');
   const result = await throughput({
     connections: Number(values.connections),

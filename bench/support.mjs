@@ -217,9 +217,9 @@ export async function postmasterOf(url) {
   }
 }
 
-/** The middle of `values` (the mean of the two middle ones when there is an even number). */
+/** The middle of `values`' finite numbers (the mean of the two middle ones when there is an even number); NaN when there is none. */
 export function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }

@@ -881,7 +881,13 @@ export function report({ rows, paced, pairs = [], quietAfter, rate, memory, conn
     );
     lines.push('');
   }
-  if (pairs.length > 0) lines.push(pairedReport(pairs, duration), '');
+  if (pairs.length > 0) {
+    lines.push(
+      'The verdicts above are of single scenarios measured a minute or more apart; those of the paired rounds below judge the same targets within each round.',
+      '',
+    );
+    lines.push(pairedReport(pairs, duration), '');
+  }
   const adminSearch = by['audit search: gateway, admin token'];
   const staffSearch = by['audit search: gateway, staff JWT'];
   if (adminSearch && staffSearch) {

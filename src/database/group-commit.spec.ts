@@ -292,21 +292,27 @@ describe('GroupCommit', () => {
 
   it('when judging a failure throws, then every caller of that batch gets the failure rather than waiting for ever, and later rows are still written', async () => {
     const writer = controlledWriter((row) => row >= 2);
+    // A judgement whose error quotes the rows, as a database's error may.
     const isRowError = () => {
-      throw new Error('cannot judge');
+      throw new TypeError('cannot judge: row "secret-2"');
     };
     const commits = new GroupCommit(writer.writeRows, { maxBatch: 10, maxInFlight: 1, isRowError });
     const { errors, restore } = collectedErrors();
 
-    const settled = Promise.allSettled([1, 2, 3, 4].map((row) => commits.write(row)));
-    await writer.finishAll();
-    const outcomes = await settled;
-    restore();
+    let outcomes: PromiseSettledResult<void>[];
+    try {
+      const settled = Promise.allSettled([1, 2, 3, 4].map((row) => commits.write(row)));
+      await writer.finishAll();
+      outcomes = await settled;
+    } finally {
+      restore();
+    }
 
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'rejected']);
     expect(outcomes.slice(1)).toEqual(Array(3).fill({ status: 'rejected', reason: new Error('refused 2,3,4') }));
     // Said once, by the error's kind: not its message, which could quote the rows.
-    expect(errors).toEqual([[{ judgement: 'Error' }, expect.stringContaining('could not be judged'), 'GroupCommit']]);
+    expect(errors).toEqual([[{ judgement: 'TypeError' }, expect.stringContaining('could not be judged'), 'GroupCommit']]);
+    expect(JSON.stringify(errors)).not.toContain('secret-2');
     const later = commits.write(1);
     await writer.finishAll();
     await expect(later).resolves.toBeUndefined();
