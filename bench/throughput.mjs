@@ -672,12 +672,13 @@ export async function throughput({
         if (options.prepare && endUsers.proofsUsed() > endUsers.proofsMade()) log('warning: DPoP proofs ran out; some were replayed and refused');
       }
     }
-    // The gateway's balance reads by each caller, and the pass-through, again in rounds, in a different order each round:
-    // each ratio is then taken between loads of the same round, so that the machine's pace, which drifts over a run, falls on both.
+    // The gateway's balance reads by each caller again in rounds, in a different order each round, between two loads of the
+    // pass-through: each ratio is then taken within a round, so that the machine's pace, which drifts over a run, falls on both.
     const pairs = [];
     const paired = calls.includes('balance') ? PAIRED.filter((target) => targets.balance[target]) : [];
     for (let round = 0; round < rounds && paired.length > 0; round++) {
-      for (const target of paired.map((_, i) => paired[(i + round) % paired.length])) {
+      const rotated = paired.map((_, i) => paired[(i + round) % paired.length]);
+      for (const target of ['NestJS pass-through', ...rotated, 'NestJS pass-through']) {
         const options = targets.balance[target];
         if (options.prepare) await options.prepare(Math.ceil((duration + WARM_UP_S) * MOST_REQUESTS_PER_SECOND));
         const row = await measure(`balance: ${target}, round ${round + 1}`, options, { connections, duration, processes });
@@ -736,8 +737,8 @@ const OF_PARTNER = {
   'gateway, end-user DPoP': { least: 0.75, cpuHeld: false },
   'gateway, browser session': { least: 0.85, cpuHeld: true },
 };
-/** The balance scenarios measured again in paired rounds. */
-const PAIRED = ['NestJS pass-through', 'gateway', ...Object.keys(OF_PARTNER)];
+/** The gateway's balance scenarios measured again in paired rounds, each round between two loads of the pass-through. */
+const PAIRED = ['gateway', ...Object.keys(OF_PARTNER)];
 const MAX_PEAK_RSS_MIB = 200;
 
 /**
@@ -748,17 +749,23 @@ const MAX_PEAK_RSS_MIB = 200;
 function pairedReport(pairs, duration) {
   const rounds = [...new Set(pairs.map((pair) => pair.round))];
   const of = (round, target) => pairs.find((pair) => pair.round === round && pair.target === target);
+  /** The pass-through's CPU per read in a round: the mean of its load before the gateway's and its load after. */
+  const yardstick = (round) => {
+    const loads = pairs.filter((pair) => pair.round === round && pair.target === 'NestJS pass-through');
+    return loads.reduce((sum, load) => sum + load.cpu, 0) / loads.length;
+  };
   const each = (ratio) => rounds.map(ratio).filter(Number.isFinite);
   const shown = (values) => (values.length > 0 ? `${fixed(median(values), 2)} (${values.map((value) => fixed(value, 2)).join(', ')})` : '');
   const gateways = [...new Set(pairs.map((pair) => pair.target))].filter((target) => target !== 'NestJS pass-through');
   return [
-    `The same balance reads again, ${rounds.length} rounds of ${duration} s (each after a ${WARM_UP_S} s warm-up), in a different order each round; ` +
-      `each ratio is between two loads of the same round, so that the machine's pace, which drifts over a run, falls on both. Median (each round):`,
+    `The same balance reads again, ${rounds.length} rounds of ${duration} s (each after a ${WARM_UP_S} s warm-up), in a different order each round, ` +
+      `each round between two loads of the pass-through (its CPU per read the mean of the two); each ratio is taken within a round, so that the ` +
+      `machine's pace, which drifts over a run, falls on both. Median (each round):`,
     '',
     table(
       ['Scenario', 'gateway CPU ÷ pass-through', 'req/s ÷ partner token', 'target, on the medians'],
       gateways.map((target) => {
-        const cpu = each((round) => of(round, target)?.cpu / of(round, 'NestJS pass-through')?.cpu);
+        const cpu = each((round) => of(round, target)?.cpu / yardstick(round));
         const ofPartner = target === 'gateway' ? [] : each((round) => of(round, target)?.rps / of(round, 'gateway')?.rps);
         const held = target === 'gateway' ? { least: undefined, cpuHeld: true } : OF_PARTNER[target];
         const checks = [
