@@ -672,21 +672,6 @@ export async function throughput({
         if (options.prepare && endUsers.proofsUsed() > endUsers.proofsMade()) log('warning: DPoP proofs ran out; some were replayed and refused');
       }
     }
-    // The gateway's balance reads by each caller again in rounds, in a different order each round, between two loads of the
-    // pass-through: each ratio is then taken within a round, so that the machine's pace, which drifts over a run, falls on both.
-    const pairs = [];
-    const paired = calls.includes('balance') ? PAIRED.filter((target) => targets.balance[target]) : [];
-    for (let round = 0; round < rounds && paired.length > 0; round++) {
-      const rotated = paired.map((_, i) => paired[(i + round) % paired.length]);
-      for (const target of ['NestJS pass-through', ...rotated, 'NestJS pass-through']) {
-        const options = targets.balance[target];
-        if (options.prepare) await options.prepare(Math.ceil((duration + WARM_UP_S) * MOST_REQUESTS_PER_SECOND));
-        const row = await measure(`balance: ${target}, round ${round + 1}`, options, { connections, duration, processes });
-        const own = target === 'NestJS pass-through' ? 'NestJS pass-through' : 'gateway';
-        pairs.push({ round, target, rps: row.rps, cpu: row.cpuMsPerRequest[own], failures: row.failures });
-        if (options.prepare && endUsers.proofsUsed() > endUsers.proofsMade()) log('warning: DPoP proofs ran out; some were replayed and refused');
-      }
-    }
     const quietAfter = await untilQuiet(processes);
     log(
       quietAfter === undefined
@@ -701,6 +686,22 @@ export async function throughput({
         if (!byTarget[target]) continue;
         const pid = { 'bare proxy': proxy.child.pid, 'NestJS pass-through': passthrough.child.pid, gateway: service.child.pid }[target];
         paced.push(await oneAtATime(`${call}: ${target}`, byTarget[target], { duration, rate, pid }));
+      }
+    }
+    // After one at a time, which is then measured after the same loads whether these rounds run or not:
+    // the gateway's balance reads by each caller again in rounds, in a different order each round, between two loads of the
+    // pass-through: each ratio is then taken within a round, so that the machine's pace, which drifts over a run, falls on both.
+    const pairs = [];
+    const paired = calls.includes('balance') ? PAIRED.filter((target) => targets.balance[target]) : [];
+    for (let round = 0; round < rounds && paired.length > 0; round++) {
+      const rotated = paired.map((_, i) => paired[(i + round) % paired.length]);
+      for (const target of ['NestJS pass-through', ...rotated, 'NestJS pass-through']) {
+        const options = targets.balance[target];
+        if (options.prepare) await options.prepare(Math.ceil((duration + WARM_UP_S) * MOST_REQUESTS_PER_SECOND));
+        const row = await measure(`balance: ${target}, round ${round + 1}`, options, { connections, duration, processes });
+        const own = target === 'NestJS pass-through' ? 'NestJS pass-through' : 'gateway';
+        pairs.push({ round, target, rps: row.rps, cpu: row.cpuMsPerRequest[own], failures: row.failures });
+        if (options.prepare && endUsers.proofsUsed() > endUsers.proofsMade()) log('warning: DPoP proofs ran out; some were replayed and refused');
       }
     }
     const memory = { ...memoryOf(service.child.pid), allocator: allocatorOf(service.child.pid) };
