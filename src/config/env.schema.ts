@@ -30,6 +30,14 @@ export function operationalAccess(config: Pick<ServiceEnvironment, 'DOCS_PUBLIC'
   };
 }
 
+/** https, or http to a loopback address (a sidecar on the same host, where nothing crosses a network). */
+function isSecureUpstream(url: string): boolean {
+  const parsed = URL.parse(url);
+  if (parsed === null) return false;
+  if (parsed.protocol === 'https:') return true;
+  return parsed.protocol === 'http:' && (parsed.hostname === 'localhost' || parsed.hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(parsed.hostname));
+}
+
 /**
  * What production (NODE_ENV=production) refuses to start without, each named: a provider (sandbox
  * mode makes up the provider's answers, opens /docs and /metrics, and writes its calls into the
@@ -39,9 +47,10 @@ export function operationalAccess(config: Pick<ServiceEnvironment, 'DOCS_PUBLIC'
  */
 export function productionProblems(
   config: Pick<ServiceEnvironment, 'NODE_ENV'> &
+    Pick<ServiceEnvironment, 'PUBLIC_BASE_URL'> &
     Pick<UpstreamEnvironment, 'UPSTREAM_BASE_URL'> &
     Pick<AuditEnvironment, 'AUDIT_SIGNING_KEY'> &
-    Pick<EndUserEnvironment, 'END_USER_PSEUDONYM_KEY'>,
+    Pick<EndUserEnvironment, 'END_USER_PSEUDONYM_KEY' | 'OIDC_ISSUER' | 'OIDC_ISSUERS'>,
 ): string[] {
   if (config.NODE_ENV !== 'production') return [];
   const problems: string[] = [];
@@ -49,6 +58,17 @@ export function productionProblems(
     problems.push(
       'UPSTREAM_BASE_URL: required in production (NODE_ENV=production): without it the service runs in sandbox mode, ' +
         'with made-up provider answers, open /docs and /metrics, and sandbox calls in the audit log',
+    );
+  } else if (!isSecureUpstream(config.UPSTREAM_BASE_URL!)) {
+    problems.push(
+      'UPSTREAM_BASE_URL: must be https in production: the provider’s bearer token and its signed requests would cross the network in clear ' +
+        '(http is accepted only for a loopback address: a sidecar on the same host)',
+    );
+  }
+  if ((config.OIDC_ISSUER !== undefined || config.OIDC_ISSUERS !== undefined) && config.PUBLIC_BASE_URL === undefined) {
+    problems.push(
+      'PUBLIC_BASE_URL: required in production when end users are accepted (OIDC_ISSUER or OIDC_ISSUERS): their DPoP proofs name the URL ' +
+        'they call, which is checked against this origin, never one a forwarded header could choose',
     );
   }
   if (config.AUDIT_SIGNING_KEY === undefined) {

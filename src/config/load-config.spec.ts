@@ -199,6 +199,38 @@ describe('production refuses to start without a provider or a key the replicas s
     ]);
   });
 
+  it.each(['http://provider.example', 'http://10.0.0.7:8080/api', 'http://127.0.0.1.provider.example'])(
+    'finding: when UPSTREAM_BASE_URL is %s in production, then start-up fails naming it, with every other bad variable (the bearer token would cross in clear)',
+    (url) => {
+      const problems = problemsOf({ ...production(), UPSTREAM_BASE_URL: url, PORT: 'eighty' });
+
+      expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['PORT', 'UPSTREAM_BASE_URL']);
+      expect(problems.find((p) => p.startsWith('UPSTREAM_BASE_URL:'))).toMatch(/must be https in production/);
+    },
+  );
+
+  it.each(['http://127.0.0.1:8080', 'http://localhost:8080', 'http://[::1]:8080'])(
+    'when UPSTREAM_BASE_URL is %s (loopback: a sidecar on the same host) in production, then it is accepted',
+    (url) => {
+      expect(validateEnvironment({ ...production(), UPSTREAM_BASE_URL: url }).UPSTREAM_BASE_URL).toBe(url);
+    },
+  );
+
+  it('when UPSTREAM_BASE_URL is http outside production, then it is accepted (a provider’s test host)', () => {
+    const { NODE_ENV: _production, ...development } = production();
+
+    expect(validateEnvironment({ ...development, UPSTREAM_BASE_URL: 'http://provider.test' }).UPSTREAM_BASE_URL).toBe('http://provider.test');
+  });
+
+  it('when end users are accepted in production (their DPoP proofs name this service’s URL) without PUBLIC_BASE_URL, then start-up fails naming it', () => {
+    const problems = problemsOf({ ...production(), OIDC_ISSUER: 'https://login.partner.example' });
+
+    expect(problems).toEqual([expect.stringMatching(/^PUBLIC_BASE_URL: required in production when end users are accepted/)]);
+    expect(validateEnvironment({ ...production(), OIDC_ISSUER: 'https://login.partner.example', PUBLIC_BASE_URL: 'https://api.partner.example' }).OIDC_ISSUER).toBe(
+      'https://login.partner.example',
+    );
+  });
+
   it('when the keys are missing in production, then start-up fails naming each, with every other bad variable, in one error', () => {
     const { AUDIT_SIGNING_KEY: _audit, END_USER_PSEUDONYM_KEY: _pseudonym, ...withoutKeys } = production();
 
