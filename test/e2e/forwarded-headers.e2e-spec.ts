@@ -1,7 +1,8 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { auditEventsOf } from '../support/audit';
 import { startTestApp, TestApp } from '../support/app';
 import { callApi } from '../support/http';
+import { dpopProof, DpopKey, newDpopKey, TEST_AUDIENCE, TestIssuer } from '../support/oidc';
 
 /**
  * TRUST_PROXY over HTTP: which X-Forwarded-For entry a request is audited and rate-limited as. The
@@ -60,6 +61,74 @@ describe('Forwarded headers (TRUST_PROXY)', () => {
       expect(answer.status).toBe(401);
       const events = await auditEventsOf(sut.dataSource, requestId);
       expect(events.map((event) => event.source_ip)).toEqual(['127.0.0.1']);
+    });
+  });
+
+  describe('with a trusted proxy, end users and DPoP (the proof names the URL the proxy was sent)', () => {
+    let sut: TestApp;
+    let issuer: TestIssuer;
+    let key: DpopKey;
+    let token: string;
+
+    /** A DPoP-bound end user's request through the proxy, with a proof for `proofUrl` and the forwarded headers given. */
+    const viaProxy = async (method: string, path: string, proofUrl: string, forwarded: Record<string, string>) =>
+      callApi(sut.baseUrl, method, path, {
+        headers: { authorization: `DPoP ${token}`, dpop: await dpopProof(key, { method, url: proofUrl, accessToken: token }), ...forwarded },
+      });
+
+    beforeAll(async () => {
+      issuer = await TestIssuer.start();
+      sut = await startTestApp({
+        TRUST_PROXY: '1',
+        OIDC_ISSUER: issuer.issuer,
+        OIDC_AUDIENCE: TEST_AUDIENCE,
+        END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64'),
+      });
+      key = await newDpopKey();
+      token = await issuer.token({ cnf: { jkt: key.jkt } });
+    });
+    afterAll(async () => {
+      await sut?.close();
+      await issuer?.close();
+    });
+
+    it('finding: when X-Forwarded-Host carries a path and a query (`<host>/api/v1/me?`), then the request is refused 400, and a proof for GET /api/v1/me never passes on another path', async () => {
+      const customerId = randomUUID();
+
+      const answer = await viaProxy('GET', `/api/v1/customers/${customerId}/balance`, 'https://api.partner.example/api/v1/me', {
+        'x-forwarded-host': 'api.partner.example/api/v1/me?',
+        'x-forwarded-proto': 'https',
+      });
+
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toMatchObject({ code: 'REQUEST.MALFORMED', details: expect.stringContaining('X-Forwarded-Host') });
+    });
+
+    it.each([['api.partner.example#x'], ['user@api.partner.example'], ['api.partner.example:99999'], ['api partner.example'], ['evil.example, api.partner.example/x']])(
+      'when X-Forwarded-Host is %j (not a host[:port]), then the request is refused 400 before anyone is identified',
+      async (host) => {
+        const answer = await viaProxy('GET', '/api/v1/me', `https://${host}/api/v1/me`, { 'x-forwarded-host': host, 'x-forwarded-proto': 'https' });
+
+        expect([answer.status, answer.body.error?.code]).toEqual([400, 'REQUEST.MALFORMED']);
+      },
+    );
+
+    it('when X-Forwarded-Proto is neither http nor https, then the request is refused 400', async () => {
+      const answer = await viaProxy('GET', '/api/v1/me', 'javascript://api.partner.example/api/v1/me', {
+        'x-forwarded-host': 'api.partner.example',
+        'x-forwarded-proto': 'javascript',
+      });
+
+      expect([answer.status, answer.body.error?.code]).toEqual([400, 'REQUEST.MALFORMED']);
+    });
+
+    it('when the proxy forwards a plain host and port, then a proof for that origin and the request’s own path passes', async () => {
+      const answer = await viaProxy('GET', '/api/v1/me', 'https://api.partner.example:8443/api/v1/me', {
+        'x-forwarded-host': 'api.partner.example:8443',
+        'x-forwarded-proto': 'https',
+      });
+
+      expect(answer.status).toBe(200);
     });
   });
 });

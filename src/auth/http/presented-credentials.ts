@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { requestOrigin } from '../../common/http/edge';
 import { targetOf } from '../../common/http/request-context';
 import type { PresentedCredentials } from '../domain/authenticator';
 import { SessionEnded } from '../domain/auth.errors';
@@ -72,7 +73,8 @@ export function credentialsOf(request: FastifyRequest, rules: CredentialRules): 
       dpop,
       method: request.method,
       // Only a DPoP proof looks at it: built when one may be checked, on the canonical path the router used.
-      url: dpop === undefined ? '' : `${rules.publicOrigin ?? `${request.protocol}://${request.host}`}${targetOf(request.raw).path}`,
+      // The origin is PUBLIC_BASE_URL, or the request's own from its validated parts (never a forwarded header as sent).
+      url: dpop === undefined ? '' : `${rules.publicOrigin ?? requestOrigin(request) ?? ''}${targetOf(request.raw).path}`,
     };
   }
   const password = basicPassword(authorization);

@@ -1,3 +1,4 @@
+import { requestOrigin } from '../../common/http/edge';
 import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOperation, ApiProperty, ApiPropertyOptional, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
@@ -104,7 +105,7 @@ export class SessionController {
   @ApiResponse({ status: 302, description: 'To the OpenID provider’s login.' })
   @ApiErrorResponses(ERRORS.edge, ...ERRORS.query, 'SESSION.RETURN_TO_REFUSED', 'SESSION.NOT_CONFIGURED', 'AUTH.ISSUER_UNAVAILABLE')
   async login(@Query() query: LoginQueryDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<null> {
-    const origin = this.sessions.loginOriginFor(`${request.protocol}://${request.host}`);
+    const origin = this.sessions.loginOriginFor(requestOrigin(request) ?? '');
     if (origin !== undefined) {
       // Checked here as on the public origin, so that nothing is redirected that would be refused there.
       this.sessions.returnTo(query.return_to);

@@ -36,6 +36,15 @@ export class MalformedRequest extends DomainError {
   }
 
   /**
+   * What a trusted proxy forwarded (the request's origin as the caller sent it) is not an origin's
+   * part: a DPoP proof's URL and a login's return are built from it, so it must be exactly one.
+   */
+  static badForwarded(header: 'X-Forwarded-Host' | 'X-Forwarded-Proto'): MalformedRequest {
+    const expected = header === 'X-Forwarded-Host' ? 'a host name or address with an optional port' : 'http or https';
+    return new MalformedRequest(`The request's ${header} header is not ${expected}; the proxy in front must forward what it received`);
+  }
+
+  /**
    * A header that may appear once, sent twice: two parsers could each read another one (a proxy the
    * second Authorization, this service the first), so neither is read.
    */

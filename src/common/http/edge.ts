@@ -118,6 +118,35 @@ const SINGLE_HEADERS = new Set(['host', 'authorization', 'content-type', 'conten
 /** A Host value: a registered name or an IPv4 address, or an IPv6 literal, and an optional port. */
 const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]{2,60}\]|[A-Za-z0-9._~!$&'()*+,;=%-]{0,255})(?::\d{0,5})?$/;
 
+/** A host name (labels of letters, digits, `-` and `_`) or an IP literal, and an optional port: what an origin's host may be. */
+const HOST_AND_PORT = /^(?:\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_][A-Za-z0-9_-]{0,62})*\.?)(?::(\d{1,5}))?$/;
+
+function isHostAndPort(value: string): boolean {
+  const match = HOST_AND_PORT.exec(value);
+  return match !== null && value.length <= 261 && (match[1] === undefined || Number(match[1]) <= 65_535);
+}
+
+/**
+ * The origin the request was sent to, from its validated parts only: the scheme and host (behind
+ * TRUST_PROXY, the ones the proxy forwarded); undefined when either is not an origin's part.
+ */
+export function requestOrigin(request: FastifyRequest): string | undefined {
+  const { protocol, host } = request;
+  if ((protocol !== 'http' && protocol !== 'https') || !isHostAndPort(host)) return undefined;
+  return `${protocol}://${host.toLowerCase()}`;
+}
+
+/**
+ * Why what a trusted proxy forwarded is refused: an X-Forwarded-Host that is not a host[:port] (a
+ * path or a query in it would be pasted into every URL built from it), an X-Forwarded-Proto that is
+ * not http or https. Fastify reads them only from a trusted proxy; from anyone else they are ignored.
+ */
+function forwardedProblem(request: FastifyRequest): DomainError | undefined {
+  if (request.host !== request.headers.host && !isHostAndPort(request.host)) return MalformedRequest.badForwarded('X-Forwarded-Host');
+  if (request.protocol !== 'http' && request.protocol !== 'https') return MalformedRequest.badForwarded('X-Forwarded-Proto');
+  return undefined;
+}
+
 /** Why the request's headers are refused (Host missing, repeated or invalid; a single header sent twice; an Expect not met), or undefined. */
 function headerProblem(raw: IncomingMessage): DomainError | undefined {
   const seen = new Set<string>();
@@ -170,7 +199,7 @@ export function targetStage(): EdgeStage {
       noteServing(request, reply);
       const refusal = contextOf(request.raw).target.refusal;
       if (refusal) throw new RequestTargetRefused(refusal);
-      const problem = headerProblem(request.raw);
+      const problem = headerProblem(request.raw) ?? forwardedProblem(request);
       if (problem) throw problem;
       const encoding = request.headers['content-encoding'];
       if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') throw new UnsupportedContentEncoding();
