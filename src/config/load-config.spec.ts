@@ -226,9 +226,9 @@ describe('production refuses to start without a provider or a key the replicas s
     const problems = problemsOf({ ...production(), OIDC_ISSUER: 'https://login.partner.example' });
 
     expect(problems).toEqual([expect.stringMatching(/^PUBLIC_BASE_URL: required in production when end users are accepted/)]);
-    expect(validateEnvironment({ ...production(), OIDC_ISSUER: 'https://login.partner.example', PUBLIC_BASE_URL: 'https://api.partner.example' }).OIDC_ISSUER).toBe(
-      'https://login.partner.example',
-    );
+    expect(
+      validateEnvironment({ ...production(), OIDC_ISSUER: 'https://login.partner.example', PUBLIC_BASE_URL: 'https://api.partner.example' }).OIDC_ISSUER,
+    ).toBe('https://login.partner.example');
   });
 
   it('when the keys are missing in production, then start-up fails naming each, with every other bad variable, in one error', () => {

@@ -104,14 +104,17 @@ describe('Forwarded headers (TRUST_PROXY)', () => {
       expect(answer.body.error).toMatchObject({ code: 'REQUEST.MALFORMED', details: expect.stringContaining('X-Forwarded-Host') });
     });
 
-    it.each([['api.partner.example#x'], ['user@api.partner.example'], ['api.partner.example:99999'], ['api partner.example'], ['evil.example, api.partner.example/x']])(
-      'when X-Forwarded-Host is %j (not a host[:port]), then the request is refused 400 before anyone is identified',
-      async (host) => {
-        const answer = await viaProxy('GET', '/api/v1/me', `https://${host}/api/v1/me`, { 'x-forwarded-host': host, 'x-forwarded-proto': 'https' });
+    it.each([
+      ['api.partner.example#x'],
+      ['user@api.partner.example'],
+      ['api.partner.example:99999'],
+      ['api partner.example'],
+      ['evil.example, api.partner.example/x'],
+    ])('when X-Forwarded-Host is %j (not a host[:port]), then the request is refused 400 before anyone is identified', async (host) => {
+      const answer = await viaProxy('GET', '/api/v1/me', `https://${host}/api/v1/me`, { 'x-forwarded-host': host, 'x-forwarded-proto': 'https' });
 
-        expect([answer.status, answer.body.error?.code]).toEqual([400, 'REQUEST.MALFORMED']);
-      },
-    );
+      expect([answer.status, answer.body.error?.code]).toEqual([400, 'REQUEST.MALFORMED']);
+    });
 
     it('when X-Forwarded-Proto is neither http nor https, then the request is refused 400', async () => {
       const answer = await viaProxy('GET', '/api/v1/me', 'javascript://api.partner.example/api/v1/me', {
