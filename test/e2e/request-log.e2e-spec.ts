@@ -406,6 +406,63 @@ describe('request logs: a partner’s own requests, and what became of each', ()
       expect(second).toEqual({ requests: [], next_cursor: null });
     });
 
+    /** `count` balance reads of `customerId` by a client of `tenant` (404s when the customer is not the tenant's). */
+    const readsOf = (tenant: string, customerId: string, count: number, status = 200) =>
+      t.dataSource.query(
+        `INSERT INTO audit_events (id, request_id, client_id, client_name, caller_kind, tenant, operation, phase, http_status, customer_id)
+         SELECT gen_random_uuid(), 'bulk-' || g, gen_random_uuid(), 'bulk', 'partner', $1::varchar, 'balance.read', $4::varchar, $3::int, $2::uuid
+           FROM generate_series(1, $5::int) AS g`,
+        [tenant, customerId, status, status < 400 ? 'succeeded' : 'rejected', count],
+      );
+
+    it('finding: when a customer has more events than a page reads and nothing matches, then a page reads no more than the others (empty, with a cursor), and paging on ends', async () => {
+      const tenant = `busy-${randomUUID()}`;
+      const partner = await t.createClient('partner', { tenant });
+      const customerId = randomUUID();
+      await readsOf(tenant, customerId, SCAN_PER_PAGE + 10);
+
+      const first = (await list(`?customer_id=${customerId}&status_class=5xx`, partner)).body.data!;
+      const second = (await list(`?customer_id=${customerId}&status_class=5xx&cursor=${first.next_cursor}`, partner)).body.data!;
+
+      expect(first).toEqual({ requests: [], next_cursor: expect.any(String) });
+      expect(second).toEqual({ requests: [], next_cursor: null });
+    });
+
+    it('finding: when another tenant reads a customer id many times (404s), then a page of the owner’s log by that customer reads no more than the others, and still finds the owner’s requests', async () => {
+      const tenant = `owner-${randomUUID()}`;
+      const partner = await t.createClient('partner', { tenant });
+      const customerId = randomUUID();
+      await readsOf(tenant, customerId, 3);
+      await readsOf(`other-${randomUUID()}`, customerId, SCAN_PER_PAGE + 10, 404);
+
+      const pages: { requests: LoggedRequest[]; next_cursor: string | null }[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: Answer<{ requests: LoggedRequest[]; next_cursor: string | null }> = await list(
+          `?customer_id=${customerId}${cursor ? `&cursor=${cursor}` : ''}`,
+          partner,
+        );
+        pages.push(page.body.data!);
+        cursor = page.body.data!.next_cursor;
+      } while (cursor && pages.length < 10);
+
+      expect(pages[0]).toEqual({ requests: [], next_cursor: expect.any(String) });
+      expect(pages.flatMap((page) => page.requests).map((request) => request.customer_id)).toEqual([customerId, customerId, customerId]);
+      expect(pages.at(-1)!.next_cursor).toBeNull();
+    });
+
+    it('when a customer’s events fit in one reading, then the filter pages as before: full pages, the newest first, no empty page', async () => {
+      const tenant = `small-${randomUUID()}`;
+      const partner = await t.createClient('partner', { tenant });
+      const customerId = randomUUID();
+      await readsOf(tenant, customerId, 5);
+
+      const first = (await list(`?customer_id=${customerId}&limit=3`, partner)).body.data!;
+      const second = (await list(`?customer_id=${customerId}&limit=3&cursor=${first.next_cursor}`, partner)).body.data!;
+
+      expect([first.requests.length, second.requests.length, second.next_cursor]).toEqual([3, 2, null]);
+    });
+
     it.each([
       ['?status=99', 'status'],
       ['?status_class=6xx', 'status_class'],

@@ -14,8 +14,9 @@ import { RelatedRequest, RequestLogFilter, RequestLogPage, RequestLogStore, Requ
 const LOG_READS = [OPERATION.listRequests, OPERATION.readRequest, OPERATION.readReceiptProof, OPERATION.readConsistencyProof];
 
 /**
- * How many of a tenant's events one page reads at most when no reference, customer or error id
- * narrows it: about 2-5 ms of the database's time (docs/benchmarks.md), whatever the filters.
+ * How many events one page reads at most, of the tenant's, or of the reference's or customer's it
+ * is filtered by: about 2-5 ms of the database's time (docs/benchmarks.md), whatever the filters
+ * (only an error id, one request's, is looked up unbounded).
  */
 export const SCAN_PER_PAGE = 2000;
 
@@ -51,47 +52,50 @@ export class TypeOrmRequestLogRepository extends RequestLogStore {
   async list(filter: RequestLogFilter, limit: number, after?: AuditPosition): Promise<RequestLogPage> {
     const parameters: unknown[] = [];
     const bind = (value: unknown) => `$${parameters.push(value)}`;
-    // Where the tenant's events are read from: in the period, older than the cursor (the tenant's index alone).
+    // A reference or a customer has an index of its own, read in time order past the searches of the
+    // audit log about it (its second key); otherwise the tenant's index is read.
+    const subject = filter.reference ? `e.reference = ` : filter.customerId ? `e.customer_id = ` : undefined;
+    const subjectValue = filter.reference ?? filter.customerId;
+    // What one page reads, newest first, older than the cursor: the conditions of the index read alone,
+    // so that a stretch of SCAN_PER_PAGE events of it is as long whatever else they hold (another
+    // tenant's events about the same customer included).
     const windowOf = (bound: (value: unknown) => string) => {
-      const window = [`e.tenant = ${bound(filter.tenant)}`, PARTNER_CALLERS];
+      const window = subject
+        ? [`${subject}${bound(subjectValue)}`, auditQueryKeyFor(filter.operation)]
+        : [`e.tenant = ${bound(filter.tenant)}`, PARTNER_CALLERS];
       if (filter.from) window.push(`e.occurred_at >= ${bound(filter.from)}`);
       if (filter.to) window.push(`e.occurred_at < ${bound(filter.to)}`);
       if (after) window.push(`(e.occurred_at, e.id) < (${bound(after.occurredAt)}::timestamptz, ${bound(after.id)}::uuid)`);
       return window;
     };
     const window = windowOf(bind);
-    // What the partner asked for: each request once (its last event), as the filters say.
-    const wanted = [LAST_EVENT];
-    if (filter.reference) wanted.push(`e.reference = ${bind(filter.reference)}`);
-    if (filter.customerId) wanted.push(`e.customer_id = ${bind(filter.customerId)}`);
-    // Their indexes' second key, so that the scan reads the subject's own events in time order, past the searches of the audit log about it.
-    if (filter.reference || filter.customerId) wanted.push(auditQueryKeyFor(filter.operation));
+    // What the partner asked for: its own requests, each once (its last event), as the filters say.
+    const wanted = subject ? [`e.tenant = ${bind(filter.tenant)}`, PARTNER_CALLERS, LAST_EVENT] : [LAST_EVENT];
+    if (filter.reference && filter.customerId) wanted.push(`e.customer_id = ${bind(filter.customerId)}`);
     // Reading the log leaves events too: listed only when asked for, so that looking does not push what was looked for off the page.
     wanted.push(filter.operation ? `e.operation = ${bind(filter.operation)}` : `e.operation NOT IN (${LOG_READS.map((read) => bind(read)).join(', ')})`);
     if (filter.errorCode) wanted.push(`e.error_code = ${bind(filter.errorCode)}`);
     if (filter.status !== undefined) wanted.push(`e.http_status = ${bind(filter.status)}`);
     if (filter.statusClass !== undefined)
       wanted.push(`e.http_status >= ${bind(filter.statusClass * 100)} AND e.http_status < ${bind(filter.statusClass * 100 + 100)}`);
-    if (filter.errorId) {
-      // Ours (a UUID) or the provider's: each its own parameter, of its column's type.
-      wanted.push(
-        isUuid(filter.errorId)
-          ? `(e.error_id = ${bind(filter.errorId)}::uuid OR e.upstream_error_id = ${bind(filter.errorId)})`
-          : `e.upstream_error_id = ${bind(filter.errorId)}`,
-      );
-    }
     const page = bind(limit + 1);
     const columns = `e.*, ${POSITION_SQL} AS position`;
     const order = 'ORDER BY e.occurred_at DESC, e.id DESC';
 
-    // A reference, a customer or an error id has an index of its own, and few events: looked up there.
-    if (filter.reference || filter.customerId || filter.errorId) {
-      const rows = await this.query(`SELECT ${columns} FROM audit_events e WHERE ${[...window, ...wanted].join(' AND ')} ${order} LIMIT ${page}`, parameters);
+    if (filter.errorId) {
+      // An error id is one request's (ours, a UUID, or the provider's): looked up by its own index, each its own parameter, of its column's type.
+      const byError = isUuid(filter.errorId)
+        ? `(e.error_id = ${bind(filter.errorId)}::uuid OR e.upstream_error_id = ${bind(filter.errorId)})`
+        : `e.upstream_error_id = ${bind(filter.errorId)}`;
+      const rows = await this.query(
+        `SELECT ${columns} FROM audit_events e WHERE ${[...window, ...wanted, byError].join(' AND ')} ${order} LIMIT ${page}`,
+        parameters,
+      );
       return this.page(rows, limit);
     }
-    // Otherwise the tenant's events are read newest first, at most SCAN_PER_PAGE of them a page: a filter
-    // that matches little (or nothing) costs no more than that. The reading stops as soon as the page
-    // is full; when it is not, the page ends where the reading stopped, with a cursor from there.
+    // The window's events are read newest first, at most SCAN_PER_PAGE of them a page: a filter that
+    // matches little (or nothing) costs no more than that. The reading stops as soon as the page is
+    // full; when it is not, the page ends where the reading stopped, with a cursor from there.
     const scan = String(SCAN_PER_PAGE);
     const rows = await this.query(
       `SELECT e.* FROM (SELECT ${columns} FROM audit_events e WHERE ${window.join(' AND ')} ${order} LIMIT ${scan}) e
