@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApp, TestApp } from '../support/app';
 import { auditEventsOf } from '../support/audit';
-import { buildBankAccountRequest } from '../support/builders';
+import { buildBankAccountRequest, buildCustomerRequest } from '../support/builders';
 import { callApi, createCustomer } from '../support/http';
 import { clearSandbox, injectFault, journal } from '../support/sandbox';
 import { waitFor } from '../support/wait-for';
@@ -53,6 +53,32 @@ describe('a database outage during provider writes', () => {
     await replica?.app.close();
     await replica?.sandbox.close();
     await t?.close();
+  });
+
+  it('finding: when the database goes away after the provider created a customer, then 503 OUTCOME_PENDING; once it is back, a retry gets the 201 replayed, the provider was called once, and the customer is the tenant’s', async () => {
+    const body = buildCustomerRequest();
+    const createdAt = (app: TestApp) => callApi<{ customer_id: string }>(app.baseUrl, 'POST', '/api/v1/customers', { token: partner, body });
+    await injectFault(t.sandbox, { path: '/customer$', method: 'POST', latency_ms: 800, count: 1 });
+    const answer = createdAt(t);
+    await waitFor(async () => (await journal(t.sandbox)).some((e) => e.path.endsWith('/customer')) || undefined);
+    await t.database.goDown();
+    let held;
+    try {
+      held = await answer;
+    } finally {
+      await t.database.comeBack();
+    }
+
+    const retry = await createdAt(t);
+
+    expect([held.status, held.body.error?.code]).toEqual([503, 'IDEMPOTENCY.OUTCOME_PENDING']);
+    expect([retry.status, retry.body.error?.code]).toEqual([201, undefined]);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    const calls = (await journal(t.sandbox)).filter((e) => e.path.endsWith('/customer') && e.reference === body.reference);
+    expect(calls.map((call) => call.status)).toEqual([201]);
+    // The customer belongs to the tenant that created it: its balance reads.
+    const balance = await callApi(t.baseUrl, 'GET', `/api/v1/customers/${retry.body.data!.customer_id}/balance`, { token: partner });
+    expect(balance.status).toBe(200);
   });
 
   it('when the database goes away after the provider opened the account, then 503 OUTCOME_PENDING; once it is back, a retry gets the original 201, replayed, and the provider was called once', async () => {

@@ -71,7 +71,7 @@ describe('Forwarded headers (TRUST_PROXY)', () => {
     let token: string;
 
     /** A DPoP-bound end user's request through the proxy, with a proof for `proofUrl` and the forwarded headers given. */
-    const viaProxy = async (method: string, path: string, proofUrl: string, forwarded: Record<string, string>) =>
+    const viaProxy = async (method: 'GET' | 'POST', path: string, proofUrl: string, forwarded: Record<string, string>) =>
       callApi(sut.baseUrl, method, path, {
         headers: { authorization: `DPoP ${token}`, dpop: await dpopProof(key, { method, url: proofUrl, accessToken: token }), ...forwarded },
       });

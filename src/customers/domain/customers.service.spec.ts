@@ -41,7 +41,15 @@ describe(CustomersService.name, () => {
   let gateway: ScriptedCustomerGateway;
   let logger: RecordingLogger;
   let sut: CustomersService;
+  let trail: AuditTrail;
   const record = () => newRecord('request-1');
+  /** Creates, and ends the request as the edge does: its terminal event, with which the write's result (and its tenancy) is committed. */
+  const createdBy = async (caller: AuthenticatedClient, body: CustomerRequest) => {
+    const inRequest = record();
+    const created = await sut.create(caller, body, inRequest);
+    await trail.conclude(inRequest, { operation: 'customer.create', phase: 'succeeded', httpStatus: 201 });
+    return created;
+  };
 
   beforeEach(() => {
     log = new InMemoryAuditLog();
@@ -51,7 +59,7 @@ describe(CustomersService.name, () => {
     Logger.overrideLogger(logger);
     const clock = new FixedClock();
     const metrics = new CountingMetrics();
-    const trail = new AuditTrail(log, clock, metrics);
+    trail = new AuditTrail(log, clock, metrics);
     sut = new CustomersService(
       gateway,
       ownership,
@@ -65,8 +73,8 @@ describe(CustomersService.name, () => {
   });
 
   describe('create', () => {
-    it('when a customer is created, then its attempted event was committed before the provider call, and it belongs to the caller’s tenant', async () => {
-      const created = await sut.create(acme, request, record());
+    it('when a customer is created, then its attempted event was committed before the provider call, and it belongs to the caller’s tenant once the request ends', async () => {
+      const created = await createdBy(acme, request);
 
       expect(created.value.customerId).toBe(CUSTOMER_ID);
       expect(gateway.calls).toHaveLength(1);
@@ -84,7 +92,7 @@ describe(CustomersService.name, () => {
     it('when the provider hands back a customer id another tenant holds, then that tenant keeps it and the mismatch is logged as an error', async () => {
       await ownership.assign(CUSTOMER_ID, 'globex', 'created');
 
-      const created = await sut.create(acme, { ...request, reference: '7d0c1f6e-5a43-4c1e-9b2a-2f6d8e0b9c11' }, record());
+      const created = await createdBy(acme, { ...request, reference: '7d0c1f6e-5a43-4c1e-9b2a-2f6d8e0b9c11' });
 
       expect(created.value.customerId).toBe(CUSTOMER_ID);
       expect(await ownership.tenantOf(CUSTOMER_ID)).toBe('globex');
@@ -101,7 +109,7 @@ describe(CustomersService.name, () => {
         tenant: 'acme',
         scopes: ['customers:write'],
       };
-      await sut.create(endUser, request, record());
+      await createdBy(endUser, request);
       expect(await ownership.ownerOf(CUSTOMER_ID)).toEqual({ tenant: 'acme', endUser: endUser.id });
       expect(await ownership.customersOf('acme', endUser.id)).toEqual([CUSTOMER_ID]);
     });

@@ -38,19 +38,16 @@ export class CustomersService {
   async create(caller: AuthenticatedClient, request: CustomerRequest, record: RequestRecord): Promise<Idempotent<CreatedCustomer>> {
     const write = this.writes.begin(record, OPERATION.createCustomer, { reference: request.reference });
     const customer: NewCustomer = { ...request, reference: write.reference };
-    return write.once(
-      caller,
-      customer,
-      async () => {
-        const created = await this.gateway.create(customer, record);
+    return write.once(caller, customer, () => this.gateway.create(customer, record), {
+      about: (created) => ({ customerId: created.customerId }),
+      // The customer's tenancy is part of the outcome: written with the result, or with it once the database is back.
+      settle: async (created) => {
         const owner = await this.ownership.assign(created.customerId, caller.tenant, 'created', caller.role === 'end_user' ? caller.id : undefined);
         if (owner !== caller.tenant) {
           // The provider handed out an id another tenant holds: keep the other tenant's claim.
           this.logger.error({ ...logContextOf(record), reference: write.reference }, 'The provider returned a customer id that belongs to another tenant');
         }
-        return created;
       },
-      (created) => ({ customerId: created.customerId }),
-    );
+    });
   }
 }

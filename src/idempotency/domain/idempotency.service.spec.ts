@@ -102,7 +102,7 @@ describe(IdempotencyService.name, () => {
       reference: REFERENCE,
       httpStatus: 201,
     });
-    const run = (work: () => Promise<unknown>, body = 'f1') => sut.run(mine, 'bank_account.create', body, work, undefined, writeBehind);
+    const run = (work: () => Promise<unknown>, body = 'f1') => sut.run(mine, 'bank_account.create', body, work, { writeBehind });
 
     beforeEach(() => (ended = []));
 

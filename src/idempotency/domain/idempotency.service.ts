@@ -47,6 +47,19 @@ export interface ClaimEnding {
 /** Hands a claimed write's end to whatever writes the request's terminal event. */
 export type WriteBehind = (ending: ClaimEnding) => void;
 
+/** What a claimed write does beyond running its work. */
+export interface RunOptions<T> {
+  /** Commits the `attempted` event with the claim. */
+  readonly writeAhead?: WriteAhead;
+  /** Takes the write's end, to commit with the request's terminal event; without, it is written at once. */
+  readonly writeBehind?: WriteBehind;
+  /**
+   * What else must be written for a result to stand (a new customer's tenancy): written with the
+   * result, before it; and again when a held result is written late. It must be idempotent.
+   */
+  readonly settle?: (value: T) => Promise<void>;
+}
+
 export interface Idempotent<T> {
   readonly value: T;
   readonly replayed: boolean;
@@ -88,14 +101,8 @@ export class IdempotencyService {
    * committed. With `writeBehind`, the result or release is handed to it, to commit with the
    * request's terminal event; without, it is written at once.
    */
-  async run<T>(
-    key: IdempotencyKey,
-    operation: string,
-    fingerprint: string,
-    work: () => Promise<T>,
-    writeAhead?: WriteAhead,
-    writeBehind?: WriteBehind,
-  ): Promise<Idempotent<T>> {
+  async run<T>(key: IdempotencyKey, operation: string, fingerprint: string, work: () => Promise<T>, options: RunOptions<T> = {}): Promise<Idempotent<T>> {
+    const { writeAhead, writeBehind, settle } = options;
     const replayed = await this.answerFromHeld<T>(key, operation, fingerprint);
     if (replayed) return replayed;
 
@@ -139,7 +146,7 @@ export class IdempotencyService {
       await this.end(own, fingerprint, { kind: 'released' }, writeBehind);
       throw error;
     }
-    await this.end(own, fingerprint, { kind: 'completed', result: value }, writeBehind);
+    await this.end(own, fingerprint, { kind: 'completed', result: value }, writeBehind, settle && (() => settle(value)));
     return { value, replayed: false };
   }
 
@@ -192,12 +199,13 @@ export class IdempotencyService {
   }
 
   /** Writes the end at once, or hands it to the request's terminal event. */
-  private async end(own: OwnClaim, fingerprint: string, ending: WriteEnding, writeBehind?: WriteBehind): Promise<void> {
+  private async end(own: OwnClaim, fingerprint: string, ending: WriteEnding, writeBehind?: WriteBehind, settle?: () => Promise<void>): Promise<void> {
     if (writeBehind) {
-      writeBehind(this.ending(own, fingerprint, ending));
+      writeBehind(this.ending(own, fingerprint, ending, settle));
       return;
     }
     if (ending.kind === 'completed') {
+      await settle?.();
       await this.store.complete(own, ending.result);
       return;
     }
@@ -207,13 +215,20 @@ export class IdempotencyService {
     });
   }
 
-  private ending(own: OwnClaim, fingerprint: string, ending: WriteEnding): ClaimEnding {
-    const write = (event: AuditEvent) => (ending.kind === 'completed' ? this.store.complete(own, ending.result, event) : this.store.release(own, event));
+  /** `settle`: what else a completed write's result needs written, before the result (RunOptions.settle). */
+  private ending(own: OwnClaim, fingerprint: string, ending: WriteEnding, settle?: () => Promise<void>): ClaimEnding {
+    const write = async (event: AuditEvent) => {
+      if (ending.kind === 'released') return this.store.release(own, event);
+      await settle?.();
+      return this.store.complete(own, ending.result, event);
+    };
     return {
       ending,
       write,
       writeAlone: async () => {
-        await (ending.kind === 'completed' ? this.store.complete(own, ending.result) : this.store.release(own));
+        if (ending.kind === 'released') return void (await this.store.release(own));
+        await settle?.();
+        await this.store.complete(own, ending.result);
       },
       hold: (event, error) => {
         if (!isOutage(error)) return undefined;

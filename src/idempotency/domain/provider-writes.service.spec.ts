@@ -20,6 +20,7 @@ describe(ProviderWrites.name, () => {
   let clock: FixedClock;
   let sut: ProviderWrites;
   let trail: AuditTrail;
+  let store: InMemoryIdempotencyStore;
   let request = 0;
   /**
    * One request, ended as the edge ends it: its terminal event written (with its write's result or
@@ -44,7 +45,8 @@ describe(ProviderWrites.name, () => {
     clock = new FixedClock(new Date('2026-11-23T10:00:00Z'));
     const metrics = new CountingMetrics();
     trail = new AuditTrail(log, clock, metrics);
-    sut = new ProviderWrites(idempotencyService(new InMemoryIdempotencyStore(log), clock, metrics).service, trail);
+    store = new InMemoryIdempotencyStore(log);
+    sut = new ProviderWrites(idempotencyService(store, clock, metrics).service, trail);
   });
 
   describe('begin', () => {
@@ -143,15 +145,31 @@ describe(ProviderWrites.name, () => {
       await expect(retry).rejects.toBeInstanceOf(EarlierAttemptUnresolved);
     });
 
+    it('when the result needs another write to stand, then it is written with the result, at the request’s end, and never for a replay or a failure', async () => {
+      const settled: string[] = [];
+      const write = (reference: string, call: () => Promise<{ id: string }>) =>
+        inRequest((record) =>
+          sut.begin(record, OPERATION.createCustomer, { reference }).once(acme, { reference }, call, {
+            settle: async (made) => {
+              settled.push(made.id);
+            },
+          }),
+        );
+
+      await write('ref-7', () => Promise.resolve({ id: 'cust-7' }));
+      await write('ref-7', () => Promise.resolve({ id: 'cust-other' }));
+      await write('ref-8', () => Promise.reject(new Error('provider refused'))).catch(() => undefined);
+
+      expect(settled).toEqual(['cust-7']);
+      expect(store.rows.get('ref-7')).toMatchObject({ state: 'completed', result: { id: 'cust-7' } });
+    });
+
     it('when the result names what it is about, then the record names it after the write, on a replay too', async () => {
       const write = () =>
         inRequest(async (record) => {
-          await sut.begin(record, OPERATION.createCustomer, { reference: 'ref-6' }).once(
-            acme,
-            { reference: 'ref-6' },
-            () => Promise.resolve({ id: 'cust-9' }),
-            (made) => ({ customerId: made.id }),
-          );
+          await sut
+            .begin(record, OPERATION.createCustomer, { reference: 'ref-6' })
+            .once(acme, { reference: 'ref-6' }, () => Promise.resolve({ id: 'cust-9' }), { about: (made) => ({ customerId: made.id }) });
           return record;
         });
 

@@ -7,6 +7,18 @@ import type { ProviderWriteOperation } from '../../common/domain/audit-operation
 import { fingerprintOf } from './idempotency';
 import { Idempotent, IdempotencyService } from './idempotency.service';
 
+/** What a write does with its result, besides storing it to replay. */
+export interface WriteOptions<T> {
+  /** Names what the result is about (a new customer's id), for the events still to come. */
+  readonly about?: (result: T) => RequestSubject;
+  /**
+   * What must be written for the result to stand (a new customer's tenancy): written with the
+   * result and the request's terminal event, and with them when they are held through a database
+   * outage and written late, so that whatever the provider did is part of the outcome held.
+   */
+  readonly settle?: (result: T) => Promise<void>;
+}
+
 /**
  * A write to the provider that has begun: its reference is chosen and the request's audit record
  * names what it is about. `once` makes it.
@@ -40,18 +52,20 @@ export class PendingWrite {
    *   edge writes it (AuditTrail.concludeWith); when the database does not take them, they are
    *   held and written later, and the request is answered OUTCOME_PENDING (HeldOutcomes).
    * `body` is what the partner sent, with the reference: its fingerprint tells a replay from a reuse.
-   * `about` names what the result is about (a new customer's id), for the events still to come.
    */
-  async once<T>(caller: AuthenticatedClient, body: object, call: () => Promise<T>, about?: (result: T) => RequestSubject): Promise<Idempotent<T>> {
+  async once<T>(caller: AuthenticatedClient, body: object, call: () => Promise<T>, options: WriteOptions<T> = {}): Promise<Idempotent<T>> {
     const result = await this.idempotency.run(
       { clientId: caller.id, reference: this.reference },
       this.operation,
       fingerprintOf(this.operation, { ...body }),
       () => this.audit.calling(this.record, this.reference, call),
-      (claim) => this.audit.attemptWith(this.record, this.operation, this.subject, claim, (answer) => answer.kind === 'claimed'),
-      (ending) => this.audit.concludeWith(this.record, ending),
+      {
+        writeAhead: (claim) => this.audit.attemptWith(this.record, this.operation, this.subject, claim, (answer) => answer.kind === 'claimed'),
+        writeBehind: (ending) => this.audit.concludeWith(this.record, ending),
+        settle: options.settle,
+      },
     );
-    if (about) this.audit.about(this.record, about(result.value));
+    if (options.about) this.audit.about(this.record, options.about(result.value));
     return result;
   }
 }
