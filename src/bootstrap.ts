@@ -118,7 +118,7 @@ export async function createApp(
   const providerOrigins = [...issuers.map(({ issuer }) => issuer), ...(staff ? [staff.issuer] : [])].map((issuer) => new URL(issuer).origin);
   const staffLogin = staffDocsLogin(app, config, staff);
   staffLogin?.install(fastify);
-  installPipeline(fastify, edgeStages(app, config, logStream, [...new Set(providerOrigins)], staffLogin));
+  installPipeline(fastify, edgeStages(app, config, logStream, [...new Set(providerOrigins)], staffLogin, recorderOf(app)));
 
   const origins = corsOrigins(config);
   if (origins.length > 0) {

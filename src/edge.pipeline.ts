@@ -18,6 +18,8 @@ import { AppConfig } from './config/load-config';
 import { metricsStage } from './metrics/metrics.routes';
 import { PrometheusMetrics } from './metrics/prometheus.metrics';
 import { Metrics } from './common/domain/metrics.port';
+import { OPERATION } from './common/domain/audit-operations';
+import type { RequestRecorder } from './common/http/request-recorder.port';
 import { isLimited, RateLimiter, rateLimitStage } from './rate-limit/rate-limiter';
 import { RefusalBudget } from './rate-limit/refusal-budget';
 
@@ -64,13 +66,22 @@ export function edgeStages(
   issuerOrigins: readonly string[] = [],
   /** Live mode with staff sign-in: /docs opens with the staff's own sign-in (StaffDocsLogin). */
   docsSignIn?: AdminPath['signIn'],
+  /** The audit's recorder, for the admin paths' uses. */
+  recorder?: RequestRecorder,
 ): EdgeStage[] {
   const access = operationalAccess(config);
   const adminPaths: AdminPath[] = [READINESS_DETAILS];
-  if (config.DOCS_ENABLED && access.docs === 'admin') adminPaths.push({ prefix: '/docs', challenge: 'basic', ...(docsSignIn ? { signIn: docsSignIn } : {}) });
-  if (config.METRICS_ENABLED && access.metrics === 'admin') adminPaths.push({ prefix: '/metrics', challenge: 'bearer', staffRoles: ['operator'] });
+  if (config.DOCS_ENABLED && access.docs === 'admin')
+    adminPaths.push({ prefix: '/docs', operation: OPERATION.adminDocs, challenge: 'basic', ...(docsSignIn ? { signIn: docsSignIn } : {}) });
+  if (config.METRICS_ENABLED && access.metrics === 'admin')
+    adminPaths.push({ prefix: '/metrics', operation: OPERATION.adminMetrics, challenge: 'bearer', staffRoles: ['operator'] });
   if (config.METRICS_ENABLED && access.metrics === 'token') {
-    adminPaths.push({ prefix: '/metrics', challenge: 'bearer', token: tokenDigest(readMetricsToken(config.METRICS_TOKEN!)) });
+    adminPaths.push({
+      prefix: '/metrics',
+      operation: OPERATION.adminMetrics,
+      challenge: 'bearer',
+      token: tokenDigest(readMetricsToken(config.METRICS_TOKEN!)),
+    });
   }
   const refusals = app.get(RefusalBudget);
   const breakGlass = app.get(Metrics);
@@ -119,7 +130,7 @@ export function edgeStages(
         if (caller.role === 'admin' && adminPathOf(adminPaths, request)?.prefix !== '/metrics') breakGlass.breakGlassUsed();
       },
     ),
-    'admin-paths': adminPathsStage(adminPaths, app.get(StaffPolicy)),
+    'admin-paths': adminPathsStage(adminPaths, app.get(StaffPolicy), recorder),
     'rate-limit': rateLimitStage(app.get(RateLimiter)),
     metrics: config.METRICS_ENABLED ? metricsStage(app.get(PrometheusMetrics)) : { name: 'metrics' },
   };

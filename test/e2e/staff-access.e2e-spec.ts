@@ -315,6 +315,59 @@ describe('staff access: the company’s sign-in, roles, a second factor and a re
     expect([afterScrape - before, afterCall - afterScrape]).toEqual([0, 1]);
   });
 
+  it('finding: when an admin token or a staff member uses /health/details, /metrics or /docs, admitted or refused, then each use is an audit event naming the caller, the staff roles or break-glass, the path and the status', async () => {
+    const operator = await staffToken([GROUP_OF.operator]);
+    const support = await staffToken([GROUP_OF.support]);
+    const basicAdmin = `Basic ${Buffer.from(`admin:${admin}`).toString('base64')}`;
+    const uses: [path: string, authorization: string][] = [
+      ['/health/details', `Bearer ${operator}`],
+      ['/metrics', `Bearer ${operator}`],
+      ['/metrics', `Bearer ${admin}`],
+      ['/docs-json', basicAdmin],
+      ['/health/details', `Bearer ${admin}`],
+      ['/metrics', `Bearer ${support}`],
+      ['/docs-json', `Bearer ${partner}`],
+      ['/health/details', 'Bearer pgw_not-a-token'],
+    ];
+
+    const events = [];
+    for (const [path, authorization] of uses) {
+      const requestId = randomUUID();
+      const answer = await fetch(`${t.baseUrl}${path}`, { headers: { authorization, 'x-request-id': requestId } });
+      await answer.arrayBuffer();
+      events.push({ status: answer.status, events: await auditEventsOf(t.dataSource, requestId) });
+    }
+
+    const seen = events.map(({ status, events: [event, ...more] }) => ({
+      status,
+      more: more.length,
+      event: event && {
+        operation: event.operation,
+        route: event.route,
+        http_status: event.http_status,
+        caller_kind: event.caller_kind,
+        staff_roles: event.staff_roles,
+        break_glass: event.break_glass,
+        error_code: event.error_code,
+      },
+    }));
+    const use = (operation: string, route: string, status: number, caller: Record<string, unknown>, errorCode: string | null = null) => ({
+      status,
+      more: 0,
+      event: { operation, route, http_status: status, error_code: errorCode, staff_roles: null, break_glass: null, caller_kind: null, ...caller },
+    });
+    expect(seen).toEqual([
+      use('admin.health_details', '/health/details', 200, { caller_kind: 'staff', staff_roles: 'operator' }),
+      use('admin.metrics', '/metrics', 200, { caller_kind: 'staff', staff_roles: 'operator' }),
+      use('admin.metrics', '/metrics', 200, { caller_kind: 'admin', break_glass: true }),
+      use('admin.docs', '/docs-json', 200, { caller_kind: 'admin', break_glass: true }),
+      use('admin.health_details', '/health/details', 200, { caller_kind: 'admin', break_glass: true }),
+      use('admin.metrics', '/metrics', 403, { caller_kind: 'staff' }, 'AUTH.FORBIDDEN'),
+      use('admin.docs', '/docs-json', 403, { caller_kind: 'partner' }, 'AUTH.FORBIDDEN'),
+      use('admin.health_details', '/health/details', 401, {}, 'AUTH.INVALID_TOKEN'),
+    ]);
+  });
+
   it('when an operator reads the readiness details, then they are served; support is refused there', async () => {
     const operator = await callApi(t.baseUrl, 'GET', '/health/details', { token: await staffToken([GROUP_OF.operator]) });
     const support = await callApi(t.baseUrl, 'GET', '/health/details', { token: await staffToken([GROUP_OF.support]) });

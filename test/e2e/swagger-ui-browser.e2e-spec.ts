@@ -277,6 +277,13 @@ describe('Swagger UI’s staff login in a real browser (the development staff pr
       [customer],
     );
     expect(search).toEqual({ staff_id: 'sam', client_name: 'Sam Support', staff_roles: 'support', access_reason: 'SUP-9 customer called' });
+    // Each use of Swagger UI through the sign-in is audited under their name too (its page, its files, its document).
+    const uses = await sut.dataSource.query<Record<string, unknown>[]>(
+      `SELECT DISTINCT staff_id, client_name, staff_roles, caller_kind FROM audit_events WHERE operation = 'admin.docs' AND http_status < 400`,
+    );
+    const routes = await sut.dataSource.query<{ route: string }[]>(`SELECT DISTINCT route FROM audit_events WHERE operation = 'admin.docs'`);
+    expect(uses).toEqual([{ staff_id: 'sam', client_name: 'Sam Support', staff_roles: 'support', caller_kind: 'staff' }]);
+    expect(routes.map((row) => row.route)).toEqual(expect.arrayContaining(['/docs', '/docs/swagger-ui-init.js']));
   });
 
   it('when pat (every role, no second factor) signs in to /docs, then the sign-in is refused with 401 AUTH.MFA_REQUIRED, and again at the next visit', async () => {

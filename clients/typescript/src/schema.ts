@@ -1253,7 +1253,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
             /**
              * @example succeeded
              * @enum {string}
@@ -1533,7 +1533,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
             /**
              * @description `succeeded`; `rejected` (refused: by the gateway, or by the provider, which did nothing); `failed` (the provider did not act); `unknown` (the provider may have acted: see `settled_by`); `no_outcome` (no answer recorded: still at work, or the gateway stopped before learning it).
              * @example succeeded
@@ -1663,7 +1663,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
             /**
              * @description `succeeded`; `rejected` (refused: by the gateway, or by the provider, which did nothing); `failed` (the provider did not act); `unknown` (the provider may have acted: see `settled_by`); `no_outcome` (no answer recorded: still at work, or the gateway stopped before learning it).
              * @example succeeded
@@ -1728,7 +1728,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
             /**
              * Format: uuid
              * @description The transaction’s reference, as the provider knows it.
@@ -7906,7 +7906,7 @@ export interface operations {
                 /** @description The customer the events are about. */
                 customer_id?: string;
                 /** @description What the request did. */
-                operation?: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown";
+                operation?: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
                 /** @description The event’s phase. */
                 outcome?: "attempted" | "succeeded" | "rejected" | "failed" | "unknown";
                 /** @description The API client’s id. */
@@ -8974,7 +8974,7 @@ export interface operations {
                 /** @description The class of the status: `4xx` lists every refusal. */
                 status_class?: "2xx" | "3xx" | "4xx" | "5xx";
                 /** @description What the request did. Reads of this log and of proofs are left out unless named here (`request_log.list`, `request_log.read`, `receipt.proof`, `checkpoint.consistency`). */
-                operation?: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown";
+                operation?: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
                 /** @description The `error.code` the request was answered with. */
                 error_code?: components["schemas"]["ErrorCode"];
                 /** @description An `error.id` you were given, or the provider’s error id. */

@@ -3,6 +3,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../common/domain/domain-error';
 import { ANSWERED, type EdgeStage } from '../../common/http/edge-stage';
 import { contextOf } from '../../common/http/request-context';
+import { AUDIT_RECEIPT_HEADER, RequestRecorder } from '../../common/http/request-recorder.port';
+import { OPERATION, type AuditOperation } from '../../common/domain/audit-operations';
+import { ALL_TENANTS, noteClient, noteStaffRoles } from '../../common/domain/request-record';
+import type { SignedInStaff } from './staff-docs-login';
 import { InvalidToken, RoleNotAllowed, TokenMissing } from '../domain/auth.errors';
 import type { StaffPolicy, StaffRole } from '../domain/staff';
 import { presentedToken } from './presented-credentials';
@@ -11,6 +15,8 @@ import { callerOf, checkStaffAccess } from './access.rule';
 export interface AdminPath {
   /** The path itself and everything under it (`/docs` covers `/docs/`, `/docs-json`, `/docs/x.js`). */
   readonly prefix: string;
+  /** What a use of it is audited as. */
+  readonly operation: AuditOperation;
   /** `basic` makes a browser prompt (any user name, the admin token as password). */
   readonly challenge: 'basic' | 'bearer';
   /**
@@ -24,7 +30,7 @@ export interface AdminPath {
    * A browser's own sign-in (/docs in live mode, with staff sign-in): a request that presents no
    * credential passes when it carries the sign-in, and a page request is sent to sign in.
    */
-  readonly signIn?: { signedIn(request: FastifyRequest): Promise<boolean>; signInUrl(path: string): string };
+  readonly signIn?: { signedIn(request: FastifyRequest): Promise<SignedInStaff | undefined>; signInUrl(path: string): string };
 }
 
 /** What a path's own token is kept as, and compared by: its SHA-256 (so that lengths do not show). */
@@ -44,7 +50,12 @@ function ownTokenRefusal(request: FastifyRequest, expected: Buffer): DomainError
  * An admin path whatever the configuration: what each readiness check found (HealthController's
  * details; /health/ready itself answers anyone with its verdict alone). A bearer token, as on /metrics.
  */
-export const READINESS_DETAILS: AdminPath = { prefix: '/health/details', challenge: 'bearer', staffRoles: ['operator'] };
+export const READINESS_DETAILS: AdminPath = {
+  prefix: '/health/details',
+  operation: OPERATION.adminHealthDetails,
+  challenge: 'bearer',
+  staffRoles: ['operator'],
+};
 
 function covers(prefix: string, path: string | undefined): boolean {
   if (path === undefined) return false;
@@ -60,19 +71,29 @@ export function adminPathOf(paths: readonly AdminPath[], request: FastifyRequest
 
 /**
  * Routes served outside the controllers (Swagger UI, the OpenAPI document, metrics) that need an
- * admin client, and the readiness details (READINESS_DETAILS): the caller the identify stage found must be one. Refusals are the usual envelope
- * (401 or 403) through the one error filter, with the challenge that makes a browser prompt.
+ * admin client, and the readiness details (READINESS_DETAILS): the caller the identify stage found
+ * must be one. Refusals are the usual envelope (401 or 403) through the one error filter, with the
+ * challenge that makes a browser prompt.
+ *
+ * Every use is audited (docs/security.md, "Staff"): admitted or refused, under the path's operation,
+ * naming the caller (an admin token as break-glass, a staff member with the roles used) and the
+ * status. The error filter records a refusal; an admitted use is recorded as its answer leaves
+ * (`recorder`), unless its route recorded it already. Two uses are not: a scrape of /metrics with
+ * its own token (METRICS_TOKEN: Prometheus's credential, counters only; its refusals are), and a
+ * browser sent to sign in (nothing was used).
  */
-export function adminPathsStage(paths: readonly AdminPath[], staffPolicy: StaffPolicy): EdgeStage {
+export function adminPathsStage(paths: readonly AdminPath[], staffPolicy: StaffPolicy, recorder?: RequestRecorder): EdgeStage {
   const check = (request: FastifyRequest, reply: FastifyReply, guarded: AdminPath): void => {
     const context = contextOf(request.raw);
     if (guarded.token !== undefined) {
       const refusal = ownTokenRefusal(request, guarded.token);
       if (!refusal) return;
+      context.auditAs = guarded.operation;
       // RFC 6750 section 3.1: a token that was presented and refused is named in the challenge.
       void reply.header('www-authenticate', `Bearer realm="Partner gateway metrics"${refusal instanceof InvalidToken ? ', error="invalid_token"' : ''}`);
       throw refusal;
     }
+    context.auditAs = guarded.operation;
     try {
       // A browser session is an end user's: on these paths it counts for nothing, so that an admin whose browser also holds one still gets the prompt.
       // Basic is what a browser's prompt sends, and only where it is asked for (/docs).
@@ -96,12 +117,25 @@ export function adminPathsStage(paths: readonly AdminPath[], staffPolicy: StaffP
       // Nothing presented (an end user's browser session counts for nothing here): the browser's own sign-in, where there is one.
       if (!guarded.signIn || (presented !== undefined && presented !== 'session')) return check(request, reply, guarded);
       const signIn = guarded.signIn;
-      return signIn.signedIn(request).then((signedIn) => {
-        if (signedIn) return;
+      return signIn.signedIn(request).then((staff) => {
+        if (staff) {
+          const context = contextOf(request.raw);
+          noteClient(context.record, { id: staff.id, name: staff.name, tenant: ALL_TENANTS, role: 'staff', staff: { roles: staff.roles, secondFactor: true } });
+          noteStaffRoles(context.record, staff.roles);
+          context.auditAs = guarded.operation;
+          return;
+        }
         if (request.method !== 'GET' && request.method !== 'HEAD') return check(request, reply, guarded);
         void reply.header('cache-control', 'no-store').redirect(signIn.signInUrl(contextOf(request.raw).target.path), 302);
         return ANSWERED;
       });
+    },
+    // An admitted use, as its answer leaves: a route of the controllers (the readiness details) has recorded it already.
+    onSend: async (request, reply) => {
+      const context = contextOf(request.raw);
+      if (context.auditAs === undefined || context.record.concluded || reply.statusCode >= 400 || !recorder) return;
+      const receipt = await recorder.recordSuccess(request, reply.statusCode);
+      if (receipt !== undefined) void reply.header(AUDIT_RECEIPT_HEADER, receipt);
     },
   };
 }

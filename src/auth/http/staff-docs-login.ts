@@ -22,7 +22,17 @@ const LOGIN_SECONDS = 600;
 /** What the sealed cookies hold, and the context each is sealed for (one does not open as the other). */
 interface SignedIn {
   readonly staffId: string;
+  /** Their display name and the roles their sign-in was admitted with (absent in a sign-in sealed before they were kept). */
+  readonly name?: string;
+  readonly roles?: readonly string[];
   readonly until: number;
+}
+
+/** Who a good sign-in is: the staff member, as their audit events name them. */
+export interface SignedInStaff {
+  readonly id: string;
+  readonly name: string;
+  readonly roles: readonly string[];
 }
 interface LoginInProgress {
   readonly state: string;
@@ -55,16 +65,18 @@ export class StaffDocsLogin {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Whether the request carries a sign-in that is still good. */
-  async signedIn(request: FastifyRequest): Promise<boolean> {
+  /** Who the request's sign-in is, when it carries one that is still good. */
+  async signedIn(request: FastifyRequest): Promise<SignedInStaff | undefined> {
     const sealed = onlyCookieOf(request, STAFF_COOKIE);
-    if (!sealed) return false;
+    if (!sealed) return undefined;
+    let signedIn: SignedIn;
     try {
-      const signedIn = await this.box.open<SignedIn>(sealed, SIGNED_IN);
-      return typeof signedIn.until === 'number' && signedIn.until > this.now();
+      signedIn = await this.box.open<SignedIn>(sealed, SIGNED_IN);
     } catch {
-      return false;
+      return undefined;
     }
+    if (typeof signedIn.until !== 'number' || signedIn.until <= this.now() || typeof signedIn.staffId !== 'string') return undefined;
+    return { id: signedIn.staffId, name: signedIn.name ?? signedIn.staffId, roles: signedIn.roles ?? [] };
   }
 
   /** Where a browser is sent to sign in, coming back to `path` (or /docs). */
@@ -114,7 +126,7 @@ export class StaffDocsLogin {
     const used = rolesUsed(member, STAFF_ROLES, this.policy.mfaRoles);
     if (used.needsSecondFactor) throw new MfaRequired(member.roles, [...this.policy.mfaAcrValues]);
     if (used.roles.length === 0) throw new StaffNotAllowed(STAFF_ROLES);
-    const signedIn: SignedIn = { staffId: member.id, until: this.now() + SIGNED_IN_SECONDS * 1000 };
+    const signedIn: SignedIn = { staffId: member.id, name: member.name, roles: used.roles, until: this.now() + SIGNED_IN_SECONDS * 1000 };
     return reply
       .header('set-cookie', [loginCookie(await this.box.seal(signedIn, SIGNED_IN), SIGNED_IN_SECONDS, STAFF_COOKIE), clearedCookie(STAFF_LOGIN_COOKIE)])
       .header('cache-control', 'no-store')

@@ -26,6 +26,10 @@ export const OPERATION = {
   listSessions: 'session.list',
   endSessions: 'session.end_all',
   unknownRoute: 'route.unknown',
+  /** An admin path's use (docs/security.md, "Staff"): Swagger UI and the OpenAPI document, the metrics, the readiness details. */
+  adminDocs: 'admin.docs',
+  adminMetrics: 'admin.metrics',
+  adminHealthDetails: 'admin.health_details',
 } as const;
 
 export type AuditOperation = (typeof OPERATION)[keyof typeof OPERATION];

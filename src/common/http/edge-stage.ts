@@ -15,8 +15,11 @@ export interface EdgeStage {
    * redirect to a sign-in) sends its reply and returns ANSWERED: the stages after it do not run.
    */
   readonly onRequest?: (request: FastifyRequest, reply: FastifyReply) => void | typeof ANSWERED | Promise<void | typeof ANSWERED>;
-  /** When the answer is ready, before it is written (also for a caller that has gone). */
-  readonly onSend?: (request: FastifyRequest, reply: FastifyReply) => void;
+  /**
+   * When the answer is ready, before it is written (also for a caller that has gone): on the way out,
+   * so in the reverse of the pipeline's order. A promise is waited for before the next stage's.
+   */
+  readonly onSend?: (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>;
   /** When the answer has been written. */
   readonly onResponse?: (request: FastifyRequest, reply: FastifyReply) => void;
   /** When the caller hung up before its answer. */

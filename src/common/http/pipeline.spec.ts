@@ -4,7 +4,7 @@ import { installPipeline } from './pipeline';
 import { contextOf } from './request-context';
 
 /** A stage that notes when it runs; `wait` makes its onRequest asynchronous. */
-function noting(name: string, seen: string[], options: { wait?: boolean; refuse?: boolean } = {}): EdgeStage {
+function noting(name: string, seen: string[], options: { wait?: boolean; refuse?: boolean; waitOnSend?: boolean } = {}): EdgeStage {
   return {
     name,
     onRequest: (request) => {
@@ -16,7 +16,10 @@ function noting(name: string, seen: string[], options: { wait?: boolean; refuse?
       }
       return options.wait ? new Promise<void>((resolve) => setTimeout(resolve, 5)) : undefined;
     },
-    onSend: () => void seen.push(`${name}:send`),
+    onSend: () => {
+      if (!options.waitOnSend) return void seen.push(`${name}:send`);
+      return new Promise<void>((resolve) => setTimeout(resolve, 5)).then(() => void seen.push(`${name}:send`));
+    },
     onResponse: () => void seen.push(`${name}:response`),
   };
 }
@@ -43,8 +46,8 @@ describe('installPipeline', () => {
   beforeEach(() => (seen = []));
   afterEach(() => app.close());
 
-  it('when stages are sync and async, then each runs in the listed order, and the handler after them, each with the request’s record', async () => {
-    const { status, names } = await serve([noting('first', seen), noting('second', seen, { wait: true }), noting('third', seen)]);
+  it('when stages are sync and async, then each runs in the listed order, and the handler after them, each with the request’s record; as the answer leaves, in the reverse order, each waited for', async () => {
+    const { status, names } = await serve([noting('first', seen), noting('second', seen, { wait: true, waitOnSend: true }), noting('third', seen)]);
 
     expect(status).toBe(200);
     expect(names).toEqual(['first', 'second', 'third']);
@@ -53,9 +56,9 @@ describe('installPipeline', () => {
       'second:request:with-record',
       'third:request:with-record',
       'handler:with-record',
-      'first:send',
-      'second:send',
       'third:send',
+      'second:send',
+      'first:send',
       'first:response',
       'second:response',
       'third:response',

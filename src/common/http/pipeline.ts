@@ -13,7 +13,8 @@ export function installPipeline(fastify: FastifyInstance, stages: readonly EdgeS
   const names = stages.map((stage) => stage.name);
   if (new Set(names).size !== names.length) throw new Error(`Edge stages must have distinct names: ${names.join(', ')}`);
   const onRequest = stages.flatMap((stage) => (stage.onRequest ? [stage.onRequest] : []));
-  const onSend = stages.flatMap((stage) => (stage.onSend ? [stage.onSend] : []));
+  // On the way out, the last stage's first: what a stage does as the answer leaves (an admin path's audit event) is done before the stages before it let go of the request (the drain's count).
+  const onSend = stages.flatMap((stage) => (stage.onSend ? [stage.onSend] : [])).reverse();
   const onResponse = stages.flatMap((stage) => (stage.onResponse ? [stage.onResponse] : []));
   const onAbort = stages.flatMap((stage) => (stage.onAbort ? [stage.onAbort] : []));
 
@@ -40,8 +41,22 @@ export function installPipeline(fastify: FastifyInstance, stages: readonly EdgeS
   });
   if (onSend.length > 0) {
     fastify.addHook('onSend', (request, reply, payload, done) => {
-      for (const step of onSend) step(request, reply);
-      done(null, payload);
+      const run = (from: number): void => {
+        for (let index = from; index < onSend.length; index++) {
+          let pending: void | Promise<void>;
+          try {
+            pending = onSend[index](request, reply);
+          } catch (error) {
+            return done(error as Error);
+          }
+          if (pending !== undefined) {
+            pending.then(() => run(index + 1), done);
+            return;
+          }
+        }
+        done(null, payload);
+      };
+      run(0);
     });
   }
   if (onResponse.length > 0) {

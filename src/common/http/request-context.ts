@@ -6,6 +6,7 @@ import { CanonicalTarget, canonicalTarget } from './canonical-target';
 import type { EdgeStage } from './edge-stage';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id';
 import type { DomainError } from '../domain/domain-error';
+import type { AuditOperation } from '../domain/audit-operations';
 
 /** How a request ended early at the edge: the error it was answered with, under this id. */
 export interface Interruption {
@@ -44,6 +45,7 @@ export interface Identification {
  * | identity | the identify stage (auth/http/identify.stage.ts) | before the rate limit, for every request |
  * | interruption | the edge's client-error handler (common/http/edge.ts) | the connection timed out or broke mid-request |
  * | leaveDrain | the drain stage (edge.pipeline.ts) | the request is admitted |
+ * | auditAs | the admin-paths stage (auth/http/admin-paths.ts) | a request to an admin path is used or refused |
  * | logged | the request log (common/runtime/logging.ts) | its one line is written |
  */
 export class RequestContext {
@@ -53,6 +55,11 @@ export class RequestContext {
   identity?: Identification;
   /** How the edge already answered the request (a timeout, a broken connection). */
   interruption?: Interruption;
+  /**
+   * A request outside the API that is audited all the same, under this operation: an admin path's
+   * use (Swagger UI, /metrics, the readiness details), admitted or refused.
+   */
+  auditAs?: AuditOperation;
   /** Leaves the drain's count of requests in flight; called once, when the answer is ready. */
   leaveDrain?: () => void;
   /** The request's log line has been written. */

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { DomainError } from '../../../common/domain/domain-error';
 import { isUuid } from '../../../common/domain/identifiers';
 import { isUnder } from '../../../common/http/canonical-target';
-import { recordOf, targetOf } from '../../../common/http/request-context';
+import { contextOf, recordOf, targetOf } from '../../../common/http/request-context';
 import { RecordedProblem, RequestRecorder, requestLogAddress } from '../../../common/http/request-recorder.port';
 import { logContextOf, noteSubject, RequestRecord } from '../../../common/domain/request-record';
 import { UpstreamError } from '../../../common/domain/upstream';
@@ -40,12 +40,16 @@ function identifiersOf(request: FastifyRequest, refused: ReadonlySet<string>): {
 
 /**
  * Requests under /api/v1 are audited, however spelled: by the route the router matched, or by the
- * canonical path when nothing matched (in any letter case). Health, docs and metrics are not.
+ * canonical path when nothing matched (in any letter case); and the uses of the admin paths
+ * (docs, metrics, the readiness details), which their stage marks. Probes and static pages are not.
  */
 export function isAuditedRequest(request: FastifyRequest): boolean {
   const route = request.routeOptions.url;
-  return (route !== undefined && isUnder(API_PREFIX, route)) || isUnder(API_PREFIX, targetOf(request.raw).path);
+  return (route !== undefined && isUnder(API_PREFIX, route)) || isUnder(API_PREFIX, targetOf(request.raw).path) || contextOf(request.raw).auditAs !== undefined;
 }
+
+/** The audit log's route column holds at most this many characters. */
+const MAX_ROUTE = 200;
 
 /**
  * Writes the one terminal event of every /api/v1 request, from the edge where the status and the
@@ -129,11 +133,15 @@ export class RequestAuditor extends RequestRecorder {
     return role === 'partner' || role === 'end_user' ? requestLogAddress(record.requestId) : undefined;
   }
 
+  /** An admin path's use names the path it used (Swagger UI's files share one route); any other request, its route. */
   private where(request: FastifyRequest): { httpMethod: string; route?: string } {
-    return { httpMethod: request.method, route: request.routeOptions.url };
+    const adminPath = contextOf(request.raw).auditAs !== undefined;
+    return { httpMethod: request.method, route: adminPath ? targetOf(request.raw).path.slice(0, MAX_ROUTE) : request.routeOptions.url };
   }
 
   private operation(request: FastifyRequest, status: number): AuditOperation {
+    const adminPath = contextOf(request.raw).auditAs;
+    if (adminPath !== undefined) return adminPath;
     if (status === 401) return OPERATION.rejectedAuthentication;
     return auditOperationOf(request) ?? OPERATION.unknownRoute;
   }
