@@ -21,6 +21,7 @@ interface ComposeService {
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: string[] };
   ports?: string[];
+  network_mode?: string;
   restart?: string;
 }
 
@@ -189,7 +190,7 @@ describe('docker-compose.yml', () => {
     for (const { file, text } of made) expect(readFileSync(join(dir, file), 'utf8')).toBe(text);
   });
 
-  it('when the wiring is followed, then the gateway reaches postgres and the sandbox by service name with matching credentials', () => {
+  it('when the wiring is followed, then the gateway reaches postgres by service name and the sandbox on loopback (its network), with matching credentials', () => {
     const gateway = withDefaults(compose.services.gateway.environment!);
     const sandbox = withDefaults(compose.services.sandbox.environment!);
     const postgres = compose.services.postgres.environment!;
@@ -212,9 +213,13 @@ describe('docker-compose.yml', () => {
     expect(decodeURIComponent(owner.username)).toBe(postgres.POSTGRES_USER);
     expect(decodeURIComponent(owner.password)).toBe(postgres.POSTGRES_PASSWORD);
     expect(owner.pathname).toBe(`/${postgres.POSTGRES_DB}`);
-    expect(upstream.hostname).toBe('sandbox');
+    // A provider over plain http only on loopback (production refuses any other): the gateway runs in the sandbox's network, whose port it publishes.
+    expect(compose.services.gateway.network_mode).toBe('service:sandbox');
+    expect(compose.services.gateway.ports).toBeUndefined();
+    expect(compose.services.sandbox.ports).toEqual([`${gateway.PORT}:${gateway.PORT}`]);
+    expect(upstream.hostname).toBe('127.0.0.1');
     expect(upstream.port).toBe(sandbox.SANDBOX_PORT);
-    expect(sandbox.SANDBOX_HOST).toBe('0.0.0.0');
+    expect(sandbox.SANDBOX_HOST).toBe('127.0.0.1');
     expect(gateway.UPSTREAM_BEARER_TOKEN).toBe(sandbox.SANDBOX_BEARER_TOKEN);
     // The sandbox writes DATA_DIR/sandbox/public.pem into the volume the gateway mounts.
     const [volume, mountedAt] = compose.services.gateway.volumes!.find((v) => v.startsWith('sandbox-keys:'))!.split(':');
