@@ -1,6 +1,4 @@
-// Before anything requires them: what three dependencies build as they load and the gateway never uses.
-import './common/runtime/trimmed-dependencies';
-// Then the tracing SDK: it instruments http and pg only if it starts before anything requires them.
+// The tracing SDK first: it instruments http and pg only if it starts before anything requires them.
 import { startTracing } from './common/runtime/start-tracing';
 const tracing = startTracing();
 import 'reflect-metadata';
