@@ -142,7 +142,9 @@ export function requestOrigin(request: FastifyRequest): string | undefined {
  * not http or https. Fastify reads them only from a trusted proxy; from anyone else they are ignored.
  */
 function forwardedProblem(request: FastifyRequest): DomainError | undefined {
-  if (request.host !== request.headers.host && !isHostAndPort(request.host)) return MalformedRequest.badForwarded('X-Forwarded-Host');
+  // A host other than the Host header's is one a trusted proxy forwarded (an HTTP/1.0 request without Host has none: '').
+  const host = request.host;
+  if (host !== '' && host !== request.headers.host && !isHostAndPort(host)) return MalformedRequest.badForwarded('X-Forwarded-Host');
   if (request.protocol !== 'http' && request.protocol !== 'https') return MalformedRequest.badForwarded('X-Forwarded-Proto');
   return undefined;
 }
