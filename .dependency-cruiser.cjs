@@ -31,6 +31,22 @@ module.exports = {
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'no-framework-internals',
+      comment:
+        'A framework is used as documented: nothing imports from its internal paths (@nestjs/core/<folder>/…, @nestjs/common/constants, ' +
+        '@nestjs/common/enums/…, @nestjs/platform-fastify/constants), which a release may change without notice. What a route needs ' +
+        'is a guard, an interceptor, a filter, a pipe or a decorator Nest documents.',
+      severity: 'error',
+      from: { path: '^(src|dev)/' },
+      to: {
+        path: [
+          '^node_modules/@nestjs/core/(?!index[.]js$|package[.]json$)[^/]+/',
+          '^node_modules/@nestjs/common/(constants|enums/)',
+          '^node_modules/@nestjs/platform-fastify/constants',
+        ],
+      },
+    },
+    {
       name: 'domain-is-pure',
       comment: 'Domain code depends on ports, never on a framework’s I/O or on an adapter.',
       severity: 'error',

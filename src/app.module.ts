@@ -1,12 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { APP_FILTER, APP_PIPE, DiscoveryModule } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { BalancesModule } from './balances/balances.module';
 import { BankAccountsModule } from './bank-accounts/bank-accounts.module';
 import { CustomersModule } from './customers/customers.module';
 import { CommonModule } from './common/runtime/common.module';
+import { AnswerInterceptor } from './common/http/answer.interceptor';
 import { ErrorEnvelopeFilter } from './common/http/error-envelope.filter';
 import { createValidationPipe } from './common/http/validation';
 import { AppConfig } from './config/load-config';
@@ -43,8 +44,6 @@ export class AppModule {
         // defaults included, into process.env, where child processes inherit it and a second application
         // in the same process would read the first one's).
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validatePredefined: false, skipProcessEnv: true, load: [() => ({ ...config })] }),
-        // The controllers' routes, read once at start into their rules (common/http/route-rules.ts).
-        DiscoveryModule,
         CommonModule,
         MetricsModule,
         DatabaseModule.forRoot(database, ENTITIES),
@@ -58,8 +57,9 @@ export class AppModule {
         HealthModule,
       ],
       providers: [
-        // Each route's access and its answer (the terminal audit event of a success, then the
-        // envelope) are hooks of the route, installed from its rules at start (bootstrap.ts).
+        // A route's access is AuthModule's guard; its answer (the terminal audit event of a success,
+        // then the envelope) this interceptor; a failure anywhere, the one filter.
+        { provide: APP_INTERCEPTOR, useClass: AnswerInterceptor },
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],

@@ -5,12 +5,7 @@ import { AppModule } from './app.module';
 import { Drain } from './common/runtime/drain';
 import { edgeServerOptions, installEdgeServer } from './common/http/edge';
 import { installPipeline } from './common/http/pipeline';
-import { answerRule } from './common/http/answer';
 import { RequestRecorder } from './common/http/request-recorder.port';
-import { installRouteRules } from './common/http/route-rules';
-import { directHandlerRule } from './common/http/route-handler';
-import { accessRule } from './auth/http/access.rule';
-import { BrowserSessions } from './auth/domain/browser-sessions.service';
 import { useFormBodyOn } from './common/http/json-body';
 import { SESSION_PATHS } from './auth/domain/session-endpoints';
 import { createRequestLogDestination, createServiceLogger, ServiceLogger } from './common/runtime/logging';
@@ -156,8 +151,6 @@ export async function createApp(
       staff: staff && { issuer: staff.issuer, ...(staff.swaggerClientId ? { clientId: staff.swaggerClientId } : {}) },
     });
   }
-  // Before the routes are registered (app.init): each carries its access rule and its answer.
-  installRouteRules(app, fastify, [accessRule(app.get(BrowserSessions), app.get(StaffPolicy)), answerRule(recorderOf(app)), directHandlerRule(app)]);
   await app.init();
   return app;
 }

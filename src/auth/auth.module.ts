@@ -1,3 +1,4 @@
+import { APP_GUARD } from '@nestjs/core';
 import type { Server } from 'node:http';
 import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
@@ -38,6 +39,7 @@ import { Pseudonyms } from './domain/pseudonyms';
 import { SESSION_PATHS } from './domain/session-endpoints';
 import { ClientsController } from './http/clients.controller';
 import { DpopProofs } from './oidc/dpop-proofs';
+import { AccessGuard } from './http/access.guard';
 import { JoseAccessTokens } from './oidc/jose-access-tokens';
 import { IssuerDirectory } from './oidc/issuer-metadata';
 import { ApiClientEntity } from './persistence/api-client.entity';
@@ -65,6 +67,8 @@ export class AuthModule {
       imports: [TypeOrmModule.forFeature([ApiClientEntity])],
       controllers: [ClientsController, MeController, SessionController, EndUserSessionsController],
       providers: [
+        // Every route's access: the caller the identify stage found, held to the route's decorators.
+        { provide: APP_GUARD, useClass: AccessGuard },
         ApiClientsService,
         TypeOrmApiClientRepository,
         { provide: ApiClientStore, useExisting: TypeOrmApiClientRepository },

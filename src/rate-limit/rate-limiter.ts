@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { ROUTE_POLICIES, routePolicyOf, type RoutePolicy } from '../common/http/rate-limit-policy';
+import { ROUTE_POLICIES, type RoutePolicy } from '../common/http/rate-limit-policy';
+import { routePolicyOf } from '../common/http/audited.decorator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EdgeStage } from '../common/http/edge-stage';
 import { contextOf } from '../common/http/request-context';

@@ -74,6 +74,23 @@ describe('Architecture boundaries (npm run lint)', () => {
     expect(reaching).toEqual({ code: 0, output: expect.stringMatching(/no dependency violations found/) });
   });
 
+  it.each([
+    ['@nestjs/core/router/route-params-factory', 'RouteParamsFactory'],
+    ['@nestjs/core/helpers/execution-context-host', 'ExecutionContextHost'],
+    ['@nestjs/common/constants', 'PATH_METADATA'],
+    ['@nestjs/common/enums/route-paramtypes.enum', 'RouteParamtypes'],
+    ['@nestjs/platform-fastify/constants.js', 'FASTIFY_ROUTE_CONFIG_METADATA'],
+  ])('when the service imports a framework’s internal path (%s), then lint fails; its documented entry point passes', async (internal, name) => {
+    const reaching = await cruise({ 'src/main.ts': `import { ${name} } from '${internal}';\nexport const used = ${name};\n` });
+    const documented = await cruise({
+      'src/main.ts': `import { Reflector } from '@nestjs/core';\nimport { SetMetadata } from '@nestjs/common';\nimport { RouteConfig } from '@nestjs/platform-fastify';\nexport const used = [Reflector, SetMetadata, RouteConfig];\n`,
+    });
+
+    expect(reaching.code).not.toBe(0);
+    expect(reaching.output).toMatch(/no-framework-internals: src\/main\.ts → node_modules\/@nestjs\//);
+    expect(documented).toEqual({ code: 0, output: expect.stringMatching(/no dependency violations found/) });
+  });
+
   it('when the service imports a development dependency (the image installs none), then lint fails', async () => {
     const result = await cruise({
       'src/main.ts': `import Provider from 'oidc-provider';\nexport const p = Provider;\n`,

@@ -1,11 +1,12 @@
-import type { preHandlerHookHandler } from 'fastify';
-import { addRouteHook, RouteRule } from '../../common/http/route-rules';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
 import { contextOf, Identification } from '../../common/http/request-context';
 import type { AuthenticatedClient } from '../domain/api-client';
 import { ApiClientRole } from '../domain/api-client';
 import { EndUsersNotAllowed, InsufficientScope, MfaRequired, RoleNotAllowed, StaffNotAllowed, TokenMissing } from '../domain/auth.errors';
 import { BrowserSessions } from '../domain/browser-sessions.service';
-import { rolesUsed, type StaffPolicy, type StaffRole } from '../domain/staff';
+import { rolesUsed, StaffPolicy, type StaffRole } from '../domain/staff';
 import { noteStaffRoles, RequestRecord } from '../../common/domain/request-record';
 import { END_USER_SCOPE, IS_PUBLIC, REQUIRED_ROLES, STAFF_ROLES_ALLOWED } from './auth.decorators';
 
@@ -20,7 +21,7 @@ export function callerOf(identity: Identification | undefined, details?: string)
   return identity.caller;
 }
 
-/** What a route allows, read once at start from its decorators (its handler's, then its controller's). */
+/** What a route allows, from its decorators (its handler's, then its controller's). */
 export interface AccessRule {
   /** @Public(): no caller needed. */
   readonly public: boolean;
@@ -85,34 +86,42 @@ export function checkStaffAccess(
 }
 
 /**
- * Every controller route's access, checked before its handler runs (a hook of the route, no Nest
- * guard): the rule is the route's, read at start.
+ * Every controller route's access (Nest's guard, global): the route's rule is read from its
+ * decorators (once per handler, then remembered), and the caller is the one the edge's identify
+ * stage found; this guard never authenticates.
  */
-export function accessRule(sessions: BrowserSessions, staffPolicy: StaffPolicy): RouteRule<AccessRule> {
+@Injectable()
+export class AccessGuard implements CanActivate {
   /** What a request with no credentials is told to send. */
-  const missing = sessions.enabled
-    ? 'Send the token as `Authorization: Bearer <token>` (or `DPoP <token>`), or, from a web app, the session cookie with `X-CSRF: 1`'
-    : 'Send the token as `Authorization: Bearer <token>`';
-  return {
-    key: 'access',
-    read: (reflector, handler, controller) => ({
-      public: reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, [handler, controller]) === true,
-      roles: reflector.getAllAndOverride<ApiClientRole[] | undefined>(REQUIRED_ROLES, [handler, controller]),
-      endUserScope: reflector.getAllAndOverride<string | null | undefined>(END_USER_SCOPE, [handler, controller]),
-      staffRoles: reflector.getAllAndOverride<StaffRole[] | undefined>(STAFF_ROLES_ALLOWED, [handler, controller]),
-    }),
-    attach: (route, rule) => {
-      if (rule.public) return;
-      const check: preHandlerHookHandler = (request, _reply, done) => {
-        try {
-          const context = contextOf(request.raw);
-          checkAccess(rule, context.identity, missing, staffPolicy, context.record);
-        } catch (refusal) {
-          return done(refusal as Error);
-        }
-        done();
+  private readonly missing: string;
+  private readonly rules = new WeakMap<object, AccessRule>();
+
+  constructor(
+    private readonly reflector: Reflector,
+    sessions: BrowserSessions,
+    private readonly staffPolicy: StaffPolicy,
+  ) {
+    this.missing = sessions.enabled
+      ? 'Send the token as `Authorization: Bearer <token>` (or `DPoP <token>`), or, from a web app, the session cookie with `X-CSRF: 1`'
+      : 'Send the token as `Authorization: Bearer <token>`';
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    const handler = context.getHandler();
+    let rule = this.rules.get(handler);
+    if (!rule) {
+      const targets = [handler, context.getClass()];
+      rule = {
+        public: this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, targets) === true,
+        roles: this.reflector.getAllAndOverride<ApiClientRole[] | undefined>(REQUIRED_ROLES, targets),
+        endUserScope: this.reflector.getAllAndOverride<string | null | undefined>(END_USER_SCOPE, targets),
+        staffRoles: this.reflector.getAllAndOverride<StaffRole[] | undefined>(STAFF_ROLES_ALLOWED, targets),
       };
-      addRouteHook(route, 'preHandler', check);
-    },
-  };
+      this.rules.set(handler, rule);
+    }
+    if (rule.public) return true;
+    const request = contextOf(context.switchToHttp().getRequest<FastifyRequest>().raw);
+    checkAccess(rule, request.identity, this.missing, this.staffPolicy, request.record);
+    return true;
+  }
 }

@@ -10,7 +10,7 @@ import type { SignedInStaff } from './staff-docs-login';
 import { InvalidToken, RoleNotAllowed, TokenMissing } from '../domain/auth.errors';
 import type { StaffPolicy, StaffRole } from '../domain/staff';
 import { presentedToken } from './presented-credentials';
-import { callerOf, checkStaffAccess } from './access.rule';
+import { callerOf, checkStaffAccess } from './access.guard';
 
 export interface AdminPath {
   /** The path itself and everything under it (`/docs` covers `/docs/`, `/docs-json`, `/docs/x.js`). */

@@ -15,7 +15,7 @@ import type { UpstreamAttempt, UpstreamFacts } from './upstream';
  * | requestId, startedAt | newRecord | the request's context (common/http/request-context.ts), when the request is first seen | it arrives |
  * | sourceIp | noteArrival | the edge's request-context stage (edge.pipeline.ts) | it arrives |
  * | client | noteClient | the identify stage (auth/http/identify.stage.ts); the session endpoints, for the user a login or logout is about | its credentials are accepted |
- * | staffRoles | noteStaffRoles | the route's access check (auth/http/access.rule.ts), for a staff member | the roles they call it with are known |
+ * | staffRoles | noteStaffRoles | the route's access check (auth/http/access.guard.ts), for a staff member | the roles they call it with are known |
  * | accessReason | noteAccessReason | the audit search, from its `reason` | a staff search names why |
  * | reference, customerId, currency | noteSubject | domain services (AuditTrail.about, ProviderWrites.begin); the auditor, from a refused body's exact identifiers | it is known what the request is about |
  * | upstream | noteUpstreamCall | the upstream client | after each provider call |

@@ -6,7 +6,6 @@ import { OPERATION } from '../../../common/domain/audit-operations';
 import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../../common/http/api-envelope.decorators';
 import { Audited } from '../../../common/http/audited.decorator';
 import { REQUEST_LOG_PATH } from '../../../common/http/request-recorder.port';
-import { RateLimitPolicy } from '../../../common/http/rate-limit-policy';
 import { RequestLog } from '../domain/request-log.service';
 import { RequestIdParamDto, RequestLogLinks, RequestLogPageDto, RequestLogQueryDto, RequestTimelineDto } from './request-log.dto';
 
@@ -23,8 +22,7 @@ export class RequestsController {
   ) {}
 
   @Get()
-  @Audited(OPERATION.listRequests)
-  @RateLimitPolicy('request-log')
+  @Audited(OPERATION.listRequests, { rateLimitPolicy: 'request-log' })
   @ApiOperation({
     summary: 'Your requests, and what became of each',
     description:
@@ -57,8 +55,7 @@ export class RequestsController {
   }
 
   @Get(':request_id')
-  @Audited(OPERATION.readRequest)
-  @RateLimitPolicy('request-log')
+  @Audited(OPERATION.readRequest, { rateLimitPolicy: 'request-log' })
   @ApiOperation({
     summary: 'One request’s timeline',
     description:

@@ -7,7 +7,6 @@ import { DomainError } from '../../../common/domain/domain-error';
 import { OPERATION } from '../../../common/domain/audit-operations';
 import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../../common/http/api-envelope.decorators';
 import { Audited } from '../../../common/http/audited.decorator';
-import { RateLimitPolicy } from '../../../common/http/rate-limit-policy';
 import { AuditReceipts } from '../domain/audit-receipts';
 import { TrustedKeys } from '../domain/audit-seal.port';
 import { CheckpointConsistency } from '../domain/checkpoint-consistency';
@@ -24,8 +23,7 @@ export class AuditReceiptsController {
   constructor(private readonly receipts: AuditReceipts) {}
 
   @Get(':event_id')
-  @Audited(OPERATION.readReceiptProof)
-  @RateLimitPolicy('request-log')
+  @Audited(OPERATION.readReceiptProof, { rateLimitPolicy: 'request-log' })
   @ApiOperation({
     summary: 'Proof that the audit log holds one of your events',
     description:
@@ -57,8 +55,7 @@ export class CheckpointConsistencyController {
   constructor(private readonly consistency: CheckpointConsistency) {}
 
   @Get('consistency')
-  @Audited(OPERATION.readConsistencyProof)
-  @RateLimitPolicy('request-log')
+  @Audited(OPERATION.readConsistencyProof, { rateLimitPolicy: 'request-log' })
   @ApiOperation({
     summary: 'Proof that the audit log only grew since a checkpoint you kept',
     description:

@@ -8,13 +8,12 @@ interface Operation {
 type Document = { paths: Record<string, Record<string, Operation>> };
 
 /**
- * Each route's access rule and its answer are hooks the route carries, read from its decorators at
- * start (common/http/route-rules.ts), not a Nest guard and interceptor every request passes. So a
- * route the start missed would be open and unaudited: every operation of the served document is
- * called here without credentials and with a caller its rule refuses, and each must refuse, in
- * the envelope, with one audit event.
+ * Each route's access is the global guard (auth/http/access.guard.ts) and its answer the global
+ * interceptor (common/http/answer.interceptor.ts): a route either misses would be open or
+ * unanswered. Every operation of the served document is called here without credentials and with
+ * a caller its decorators refuse, and each must refuse, in the envelope.
  */
-describe('every route carries its access rule and its answer', () => {
+describe('every route has its access checked and its answer wrapped', () => {
   let t: TestApp;
   let admin: string;
   let partner: string;
