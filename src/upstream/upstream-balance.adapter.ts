@@ -1,6 +1,5 @@
 import { OPERATION } from '../common/domain/audit-operations';
 import { Injectable } from '@nestjs/common';
-import type { RequestRecord } from '../common/domain/request-record';
 import { Balance, BalanceGateway } from '../balances/domain/balance.gateway.port';
 import { UpstreamHttpClient } from './upstream-http.client';
 import { UpstreamResponseMapper } from './upstream-response.mapper';
@@ -11,8 +10,8 @@ export class UpstreamBalanceAdapter extends BalanceGateway {
     super();
   }
 
-  async read(customerId: string, record: RequestRecord): Promise<Balance> {
-    const reply = await this.client.get(OPERATION.readBalance, `/api/v1/customer/balance/${encodeURIComponent(customerId)}`, record);
+  async read(customerId: string): Promise<Balance> {
+    const reply = await this.client.get(OPERATION.readBalance, `/api/v1/customer/balance/${encodeURIComponent(customerId)}`);
     const fields = new UpstreamResponseMapper(reply, 'GET');
     const available = fields.string('available', 'available_balance', 'balance');
     return {

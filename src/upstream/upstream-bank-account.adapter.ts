@@ -1,7 +1,6 @@
 import { OPERATION } from '../common/domain/audit-operations';
 import { BANK_ACCOUNT_FIELDS, BankAccount, BankAccountGateway, OpenBankAccount } from '../bank-accounts/domain/bank-account.gateway.port';
 import { toWire } from '../common/domain/field-map';
-import type { RequestRecord } from '../common/domain/request-record';
 import { UpstreamHttpClient } from './upstream-http.client';
 import { UpstreamResponseMapper } from './upstream-response.mapper';
 
@@ -19,8 +18,8 @@ export class UpstreamBankAccountAdapter extends BankAccountGateway {
     super();
   }
 
-  async open(request: OpenBankAccount, record: RequestRecord): Promise<BankAccount> {
-    const reply = await this.client.post(OPERATION.openBankAccount, this.path, bankAccountPayload(request), record);
+  async open(request: OpenBankAccount): Promise<BankAccount> {
+    const reply = await this.client.post(OPERATION.openBankAccount, this.path, bankAccountPayload(request));
     const fields = new UpstreamResponseMapper(reply, 'POST');
     const iban = fields.optionalString('iban');
     const sortCode = fields.optionalString('sort_code');

@@ -1,6 +1,5 @@
 import { OPERATION } from '../common/domain/audit-operations';
 import { Injectable } from '@nestjs/common';
-import type { RequestRecord } from '../common/domain/request-record';
 import { toWire } from '../common/domain/field-map';
 import { CreatedCustomer, CUSTOMER_FIELDS, CustomerGateway, NewCustomer } from '../customers/domain/customer.gateway.port';
 import { UpstreamHttpClient } from './upstream-http.client';
@@ -17,8 +16,8 @@ export class UpstreamCustomerAdapter extends CustomerGateway {
     super();
   }
 
-  async create(customer: NewCustomer, record: RequestRecord): Promise<CreatedCustomer> {
-    const reply = await this.client.post(OPERATION.createCustomer, '/api/v1/customer', customerPayload(customer), record);
+  async create(customer: NewCustomer): Promise<CreatedCustomer> {
+    const reply = await this.client.post(OPERATION.createCustomer, '/api/v1/customer', customerPayload(customer));
     const fields = new UpstreamResponseMapper(reply, 'POST');
     return { customerId: fields.string('id', 'customer_id'), reference: customer.reference };
   }

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Logger, OnModuleDestroy } from '@nestjs/common';
 import { BrokenCircuitError } from 'cockatiel';
-import { logContextOf, noteUpstreamAttempts, noteUpstreamCall, RequestRecord } from '../common/domain/request-record';
+import { currentRecord, logContextOf, RequestRecord } from '../common/domain/request-record';
 import type { ProviderOperation } from '../common/domain/audit-operations';
 import { Metrics } from '../common/domain/metrics.port';
 import { SPAN_ATTRIBUTES, traced } from '../common/telemetry/tracing';
@@ -103,14 +103,14 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
     return this.resilience.circuitState();
   }
 
-  /** GETs `path` for the request of `record`, which the call is noted in (noteUpstreamCall). */
-  get(operation: UpstreamOperation, path: string, record: RequestRecord): Promise<UpstreamReply> {
-    return this.call(operation, 'GET', path, record);
+  /** GETs `path` for the request being served, whose record the call is noted in (noteUpstreamCall). */
+  get(operation: UpstreamOperation, path: string): Promise<UpstreamReply> {
+    return this.call(operation, 'GET', path);
   }
 
-  /** POSTs `payload` signed with its reference and sealed by the cipher, for the request of `record`. */
-  post(operation: UpstreamOperation, path: string, payload: Record<string, unknown> & { reference: string }, record: RequestRecord): Promise<UpstreamReply> {
-    return this.call(operation, 'POST', path, record, payload);
+  /** POSTs `payload` signed with its reference and sealed by the cipher, for the request being served. */
+  post(operation: UpstreamOperation, path: string, payload: Record<string, unknown> & { reference: string }): Promise<UpstreamReply> {
+    return this.call(operation, 'POST', path, payload);
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -122,13 +122,12 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
     operation: UpstreamOperation,
     method: 'GET' | 'POST',
     path: string,
-    record: RequestRecord,
     payload?: Record<string, unknown> & { reference: string },
   ): Promise<UpstreamReply> {
     return traced(
       'provider.call',
       { [SPAN_ATTRIBUTES.operation]: operation, 'http.request.method': method },
-      () => this.untracedCall(operation, method, path, record, payload),
+      () => this.untracedCall(operation, method, path, currentRecord(), payload),
       { succeeded: outcomeOf, failed: outcomeOf },
     );
   }
@@ -165,21 +164,21 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
     } catch (error) {
       // Tried once, no answer: why is known here, and nowhere after (an error code names several causes' outcome).
       if (!attempts && failureOf(error)) tried({ error, ms: performance.now() - started });
-      if (attempts) noteUpstreamAttempts(record, attempts);
+      if (attempts) record.noteUpstreamAttempts(attempts);
       const failure = this.failure(operation, method, error, elapsed(), record);
-      if (failure instanceof UpstreamError) noteUpstreamCall(record, failure.upstream);
+      if (failure instanceof UpstreamError) record.noteUpstreamCall(failure.upstream);
       measure(failure);
       throw failure;
     }
     const latencyMs = elapsed();
-    if (attempts) noteUpstreamAttempts(record, attempts);
+    if (attempts) record.noteUpstreamAttempts(attempts);
     try {
       const reply = this.interpret(operation, method, raw, latencyMs, record);
-      noteUpstreamCall(record, { status: reply.status, latencyMs });
+      record.noteUpstreamCall({ status: reply.status, latencyMs });
       measure(reply);
       return reply;
     } catch (error) {
-      if (error instanceof UpstreamError) noteUpstreamCall(record, error.upstream);
+      if (error instanceof UpstreamError) record.noteUpstreamCall(error.upstream);
       measure(error);
       throw error;
     }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { runCustomersCli } from '../../src/customers/cli/customers.command';
-import { newRecord } from '../../src/common/domain/request-record';
+import { inRequestScope, RequestRecord } from '../../src/common/domain/request-record';
 import { UpstreamCustomerAdapter } from '../../src/upstream/upstream-customer.adapter';
 import { startTestApp, TestApp } from '../support/app';
 import { auditEventsOf } from '../support/audit';
@@ -87,7 +87,7 @@ describe('partner API: tenant scoping', () => {
     }
 
     it('when a customer created elsewhere is linked to a tenant, then that tenant may use it and others still may not', async () => {
-      const elsewhere = await t.app.get(UpstreamCustomerAdapter).create(buildNewCustomer(), newRecord('seed'));
+      const elsewhere = await inRequestScope(new RequestRecord('seed'), () => t.app.get(UpstreamCustomerAdapter).create(buildNewCustomer()));
       const customerId = elsewhere.customerId;
       expect((await callApi(t.baseUrl, 'GET', `/api/v1/customers/${customerId}/balance`, { token: globex })).status).toBe(404);
 
@@ -100,7 +100,7 @@ describe('partner API: tenant scoping', () => {
     });
 
     it('when a link is made or refused, then each is an audit event: who ran it, on which customer, for which tenant, and how it ended', async () => {
-      const elsewhere = await t.app.get(UpstreamCustomerAdapter).create(buildNewCustomer(), newRecord('seed'));
+      const elsewhere = await inRequestScope(new RequestRecord('seed'), () => t.app.get(UpstreamCustomerAdapter).create(buildNewCustomer()));
 
       await cli('link', '--tenant', 'globex', '--customer-id', elsewhere.customerId);
       await cli('link', '--tenant', 'globex', '--customer-id', acmeCustomer);

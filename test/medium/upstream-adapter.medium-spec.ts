@@ -2,7 +2,7 @@ import { Test, TestingModule } from '@nestjs/testing';
 import { MetricsModule } from '../../src/metrics/metrics.module';
 import { PrometheusMetrics } from '../../src/metrics/prometheus.metrics';
 import { problemOf } from '../../src/common/http/error-envelope.filter';
-import { newRecord } from '../../src/common/domain/request-record';
+import { inRequestScope, RequestRecord } from '../../src/common/domain/request-record';
 import { UpstreamError } from '../../src/common/domain/upstream';
 import { validateEnvironment } from '../../src/config/load-config';
 import { generateSandboxKeys } from '../../dev/sandbox/sandbox-keys';
@@ -75,9 +75,9 @@ describe('outbound adapter against the sandbox over loopback', () => {
       const { customers } = await adapters();
       const customer = buildNewCustomer();
 
-      const context = newRecord('req-customer-1');
+      const context = new RequestRecord('req-customer-1');
 
-      const created = await customers.create(customer, context);
+      const created = await inRequestScope(context, () => customers.create(customer));
 
       expect(created.customerId).toMatch(/^[0-9a-f-]{36}$/);
       expect(created.reference).toBe(customer.reference);
@@ -98,11 +98,11 @@ describe('outbound adapter against the sandbox over loopback', () => {
 
     it('when the balance of a known customer is read, then it comes back as decimal strings', async () => {
       const { customers, balances } = await adapters();
-      const value = await customers.create(buildNewCustomer(), newRecord('req-test'));
+      const value = await inRequestScope(new RequestRecord('req-test'), () => customers.create(buildNewCustomer()));
 
-      const context = newRecord('req-balance-1');
+      const context = new RequestRecord('req-balance-1');
 
-      const balance = await balances.read(value.customerId, context);
+      const balance = await inRequestScope(context, () => balances.read(value.customerId));
 
       expect(balance).toMatchObject({ customerId: value.customerId, currency: 'EUR', available: '0.00', current: '0.00' });
       expect(context.upstream).toEqual({ status: 200, latencyMs: expect.any(Number) });
@@ -111,7 +111,7 @@ describe('outbound adapter against the sandbox over loopback', () => {
     it('when the customer is unknown to the provider, then not_found (404)', async () => {
       const { balances } = await adapters();
 
-      const { error, status } = await failureOf(balances.read('00000000-0000-4000-8000-000000000000', newRecord('req-test')));
+      const { error, status } = await failureOf(inRequestScope(new RequestRecord('req-test'), () => balances.read('00000000-0000-4000-8000-000000000000')));
 
       expect(error.code).toBe('UPSTREAM.NOT_FOUND');
       expect(status).toBe(404);
@@ -120,9 +120,9 @@ describe('outbound adapter against the sandbox over loopback', () => {
 
     it.each([['EUR' as const], ['GBP' as const]])('when a %s account is opened, then the sandbox returns its account details', async (currency) => {
       const { customers, accounts } = await adapters();
-      const value = await customers.create(buildNewCustomer(), newRecord('req-test'));
+      const value = await inRequestScope(new RequestRecord('req-test'), () => customers.create(buildNewCustomer()));
 
-      const opened = await accounts.open(buildOpenBankAccount({ customerId: value.customerId, currency }), newRecord('req-test'));
+      const opened = await inRequestScope(new RequestRecord('req-test'), () => accounts.open(buildOpenBankAccount({ customerId: value.customerId, currency })));
 
       expect(opened).toMatchObject({ customerId: value.customerId, currency, status: 'active' });
       if (currency === 'EUR') expect(isValidIban(opened.iban!)).toBe(true);
@@ -131,9 +131,9 @@ describe('outbound adapter against the sandbox over loopback', () => {
 
     it('when the bank-account path is configured under /api/v1, then that path is called', async () => {
       const { customers, accounts } = await adapters({ UPSTREAM_BANK_ACCOUNT_PATH: '/api/v1/payments/banks/account' });
-      const value = await customers.create(buildNewCustomer(), newRecord('req-test'));
+      const value = await inRequestScope(new RequestRecord('req-test'), () => customers.create(buildNewCustomer()));
 
-      await accounts.open(buildOpenBankAccount({ customerId: value.customerId }), newRecord('req-test'));
+      await inRequestScope(new RequestRecord('req-test'), () => accounts.open(buildOpenBankAccount({ customerId: value.customerId })));
 
       expect((await journal(sandbox)).map((e) => e.path)).toContain('/api/v1/payments/banks/account');
     });
@@ -141,18 +141,20 @@ describe('outbound adapter against the sandbox over loopback', () => {
     it('when encryption is none, then the JSON is sent as it is and still signed', async () => {
       const { customers } = await adapters({ UPSTREAM_ENCRYPTION: 'none' });
 
-      await customers.create(buildNewCustomer(), newRecord('req-test'));
+      await inRequestScope(new RequestRecord('req-test'), () => customers.create(buildNewCustomer()));
 
       expect(await journal(sandbox)).toEqual([expect.objectContaining({ encrypted: false, signature: 'valid', status: 201 })]);
     });
 
     it('when the provider refuses the payload (a past expiry date), then rejected as 502 and not retried', async () => {
       const { customers, accounts } = await adapters();
-      const value = await customers.create(buildNewCustomer(), newRecord('req-test'));
+      const value = await inRequestScope(new RequestRecord('req-test'), () => customers.create(buildNewCustomer()));
       await clearSandbox(sandbox);
 
       const { error, status } = await failureOf(
-        accounts.open(buildOpenBankAccount({ customerId: value.customerId, expirationDate: '2020-01-01' }), newRecord('req-test')),
+        inRequestScope(new RequestRecord('req-test'), () =>
+          accounts.open(buildOpenBankAccount({ customerId: value.customerId, expirationDate: '2020-01-01' })),
+        ),
       );
 
       expect(error).toMatchObject({ code: 'UPSTREAM.REJECTED', outcome: 'rejected' });
@@ -164,9 +166,9 @@ describe('outbound adapter against the sandbox over loopback', () => {
     it('when a reference is reused, then the provider answers 409 and the gateway reports a conflict it cannot hide', async () => {
       const { customers } = await adapters();
       const customer = buildNewCustomer();
-      await customers.create(customer, newRecord('req-test'));
+      await inRequestScope(new RequestRecord('req-test'), () => customers.create(customer));
 
-      const { error, status } = await failureOf(customers.create(customer, newRecord('req-test')));
+      const { error, status } = await failureOf(inRequestScope(new RequestRecord('req-test'), () => customers.create(customer)));
 
       expect(error).toMatchObject({ code: 'UPSTREAM.CONFLICT', outcome: 'rejected' });
       expect(status).toBe(502);
@@ -178,8 +180,8 @@ describe('outbound adapter against the sandbox over loopback', () => {
       const { balances, customers } = await adapters({ UPSTREAM_TIMEOUT_MS: '200', UPSTREAM_RETRY_MAX: '0' });
       await injectFault(sandbox, { latency_ms: 1000 });
 
-      const read = await failureOf(balances.read('00000000-0000-4000-8000-000000000000', newRecord('req-test')));
-      const write = await failureOf(customers.create(buildNewCustomer(), newRecord('req-test')));
+      const read = await failureOf(inRequestScope(new RequestRecord('req-test'), () => balances.read('00000000-0000-4000-8000-000000000000')));
+      const write = await failureOf(inRequestScope(new RequestRecord('req-test'), () => customers.create(buildNewCustomer())));
 
       expect(read.error).toMatchObject({ code: 'UPSTREAM.TIMEOUT', outcome: 'failed' });
       expect(read.status).toBe(504);
@@ -191,7 +193,7 @@ describe('outbound adapter against the sandbox over loopback', () => {
       const { balances } = await adapters();
       await injectFault(sandbox, { path: '/balance/', status: 503 });
 
-      const { error, status } = await failureOf(balances.read('00000000-0000-4000-8000-000000000000', newRecord('req-test')));
+      const { error, status } = await failureOf(inRequestScope(new RequestRecord('req-test'), () => balances.read('00000000-0000-4000-8000-000000000000')));
 
       expect(error).toMatchObject({ code: 'UPSTREAM.SERVER_ERROR', outcome: 'failed' });
       expect(status).toBe(502);
@@ -200,11 +202,11 @@ describe('outbound adapter against the sandbox over loopback', () => {
 
     it('when a 5xx is passing, then the retried GET succeeds', async () => {
       const { customers, balances } = await adapters();
-      const value = await customers.create(buildNewCustomer(), newRecord('req-test'));
+      const value = await inRequestScope(new RequestRecord('req-test'), () => customers.create(buildNewCustomer()));
       await clearSandbox(sandbox);
       await injectFault(sandbox, { path: '/balance/', status: 500, count: 1 });
 
-      const balance = await balances.read(value.customerId, newRecord('req-test'));
+      const balance = await inRequestScope(new RequestRecord('req-test'), () => balances.read(value.customerId));
 
       expect(balance.customerId).toBe(value.customerId);
       expect((await journal(sandbox)).map((e) => e.status)).toEqual([500, 200]);
@@ -214,7 +216,7 @@ describe('outbound adapter against the sandbox over loopback', () => {
       const { customers } = await adapters();
       await injectFault(sandbox, { path: '/customer$', status: 500 });
 
-      const { error, status } = await failureOf(customers.create(buildNewCustomer(), newRecord('req-test')));
+      const { error, status } = await failureOf(inRequestScope(new RequestRecord('req-test'), () => customers.create(buildNewCustomer())));
 
       expect(error).toMatchObject({ code: 'UPSTREAM.SERVER_ERROR', outcome: 'unknown' });
       expect(status).toBe(502);
@@ -225,7 +227,9 @@ describe('outbound adapter against the sandbox over loopback', () => {
       const { balances } = await adapters();
       await injectFault(sandbox, { path: '/balance/', status: 429, retry_after: 7 });
 
-      const { error, status, retryAfter } = await failureOf(balances.read('00000000-0000-4000-8000-000000000000', newRecord('req-test')));
+      const { error, status, retryAfter } = await failureOf(
+        inRequestScope(new RequestRecord('req-test'), () => balances.read('00000000-0000-4000-8000-000000000000')),
+      );
 
       expect(error.code).toBe('UPSTREAM.RATE_LIMITED');
       expect(status).toBe(503);
@@ -237,11 +241,11 @@ describe('outbound adapter against the sandbox over loopback', () => {
       const { balances, customers } = await adapters();
       await injectFault(sandbox, { drop: true });
 
-      const read = await failureOf(balances.read('00000000-0000-4000-8000-000000000000', newRecord('req-test')));
+      const read = await failureOf(inRequestScope(new RequestRecord('req-test'), () => balances.read('00000000-0000-4000-8000-000000000000')));
       const readAttempts = (await journal(sandbox)).length;
       await clearSandbox(sandbox);
       await injectFault(sandbox, { drop: true });
-      const write = await failureOf(customers.create(buildNewCustomer(), newRecord('req-test')));
+      const write = await failureOf(inRequestScope(new RequestRecord('req-test'), () => customers.create(buildNewCustomer())));
 
       expect(read.error).toMatchObject({ code: 'UPSTREAM.CONNECTION_LOST', outcome: 'failed' });
       expect(read.status).toBe(502);
@@ -254,7 +258,7 @@ describe('outbound adapter against the sandbox over loopback', () => {
       const { balances } = await adapters();
       await injectFault(sandbox, { garbage: true });
 
-      const { error, status } = await failureOf(balances.read('00000000-0000-4000-8000-000000000000', newRecord('req-test')));
+      const { error, status } = await failureOf(inRequestScope(new RequestRecord('req-test'), () => balances.read('00000000-0000-4000-8000-000000000000')));
 
       expect(error).toMatchObject({ code: 'UPSTREAM.BAD_RESPONSE', message: 'The provider answered with something that is not JSON' });
       expect(status).toBe(502);
@@ -263,7 +267,7 @@ describe('outbound adapter against the sandbox over loopback', () => {
     it('when the provider refuses our credentials (401), then 502 for the partner with the provider error id kept', async () => {
       const { customers } = await adapters({}, (s) => ({ ...s, bearerToken: 'not-the-sandbox-token' }));
 
-      const { error, status } = await failureOf(customers.create(buildNewCustomer(), newRecord('req-test')));
+      const { error, status } = await failureOf(inRequestScope(new RequestRecord('req-test'), () => customers.create(buildNewCustomer())));
 
       expect(error).toMatchObject({ code: 'UPSTREAM.CREDENTIALS_REFUSED', outcome: 'rejected' });
       expect(error.upstream).toMatchObject({ status: 401, errorId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
@@ -285,7 +289,7 @@ describe('outbound adapter against the sandbox over loopback', () => {
       const port = await freePort();
       const { customers } = await adapters({}, (s) => ({ ...s, baseUrl: `http://127.0.0.1:${port}` }));
 
-      const { error, status } = await failureOf(customers.create(buildNewCustomer(), newRecord('req-test')));
+      const { error, status } = await failureOf(inRequestScope(new RequestRecord('req-test'), () => customers.create(buildNewCustomer())));
 
       expect(error).toMatchObject({ code: 'UPSTREAM.UNREACHABLE', outcome: 'failed' });
       expect(status).toBe(502);
@@ -297,18 +301,18 @@ describe('outbound adapter against the sandbox over loopback', () => {
         UPSTREAM_BREAKER_THRESHOLD: '2',
         UPSTREAM_BREAKER_HALF_OPEN_MS: '400',
       });
-      const value = await customers.create(buildNewCustomer(), newRecord('req-test'));
+      const value = await inRequestScope(new RequestRecord('req-test'), () => customers.create(buildNewCustomer()));
       await clearSandbox(sandbox);
       await injectFault(sandbox, { status: 500, count: 2 });
-      await failureOf(balances.read(value.customerId, newRecord('req-test')));
-      await failureOf(balances.read(value.customerId, newRecord('req-test')));
+      await failureOf(inRequestScope(new RequestRecord('req-test'), () => balances.read(value.customerId)));
+      await failureOf(inRequestScope(new RequestRecord('req-test'), () => balances.read(value.customerId)));
 
-      const open = await failureOf(balances.read(value.customerId, newRecord('req-test')));
+      const open = await failureOf(inRequestScope(new RequestRecord('req-test'), () => balances.read(value.customerId)));
       const stateWhileOpen = client.circuitState();
       const gaugeWhileOpen = await metrics.registry.getSingleMetricAsString('upstream_circuit_state');
       const sentWhileOpen = (await journal(sandbox)).length;
       await new Promise((r) => setTimeout(r, 450));
-      const recovered = await balances.read(value.customerId, newRecord('req-test'));
+      const recovered = await inRequestScope(new RequestRecord('req-test'), () => balances.read(value.customerId));
 
       expect(open.error).toMatchObject({ code: 'UPSTREAM.CIRCUIT_OPEN', outcome: 'failed' });
       expect(open.status).toBe(503);
@@ -328,8 +332,8 @@ describe('outbound adapter against the sandbox over loopback', () => {
     it('when the provider rejects a request (4xx), then the circuit stays closed', async () => {
       const { balances, client } = await adapters({ UPSTREAM_BREAKER_THRESHOLD: '1' });
 
-      await failureOf(balances.read('00000000-0000-4000-8000-000000000000', newRecord('req-test')));
-      await failureOf(balances.read('00000000-0000-4000-8000-000000000000', newRecord('req-test')));
+      await failureOf(inRequestScope(new RequestRecord('req-test'), () => balances.read('00000000-0000-4000-8000-000000000000')));
+      await failureOf(inRequestScope(new RequestRecord('req-test'), () => balances.read('00000000-0000-4000-8000-000000000000')));
 
       expect(client.circuitState()).toBe('closed');
     });

@@ -7,7 +7,7 @@ import { ApiClientRole } from '../domain/api-client';
 import { EndUsersNotAllowed, InsufficientScope, MfaRequired, RoleNotAllowed, StaffNotAllowed, TokenMissing } from '../domain/auth.errors';
 import { BrowserSessions } from '../domain/browser-sessions.service';
 import { rolesUsed, StaffPolicy, type StaffRole } from '../domain/staff';
-import { noteStaffRoles, RequestRecord } from '../../common/domain/request-record';
+import { RequestRecord } from '../../common/domain/request-record';
 import { END_USER_SCOPE, IS_PUBLIC, REQUIRED_ROLES, STAFF_ROLES_ALLOWED } from './auth.decorators';
 
 /**
@@ -82,7 +82,7 @@ export function checkStaffAccess(
       [...staffPolicy.mfaAcrValues],
     );
   if (used.roles.length === 0) throw new StaffNotAllowed(allowed);
-  if (record) noteStaffRoles(record, used.roles);
+  if (record) record.noteStaffRoles(used.roles);
 }
 
 /**

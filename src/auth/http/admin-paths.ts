@@ -5,7 +5,7 @@ import { ANSWERED, type EdgeStage } from '../../common/http/edge-stage';
 import { contextOf } from '../../common/http/request-context';
 import { AUDIT_RECEIPT_HEADER, RequestRecorder } from '../../common/http/request-recorder.port';
 import { OPERATION, type AuditOperation } from '../../common/domain/audit-operations';
-import { ALL_TENANTS, noteClient, noteStaffRoles } from '../../common/domain/request-record';
+import { ALL_TENANTS } from '../../common/domain/request-record';
 import type { SignedInStaff } from './staff-docs-login';
 import { InvalidToken, RoleNotAllowed, TokenMissing } from '../domain/auth.errors';
 import type { StaffPolicy, StaffRole } from '../domain/staff';
@@ -120,8 +120,8 @@ export function adminPathsStage(paths: readonly AdminPath[], staffPolicy: StaffP
       return signIn.signedIn(request).then((staff) => {
         if (staff) {
           const context = contextOf(request.raw);
-          noteClient(context.record, { id: staff.id, name: staff.name, tenant: ALL_TENANTS, role: 'staff', staff: { roles: staff.roles, secondFactor: true } });
-          noteStaffRoles(context.record, staff.roles);
+          context.record.noteClient({ id: staff.id, name: staff.name, tenant: ALL_TENANTS, role: 'staff', staff: { roles: staff.roles, secondFactor: true } });
+          context.record.noteStaffRoles(staff.roles);
           context.auditAs = guarded.operation;
           return;
         }

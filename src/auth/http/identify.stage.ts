@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '../../common/domain/domain-error';
-import { noteClient } from '../../common/domain/request-record';
+
 import type { EdgeStage } from '../../common/http/edge-stage';
 import { statusOfCode } from '../../common/http/error-envelope.filter';
 import { contextOf, CredentialKind, Identification, targetOf } from '../../common/http/request-context';
@@ -120,7 +120,7 @@ async function identify(
     const caller = await traced('gateway.authenticate', { [SPAN_ATTRIBUTES.operation]: 'authenticate' }, () => authenticator.authenticate(presented), {
       failed: (error) => (error instanceof DomainError && statusOfCode(error.code) < 500 ? 'refused' : 'failed'),
     });
-    noteClient(context.record, caller);
+    context.record.noteClient(caller);
     context.identity = { caller, presentedAs };
     accepted?.(caller, request);
   } catch (refusal) {

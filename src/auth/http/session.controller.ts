@@ -4,7 +4,7 @@ import { ApiBody, ApiConsumes, ApiOperation, ApiProperty, ApiPropertyOptional, A
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OPERATION } from '../../common/domain/audit-operations';
-import { noteClient } from '../../common/domain/request-record';
+
 import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../common/http/api-envelope.decorators';
 import { Audited } from '../../common/http/audited.decorator';
 import { recordOf, targetOf } from '../../common/http/request-context';
@@ -141,7 +141,7 @@ export class SessionController {
       firstOf(cookieOf(request.headers.cookie, LOGIN_COOKIE)),
       firstOf(sessionCookieOf(request)),
     );
-    noteClient(recordOf(request.raw), client);
+    recordOf(request.raw).noteClient(client);
     void reply
       .code(302)
       .header('location', returnTo)
@@ -174,7 +174,7 @@ export class SessionController {
     // The cookie is cleared once the session has ended: a refused return_to or a database away leaves both, for a retry.
     const { ended, logoutUrl } = await this.sessions.logout(typeof cookie === 'string' ? [cookie] : cookie, body?.return_to);
     void reply.header('cache-control', 'no-store').header('set-cookie', clearedCookie(SESSION_COOKIE));
-    if (ended) noteClient(recordOf(request.raw), endUserCaller(ended.endUser, ended.tenant));
+    if (ended) recordOf(request.raw).noteClient(endUserCaller(ended.endUser, ended.tenant));
     return { logout_url: logoutUrl ?? null };
   }
 
@@ -198,7 +198,7 @@ export class SessionController {
     const tokens = form instanceof URLSearchParams ? form.getAll('logout_token') : [];
     if (tokens.length !== 1) throw new InvalidLogoutToken('Send one logout_token, form-encoded');
     const { client, ended } = await this.sessions.backchannelLogout(tokens[0]);
-    if (client) noteClient(recordOf(request.raw), client);
+    if (client) recordOf(request.raw).noteClient(client);
     return { ended };
   }
 }

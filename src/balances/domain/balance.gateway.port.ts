@@ -1,4 +1,3 @@
-import type { RequestRecord } from '../../common/domain/request-record';
 export interface Balance {
   readonly customerId: string;
   readonly currency: string;
@@ -10,5 +9,5 @@ export interface Balance {
 
 export abstract class BalanceGateway {
   /** The customer's balance. Throws UpstreamError; kind `not_found` when the provider knows no such customer. */
-  abstract read(customerId: string, record: RequestRecord): Promise<Balance>;
+  abstract read(customerId: string): Promise<Balance>;
 }

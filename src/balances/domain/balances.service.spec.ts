@@ -1,6 +1,6 @@
 import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
-import { newRecord } from '../../common/domain/request-record';
+import { inRequestScope, RequestRecord } from '../../common/domain/request-record';
 import { CustomerTenancy } from '../../customers/domain/customer-tenancy.service';
 import { CustomerNotFound } from '../../customers/domain/customers.errors';
 import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryCustomerOwnership } from '../../../test/support/fakes';
@@ -33,9 +33,9 @@ describe(BalancesService.name, () => {
 
   describe('read', () => {
     it('when the customer is the caller’s tenant’s, then its balance, and the request names the customer and the currency', async () => {
-      const context = newRecord('request-1');
+      const context = new RequestRecord('request-1');
 
-      const balance = await sut.read(acme, ACME_CUSTOMER, context);
+      const balance = await inRequestScope(context, () => sut.read(acme, ACME_CUSTOMER));
 
       expect(balance).toMatchObject({ customerId: ACME_CUSTOMER, available: '10.00' });
       expect(context).toMatchObject({ customerId: ACME_CUSTOMER, currency: 'EUR' });
@@ -45,7 +45,7 @@ describe(BalancesService.name, () => {
       ['another tenant’s customer', ACME_CUSTOMER, globex],
       ['a customer no tenant has', '0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11', acme],
     ])('when the customer is %s, then CustomerNotFound and nothing is asked of the provider', async (_what, customerId, caller) => {
-      await expect(sut.read(caller, customerId, newRecord('request-2'))).rejects.toBeInstanceOf(CustomerNotFound);
+      await expect(inRequestScope(new RequestRecord('request-2'), () => sut.read(caller, customerId))).rejects.toBeInstanceOf(CustomerNotFound);
       expect(gateway.reads).toEqual([]);
     });
   });

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
-import type { RequestRecord } from '../../common/domain/request-record';
 import { CustomerTenancy } from '../../customers/domain/customer-tenancy.service';
 import { Balance, BalanceGateway } from './balance.gateway.port';
 
@@ -14,11 +13,11 @@ export class BalancesService {
   ) {}
 
   /** The balance of one of the caller's tenant's customers; CustomerNotFound for anyone else's. */
-  async read(caller: AuthenticatedClient, customerId: string, record: RequestRecord): Promise<Balance> {
-    this.audit.about(record, { customerId });
+  async read(caller: AuthenticatedClient, customerId: string): Promise<Balance> {
+    this.audit.about({ customerId });
     await this.customers.assertVisibleTo(caller, customerId);
-    const balance = await this.gateway.read(customerId, record);
-    this.audit.about(record, { currency: balance.currency });
+    const balance = await this.gateway.read(customerId);
+    this.audit.about({ currency: balance.currency });
     return balance;
   }
 }

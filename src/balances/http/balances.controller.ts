@@ -1,6 +1,4 @@
 import { OPERATION } from '../../common/domain/audit-operations';
-import { CurrentRecord } from '../../common/http/current-record.decorator';
-import type { RequestRecord } from '../../common/domain/request-record';
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Audited } from '../../common/http/audited.decorator';
@@ -28,11 +26,7 @@ export class BalancesController {
   })
   @ApiEnvelopeResponse(200, BalanceResponseDto, { message: 'Balance retrieved' })
   @ApiErrorResponses(ERRORS.edge, ERRORS.endUser, ERRORS.query, 'CUSTOMER.NOT_FOUND', ERRORS.providerRead)
-  async read(
-    @CurrentClient() client: AuthenticatedClient,
-    @CurrentRecord() record: RequestRecord,
-    @Param() params: CustomerIdParamDto,
-  ): Promise<BalanceResponseDto> {
-    return BalanceResponseDto.from(await this.balances.read(client, params.customer_id, record));
+  async read(@CurrentClient() client: AuthenticatedClient, @Param() params: CustomerIdParamDto): Promise<BalanceResponseDto> {
+    return BalanceResponseDto.from(await this.balances.read(client, params.customer_id));
   }
 }

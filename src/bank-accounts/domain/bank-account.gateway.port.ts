@@ -1,4 +1,3 @@
-import type { RequestRecord } from '../../common/domain/request-record';
 import type { FieldMap } from '../../common/domain/field-map';
 
 export const BANK_ACCOUNT_CURRENCIES = ['EUR', 'GBP'] as const;
@@ -57,5 +56,5 @@ export interface BankAccount {
 
 export abstract class BankAccountGateway {
   /** Opens an account upstream. Throws UpstreamError (see CustomerGateway.create for the outcomes). */
-  abstract open(request: OpenBankAccount, record: RequestRecord): Promise<BankAccount>;
+  abstract open(request: OpenBankAccount): Promise<BankAccount>;
 }

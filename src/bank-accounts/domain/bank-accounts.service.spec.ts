@@ -1,6 +1,6 @@
 import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
-import { newRecord } from '../../common/domain/request-record';
+import { inRequestScope, RequestRecord } from '../../common/domain/request-record';
 import { CustomerTenancy } from '../../customers/domain/customer-tenancy.service';
 import { CustomerNotFound } from '../../customers/domain/customers.errors';
 import { ProviderWrites } from '../../idempotency/domain/provider-writes.service';
@@ -45,7 +45,7 @@ describe(BankAccountsService.name, () => {
   let gateway: RecordingBankAccountGateway;
   let sut: BankAccountsService;
   let trail: AuditTrail;
-  const record = () => newRecord('request-1');
+  const record = () => new RequestRecord('request-1');
 
   beforeEach(async () => {
     log = new InMemoryAuditLog();
@@ -63,7 +63,7 @@ describe(BankAccountsService.name, () => {
     it('when the customer is the caller’s tenant’s, then attempted is committed first, naming the reference, customer and currency', async () => {
       const { reference: _none, ...request } = buildOpenBankAccount({ customerId: ACME_CUSTOMER, currency: 'GBP' });
 
-      const opened = await sut.open(acme, request, record());
+      const opened = await inRequestScope(record(), () => sut.open(acme, request));
 
       expect(gateway.opened).toHaveLength(1);
       expect(gateway.opened[0].phasesBefore).toEqual(['attempted']);
@@ -78,7 +78,9 @@ describe(BankAccountsService.name, () => {
     });
 
     it('when the customer is another tenant’s, then CustomerNotFound before any claim, event or provider call', async () => {
-      await expect(sut.open(globex, buildOpenBankAccount({ customerId: ACME_CUSTOMER }), record())).rejects.toBeInstanceOf(CustomerNotFound);
+      await expect(inRequestScope(record(), () => sut.open(globex, buildOpenBankAccount({ customerId: ACME_CUSTOMER })))).rejects.toBeInstanceOf(
+        CustomerNotFound,
+      );
 
       expect(store.rows.size).toBe(0);
       expect(log.events).toEqual([]);
@@ -88,11 +90,11 @@ describe(BankAccountsService.name, () => {
     it('when the same request is sent again with its reference, then the stored account is replayed and the provider is not called again', async () => {
       const request = buildOpenBankAccount({ customerId: ACME_CUSTOMER });
       const first = record();
-      await sut.open(acme, request, first);
+      await inRequestScope(first, () => sut.open(acme, request));
       // As the edge ends the request: its terminal event, with the stored account.
       await trail.conclude(first, { operation: 'bank_account.create', phase: 'succeeded', httpStatus: 201 });
 
-      const again = await sut.open(acme, request, record());
+      const again = await inRequestScope(record(), () => sut.open(acme, request));
 
       expect(again.replayed).toBe(true);
       expect(gateway.opened).toHaveLength(1);

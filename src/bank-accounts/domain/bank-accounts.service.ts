@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
-import type { RequestRecord } from '../../common/domain/request-record';
 import { OPERATION } from '../../common/domain/audit-operations';
 import { CustomerTenancy } from '../../customers/domain/customer-tenancy.service';
 import { Idempotent } from '../../idempotency/domain/idempotency.service';
@@ -21,14 +20,14 @@ export class BankAccountsService {
    * Opens an EUR or GBP account for one of the caller's tenant's customers, once per reference.
    * The request has passed the DTO rules (the expiry rule among them) before it gets here.
    */
-  async open(caller: AuthenticatedClient, request: BankAccountRequest, record: RequestRecord): Promise<Idempotent<BankAccount>> {
-    const write = this.writes.begin(record, OPERATION.openBankAccount, {
+  async open(caller: AuthenticatedClient, request: BankAccountRequest): Promise<Idempotent<BankAccount>> {
+    const write = this.writes.begin(OPERATION.openBankAccount, {
       reference: request.reference,
       customerId: request.customerId,
       currency: request.currency,
     });
     await this.customers.assertVisibleTo(caller, request.customerId);
     const command: OpenBankAccount = { ...request, reference: write.reference };
-    return write.once(caller, command, () => this.gateway.open(command, record));
+    return write.once(caller, command, () => this.gateway.open(command));
   }
 }

@@ -1,6 +1,4 @@
 import { OPERATION } from '../../common/domain/audit-operations';
-import { CurrentRecord } from '../../common/http/current-record.decorator';
-import type { RequestRecord } from '../../common/domain/request-record';
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -39,11 +37,10 @@ export class BankAccountsController {
   @ApiErrorResponses(ERRORS.edge, ERRORS.endUser, ERRORS.body, 'CUSTOMER.NOT_FOUND', ERRORS.providerRead, ERRORS.providerWrite)
   async open(
     @CurrentClient() client: AuthenticatedClient,
-    @CurrentRecord() record: RequestRecord,
     @Body() body: OpenBankAccountRequestDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<BankAccountResponseDto> {
-    const result = await this.accounts.open(client, fromWire<BankAccountRequest>(BANK_ACCOUNT_FIELDS, body), record);
+    const result = await this.accounts.open(client, fromWire<BankAccountRequest>(BANK_ACCOUNT_FIELDS, body));
     return BankAccountResponseDto.from(markReplayed(reply, result));
   }
 }

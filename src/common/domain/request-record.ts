@@ -1,20 +1,21 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import type { UpstreamAttempt, UpstreamFacts } from './upstream';
 
 /**
- * A request's audit record: what its audit events are made of, gathered while it runs. Each field
- * has one writer, named below; nothing else assigns to a record.
+ * A request's audit record: what its audit events are made of, gathered while it runs. A class with
+ * one writer per field, named below; nothing else assigns to a record.
  *
- * The record is passed, never looked up: the edge makes it with the request's context, controllers
- * hand it to the domain services (`@CurrentRecord()`), and they to the ports that need it. No
- * AsyncLocalStorage: on Node 20 its promise hooks cost every request about a sixth of the gateway's
- * CPU (docs/benchmarks.md), and a record passed along is one that a test can see.
+ * The edge makes it with the request's context and enters it into the request's scope (one
+ * AsyncLocalStorage, `inRequestScope`), where whatever serves the request finds it
+ * (`currentRecord()`): the domain services, `ProviderWrites`, the `AuditTrail` and the provider
+ * client. No port or service takes it as an argument.
  *
  * | Field | Writer | Called by | When |
  * |---|---|---|---|
- * | requestId, startedAt | newRecord | the request's context (common/http/request-context.ts), when the request is first seen | it arrives |
+ * | requestId, startedAt | the constructor | the request's context (common/http/request-context.ts), when the request is first seen | it arrives |
  * | sourceIp | noteArrival | the edge's request-context stage (edge.pipeline.ts) | it arrives |
- * | client | noteClient | the identify stage (auth/http/identify.stage.ts); the session endpoints, for the user a login or logout is about | its credentials are accepted |
+ * | client | noteClient | the identify stage (auth/http/identify.stage.ts); the session endpoints, for the user a login or logout is about; an admin path's sign-in | its credentials are accepted |
  * | staffRoles | noteStaffRoles | the route's access check (auth/http/access.guard.ts), for a staff member | the roles they call it with are known |
  * | accessReason | noteAccessReason | the audit search, from its `reason` | a staff search names why |
  * | reference, customerId, currency | noteSubject | domain services (AuditTrail.about, ProviderWrites.begin); the auditor, from a refused body's exact identifiers | it is known what the request is about |
@@ -25,28 +26,110 @@ import type { UpstreamAttempt, UpstreamFacts } from './upstream';
  * | concluded | noteConcluded | AuditTrail.conclude | its terminal event is written (or failed to be) |
  * | traceId | noteTrace | the edge's trace stage (common/http/trace-stage.ts) | it arrives, when tracing is on and its trace is sampled |
  */
-export interface RequestRecord extends RequestSubject {
-  readonly requestId: string;
+export class RequestRecord implements RequestSubject {
   /** performance.now() when the request arrived. */
-  readonly startedAt: number;
+  readonly startedAt = performance.now();
   /** The caller's address as the service sees it (behind TRUST_PROXY, the forwarded one). */
-  readonly sourceIp?: string;
-  readonly client?: RecordedClient;
-  readonly upstream?: UpstreamFacts;
+  sourceIp?: string;
+  client?: RecordedClient;
+  reference?: string;
+  customerId?: string;
+  currency?: string;
+  upstream?: UpstreamFacts;
   /** Each attempt of the provider calls that were retried, in order (a call made once leaves none). */
-  readonly upstreamAttempts?: readonly UpstreamAttempt[];
+  upstreamAttempts?: readonly UpstreamAttempt[];
   /** An `attempted` event was committed: a provider call may have happened. */
-  readonly attempted?: boolean;
+  attempted?: boolean;
   /** The response is a replay from the idempotency store. */
-  readonly replayed?: boolean;
+  replayed?: boolean;
   /** The terminal event has been written, or its writing failed: never twice. */
-  readonly concluded?: boolean;
+  concluded?: boolean;
   /** The W3C trace id of the request's sampled trace: in its log lines and audit events. */
-  readonly traceId?: string;
+  traceId?: string;
   /** A staff member's roles this request was allowed with (never all their roles: the ones the operation takes). */
-  readonly staffRoles?: readonly string[];
+  staffRoles?: readonly string[];
   /** Why a staff member or an admin looked (a ticket id or words), as their search gave it. */
-  readonly accessReason?: string;
+  accessReason?: string;
+
+  constructor(readonly requestId: string) {}
+
+  noteArrival(sourceIp: string): void {
+    this.sourceIp = sourceIp;
+  }
+
+  noteClient(client: RecordedClient): void {
+    this.client = {
+      id: client.id,
+      name: client.name,
+      tenant: client.tenant,
+      role: client.role,
+      ...(client.scopes ? { scopes: client.scopes } : {}),
+      ...(client.session ? { session: client.session } : {}),
+      ...(client.staff ? { staff: client.staff } : {}),
+    };
+  }
+
+  noteStaffRoles(roles: readonly string[]): void {
+    this.staffRoles = roles;
+  }
+
+  noteAccessReason(reason: string): void {
+    this.accessReason = reason;
+  }
+
+  /** Names what the request is about; fields left undefined keep what the record has. */
+  noteSubject(subject: RequestSubject): void {
+    if (subject.reference !== undefined) this.reference = subject.reference;
+    if (subject.customerId !== undefined) this.customerId = subject.customerId;
+    if (subject.currency !== undefined) this.currency = subject.currency;
+  }
+
+  /** What the last provider call of a request came to. */
+  noteUpstreamCall(call: UpstreamFacts): void {
+    this.upstream = { ...call };
+  }
+
+  /** The attempts of a provider call that was retried, after those of any earlier call of the request. */
+  noteUpstreamAttempts(attempts: readonly UpstreamAttempt[]): void {
+    this.upstreamAttempts = this.upstreamAttempts ? [...this.upstreamAttempts, ...attempts] : attempts;
+  }
+
+  noteTrace(traceId: string): void {
+    this.traceId = traceId;
+  }
+
+  noteAttempted(): void {
+    this.attempted = true;
+  }
+
+  noteReplayed(): void {
+    this.replayed = true;
+  }
+
+  /** Marks the record concluded; false when it already was (the terminal event is written once). */
+  noteConcluded(): boolean {
+    if (this.concluded) return false;
+    this.concluded = true;
+    return true;
+  }
+}
+
+/** The one scope a request's record lives in while the request is served. */
+const scope = new AsyncLocalStorage<RequestRecord>();
+
+/** Runs `work` (and everything it starts) in the scope of `record`'s request. */
+export function inRequestScope<T>(record: RequestRecord, work: () => T): T {
+  return scope.run(record, work);
+}
+
+/**
+ * The record of the request being served.
+ * @throws when called outside a request's scope: a programming error, never a request's.
+ */
+export function currentRecord(): RequestRecord {
+  const record = scope.getStore();
+  if (!record) throw new Error('No request is in scope: the record is read only while a request is served (inRequestScope)');
+  return record;
 }
 
 /** What an API client may do: call the partner API, or administer the service too. */
@@ -94,79 +177,7 @@ export interface RequestSubject {
   readonly currency?: string;
 }
 
-type Writable<T> = { -readonly [K in keyof T]: T[K] };
-
-export function newRecord(requestId: string): RequestRecord {
-  return { requestId, startedAt: performance.now() };
-}
-
 /** What identifies a request in a log line: its id (X-Request-Id), and its trace's when sampled. */
 export function logContextOf(record: Pick<RequestRecord, 'requestId' | 'traceId'>): { req: { id: string }; trace_id?: string } {
   return record.traceId ? { req: { id: record.requestId }, trace_id: record.traceId } : { req: { id: record.requestId } };
-}
-
-function write(record: RequestRecord | undefined): Writable<RequestRecord> | undefined {
-  return record;
-}
-
-export function noteArrival(record: RequestRecord, sourceIp: string): void {
-  write(record)!.sourceIp = sourceIp;
-}
-
-export function noteClient(record: RequestRecord, client: RecordedClient): void {
-  write(record)!.client = {
-    id: client.id,
-    name: client.name,
-    tenant: client.tenant,
-    role: client.role,
-    ...(client.scopes ? { scopes: client.scopes } : {}),
-    ...(client.session ? { session: client.session } : {}),
-    ...(client.staff ? { staff: client.staff } : {}),
-  };
-}
-
-export function noteStaffRoles(record: RequestRecord, roles: readonly string[]): void {
-  write(record)!.staffRoles = roles;
-}
-
-export function noteAccessReason(record: RequestRecord, reason: string): void {
-  write(record)!.accessReason = reason;
-}
-
-/** Names what the request is about; fields left undefined keep what the record has. */
-export function noteSubject(record: RequestRecord, subject: RequestSubject): void {
-  const target = write(record)!;
-  if (subject.reference !== undefined) target.reference = subject.reference;
-  if (subject.customerId !== undefined) target.customerId = subject.customerId;
-  if (subject.currency !== undefined) target.currency = subject.currency;
-}
-
-/** What the last provider call of a request came to. */
-export function noteUpstreamCall(record: RequestRecord, call: UpstreamFacts): void {
-  write(record)!.upstream = { ...call };
-}
-
-/** The attempts of a provider call that was retried, after those of any earlier call of the request. */
-export function noteUpstreamAttempts(record: RequestRecord, attempts: readonly UpstreamAttempt[]): void {
-  const target = write(record)!;
-  target.upstreamAttempts = target.upstreamAttempts ? [...target.upstreamAttempts, ...attempts] : attempts;
-}
-
-export function noteTrace(record: RequestRecord, traceId: string): void {
-  write(record)!.traceId = traceId;
-}
-
-export function noteAttempted(record: RequestRecord): void {
-  write(record)!.attempted = true;
-}
-
-export function noteReplayed(record: RequestRecord): void {
-  write(record)!.replayed = true;
-}
-
-/** Marks the record concluded; false when it already was (the terminal event is written once). */
-export function noteConcluded(record: RequestRecord): boolean {
-  if (record.concluded) return false;
-  write(record)!.concluded = true;
-  return true;
 }

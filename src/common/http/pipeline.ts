@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { inRequestScope } from '../domain/request-record';
 import { ANSWERED, type EdgeStage } from './edge-stage';
+import { contextOf } from './request-context';
 
 type RequestStep = NonNullable<EdgeStage['onRequest']>;
 
@@ -39,6 +41,11 @@ export function installPipeline(fastify: FastifyInstance, stages: readonly EdgeS
     };
     run(0);
   });
+  // The route's handler (Nest's guard, pipes, controller, interceptor) runs in the request's scope,
+  // where whatever serves it finds its record (currentRecord). Entered here, just before the handler,
+  // because Fastify reads a body in the connection's own async context, which the hooks after it
+  // inherit: a scope entered at onRequest would not reach the handler of a request with a body.
+  fastify.addHook('preHandler', (request, _reply, done) => inRequestScope(contextOf(request.raw).record, () => done()));
   if (onSend.length > 0) {
     fastify.addHook('onSend', (request, reply, payload, done) => {
       const run = (from: number): void => {

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { noteReplayed } from '../domain/request-record';
+
 import { recordOf } from './request-context';
 
 export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
@@ -11,7 +11,7 @@ export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 export function markReplayed<T>(reply: FastifyReply, result: { readonly value: T; readonly replayed: boolean }): T {
   if (result.replayed) {
     void reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
-    noteReplayed(recordOf(reply.request.raw));
+    recordOf(reply.request.raw).noteReplayed();
   }
   return result.value;
 }

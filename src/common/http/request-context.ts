@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { newRecord, noteArrival, RecordedClient, RequestRecord } from '../domain/request-record';
+import { RecordedClient, RequestRecord } from '../domain/request-record';
 import { CanonicalTarget, canonicalTarget } from './canonical-target';
 import type { EdgeStage } from './edge-stage';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id';
@@ -67,7 +67,7 @@ export class RequestContext {
 
   constructor(raw: IncomingMessage) {
     this.target = canonicalTarget(raw.url ?? '/');
-    this.record = newRecord(requestIdFor(raw));
+    this.record = new RequestRecord(requestIdFor(raw));
   }
 }
 
@@ -119,7 +119,7 @@ export function requestContextStage(): EdgeStage {
   return {
     name: 'request-context',
     onRequest: (request, reply) => {
-      noteArrival(contextOf(request.raw).record, request.ip);
+      contextOf(request.raw).record.noteArrival(request.ip);
       void reply.header(REQUEST_ID_HEADER, request.id);
     },
   };

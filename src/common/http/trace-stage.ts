@@ -1,4 +1,3 @@
-import { noteTrace } from '../domain/request-record';
 import { currentSpan, sampledTraceId, tracingIsOn } from '../telemetry/tracing';
 import type { EdgeStage } from './edge-stage';
 import { contextOf } from './request-context';
@@ -24,7 +23,7 @@ export function traceStage(): EdgeStage {
       }
       span.setAttribute('client.address', request.ip);
       const traceId = sampledTraceId(span);
-      if (traceId) noteTrace(contextOf(request.raw).record, traceId);
+      if (traceId) contextOf(request.raw).record.noteTrace(traceId);
     },
   };
 }

@@ -1,4 +1,3 @@
-import type { RequestRecord } from '../../common/domain/request-record';
 import type { FieldMap } from '../../common/domain/field-map';
 
 /** The BFF's customer body (the provider does not publish its own): see docs/decisions.md. */
@@ -33,5 +32,5 @@ export abstract class CustomerGateway {
    * Creates the customer at the provider. Throws UpstreamError: `rejected` when the provider said
    * no, `failed` when it did not act, `unknown` when it may have (retry with the same reference).
    */
-  abstract create(customer: NewCustomer, record: RequestRecord): Promise<CreatedCustomer>;
+  abstract create(customer: NewCustomer): Promise<CreatedCustomer>;
 }

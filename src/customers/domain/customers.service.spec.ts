@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
-import { newRecord } from '../../common/domain/request-record';
+import { inRequestScope, RequestRecord } from '../../common/domain/request-record';
 import { ProviderWrites } from '../../idempotency/domain/provider-writes.service';
 import {
   CountingMetrics,
@@ -42,11 +42,11 @@ describe(CustomersService.name, () => {
   let logger: RecordingLogger;
   let sut: CustomersService;
   let trail: AuditTrail;
-  const record = () => newRecord('request-1');
+  const record = () => new RequestRecord('request-1');
   /** Creates, and ends the request as the edge does: its terminal event, with which the write's result (and its tenancy) is committed. */
   const createdBy = async (caller: AuthenticatedClient, body: CustomerRequest) => {
     const inRequest = record();
-    const created = await sut.create(caller, body, inRequest);
+    const created = await inRequestScope(inRequest, () => sut.create(caller, body));
     await trail.conclude(inRequest, { operation: 'customer.create', phase: 'succeeded', httpStatus: 201 });
     return created;
   };
@@ -83,7 +83,7 @@ describe(CustomersService.name, () => {
     });
 
     it('when no reference is given, then one is generated and sent to the provider', async () => {
-      const created = await sut.create(acme, request, record());
+      const created = await inRequestScope(record(), () => sut.create(acme, request));
 
       expect(created.value.reference).toMatch(/^[0-9a-f-]{36}$/);
       expect(gateway.calls[0].customer.reference).toBe(created.value.reference);
@@ -117,7 +117,7 @@ describe(CustomersService.name, () => {
     it('when the audit log cannot take the attempted event, then nothing is sent to the provider', async () => {
       log.failing = true;
 
-      await expect(sut.create(acme, request, record())).rejects.toMatchObject({ code: 'AUDIT.UNAVAILABLE' });
+      await expect(inRequestScope(record(), () => sut.create(acme, request))).rejects.toMatchObject({ code: 'AUDIT.UNAVAILABLE' });
       expect(gateway.calls).toEqual([]);
     });
   });
@@ -128,15 +128,15 @@ describe(CustomersService.name, () => {
     it('when a partner binds its customer to an end user, then it is theirs; again, unchanged; to another end user, refused with CUSTOMER.ALREADY_BOUND', async () => {
       await ownership.assign(CUSTOMER_ID, 'acme', 'created');
 
-      expect(await sut.bind(acme, CUSTOMER_ID, alice, record())).toBe('bound');
-      expect(await sut.bind(acme, CUSTOMER_ID, alice, record())).toBe('unchanged');
-      await expect(sut.bind(acme, CUSTOMER_ID, bob, record())).rejects.toMatchObject({ code: 'CUSTOMER.ALREADY_BOUND' });
+      expect(await inRequestScope(record(), () => sut.bind(acme, CUSTOMER_ID, alice))).toBe('bound');
+      expect(await inRequestScope(record(), () => sut.bind(acme, CUSTOMER_ID, alice))).toBe('unchanged');
+      await expect(inRequestScope(record(), () => sut.bind(acme, CUSTOMER_ID, bob))).rejects.toMatchObject({ code: 'CUSTOMER.ALREADY_BOUND' });
       expect(await ownership.ownerOf(CUSTOMER_ID)).toEqual({ tenant: 'acme', endUser: alice });
     });
 
     it('when a partner binds another tenant’s customer, then it is not found', async () => {
       await ownership.assign(CUSTOMER_ID, 'globex', 'created');
-      await expect(sut.bind(acme, CUSTOMER_ID, alice, record())).rejects.toMatchObject({ code: 'CUSTOMER.NOT_FOUND' });
+      await expect(inRequestScope(record(), () => sut.bind(acme, CUSTOMER_ID, alice))).rejects.toMatchObject({ code: 'CUSTOMER.NOT_FOUND' });
     });
   });
 });

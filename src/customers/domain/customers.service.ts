@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
-import { logContextOf, RequestRecord } from '../../common/domain/request-record';
+import { currentRecord, logContextOf } from '../../common/domain/request-record';
 import { OPERATION } from '../../common/domain/audit-operations';
 import { Idempotent } from '../../idempotency/domain/idempotency.service';
 import { ProviderWrites } from '../../idempotency/domain/provider-writes.service';
@@ -27,25 +27,27 @@ export class CustomersService {
    * on that end user reaches it too. Partner servers only.
    * @throws CustomerNotFound (not the tenant's), CustomerAlreadyBound (another end user's).
    */
-  async bind(caller: AuthenticatedClient, customerId: string, endUser: string, record: RequestRecord): Promise<'bound' | 'unchanged'> {
-    this.audit.about(record, { customerId });
+  async bind(caller: AuthenticatedClient, customerId: string, endUser: string): Promise<'bound' | 'unchanged'> {
+    this.audit.about({ customerId });
     const binding = await this.ownership.bind(customerId, caller.tenant, endUser);
     if (binding === 'taken') throw new CustomerAlreadyBound();
     return binding;
   }
 
   /** Creates the customer at the provider, once per reference, and gives it to the caller's tenant (and, for an end user, to them). */
-  async create(caller: AuthenticatedClient, request: CustomerRequest, record: RequestRecord): Promise<Idempotent<CreatedCustomer>> {
-    const write = this.writes.begin(record, OPERATION.createCustomer, { reference: request.reference });
+  async create(caller: AuthenticatedClient, request: CustomerRequest): Promise<Idempotent<CreatedCustomer>> {
+    const write = this.writes.begin(OPERATION.createCustomer, { reference: request.reference });
+    // Taken now: the settle may run after the request has ended (a held outcome, written late).
+    const logContext = logContextOf(currentRecord());
     const customer: NewCustomer = { ...request, reference: write.reference };
-    return write.once(caller, customer, () => this.gateway.create(customer, record), {
+    return write.once(caller, customer, () => this.gateway.create(customer), {
       about: (created) => ({ customerId: created.customerId }),
       // The customer's tenancy is part of the outcome: written with the result, or with it once the database is back.
       settle: async (created) => {
         const owner = await this.ownership.assign(created.customerId, caller.tenant, 'created', caller.role === 'end_user' ? caller.id : undefined);
         if (owner !== caller.tenant) {
           // The provider handed out an id another tenant holds: keep the other tenant's claim.
-          this.logger.error({ ...logContextOf(record), reference: write.reference }, 'The provider returned a customer id that belongs to another tenant');
+          this.logger.error({ ...logContext, reference: write.reference }, 'The provider returned a customer id that belongs to another tenant');
         }
       },
     });

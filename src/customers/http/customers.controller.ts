@@ -1,6 +1,4 @@
 import { OPERATION } from '../../common/domain/audit-operations';
-import { CurrentRecord } from '../../common/http/current-record.decorator';
-import type { RequestRecord } from '../../common/domain/request-record';
 import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { EndUserIds } from '../../auth/domain/end-user-ids';
 import { CustomerIdParamDto } from '../../common/http/customer-id.param.dto';
@@ -44,11 +42,10 @@ export class CustomersController {
   @ApiErrorResponses(ERRORS.edge, ERRORS.endUser, ERRORS.body, ERRORS.providerRead, ERRORS.providerWrite)
   async create(
     @CurrentClient() client: AuthenticatedClient,
-    @CurrentRecord() record: RequestRecord,
     @Body() body: CreateCustomerRequestDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<CustomerResponseDto> {
-    const result = await this.customers.create(client, fromWire<CustomerRequest>(CUSTOMER_FIELDS, body), record);
+    const result = await this.customers.create(client, fromWire<CustomerRequest>(CUSTOMER_FIELDS, body));
     return CustomerResponseDto.from(markReplayed(reply, result));
   }
   @Post(':customer_id/end-user')
@@ -64,7 +61,6 @@ export class CustomersController {
   @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.body, 'CUSTOMER.NOT_FOUND', 'CUSTOMER.ALREADY_BOUND')
   async bind(
     @CurrentClient() client: AuthenticatedClient,
-    @CurrentRecord() record: RequestRecord,
     @Param() params: CustomerIdParamDto,
     @Body() body: BindCustomerRequestDto,
   ): Promise<BoundCustomerResponseDto> {
@@ -74,7 +70,7 @@ export class CustomersController {
       tenant: client.tenant,
       names: { subject: 'subject', issuer: 'issuer' },
     });
-    const binding = await this.customers.bind(client, params.customer_id, endUserId, record);
+    const binding = await this.customers.bind(client, params.customer_id, endUserId);
     return { customer_id: params.customer_id, end_user_id: endUserId, binding };
   }
 }

@@ -2,7 +2,7 @@ import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
 import { AuditUnavailable, EarlierAttemptUnresolved } from '../../audit/trail/domain/audit.errors';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import { OPERATION } from '../../common/domain/audit-operations';
-import { newRecord, RequestRecord } from '../../common/domain/request-record';
+import { inRequestScope, RequestRecord } from '../../common/domain/request-record';
 import { REFERENCE_ALREADY_SEEN, UpstreamError } from '../../common/domain/upstream';
 import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryIdempotencyStore, idempotencyService } from '../../../test/support/fakes';
 import { nestLogsOfEachTest } from '../../../test/support/nest-logs';
@@ -27,10 +27,10 @@ describe(ProviderWrites.name, () => {
    * release), `succeeded` for an answer, `unknown` for a failure after its attempt.
    */
   const inRequest = async <T>(work: (record: RequestRecord) => Promise<T>): Promise<T> => {
-    const record = newRecord(`request-${++request}`);
+    const record = new RequestRecord(`request-${++request}`);
     let answer: T;
     try {
-      answer = await work(record);
+      answer = await inRequestScope(record, () => work(record));
     } catch (error) {
       // While the log is down the edge's terminal event fails as well (and is logged): not this spec's subject.
       if (!log.failing) await trail.conclude(record, { operation: 'customer.create', phase: 'unknown', httpStatus: 504 });
@@ -52,7 +52,7 @@ describe(ProviderWrites.name, () => {
   describe('begin', () => {
     it('when the partner sent no reference, then a new UUID is the reference, and the request’s record names it at once', async () => {
       const noted = await inRequest(async (record) => {
-        const write = sut.begin(record, OPERATION.openBankAccount, { customerId: 'cust-1', currency: 'EUR' });
+        const write = sut.begin(OPERATION.openBankAccount, { customerId: 'cust-1', currency: 'EUR' });
         return { reference: write.reference, record: record };
       });
 
@@ -61,9 +61,7 @@ describe(ProviderWrites.name, () => {
     });
 
     it('when the partner sent a reference, then it is the reference', async () => {
-      await expect(inRequest((record) => Promise.resolve(sut.begin(record, OPERATION.createCustomer, { reference: 'ref-given' }).reference))).resolves.toBe(
-        'ref-given',
-      );
+      await expect(inRequest(() => Promise.resolve(sut.begin(OPERATION.createCustomer, { reference: 'ref-given' }).reference))).resolves.toBe('ref-given');
     });
   });
 
@@ -71,13 +69,11 @@ describe(ProviderWrites.name, () => {
     it('when made, then the attempted event is committed before the call, with the operation and the subject', async () => {
       const phasesAtCall: string[][] = [];
 
-      const made = await inRequest((record) =>
-        sut
-          .begin(record, OPERATION.openBankAccount, { reference: 'ref-1', customerId: 'cust-1', currency: 'GBP' })
-          .once(acme, { a: 1, reference: 'ref-1' }, () => {
-            phasesAtCall.push(log.events.map((event) => event.phase));
-            return Promise.resolve('account-1');
-          }),
+      const made = await inRequest(() =>
+        sut.begin(OPERATION.openBankAccount, { reference: 'ref-1', customerId: 'cust-1', currency: 'GBP' }).once(acme, { a: 1, reference: 'ref-1' }, () => {
+          phasesAtCall.push(log.events.map((event) => event.phase));
+          return Promise.resolve('account-1');
+        }),
       );
 
       expect(made).toEqual({ value: 'account-1', replayed: false });
@@ -87,8 +83,8 @@ describe(ProviderWrites.name, () => {
 
     it('when the same body comes again with the reference, then the first result is replayed and nothing is called or attempted again', async () => {
       let calls = 0;
-      const write = (record: RequestRecord) =>
-        sut.begin(record, OPERATION.createCustomer, { reference: 'ref-2' }).once(acme, { name: 'Ada', reference: 'ref-2' }, () => Promise.resolve(++calls));
+      const write = () =>
+        sut.begin(OPERATION.createCustomer, { reference: 'ref-2' }).once(acme, { name: 'Ada', reference: 'ref-2' }, () => Promise.resolve(++calls));
 
       await inRequest(write);
       const again = await inRequest(write);
@@ -101,14 +97,10 @@ describe(ProviderWrites.name, () => {
     it('when the reference comes again with another body, or from another client, then it is refused and nothing is called', async () => {
       let calls = 0;
       const call = () => Promise.resolve(++calls);
-      await inRequest((record) => sut.begin(record, OPERATION.createCustomer, { reference: 'ref-3' }).once(acme, { name: 'Ada', reference: 'ref-3' }, call));
+      await inRequest(() => sut.begin(OPERATION.createCustomer, { reference: 'ref-3' }).once(acme, { name: 'Ada', reference: 'ref-3' }, call));
 
-      const otherBody = inRequest((record) =>
-        sut.begin(record, OPERATION.createCustomer, { reference: 'ref-3' }).once(acme, { name: 'Grace', reference: 'ref-3' }, call),
-      );
-      const otherClient = inRequest((record) =>
-        sut.begin(record, OPERATION.createCustomer, { reference: 'ref-3' }).once(globex, { name: 'Ada', reference: 'ref-3' }, call),
-      );
+      const otherBody = inRequest(() => sut.begin(OPERATION.createCustomer, { reference: 'ref-3' }).once(acme, { name: 'Grace', reference: 'ref-3' }, call));
+      const otherClient = inRequest(() => sut.begin(OPERATION.createCustomer, { reference: 'ref-3' }).once(globex, { name: 'Ada', reference: 'ref-3' }, call));
 
       await expect(otherBody).rejects.toBeInstanceOf(ReferenceReused);
       await expect(otherClient).rejects.toBeInstanceOf(ReferenceTaken);
@@ -119,8 +111,8 @@ describe(ProviderWrites.name, () => {
       log.failing = true;
       let calls = 0;
 
-      const write = inRequest((record) =>
-        sut.begin(record, OPERATION.createCustomer, { reference: 'ref-4' }).once(acme, { reference: 'ref-4' }, () => Promise.resolve(++calls)),
+      const write = inRequest(() =>
+        sut.begin(OPERATION.createCustomer, { reference: 'ref-4' }).once(acme, { reference: 'ref-4' }, () => Promise.resolve(++calls)),
       );
 
       await expect(write).rejects.toBeInstanceOf(AuditUnavailable);
@@ -129,17 +121,15 @@ describe(ProviderWrites.name, () => {
     });
 
     it('when the provider has seen the reference and an earlier attempt never learned its outcome, then EarlierAttemptUnresolved, and the retry may come again', async () => {
-      const crashed = inRequest((record) =>
-        sut
-          .begin(record, OPERATION.createCustomer, { reference: 'ref-5' })
-          .once(acme, { reference: 'ref-5' }, () => Promise.reject(new Error('connection lost'))),
+      const crashed = inRequest(() =>
+        sut.begin(OPERATION.createCustomer, { reference: 'ref-5' }).once(acme, { reference: 'ref-5' }, () => Promise.reject(new Error('connection lost'))),
       );
       await expect(crashed).rejects.toThrow('connection lost');
       // The attempt wrote its `attempted` and never its terminal event: its outcome is unknown.
       clock.current = new Date(clock.current.getTime() + 60_000);
 
-      const retry = inRequest((record) =>
-        sut.begin(record, OPERATION.createCustomer, { reference: 'ref-5' }).once(acme, { reference: 'ref-5' }, () => Promise.reject(alreadySeen())),
+      const retry = inRequest(() =>
+        sut.begin(OPERATION.createCustomer, { reference: 'ref-5' }).once(acme, { reference: 'ref-5' }, () => Promise.reject(alreadySeen())),
       );
 
       await expect(retry).rejects.toBeInstanceOf(EarlierAttemptUnresolved);
@@ -148,8 +138,8 @@ describe(ProviderWrites.name, () => {
     it('when the result needs another write to stand, then it is written with the result, at the request’s end, and never for a replay or a failure', async () => {
       const settled: string[] = [];
       const write = (reference: string, call: () => Promise<{ id: string }>) =>
-        inRequest((record) =>
-          sut.begin(record, OPERATION.createCustomer, { reference }).once(acme, { reference }, call, {
+        inRequest(() =>
+          sut.begin(OPERATION.createCustomer, { reference }).once(acme, { reference }, call, {
             settle: async (made) => {
               settled.push(made.id);
             },
@@ -168,7 +158,7 @@ describe(ProviderWrites.name, () => {
       const write = () =>
         inRequest(async (record) => {
           await sut
-            .begin(record, OPERATION.createCustomer, { reference: 'ref-6' })
+            .begin(OPERATION.createCustomer, { reference: 'ref-6' })
             .once(acme, { reference: 'ref-6' }, () => Promise.resolve({ id: 'cust-9' }), { about: (made) => ({ customerId: made.id }) });
           return record;
         });

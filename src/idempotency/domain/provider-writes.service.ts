@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type { RequestRecord, RequestSubject } from '../../common/domain/request-record';
+import type { RequestSubject } from '../../common/domain/request-record';
 import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
 import type { ProviderWriteOperation } from '../../common/domain/audit-operations';
@@ -25,8 +25,6 @@ export interface WriteOptions<T> {
  */
 export class PendingWrite {
   constructor(
-    /** The request making the write. */
-    private readonly record: RequestRecord,
     readonly operation: ProviderWriteOperation,
     /** What the request is about, its reference included. */
     readonly subject: RequestSubject & { readonly reference: string },
@@ -58,14 +56,14 @@ export class PendingWrite {
       { clientId: caller.id, reference: this.reference },
       this.operation,
       fingerprintOf(this.operation, { ...body }),
-      () => this.audit.calling(this.record, this.reference, call),
+      () => this.audit.calling(this.reference, call),
       {
-        writeAhead: (claim) => this.audit.attemptWith(this.record, this.operation, this.subject, claim, (answer) => answer.kind === 'claimed'),
-        writeBehind: (ending) => this.audit.concludeWith(this.record, ending),
+        writeAhead: (claim) => this.audit.attemptWith(this.operation, this.subject, claim, (answer) => answer.kind === 'claimed'),
+        writeBehind: (ending) => this.audit.concludeWith(ending),
         settle: options.settle,
       },
     );
-    if (options.about) this.audit.about(this.record, options.about(result.value));
+    if (options.about) this.audit.about(options.about(result.value));
     return result;
   }
 }
@@ -79,12 +77,12 @@ export class ProviderWrites {
   ) {}
 
   /**
-   * Begins a write for the request of `record`: the partner's reference, or a new one, and what the
-   * request is about, noted at once so that every event it leaves (a refusal included) names them.
+   * Begins a write for the request being served: the partner's reference, or a new one, and what
+   * the request is about, noted at once so that every event it leaves (a refusal included) names them.
    */
-  begin(record: RequestRecord, operation: ProviderWriteOperation, subject: RequestSubject): PendingWrite {
-    const pending = new PendingWrite(record, operation, { ...subject, reference: subject.reference ?? randomUUID() }, this.idempotency, this.audit);
-    this.audit.about(record, pending.subject);
+  begin(operation: ProviderWriteOperation, subject: RequestSubject): PendingWrite {
+    const pending = new PendingWrite(operation, { ...subject, reference: subject.reference ?? randomUUID() }, this.idempotency, this.audit);
+    this.audit.about(pending.subject);
     return pending;
   }
 }

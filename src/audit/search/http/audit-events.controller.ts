@@ -8,8 +8,7 @@ import { AuditEventsService } from '../domain/audit-events.service';
 import { AuditEventIdParamDto, AuditEventReadQueryDto, AuditEventsQueryDto, requireReason } from './audit-events.request.dto';
 import { AuditEventResponseDto, AuditEventsPageResponseDto } from './audit-event.response.dto';
 import { Audited } from '../../../common/http/audited.decorator';
-import { CurrentRecord } from '../../../common/http/current-record.decorator';
-import { noteAccessReason, noteSubject, type RequestRecord } from '../../../common/domain/request-record';
+import { currentRecord } from '../../../common/domain/request-record';
 
 const DEFAULT_PAGE = 50;
 
@@ -35,11 +34,12 @@ export class AuditEventsController {
   })
   @ApiEnvelopeResponse(200, AuditEventsPageResponseDto)
   @ApiErrorResponses(ERRORS.edge, ERRORS.staff, ERRORS.query, 'AUDIT.INVALID_CURSOR', 'AUDIT.INVALID_RANGE')
-  async search(@Query() query: AuditEventsQueryDto, @CurrentRecord() record: RequestRecord): Promise<AuditEventsPageResponseDto> {
+  async search(@Query() query: AuditEventsQueryDto): Promise<AuditEventsPageResponseDto> {
+    const record = currentRecord();
     requireReason(query, record.client?.role);
     // The search's own event says what it looked at and why: the access report reads it.
-    noteSubject(record, { reference: query.reference?.toLowerCase(), customerId: query.customer_id?.toLowerCase() });
-    if (query.reason !== undefined) noteAccessReason(record, query.reason.trim());
+    record.noteSubject({ reference: query.reference?.toLowerCase(), customerId: query.customer_id?.toLowerCase() });
+    if (query.reason !== undefined) record.noteAccessReason(query.reason.trim());
     const page = await this.events.search(
       {
         reference: query.reference,
@@ -64,16 +64,13 @@ export class AuditEventsController {
   @ApiOperation({ summary: 'One audit event (support, compliance)', description: 'The event with this id, as listed by the search. Staff say why (`reason`).' })
   @ApiEnvelopeResponse(200, AuditEventResponseDto)
   @ApiErrorResponses(ERRORS.edge, ERRORS.staff, ERRORS.query, 'AUDIT.EVENT_NOT_FOUND')
-  async get(
-    @Param() params: AuditEventIdParamDto,
-    @Query() query: AuditEventReadQueryDto,
-    @CurrentRecord() record: RequestRecord,
-  ): Promise<AuditEventResponseDto> {
+  async get(@Param() params: AuditEventIdParamDto, @Query() query: AuditEventReadQueryDto): Promise<AuditEventResponseDto> {
+    const record = currentRecord();
     requireReason(query, record.client?.role);
-    if (query.reason !== undefined) noteAccessReason(record, query.reason.trim());
+    if (query.reason !== undefined) record.noteAccessReason(query.reason.trim());
     const event = await this.events.get(params.id);
     // What it looked at: the event's customer and reference, for the access report.
-    noteSubject(record, { reference: event.reference, customerId: event.customerId });
+    record.noteSubject({ reference: event.reference, customerId: event.customerId });
     return AuditEventResponseDto.from(event);
   }
 }

@@ -1,6 +1,6 @@
 import { CountingMetrics, FixedClock, InMemoryAuditLog } from '../../../../test/support/fakes';
 import { nestLogsOfEachTest } from '../../../../test/support/nest-logs';
-import { ALL_TENANTS, newRecord, noteAccessReason, noteClient, noteStaffRoles, RequestRecord } from '../../../common/domain/request-record';
+import { ALL_TENANTS, inRequestScope, RequestRecord } from '../../../common/domain/request-record';
 import { AuditTrail } from './audit-trail.service';
 import { AuditUnavailable, EarlierAttemptUnresolved } from './audit.errors';
 import { REFERENCE_ALREADY_SEEN, UpstreamError } from '../../../common/domain/upstream';
@@ -28,30 +28,41 @@ describe('AuditTrail', () => {
     sut = new AuditTrail(log, clock, metrics);
   });
 
+  /** The trail as the request of `record` calls it: in that request's scope. */
+  const inRequest = (record: RequestRecord) => ({
+    attempt: (...args: Parameters<AuditTrail['attempt']>) => inRequestScope(record, () => sut.attempt(...args)),
+    attemptWith: <R>(...args: Parameters<AuditTrail['attemptWith']>) =>
+      inRequestScope(record, () => sut.attemptWith<R>(...(args as Parameters<typeof sut.attemptWith<R>>))),
+    calling: <T>(reference: string, call: () => Promise<T>) => inRequestScope(record, () => sut.calling(reference, call)),
+    concludeWith: (...args: Parameters<AuditTrail['concludeWith']>) => inRequestScope(record, () => sut.concludeWith(...args)),
+  });
+
   describe('calling: a recorded provider call', () => {
     const later = () => (clock.current = new Date(clock.current.getTime() + 60_000));
     /** The call after its attempted event, as a provider write makes it. */
     const attempted = <T>(record: RequestRecord, reference: string, call: () => Promise<T>) =>
-      sut.attempt(record, 'customer.create', { reference }).then(() => sut.calling(record, reference, call));
+      inRequest(record)
+        .attempt('customer.create', { reference })
+        .then(() => inRequest(record).calling(reference, call));
 
     it('when an earlier attempt with the reference has no outcome and the provider has seen it, then EarlierAttemptUnresolved', async () => {
-      await sut.attempt(newRecord('req-crashed'), 'customer.create', { reference: 'ref-1' });
+      await inRequest(new RequestRecord('req-crashed')).attempt('customer.create', { reference: 'ref-1' });
       later();
 
-      const retry = attempted(newRecord('req-retry'), 'ref-1', () => Promise.reject(alreadySeen()));
+      const retry = attempted(new RequestRecord('req-retry'), 'ref-1', () => Promise.reject(alreadySeen()));
 
       await expect(retry).rejects.toBeInstanceOf(EarlierAttemptUnresolved);
       await expect(retry).rejects.toMatchObject({ code: 'IDEMPOTENCY.OUTCOME_UNKNOWN', kind: 'conflict' });
     });
 
     it('when the earlier attempt ended (failed), then the provider’s refusal stands as it is', async () => {
-      const first = newRecord('req-failed');
-      await sut.attempt(first, 'customer.create', { reference: 'ref-2' });
+      const first = new RequestRecord('req-failed');
+      await inRequest(first).attempt('customer.create', { reference: 'ref-2' });
       await sut.conclude(first, { operation: 'customer.create', phase: 'failed', httpStatus: 502 });
       later();
       const refusal = alreadySeen();
 
-      const retry = attempted(newRecord('req-retry'), 'ref-2', () => Promise.reject(refusal));
+      const retry = attempted(new RequestRecord('req-retry'), 'ref-2', () => Promise.reject(refusal));
 
       await expect(retry).rejects.toBe(refusal);
     });
@@ -63,22 +74,24 @@ describe('AuditTrail', () => {
         return Promise.reject(refusal);
       };
 
-      const only = attempted(newRecord('req-only'), 'ref-3', slowRefusal);
+      const only = attempted(new RequestRecord('req-only'), 'ref-3', slowRefusal);
 
       await expect(only).rejects.toBe(refusal);
     });
 
     it('when the call succeeds, then its value comes back after the attempted event', async () => {
-      const value = await attempted(newRecord('req-ok'), 'ref-4', () => Promise.resolve(log.events.length));
+      const value = await attempted(new RequestRecord('req-ok'), 'ref-4', () => Promise.resolve(log.events.length));
 
       expect(value).toBe(1);
     });
   });
 
   it('when attempt resolves, then the attempted event is already in the log with the request’s identifiers', async () => {
-    const record: RequestRecord = { ...newRecord('req-1'), sourceIp: '10.0.0.1', client: { id: 'c-1', name: 'ios-app', tenant: 'acme', role: 'partner' } };
+    const record = new RequestRecord('req-1');
+    record.noteArrival('10.0.0.1');
+    record.noteClient({ id: 'c-1', name: 'ios-app', tenant: 'acme', role: 'partner' });
 
-    await sut.attempt(record, 'bank_account.create', { reference: 'ref-1', customerId: 'cust-1', currency: 'EUR' });
+    await inRequest(record).attempt('bank_account.create', { reference: 'ref-1', customerId: 'cust-1', currency: 'EUR' });
 
     expect(log.events).toHaveLength(1);
     expect(log.events[0]).toMatchObject({
@@ -97,10 +110,9 @@ describe('AuditTrail', () => {
 
   describe('attemptWith: the attempted event committed by another store’s write', () => {
     it('when the write appends the event, then the request is marked attempted and the write’s answer comes back', async () => {
-      const record = newRecord('req-with');
+      const record = new RequestRecord('req-with');
 
-      const answer = await sut.attemptWith(
-        record,
+      const answer = await inRequest(record).attemptWith(
         'bank_account.create',
         { reference: 'ref-w1' },
         async (event) => {
@@ -116,10 +128,9 @@ describe('AuditTrail', () => {
     });
 
     it('when the write does not go ahead, then the request is not marked attempted', async () => {
-      const record = newRecord('req-held');
+      const record = new RequestRecord('req-held');
 
-      await sut.attemptWith(
-        record,
+      await inRequest(record).attemptWith(
         'bank_account.create',
         { reference: 'ref-w2' },
         () => Promise.resolve('in_flight'),
@@ -132,8 +143,7 @@ describe('AuditTrail', () => {
     it('when the write fails with one of the service’s errors, then that error stands; with another, AuditUnavailable; both counted', async () => {
       const down = new StoreDown();
       const failing = (error: Error) =>
-        sut.attemptWith(
-          newRecord('req-down'),
+        inRequest(new RequestRecord('req-down')).attemptWith(
           'bank_account.create',
           { reference: 'ref-w3' },
           () => Promise.reject(error),
@@ -148,9 +158,9 @@ describe('AuditTrail', () => {
 
   it('when the log cannot be written, then attempt throws AuditUnavailable, the request is not marked attempted, and the failure is counted', async () => {
     log.failing = true;
-    const record = newRecord('req-2');
+    const record = new RequestRecord('req-2');
 
-    await expect(sut.attempt(record, 'customer.create', {})).rejects.toBeInstanceOf(AuditUnavailable);
+    await expect(inRequest(record).attempt('customer.create', {})).rejects.toBeInstanceOf(AuditUnavailable);
     expect(record.attempted).toBeUndefined();
     expect(metrics.auditFailures).toBe(1);
     // The event that was lost, for an operator to recover: in the error log line.
@@ -165,17 +175,17 @@ describe('AuditTrail', () => {
   });
 
   it('when a staff member’s search cannot be written, then its log line names them by id only: no display name, no reason, while the audit event holds both', async () => {
-    const record = newRecord('req-staff');
-    noteClient(record, { id: 'emp-4711', name: 'Sam Support', tenant: ALL_TENANTS, role: 'staff', staff: { roles: ['support'], secondFactor: true } });
-    noteStaffRoles(record, ['support']);
-    noteAccessReason(record, 'SUP-1 Jane Doe called about her card');
+    const record = new RequestRecord('req-staff');
+    record.noteClient({ id: 'emp-4711', name: 'Sam Support', tenant: ALL_TENANTS, role: 'staff', staff: { roles: ['support'], secondFactor: true } });
+    record.noteStaffRoles(['support']);
+    record.noteAccessReason('SUP-1 Jane Doe called about her card');
     log.failing = true;
 
     await expect(sut.conclude(record, { operation: 'audit.query', phase: 'succeeded', httpStatus: 200 })).rejects.toBeInstanceOf(AuditUnavailable);
     log.failing = false;
-    const written = newRecord('req-staff-2');
-    noteClient(written, { id: 'emp-4711', name: 'Sam Support', tenant: ALL_TENANTS, role: 'staff', staff: { roles: ['support'], secondFactor: true } });
-    noteAccessReason(written, 'SUP-1 Jane Doe called about her card');
+    const written = new RequestRecord('req-staff-2');
+    written.noteClient({ id: 'emp-4711', name: 'Sam Support', tenant: ALL_TENANTS, role: 'staff', staff: { roles: ['support'], secondFactor: true } });
+    written.noteAccessReason('SUP-1 Jane Doe called about her card');
     await sut.conclude(written, { operation: 'audit.query', phase: 'succeeded', httpStatus: 200 });
 
     const line = JSON.stringify(logs.lines);
@@ -193,7 +203,8 @@ describe('AuditTrail', () => {
   });
 
   it('when conclude is called twice, then only one terminal event is written', async () => {
-    const record: RequestRecord = { ...newRecord('req-3'), upstream: { status: 502, errorId: 'UP-1', latencyMs: 12 } };
+    const record = new RequestRecord('req-3');
+    record.noteUpstreamCall({ status: 502, errorId: 'UP-1', latencyMs: 12 });
 
     await sut.conclude(record, { operation: 'balance.read', phase: 'failed', httpStatus: 502, errorId: 'e-1' });
     await sut.conclude(record, { operation: 'balance.read', phase: 'failed', httpStatus: 502, errorId: 'e-1' });
@@ -203,7 +214,7 @@ describe('AuditTrail', () => {
   });
 
   it('when an error message is long, then it is cut to the column’s 500 characters', async () => {
-    await sut.conclude(newRecord('req-4'), { operation: 'balance.read', phase: 'rejected', httpStatus: 400, errorMessage: 'x'.repeat(900) });
+    await sut.conclude(new RequestRecord('req-4'), { operation: 'balance.read', phase: 'rejected', httpStatus: 400, errorMessage: 'x'.repeat(900) });
 
     expect(log.events[0].errorMessage).toHaveLength(500);
   });
@@ -222,9 +233,9 @@ describe('AuditTrail', () => {
     };
 
     it('when the request is concluded, then its event goes through the write, not the log on its own', async () => {
-      const record = newRecord('req-with');
+      const record = new RequestRecord('req-with');
       const write = along();
-      sut.concludeWith(record, write);
+      inRequest(record).concludeWith(write);
 
       await sut.conclude(record, { operation: 'bank_account.create', phase: 'succeeded', httpStatus: 201 });
 
@@ -233,10 +244,10 @@ describe('AuditTrail', () => {
     });
 
     it('when the write fails and it holds both, then its answer is what the request gets, and nothing is counted as lost', async () => {
-      const record = newRecord('req-held');
+      const record = new RequestRecord('req-held');
       const pending = new StoreDown();
       const write = along({ failWith: new StoreDown(), holds: pending });
-      sut.concludeWith(record, write);
+      inRequest(record).concludeWith(write);
 
       await expect(sut.conclude(record, { operation: 'bank_account.create', phase: 'succeeded', httpStatus: 201 })).rejects.toBe(pending);
 
@@ -245,8 +256,8 @@ describe('AuditTrail', () => {
     });
 
     it('when the write fails and it does not hold them, then the request fails closed and the event is logged as lost', async () => {
-      const record = newRecord('req-lost');
-      sut.concludeWith(record, along({ failWith: new Error('duplicate key value') }));
+      const record = new RequestRecord('req-lost');
+      inRequest(record).concludeWith(along({ failWith: new Error('duplicate key value') }));
 
       await expect(sut.conclude(record, { operation: 'bank_account.create', phase: 'succeeded', httpStatus: 201 })).rejects.toBeInstanceOf(AuditUnavailable);
 
@@ -255,11 +266,11 @@ describe('AuditTrail', () => {
     });
 
     it('when the request was concluded already (answered before its provider call ended), then the write goes alone, at once', async () => {
-      const record = newRecord('req-early');
+      const record = new RequestRecord('req-early');
       await sut.conclude(record, { operation: 'bank_account.create', phase: 'unknown', httpStatus: 504 });
       const write = along();
 
-      sut.concludeWith(record, write);
+      inRequest(record).concludeWith(write);
       await new Promise((resolve) => setImmediate(resolve));
 
       expect(write.seen).toEqual({ written: [], alone: 1, held: [] });

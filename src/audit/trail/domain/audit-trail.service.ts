@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../../common/domain/clock.port';
 import { DomainError } from '../../../common/domain/domain-error';
-import { logContextOf, noteAttempted, noteConcluded, noteSubject, RequestRecord } from '../../../common/domain/request-record';
+import { currentRecord, logContextOf, RequestRecord } from '../../../common/domain/request-record';
 import { AuditActor, AuditEvent, AuditOperation, RequestSubject, TerminalPhase } from './audit-event';
 import { AuditLog, CommittedEvent } from './audit-log.port';
 import { AuditUnavailable, EarlierAttemptUnresolved } from './audit.errors';
@@ -58,9 +58,9 @@ export class AuditTrail {
     private readonly metrics: Metrics,
   ) {}
 
-  /** Names what the request is about; every event it leaves carries these identifiers. */
-  about(record: RequestRecord, subject: RequestSubject): void {
-    noteSubject(record, subject);
+  /** Names what the request being served is about; every event it leaves carries these identifiers. */
+  about(subject: RequestSubject): void {
+    currentRecord().noteSubject(subject);
   }
 
   /**
@@ -68,9 +68,8 @@ export class AuditTrail {
    * the call only once it resolves.
    * @throws AuditUnavailable when the event could not be committed: nothing may be sent then.
    */
-  async attempt(record: RequestRecord, operation: AuditOperation, subject: RequestSubject): Promise<void> {
+  async attempt(operation: AuditOperation, subject: RequestSubject): Promise<void> {
     await this.attemptWith(
-      record,
       operation,
       subject,
       (event) => this.log.append(event),
@@ -87,13 +86,13 @@ export class AuditTrail {
    * nothing was committed, and nothing may be sent.
    */
   async attemptWith<R>(
-    record: RequestRecord,
     operation: AuditOperation,
     subject: RequestSubject,
     write: (event: AuditEvent) => Promise<R>,
     appended: (result: R) => boolean,
   ): Promise<R> {
-    noteSubject(record, subject);
+    const record = currentRecord();
+    record.noteSubject(subject);
     const event = this.event(record, { operation, phase: 'attempted' });
     let result: R;
     try {
@@ -101,7 +100,7 @@ export class AuditTrail {
     } catch (error) {
       throw this.unwritten(event, error);
     }
-    if (appended(result)) noteAttempted(record);
+    if (appended(result)) record.noteAttempted();
     return result;
   }
 
@@ -111,11 +110,11 @@ export class AuditTrail {
    * outcome, that earlier attempt is what the provider saw: the partner is told so
    * (EarlierAttemptUnresolved), rather than that the provider refused.
    */
-  async calling<T>(record: RequestRecord, reference: string, call: () => Promise<T>): Promise<T> {
+  async calling<T>(reference: string, call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (error) {
-      if (error instanceof UpstreamError && error.code === REFERENCE_ALREADY_SEEN && (await this.unresolvedBefore(record, reference))) {
+      if (error instanceof UpstreamError && error.code === REFERENCE_ALREADY_SEEN && (await this.unresolvedBefore(currentRecord(), reference))) {
         throw new EarlierAttemptUnresolved(error);
       }
       throw error;
@@ -133,7 +132,8 @@ export class AuditTrail {
    * one commit for both. When the terminal event was written already (the request was answered
    * before its provider call ended: a timeout, a caller that hung up), the write goes alone, now.
    */
-  concludeWith(record: RequestRecord, write: ConcludingWrite): void {
+  concludeWith(write: ConcludingWrite): void {
+    const record = currentRecord();
     if (!record.concluded) {
       this.concluding.set(record, write);
       return;
@@ -151,7 +151,7 @@ export class AuditTrail {
    * with when it holds both to write later (ConcludingWrite.hold).
    */
   async conclude(record: RequestRecord, conclusion: RequestConclusion): Promise<{ event: AuditEvent; committed?: CommittedEvent } | undefined> {
-    if (!noteConcluded(record)) return undefined;
+    if (!record.noteConcluded()) return undefined;
     const event = this.event(record, {
       ...conclusion,
       errorMessage: conclusion.errorMessage?.slice(0, MAX_MESSAGE),

@@ -6,7 +6,7 @@ import { isUuid } from '../../../common/domain/identifiers';
 import { isUnder } from '../../../common/http/canonical-target';
 import { contextOf, recordOf, targetOf } from '../../../common/http/request-context';
 import { RecordedProblem, RequestRecorder, requestLogAddress } from '../../../common/http/request-recorder.port';
-import { logContextOf, noteSubject, RequestRecord } from '../../../common/domain/request-record';
+import { logContextOf, RequestRecord } from '../../../common/domain/request-record';
 import { UpstreamError } from '../../../common/domain/upstream';
 import { AuditEvent, AuditOperation, TerminalPhase } from '../domain/audit-event';
 import type { CommittedEvent } from '../domain/audit-log.port';
@@ -84,7 +84,7 @@ export class RequestAuditor extends RequestRecorder {
     const refused = new Set(exception instanceof DomainError ? (exception.fields ?? []).map((problem) => problem.field) : []);
     const found = identifiersOf(request, refused);
     // What the handler named stands; the refused body only fills in what it did not.
-    noteSubject(record, {
+    record.noteSubject({
       reference: record.reference ?? found.reference,
       customerId: record.customerId ?? found.customerId,
       currency: record.currency ?? found.currency,
