@@ -8,7 +8,8 @@
  * `npm start`; the sandbox; the users and OpenAPI commands; the preload the npm commands use).
  */
 const ENTRY_POINTS = '^src/(main|data-source)[.]ts$|^dev/(main|local-database|sandbox/main|openapi[.]cli)[.]ts$|[.]cli[.]ts$';
-const FEATURES = '(audit|auth|balances|bank-accounts|customers|health|idempotency|metrics|rate-limit|upstream)';
+/** The features: each folder under src/, and each slice of the partner API (partner-api/customers, …) as one of its own. */
+const FEATURES = '(audit|auth|health|idempotency|metrics|partner-api/[^/]+|rate-limit|upstream)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -54,8 +55,8 @@ module.exports = {
       to: {
         path: [
           '^node_modules/(typeorm|@nestjs/typeorm|pg|pg-[^/]+|undici|fastify|@fastify/[^/]+|@nestjs/swagger|@nestjs/platform-fastify|ioredis|prom-client)/',
-          '^src/[^/]+/(http|persistence|cli)/',
-          '^src/[^/]+/[^/]+/(http|persistence|cli)/',
+          '^src/[^/]+/(http|persistence|cli|upstream)/',
+          '^src/[^/]+/[^/]+/(http|persistence|cli|upstream)/',
           '^src/upstream/',
         ],
       },
@@ -68,10 +69,12 @@ module.exports = {
       to: { path: `^src/${FEATURES}/` },
     },
     {
-      name: 'features-name-no-adapter',
-      comment: 'A feature binds nothing to the upstream adapters: the upstream module binds the gateway ports and exports them.',
+      name: 'only-provider-adapters-speak-the-protocol',
+      comment:
+        'The provider’s protocol (src/upstream/: its client, signer, cipher and answers) is spoken by the partner API’s provider ' +
+        'adapters (partner-api/<slice>/upstream/) alone; the composition root starts it. No other feature reaches it.',
       severity: 'error',
-      from: { path: `^src/${FEATURES}/`, pathNot: '^src/upstream/' },
+      from: { path: `^src/${FEATURES}/`, pathNot: ['^src/upstream/', '^src/partner-api/[^/]+/upstream/'] },
       to: { path: '^src/upstream/' },
     },
     {
@@ -85,6 +88,9 @@ module.exports = {
         path: `^src/${FEATURES}/`,
         pathNot: [
           '^src/$1/',
+          '^src/partner-api/domain/',
+          // The provider's protocol: who may speak it is the rule above's.
+          '^src/upstream/',
           `^src/${FEATURES}/domain/`,
           `^src/${FEATURES}/[^/]+/domain/`,
           `^src/${FEATURES}/[^/]+[.]module[.]ts$`,

@@ -1,6 +1,6 @@
 import { AuditEventEntity } from './audit/trail/persistence/audit-event.entity';
 import { ApiClientEntity } from './auth/persistence/api-client.entity';
-import { CustomerTenantEntity } from './customers/persistence/customer-tenant.entity';
+import { CustomerTenantEntity } from './partner-api/customers/persistence/customer-tenant.entity';
 import { IdempotencyKeyEntity } from './idempotency/persistence/idempotency-key.entity';
 
 /**

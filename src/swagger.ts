@@ -4,9 +4,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { exampleDocumentExpiry } from './bank-accounts/http/open-bank-account.request.dto';
+import { exampleDocumentExpiry } from './partner-api/bank-accounts/http/open-bank-account.request.dto';
 import { Clock } from './common/domain/clock.port';
-import { ALL_SCOPES } from './auth/domain/scopes';
+import { PARTNER_SCOPES } from './partner-api/domain/partner-api.vocabulary';
 import {
   BROWSER_SESSION_SECURITY_SCHEME as SESSION_SCHEME,
   END_USER_SECURITY_SCHEME as END_USER_SCHEME,
@@ -276,7 +276,7 @@ export function setupSwagger(app: NestFastifyApplication, options: SwaggerOption
             initOAuth: {
               clientId: staff?.clientId ?? endUsers?.clientId ?? '',
               usePkceWithAuthorizationCodeGrant: true,
-              scopes: ['openid', ...(endUsers ? ALL_SCOPES : [])],
+              scopes: ['openid', ...(endUsers ? PARTNER_SCOPES : [])],
             },
           }
         : {}),

@@ -5,7 +5,7 @@ import { ConfigurationError, validateEnvironment } from '../../src/config/load-c
 import { devLogin } from '../identity-provider/dev-login';
 import { DEV_CLIENTS, DEV_STAFF_SCOPE } from '../identity-provider/dev-identity-provider';
 import { dpopProofWith, DpopPrivateJwk, newDpopKey } from '../identity-provider/dev-dpop';
-import { ALL_SCOPES } from '../../src/auth/domain/scopes';
+import { PARTNER_SCOPES } from '../../src/partner-api/domain/partner-api.vocabulary';
 import { DevelopmentEnvironment } from '../development.environment';
 
 const USAGE = `Usage: npm run -s users -- <command> [options]
@@ -123,7 +123,7 @@ export async function runUsersCli(
     chmodSync(values.out, 0o600);
     io.err(`Written to ${values.out} (mode 600)`);
   };
-  const scopes = values.scope === undefined ? (values.staff ? [DEV_STAFF_SCOPE] : ALL_SCOPES) : values.scope.split(' ').filter((scope) => scope !== '');
+  const scopes = values.scope === undefined ? (values.staff ? [DEV_STAFF_SCOPE] : PARTNER_SCOPES) : values.scope.split(' ').filter((scope) => scope !== '');
   try {
     if (values.dpop) {
       const key = await newDpopKey();

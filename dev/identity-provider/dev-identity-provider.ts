@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, JWK } from 'jose';
-import { ALL_SCOPES } from '../../src/auth/domain/scopes';
+import { PARTNER_SCOPES } from '../../src/partner-api/domain/partner-api.vocabulary';
 import { canonicalTarget } from '../../src/common/http/canonical-target';
 import { SESSION_PATHS } from '../../src/auth/domain/session-endpoints';
 import type { DevelopmentAdditions } from '../../src/bootstrap';
@@ -200,7 +200,7 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const issuer = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
-  const resourceScope = ALL_SCOPES.join(' ');
+  const resourceScope = PARTNER_SCOPES.join(' ');
 
   const staff = options.staff === true;
   const users: Record<string, { name: string; email: string; roles?: readonly string[]; amr?: readonly string[] }> = staff ? DEV_STAFF : DEV_USERS;
@@ -273,7 +273,7 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
         ctx.body = `${out.error}: ${out.error_description ?? ''}\n`;
       },
       cookies: { keys: [cookieKey] },
-      scopes: staff ? ['openid', 'profile', DEV_STAFF_SCOPE] : ['openid', 'offline_access', ...ALL_SCOPES],
+      scopes: staff ? ['openid', 'profile', DEV_STAFF_SCOPE] : ['openid', 'offline_access', ...PARTNER_SCOPES],
       // A staff token names its holder, their roles and how they signed in, as a company's provider's does.
       extraTokenClaims: (_ctx: unknown, token: { kind: string; accountId?: string }) => {
         if (!staff || token.kind !== 'AccessToken' || !token.accountId) return undefined;

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ALL_SCOPES } from '../../src/auth/domain/scopes';
+import { PARTNER_SCOPES } from '../../src/partner-api/domain/partner-api.vocabulary';
 import { DEV_APP_REDIRECT_URI, DEV_CLIENTS } from './dev-identity-provider';
 
 /** What the token endpoint answered (RFC 6749 section 5.1). */
@@ -58,7 +58,7 @@ export async function devLogin(options: DevLoginOptions): Promise<DevTokens> {
     client_id: options.clientId ?? DEV_CLIENTS.app,
     response_type: 'code',
     redirect_uri: DEV_APP_REDIRECT_URI,
-    scope: ['openid', ...(options.scopes ?? ALL_SCOPES)].join(' '),
+    scope: ['openid', ...(options.scopes ?? PARTNER_SCOPES)].join(' '),
     resource: options.audience,
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',

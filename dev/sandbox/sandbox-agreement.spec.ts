@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Type } from '@nestjs/common';
 import fc from 'fast-check';
-import { BANK_ACCOUNT_FIELDS } from '../../src/bank-accounts/domain/bank-account.gateway.port';
+import { BANK_ACCOUNT_FIELDS } from '../../src/partner-api/bank-accounts/domain/bank-account.gateway.port';
 import { fromWire } from '../../src/common/domain/field-map';
 import type { FieldMap } from '../../src/common/domain/field-map';
-import { CUSTOMER_FIELDS } from '../../src/customers/domain/customer.gateway.port';
-import { bankAccountPayload } from '../../src/upstream/upstream-bank-account.adapter';
-import { customerPayload } from '../../src/upstream/upstream-customer.adapter';
-import { OpenBankAccountRequestDto } from '../../src/bank-accounts/http/open-bank-account.request.dto';
+import { CUSTOMER_FIELDS } from '../../src/partner-api/customers/domain/customer.gateway.port';
+import { bankAccountPayload } from '../../src/partner-api/bank-accounts/upstream/upstream-bank-account.adapter';
+import { customerPayload } from '../../src/partner-api/customers/upstream/upstream-customer.adapter';
+import { OpenBankAccountRequestDto } from '../../src/partner-api/bank-accounts/http/open-bank-account.request.dto';
 import { FixedClock, useValidationClock } from '../../test/support/fakes';
 import { createValidationPipe, RequestValidationFailed } from '../../src/common/http/validation';
-import { CreateCustomerRequestDto } from '../../src/customers/http/create-customer.request.dto';
+import { CreateCustomerRequestDto } from '../../src/partner-api/customers/http/create-customer.request.dto';
 import { checkBankAccount, checkCustomer } from './sandbox-rules';
 
 /**

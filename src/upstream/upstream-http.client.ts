@@ -2,7 +2,6 @@ import { performance } from 'node:perf_hooks';
 import { Logger, OnModuleDestroy } from '@nestjs/common';
 import { BrokenCircuitError } from 'cockatiel';
 import { currentRecord, logContextOf, RequestRecord } from '../common/domain/request-record';
-import type { ProviderOperation } from '../common/domain/audit-operations';
 import { Metrics } from '../common/domain/metrics.port';
 import { SPAN_ATTRIBUTES, traced } from '../common/telemetry/tracing';
 import { AttemptFailure, CircuitStateName, UpstreamAttempt, UpstreamCircuit, UpstreamError } from '../common/domain/upstream';
@@ -14,7 +13,7 @@ import { ConnectionLost, NotSent, RawResponse, TimedOut, UpstreamTransport } fro
 import { UpstreamSettings } from './upstream.settings';
 
 /** The provider calls, named as the audit names them (common/domain/audit-operations). */
-export type UpstreamOperation = ProviderOperation;
+export type UpstreamOperation = string;
 
 export interface UpstreamReply {
   readonly status: number;

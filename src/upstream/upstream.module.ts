@@ -1,20 +1,16 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { BalanceGateway } from '../balances/domain/balance.gateway.port';
-import { BankAccountGateway } from '../bank-accounts/domain/bank-account.gateway.port';
 import { Metrics } from '../common/domain/metrics.port';
 import { UpstreamCircuit } from '../common/domain/upstream';
-import { CustomerGateway } from '../customers/domain/customer.gateway.port';
 import { JwePayloadCipher, PayloadCipher, PlainPayloadCipher } from './payload-cipher';
 import { RequestSigner } from './request-signer';
-import { UpstreamBalanceAdapter } from './upstream-balance.adapter';
-import { UpstreamBankAccountAdapter } from './upstream-bank-account.adapter';
-import { UpstreamCustomerAdapter } from './upstream-customer.adapter';
 import { UpstreamHttpClient } from './upstream-http.client';
 import { UpstreamSettings } from './upstream.settings';
 
 /**
- * The outbound adapter. It binds the features' gateway ports to its adapters and exports the ports,
- * so that a feature module never names an adapter.
+ * The provider's protocol, shared by the partner API's slices: one HTTP client (its transport,
+ * retries and circuit breaker), one signer, one cipher, and how the provider's answers are read.
+ * Each slice's provider adapter (`partner-api/<slice>/upstream/`) calls it; the slice's module binds
+ * its own gateway port to that adapter.
  */
 @Global()
 @Module({})
@@ -23,6 +19,7 @@ export class UpstreamModule {
     return {
       module: UpstreamModule,
       providers: [
+        { provide: UpstreamSettings, useValue: settings },
         { provide: RequestSigner, useFactory: () => new RequestSigner(settings.publicKey.pem) },
         {
           provide: PayloadCipher,
@@ -33,19 +30,9 @@ export class UpstreamModule {
           inject: [RequestSigner, PayloadCipher, Metrics],
           useFactory: (signer: RequestSigner, cipher: PayloadCipher, metrics: Metrics) => new UpstreamHttpClient(settings, signer, cipher, metrics),
         },
-        UpstreamCustomerAdapter,
-        UpstreamBalanceAdapter,
-        {
-          provide: UpstreamBankAccountAdapter,
-          inject: [UpstreamHttpClient],
-          useFactory: (client: UpstreamHttpClient) => new UpstreamBankAccountAdapter(client, settings.bankAccountPath),
-        },
         { provide: UpstreamCircuit, useExisting: UpstreamHttpClient },
-        { provide: CustomerGateway, useExisting: UpstreamCustomerAdapter },
-        { provide: BalanceGateway, useExisting: UpstreamBalanceAdapter },
-        { provide: BankAccountGateway, useExisting: UpstreamBankAccountAdapter },
       ],
-      exports: [UpstreamCircuit, CustomerGateway, BalanceGateway, BankAccountGateway],
+      exports: [UpstreamSettings, UpstreamHttpClient, UpstreamCircuit],
     };
   }
 }

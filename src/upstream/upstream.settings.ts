@@ -1,19 +1,19 @@
 import type { UpstreamEnvironment } from '../config/environment/upstream.environment';
 import { readUpstreamPublicKey, UpstreamPublicKey } from '../config/upstream-public-key';
 
-/** Everything the outbound adapter needs, resolved once at start-up. */
-export interface UpstreamSettings {
-  readonly baseUrl: string;
-  readonly bearerToken: string;
-  readonly authScheme: string;
-  readonly publicKey: UpstreamPublicKey;
-  readonly bankAccountPath: string;
-  readonly encryption: 'jwe' | 'none';
-  readonly connectTimeoutMs: number;
-  readonly timeoutMs: number;
-  readonly retryMax: number;
-  readonly breakerThreshold: number;
-  readonly breakerHalfOpenMs: number;
+/** Everything the provider's client and adapters need, resolved once at start-up (also their injection token). */
+export abstract class UpstreamSettings {
+  abstract readonly baseUrl: string;
+  abstract readonly bearerToken: string;
+  abstract readonly authScheme: string;
+  abstract readonly publicKey: UpstreamPublicKey;
+  abstract readonly bankAccountPath: string;
+  abstract readonly encryption: 'jwe' | 'none';
+  abstract readonly connectTimeoutMs: number;
+  abstract readonly timeoutMs: number;
+  abstract readonly retryMax: number;
+  abstract readonly breakerThreshold: number;
+  abstract readonly breakerHalfOpenMs: number;
 }
 
 function tuning(config: UpstreamEnvironment) {

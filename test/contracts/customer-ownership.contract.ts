@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CustomerOwnership } from '../../src/customers/domain/customer-ownership.port';
+import type { CustomerOwnership } from '../../src/partner-api/customers/domain/customer-ownership.port';
 
 /** What every CustomerOwnership must do: the fake and the PostgreSQL adapter alike (see audit-log.contract.ts). */
 export function customerOwnershipContract(subject: () => CustomerOwnership): void {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { runCustomersCli } from '../../src/customers/cli/customers.command';
+import { runCustomersCli } from '../../src/partner-api/customers/cli/customers.command';
 import { inRequestScope, RequestRecord } from '../../src/common/domain/request-record';
-import { UpstreamCustomerAdapter } from '../../src/upstream/upstream-customer.adapter';
+import { CustomerGateway } from '../../src/partner-api/customers/domain/customer.gateway.port';
 import { startTestApp, TestApp } from '../support/app';
 import { auditEventsOf } from '../support/audit';
 import { buildBankAccountRequest, buildNewCustomer } from '../support/builders';
@@ -87,7 +87,7 @@ describe('partner API: tenant scoping', () => {
     }
 
     it('when a customer created elsewhere is linked to a tenant, then that tenant may use it and others still may not', async () => {
-      const elsewhere = await inRequestScope(new RequestRecord('seed'), () => t.app.get(UpstreamCustomerAdapter).create(buildNewCustomer()));
+      const elsewhere = await inRequestScope(new RequestRecord('seed'), () => t.app.get(CustomerGateway).create(buildNewCustomer()));
       const customerId = elsewhere.customerId;
       expect((await callApi(t.baseUrl, 'GET', `/api/v1/customers/${customerId}/balance`, { token: globex })).status).toBe(404);
 
@@ -100,7 +100,7 @@ describe('partner API: tenant scoping', () => {
     });
 
     it('when a link is made or refused, then each is an audit event: who ran it, on which customer, for which tenant, and how it ended', async () => {
-      const elsewhere = await inRequestScope(new RequestRecord('seed'), () => t.app.get(UpstreamCustomerAdapter).create(buildNewCustomer()));
+      const elsewhere = await inRequestScope(new RequestRecord('seed'), () => t.app.get(CustomerGateway).create(buildNewCustomer()));
 
       await cli('link', '--tenant', 'globex', '--customer-id', elsewhere.customerId);
       await cli('link', '--tenant', 'globex', '--customer-id', acmeCustomer);

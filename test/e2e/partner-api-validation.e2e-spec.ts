@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { earliestAcceptedExpiry } from '../../src/bank-accounts/domain/document-expiry.rule';
+import { earliestAcceptedExpiry } from '../../src/partner-api/bank-accounts/domain/document-expiry.rule';
 import { startTestApp, TestApp } from '../support/app';
 import { auditEventsOf } from '../support/audit';
 import { buildBankAccountRequest, buildCustomerRequest } from '../support/builders';

@@ -4,7 +4,7 @@ import { AuditSearch } from '../../src/audit/search/domain/audit-search.port';
 import { AuditLog } from '../../src/audit/trail/domain/audit-log.port';
 import { AuditSealStore } from '../../src/audit/seal/domain/audit-seal.port';
 import { RequestLogStore } from '../../src/audit/requests/domain/request-log.port';
-import { CustomerOwnership } from '../../src/customers/domain/customer-ownership.port';
+import { CustomerOwnership } from '../../src/partner-api/customers/domain/customer-ownership.port';
 import { ProofReplay } from '../../src/auth/domain/proof-replay.port';
 import { PgProofReplay } from '../../src/auth/persistence/pg-proof-replay';
 import { SharedCommit } from '../../src/database/shared-commit';

@@ -1,5 +1,5 @@
 import { AuditLog } from '../../src/audit/trail/domain/audit-log.port';
-import { CustomerOwnership } from '../../src/customers/domain/customer-ownership.port';
+import { CustomerOwnership } from '../../src/partner-api/customers/domain/customer-ownership.port';
 import { IdempotencyStore } from '../../src/idempotency/domain/idempotency-store.port';
 import { ProofReplay } from '../../src/auth/domain/proof-replay.port';
 import { proofReplayContract } from '../contracts/proof-replay.contract';

@@ -8,9 +8,9 @@ import { validateEnvironment } from '../../src/config/load-config';
 import { generateSandboxKeys } from '../../dev/sandbox/sandbox-keys';
 import { RunningSandbox, startSandbox } from '../../dev/sandbox/sandbox.runner';
 import { isValidIban } from '../../dev/sandbox/sandbox-accounts';
-import { UpstreamBalanceAdapter } from '../../src/upstream/upstream-balance.adapter';
-import { UpstreamBankAccountAdapter } from '../../src/upstream/upstream-bank-account.adapter';
-import { UpstreamCustomerAdapter } from '../../src/upstream/upstream-customer.adapter';
+import { UpstreamBalanceAdapter } from '../../src/partner-api/balances/upstream/upstream-balance.adapter';
+import { UpstreamBankAccountAdapter } from '../../src/partner-api/bank-accounts/upstream/upstream-bank-account.adapter';
+import { UpstreamCustomerAdapter } from '../../src/partner-api/customers/upstream/upstream-customer.adapter';
 import { UpstreamHttpClient } from '../../src/upstream/upstream-http.client';
 import { UpstreamModule } from '../../src/upstream/upstream.module';
 import { sandboxUpstreamSettings, UpstreamSettings } from '../../src/upstream/upstream.settings';
@@ -47,7 +47,11 @@ describe('outbound adapter against the sandbox over loopback', () => {
 
   async function adapters(env: Record<string, string> = {}, tweak: (s: UpstreamSettings) => UpstreamSettings = (s) => s): Promise<Adapters> {
     const settings = tweak(sandboxUpstreamSettings(validateEnvironment({ UPSTREAM_RETRY_MAX: '2', ...env }), sandbox));
-    const module = await Test.createTestingModule({ imports: [MetricsModule, UpstreamModule.forRoot(settings)] }).compile();
+    // The provider's protocol, and each slice's adapter over it, as the slices' modules provide them.
+    const module = await Test.createTestingModule({
+      imports: [MetricsModule, UpstreamModule.forRoot(settings)],
+      providers: [UpstreamCustomerAdapter, UpstreamBalanceAdapter, UpstreamBankAccountAdapter],
+    }).compile();
     await module.init();
     modules.push(module);
     return {

@@ -107,23 +107,25 @@ describe('Architecture boundaries (npm run lint)', () => {
     ['@nestjs/swagger', `import { ApiProperty } from '@nestjs/swagger';\nexport const a = ApiProperty;\n`],
     ['its own http/ folder', `import { x } from '../http/x.controller';\nexport const y = x;\n`],
     ['its own persistence/ folder', `import { x } from '../persistence/x.repository';\nexport const y = x;\n`],
-    ['the upstream adapter', `import { x } from '../../upstream/x.adapter';\nexport const y = x;\n`],
+    ['its own provider adapter', `import { x } from '../upstream/x.adapter';\nexport const y = x;\n`],
+    ['the provider’s protocol', `import { x } from '../../../upstream/x.client';\nexport const y = x;\n`],
   ])('when a domain file imports %s, then lint fails', async (_what, text) => {
     const result = await cruise({
-      'src/customers/domain/probe.service.ts': text,
-      'src/customers/http/x.controller.ts': 'export const x = 1;\n',
-      'src/customers/persistence/x.repository.ts': 'export const x = 1;\n',
-      'src/upstream/x.adapter.ts': 'export const x = 1;\n',
+      'src/partner-api/customers/domain/probe.service.ts': text,
+      'src/partner-api/customers/http/x.controller.ts': 'export const x = 1;\n',
+      'src/partner-api/customers/persistence/x.repository.ts': 'export const x = 1;\n',
+      'src/partner-api/customers/upstream/x.adapter.ts': 'export const x = 1;\n',
+      'src/upstream/x.client.ts': 'export const x = 1;\n',
     });
 
     expect(result.code).not.toBe(0);
-    expect(result.output).toMatch(/domain-is-pure: src\/customers\/domain\/probe\.service\.ts/);
+    expect(result.output).toMatch(/domain-is-pure: src\/partner-api\/customers\/domain\/probe\.service\.ts/);
   });
 
   it.each(['common', 'config', 'database'])('when a file in %s/ imports a feature, then lint fails', async (lower) => {
     const result = await cruise({
-      [`src/${lower}/probe.ts`]: `import { x } from '../customers/domain/x.port';\nexport const y = x;\n`,
-      'src/customers/domain/x.port.ts': 'export const x = 1;\n',
+      [`src/${lower}/probe.ts`]: `import { x } from '../partner-api/customers/domain/x.port';\nexport const y = x;\n`,
+      'src/partner-api/customers/domain/x.port.ts': 'export const x = 1;\n',
     });
 
     expect(result.code).not.toBe(0);
@@ -135,12 +137,12 @@ describe('Architecture boundaries (npm run lint)', () => {
     ['persistence/', 'src/auth/persistence/x.repository.ts'],
   ])('when a feature imports another feature’s %s, then lint fails', async (_what, target) => {
     const result = await cruise({
-      'src/customers/http/probe.controller.ts': `import { x } from '../../${target.slice(4, -3)}';\nexport const y = x;\n`,
+      'src/partner-api/customers/http/probe.controller.ts': `import { x } from '../../../${target.slice(4, -3)}';\nexport const y = x;\n`,
       [target]: 'export const x = 1;\n',
     });
 
     expect(result.code).not.toBe(0);
-    expect(result.output).toMatch(/features-meet-through-domain-or-module: src\/customers\/http\/probe\.controller\.ts/);
+    expect(result.output).toMatch(/features-meet-through-domain-or-module: src\/partner-api\/customers\/http\/probe\.controller\.ts/);
   });
 
   it.each([
@@ -149,7 +151,7 @@ describe('Architecture boundaries (npm run lint)', () => {
     ['its decorators', 'src/auth/http/auth.decorators.ts'],
   ])('when a feature imports another feature through %s, then lint passes', async (_what, target) => {
     const result = await cruise({
-      'src/customers/http/probe.controller.ts': `import { x } from '../../${target.slice(4, -3)}';\nexport const y = x;\n`,
+      'src/partner-api/customers/http/probe.controller.ts': `import { x } from '../../../${target.slice(4, -3)}';\nexport const y = x;\n`,
       [target]: 'export const x = 1;\n',
     });
 
@@ -158,15 +160,15 @@ describe('Architecture boundaries (npm run lint)', () => {
 
   it('when a file is reached from no entry point, then lint fails naming it; reached, it passes', async () => {
     const tree = {
-      'src/main.ts': `import { x } from './customers/domain/used';\nexport const y = x;\n`,
-      'src/customers/domain/used.ts': 'export const x = 1;\n',
+      'src/main.ts': `import { x } from './partner-api/customers/domain/used';\nexport const y = x;\n`,
+      'src/partner-api/customers/domain/used.ts': 'export const x = 1;\n',
     };
 
-    const dead = await cruise({ ...tree, 'src/customers/domain/dead.ts': 'export const z = 1;\n' });
+    const dead = await cruise({ ...tree, 'src/partner-api/customers/domain/dead.ts': 'export const z = 1;\n' });
     const alive = await cruise(tree);
 
     expect(dead.code).not.toBe(0);
-    expect(dead.output).toMatch(/no-unused-files: src\/customers\/domain\/dead\.ts/);
+    expect(dead.output).toMatch(/no-unused-files: src\/partner-api\/customers\/domain\/dead\.ts/);
     expect(alive.output).not.toMatch(/no-unused-files/);
   });
 
@@ -174,7 +176,7 @@ describe('Architecture boundaries (npm run lint)', () => {
     const authenticator = 'export class Authenticator { authenticate(): string { return "x"; } }\n';
     const elsewhere = await cruise({
       'src/auth/domain/authenticator.ts': authenticator,
-      'src/customers/http/x.controller.ts': `import { Authenticator } from '../../auth/domain/authenticator';\nexport const y = Authenticator;\n`,
+      'src/partner-api/customers/http/x.controller.ts': `import { Authenticator } from '../../../auth/domain/authenticator';\nexport const y = Authenticator;\n`,
     });
     const stage = await cruise({
       'src/auth/domain/authenticator.ts': authenticator,
@@ -186,14 +188,20 @@ describe('Architecture boundaries (npm run lint)', () => {
     expect(stage.output).not.toMatch(/one-place-identifies-callers/);
   });
 
-  it('when a feature module names an upstream adapter, then lint fails', async () => {
-    const result = await cruise({
-      'src/balances/balances.module.ts': `import { x } from '../upstream/x.adapter';\nexport const y = x;\n`,
-      'src/upstream/x.adapter.ts': 'export const x = 1;\n',
+  it('when anything but a slice’s provider adapter speaks the provider’s protocol, then lint fails; the adapter may', async () => {
+    const client = { 'src/upstream/x.client.ts': 'export const x = 1;\n' };
+    const elsewhere = await cruise({
+      ...client,
+      'src/partner-api/balances/balances.module.ts': `import { x } from '../../upstream/x.client';\nexport const y = x;\n`,
+    });
+    const adapter = await cruise({
+      ...client,
+      'src/partner-api/balances/upstream/x.adapter.ts': `import { x } from '../../../upstream/x.client';\nexport const y = x;\n`,
     });
 
-    expect(result.code).not.toBe(0);
-    expect(result.output).toMatch(/features-name-no-adapter/);
+    expect(elsewhere.code).not.toBe(0);
+    expect(elsewhere.output).toMatch(/only-provider-adapters-speak-the-protocol: src\/partner-api\/balances\/balances\.module\.ts/);
+    expect(adapter.output).not.toMatch(/only-provider-adapters-speak-the-protocol/);
   });
 
   it('when two feature folders import each other, file by file without a cycle of files, then lint fails', async () => {

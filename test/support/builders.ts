@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { BANK_ACCOUNT_FIELDS, OpenBankAccount } from '../../src/bank-accounts/domain/bank-account.gateway.port';
+import { BANK_ACCOUNT_FIELDS, OpenBankAccount } from '../../src/partner-api/bank-accounts/domain/bank-account.gateway.port';
 import { toWire } from '../../src/common/domain/field-map';
-import { CUSTOMER_FIELDS, NewCustomer } from '../../src/customers/domain/customer.gateway.port';
+import { CUSTOMER_FIELDS, NewCustomer } from '../../src/partner-api/customers/domain/customer.gateway.port';
 
 /** A date `months` calendar months from today (UTC), safely past the provider's one-month rule. */
 export function monthsFromToday(months: number): string {

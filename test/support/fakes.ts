@@ -1,13 +1,13 @@
 import { useContainer } from 'class-validator';
 import { AuditEvent } from '../../src/audit/trail/domain/audit-event';
-import { DocumentExpiryConstraint } from '../../src/bank-accounts/http/document-expiry.validator';
+import { DocumentExpiryConstraint } from '../../src/partner-api/bank-accounts/http/document-expiry.validator';
 import { PastCalendarDateConstraint } from '../../src/common/http/date.validators';
 import { AuditLog, CommittedEvent, StoreWrite } from '../../src/audit/trail/domain/audit-log.port';
 import { UnresolvedCall, UnresolvedPage, UnresolvedQuery } from '../../src/audit/trail/domain/unresolved-call';
 import { Clock } from '../../src/common/domain/clock.port';
 import { Metrics } from '../../src/common/domain/metrics.port';
-import { Binding, CustomerOwner, CustomerOwnership, OwnershipOrigin } from '../../src/customers/domain/customer-ownership.port';
-import { CustomerNotFound } from '../../src/customers/domain/customers.errors';
+import { Binding, CustomerOwner, CustomerOwnership, OwnershipOrigin } from '../../src/partner-api/customers/domain/customer-ownership.port';
+import { CustomerNotFound } from '../../src/partner-api/customers/domain/customers.errors';
 import { ProofReplay } from '../../src/auth/domain/proof-replay.port';
 import { Claim } from '../../src/idempotency/domain/idempotency';
 import { ClaimRequest, IdempotencyStore, OwnClaim } from '../../src/idempotency/domain/idempotency-store.port';

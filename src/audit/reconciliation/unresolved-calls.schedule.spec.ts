@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { OPERATION } from '../../common/domain/audit-operations';
 import { CountingMetrics, FixedClock, InMemoryAuditLog } from '../../../test/support/fakes';
 import { AuditEvent } from '../trail/domain/audit-event';
 import { UnresolvedCalls } from './domain/unresolved-calls.service';
@@ -12,7 +11,7 @@ describe(UnresolvedCallsCount.name, () => {
     id: randomUUID(),
     occurredAt,
     requestId: randomUUID(),
-    operation: OPERATION.createCustomer,
+    operation: 'customer.create',
     phase: 'attempted',
     reference,
   });

@@ -1,7 +1,7 @@
 import { importJWK, JWK, jwtVerify } from 'jose';
 import { Logger } from '@nestjs/common';
 import * as client from 'openid-client';
-import { ALL_SCOPES } from '../domain/scopes';
+import { PARTNER_SCOPES } from '../../partner-api/domain/partner-api.vocabulary';
 import { InvalidLogoutToken, IssuerUnavailable, LoginFailed } from '../domain/auth.errors';
 import {
   CompletedLogin,
@@ -199,7 +199,7 @@ export class OpenIdRelyingParty extends RelyingParty {
 /** An end user's login: openid, the display claims where offered (shown to the user only), every gateway scope, and a refresh token where offered. */
 function endUserScopes(offered: readonly string[] | undefined): string[] {
   const display = ['profile', 'email'].filter((scope) => offered?.includes(scope));
-  return ['openid', ...display, ...ALL_SCOPES, ...(offered?.includes('offline_access') ? ['offline_access'] : [])];
+  return ['openid', ...display, ...PARTNER_SCOPES, ...(offered?.includes('offline_access') ? ['offline_access'] : [])];
 }
 
 function tokensOf(response: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers): SessionTokens {

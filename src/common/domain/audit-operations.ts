@@ -1,14 +1,13 @@
 /**
- * What requests are audited as: the vocabulary of `audit_events.operation`, each name written
- * once, here. Controllers (`@Audited`), domain services and the provider adapters refer to these
- * constants without depending on the audit feature.
+ * What requests are audited as (`audit_events.operation`): a name such as `customer.create`. The
+ * partner API's slices each name their own (partner-api/domain/partner-api.vocabulary.ts lists
+ * them); the service's own, those of the edge, the sign-in, the clients and the audit log itself,
+ * are written once, here. Controllers (`@Audited`) refer to these constants without depending on
+ * the audit feature.
  */
+export type AuditOperation = string;
+
 export const OPERATION = {
-  createCustomer: 'customer.create',
-  linkCustomer: 'customer.link',
-  bindCustomer: 'customer.bind',
-  readBalance: 'balance.read',
-  openBankAccount: 'bank_account.create',
   rejectedAuthentication: 'auth.rejected',
   queryAudit: 'audit.query',
   accessReport: 'audit.access_report',
@@ -32,13 +31,5 @@ export const OPERATION = {
   adminHealthDetails: 'admin.health_details',
 } as const;
 
-export type AuditOperation = (typeof OPERATION)[keyof typeof OPERATION];
-
-/** Every operation, in the order above (the OpenAPI document's enum). */
-export const AUDIT_OPERATIONS: readonly AuditOperation[] = Object.values(OPERATION);
-
-/** The operations that call the provider. */
-export type ProviderOperation = typeof OPERATION.createCustomer | typeof OPERATION.readBalance | typeof OPERATION.openBankAccount;
-
-/** The provider calls that change something there: each is made once per reference, recorded before it is made. */
-export type ProviderWriteOperation = typeof OPERATION.createCustomer | typeof OPERATION.openBankAccount;
+/** The service's own operations, in the order above. */
+export const SERVICE_OPERATIONS: readonly AuditOperation[] = Object.values(OPERATION);

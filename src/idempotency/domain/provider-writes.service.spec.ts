@@ -1,7 +1,6 @@
 import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
 import { AuditUnavailable, EarlierAttemptUnresolved } from '../../audit/trail/domain/audit.errors';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
-import { OPERATION } from '../../common/domain/audit-operations';
 import { inRequestScope, RequestRecord } from '../../common/domain/request-record';
 import { REFERENCE_ALREADY_SEEN, UpstreamError } from '../../common/domain/upstream';
 import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryIdempotencyStore, idempotencyService } from '../../../test/support/fakes';
@@ -52,7 +51,7 @@ describe(ProviderWrites.name, () => {
   describe('begin', () => {
     it('when the partner sent no reference, then a new UUID is the reference, and the request’s record names it at once', async () => {
       const noted = await inRequest(async (record) => {
-        const write = sut.begin(OPERATION.openBankAccount, { customerId: 'cust-1', currency: 'EUR' });
+        const write = sut.begin('bank_account.create', { customerId: 'cust-1', currency: 'EUR' });
         return { reference: write.reference, record: record };
       });
 
@@ -61,7 +60,7 @@ describe(ProviderWrites.name, () => {
     });
 
     it('when the partner sent a reference, then it is the reference', async () => {
-      await expect(inRequest(() => Promise.resolve(sut.begin(OPERATION.createCustomer, { reference: 'ref-given' }).reference))).resolves.toBe('ref-given');
+      await expect(inRequest(() => Promise.resolve(sut.begin('customer.create', { reference: 'ref-given' }).reference))).resolves.toBe('ref-given');
     });
   });
 
@@ -70,7 +69,7 @@ describe(ProviderWrites.name, () => {
       const phasesAtCall: string[][] = [];
 
       const made = await inRequest(() =>
-        sut.begin(OPERATION.openBankAccount, { reference: 'ref-1', customerId: 'cust-1', currency: 'GBP' }).once(acme, { a: 1, reference: 'ref-1' }, () => {
+        sut.begin('bank_account.create', { reference: 'ref-1', customerId: 'cust-1', currency: 'GBP' }).once(acme, { a: 1, reference: 'ref-1' }, () => {
           phasesAtCall.push(log.events.map((event) => event.phase));
           return Promise.resolve('account-1');
         }),
@@ -83,8 +82,7 @@ describe(ProviderWrites.name, () => {
 
     it('when the same body comes again with the reference, then the first result is replayed and nothing is called or attempted again', async () => {
       let calls = 0;
-      const write = () =>
-        sut.begin(OPERATION.createCustomer, { reference: 'ref-2' }).once(acme, { name: 'Ada', reference: 'ref-2' }, () => Promise.resolve(++calls));
+      const write = () => sut.begin('customer.create', { reference: 'ref-2' }).once(acme, { name: 'Ada', reference: 'ref-2' }, () => Promise.resolve(++calls));
 
       await inRequest(write);
       const again = await inRequest(write);
@@ -97,10 +95,10 @@ describe(ProviderWrites.name, () => {
     it('when the reference comes again with another body, or from another client, then it is refused and nothing is called', async () => {
       let calls = 0;
       const call = () => Promise.resolve(++calls);
-      await inRequest(() => sut.begin(OPERATION.createCustomer, { reference: 'ref-3' }).once(acme, { name: 'Ada', reference: 'ref-3' }, call));
+      await inRequest(() => sut.begin('customer.create', { reference: 'ref-3' }).once(acme, { name: 'Ada', reference: 'ref-3' }, call));
 
-      const otherBody = inRequest(() => sut.begin(OPERATION.createCustomer, { reference: 'ref-3' }).once(acme, { name: 'Grace', reference: 'ref-3' }, call));
-      const otherClient = inRequest(() => sut.begin(OPERATION.createCustomer, { reference: 'ref-3' }).once(globex, { name: 'Ada', reference: 'ref-3' }, call));
+      const otherBody = inRequest(() => sut.begin('customer.create', { reference: 'ref-3' }).once(acme, { name: 'Grace', reference: 'ref-3' }, call));
+      const otherClient = inRequest(() => sut.begin('customer.create', { reference: 'ref-3' }).once(globex, { name: 'Ada', reference: 'ref-3' }, call));
 
       await expect(otherBody).rejects.toBeInstanceOf(ReferenceReused);
       await expect(otherClient).rejects.toBeInstanceOf(ReferenceTaken);
@@ -111,9 +109,7 @@ describe(ProviderWrites.name, () => {
       log.failing = true;
       let calls = 0;
 
-      const write = inRequest(() =>
-        sut.begin(OPERATION.createCustomer, { reference: 'ref-4' }).once(acme, { reference: 'ref-4' }, () => Promise.resolve(++calls)),
-      );
+      const write = inRequest(() => sut.begin('customer.create', { reference: 'ref-4' }).once(acme, { reference: 'ref-4' }, () => Promise.resolve(++calls)));
 
       await expect(write).rejects.toBeInstanceOf(AuditUnavailable);
       expect(calls).toBe(0);
@@ -122,14 +118,14 @@ describe(ProviderWrites.name, () => {
 
     it('when the provider has seen the reference and an earlier attempt never learned its outcome, then EarlierAttemptUnresolved, and the retry may come again', async () => {
       const crashed = inRequest(() =>
-        sut.begin(OPERATION.createCustomer, { reference: 'ref-5' }).once(acme, { reference: 'ref-5' }, () => Promise.reject(new Error('connection lost'))),
+        sut.begin('customer.create', { reference: 'ref-5' }).once(acme, { reference: 'ref-5' }, () => Promise.reject(new Error('connection lost'))),
       );
       await expect(crashed).rejects.toThrow('connection lost');
       // The attempt wrote its `attempted` and never its terminal event: its outcome is unknown.
       clock.current = new Date(clock.current.getTime() + 60_000);
 
       const retry = inRequest(() =>
-        sut.begin(OPERATION.createCustomer, { reference: 'ref-5' }).once(acme, { reference: 'ref-5' }, () => Promise.reject(alreadySeen())),
+        sut.begin('customer.create', { reference: 'ref-5' }).once(acme, { reference: 'ref-5' }, () => Promise.reject(alreadySeen())),
       );
 
       await expect(retry).rejects.toBeInstanceOf(EarlierAttemptUnresolved);
@@ -139,7 +135,7 @@ describe(ProviderWrites.name, () => {
       const settled: string[] = [];
       const write = (reference: string, call: () => Promise<{ id: string }>) =>
         inRequest(() =>
-          sut.begin(OPERATION.createCustomer, { reference }).once(acme, { reference }, call, {
+          sut.begin('customer.create', { reference }).once(acme, { reference }, call, {
             settle: async (made) => {
               settled.push(made.id);
             },
@@ -158,7 +154,7 @@ describe(ProviderWrites.name, () => {
       const write = () =>
         inRequest(async (record) => {
           await sut
-            .begin(OPERATION.createCustomer, { reference: 'ref-6' })
+            .begin('customer.create', { reference: 'ref-6' })
             .once(acme, { reference: 'ref-6' }, () => Promise.resolve({ id: 'cust-9' }), { about: (made) => ({ customerId: made.id }) });
           return record;
         });

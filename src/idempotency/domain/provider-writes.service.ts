@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { RequestSubject } from '../../common/domain/request-record';
 import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
-import type { ProviderWriteOperation } from '../../common/domain/audit-operations';
+import type { AuditOperation } from '../../common/domain/audit-operations';
 import { fingerprintOf } from './idempotency';
 import { Idempotent, IdempotencyService } from './idempotency.service';
 
@@ -25,7 +25,7 @@ export interface WriteOptions<T> {
  */
 export class PendingWrite {
   constructor(
-    readonly operation: ProviderWriteOperation,
+    readonly operation: AuditOperation,
     /** What the request is about, its reference included. */
     readonly subject: RequestSubject & { readonly reference: string },
     private readonly idempotency: IdempotencyService,
@@ -80,7 +80,7 @@ export class ProviderWrites {
    * Begins a write for the request being served: the partner's reference, or a new one, and what
    * the request is about, noted at once so that every event it leaves (a refusal included) names them.
    */
-  begin(operation: ProviderWriteOperation, subject: RequestSubject): PendingWrite {
+  begin(operation: AuditOperation, subject: RequestSubject): PendingWrite {
     const pending = new PendingWrite(operation, { ...subject, reference: subject.reference ?? randomUUID() }, this.idempotency, this.audit);
     this.audit.about(pending.subject);
     return pending;

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { AUDIT_OPERATIONS, OPERATION } from '../../../common/domain/audit-operations';
+import { AUDIT_OPERATIONS } from '../../search/domain/audit-operations';
 import type { AuditOperation } from '../../../common/domain/audit-operations';
 import { DURATION_PATTERN, DURATION_RULE } from '../../../common/domain/duration';
 import { Rules, toDecimalInteger } from '../../../common/http/field-rules';
@@ -41,7 +41,7 @@ export class UnresolvedCallsQueryDto {
 
 /** One unresolved call, as the API and `npm run audit:reconcile` print it. */
 export class UnresolvedCallDto {
-  @ApiProperty({ enum: AUDIT_OPERATIONS, example: OPERATION.openBankAccount })
+  @ApiProperty({ enum: AUDIT_OPERATIONS, example: 'bank_account.create' })
   readonly operation!: AuditOperation;
 
   @ApiProperty({ format: 'uuid', description: 'The transaction’s reference, as the provider knows it.', example: '7d0f1f3e-5b9a-4f0e-9a52-2b8c6f1d4e21' })

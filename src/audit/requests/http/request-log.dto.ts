@@ -6,7 +6,8 @@ import type { UpstreamAttempt } from '../../../common/domain/upstream';
 import { IsInstant } from '../../../common/http/date.validators';
 import { IsUuidField, Rules, toDecimalInteger } from '../../../common/http/field-rules';
 import { requestLogAddress } from '../../../common/http/request-recorder.port';
-import { AUDIT_OPERATIONS, type AuditEvent, type AuditOperation } from '../../trail/domain/audit-event';
+import { type AuditEvent, type AuditOperation } from '../../trail/domain/audit-event';
+import { AUDIT_OPERATIONS } from '../../search/domain/audit-operations';
 import type { RelatedRequest, RequestTimeline } from '../domain/request-log.port';
 import { MAX_REQUEST_LOG_PAGE, type RequestLogListing } from '../domain/request-log.service';
 

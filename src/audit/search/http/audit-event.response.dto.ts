@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { AUDIT_OPERATIONS, AUDIT_PHASES, AuditEvent } from '../../trail/domain/audit-event';
-import { OPERATION } from '../../../common/domain/audit-operations';
+import { AUDIT_PHASES, AuditEvent } from '../../trail/domain/audit-event';
+import { AUDIT_OPERATIONS } from '../domain/audit-operations';
 import { AuditEventsPage } from '../domain/audit-events.service';
 
 export class AuditEventResponseDto {
@@ -13,7 +13,7 @@ export class AuditEventResponseDto {
   @ApiProperty({ description: 'X-Request-Id of the request.', example: 'c0ffee00-1234-4abc-9def-000000000001' })
   readonly request_id!: string;
 
-  @ApiProperty({ enum: AUDIT_OPERATIONS, example: OPERATION.openBankAccount })
+  @ApiProperty({ enum: AUDIT_OPERATIONS, example: 'bank_account.create' })
   readonly operation!: string;
 
   @ApiProperty({ enum: AUDIT_PHASES, example: 'succeeded' })

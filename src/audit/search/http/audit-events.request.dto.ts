@@ -4,7 +4,8 @@ import { Transform } from 'class-transformer';
 import { IsUuidField, Rules, toDecimalInteger } from '../../../common/http/field-rules';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { RequestValidationFailed } from '../../../common/http/validation';
-import { AUDIT_OPERATIONS, AUDIT_PHASES } from '../../trail/domain/audit-event';
+import { AUDIT_PHASES } from '../../trail/domain/audit-event';
+import { AUDIT_OPERATIONS } from '../domain/audit-operations';
 import type { AuditOperation, AuditPhase } from '../../trail/domain/audit-event';
 import { MAX_AUDIT_PAGE } from '../domain/audit-events.service';
 

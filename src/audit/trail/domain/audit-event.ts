@@ -2,7 +2,6 @@ import type { AuditOperation } from '../../../common/domain/audit-operations';
 import type { CallerKind, RequestSubject } from '../../../common/domain/request-record';
 import type { UpstreamAttempt, UpstreamFacts } from '../../../common/domain/upstream';
 
-export { AUDIT_OPERATIONS } from '../../../common/domain/audit-operations';
 export type { AuditOperation };
 
 /** `attempted` precedes a mutating provider call; the others end a request. */

@@ -12,12 +12,9 @@ import { AuditEvent, AuditOperation, TerminalPhase } from '../domain/audit-event
 import type { CommittedEvent } from '../domain/audit-log.port';
 import { AuditTrail } from '../domain/audit-trail.service';
 import { ReceiptIssuer } from '../domain/receipt-issuer.port';
-import { auditOperationOf } from '../../../common/http/audited.decorator';
+import { auditOperationOf, isReceipted } from '../../../common/http/audited.decorator';
 
 const API_PREFIX = '/api/v1';
-
-/** The writes whose answers carry a receipt (Audit-Receipt), whatever their outcome, when a partner or one of its end users made them. */
-const RECEIPTED_OPERATIONS: ReadonlySet<string> = new Set<string>([OPERATION.createCustomer, OPERATION.bindCustomer, OPERATION.openBankAccount]);
 
 /**
  * The identifiers of a request that failed before its handler named them (bad input): taken from
@@ -75,7 +72,7 @@ export class RequestAuditor extends RequestRecorder {
       phase: 'succeeded',
       httpStatus: status,
     });
-    return this.receiptOf(record, concluded);
+    return this.receiptOf(request, record, concluded);
   }
 
   async recordFailure(request: FastifyRequest, problem: RecordedProblem, exception: unknown): Promise<string | undefined> {
@@ -98,7 +95,7 @@ export class RequestAuditor extends RequestRecorder {
       errorCode: problem.code,
       errorMessage: problem.message,
     });
-    return this.receiptOf(record, concluded);
+    return this.receiptOf(request, record, concluded);
   }
 
   /**
@@ -108,9 +105,14 @@ export class RequestAuditor extends RequestRecorder {
    * The event is committed whatever happens here: a receipt that cannot be made is logged, and the
    * answer goes out without it.
    */
-  private async receiptOf(record: RequestRecord, concluded: { event: AuditEvent; committed?: CommittedEvent } | undefined): Promise<string | undefined> {
+  private async receiptOf(
+    request: FastifyRequest,
+    record: RequestRecord,
+    concluded: { event: AuditEvent; committed?: CommittedEvent } | undefined,
+  ): Promise<string | undefined> {
     const event = concluded?.event;
-    if (event?.tenant === undefined || !RECEIPTED_OPERATIONS.has(event.operation)) return undefined;
+    // The writes whose answers carry a receipt (their route says so), whatever their outcome, when a partner or one of its end users made them.
+    if (event?.tenant === undefined || !isReceipted(request)) return undefined;
     if (event.callerKind !== 'partner' && event.callerKind !== 'end_user') return undefined;
     try {
       // A replay answered with the stored success: that success's receipt. A replay that failed afterwards is receipted as what it was.

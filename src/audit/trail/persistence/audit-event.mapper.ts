@@ -1,4 +1,4 @@
-import { AuditEvent, AuditOperation, AuditPhase } from '../domain/audit-event';
+import { AuditEvent, AuditPhase } from '../domain/audit-event';
 import { AuditEventEntity, AuditEventRow, UpstreamAttemptRow } from './audit-event.entity';
 import type { UpstreamAttempt } from '../../../common/domain/upstream';
 
@@ -54,7 +54,7 @@ export class AuditEventMapper {
       clientId: orUndefined(row.clientId),
       clientName: orUndefined(row.clientName),
       tenant: orUndefined(row.tenant),
-      operation: row.operation as AuditOperation,
+      operation: row.operation,
       phase: row.phase as AuditPhase,
       httpMethod: orUndefined(row.httpMethod),
       route: orUndefined(row.route),
