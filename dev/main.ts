@@ -5,8 +5,7 @@ import 'reflect-metadata';
 import './local-database';
 import { DevelopmentEnvironment } from './development.environment';
 import { withApiClientsAsOwner } from '../src/auth/persistence/api-clients-as-owner';
-import { readConfigOrExit } from '../src/config/load-config';
-import { corsOrigins } from '../src/config/env.schema';
+import { readGatewayConfigOrExit } from '../src/config/gateway-config';
 import { Companion, runService, shownBaseUrl } from '../src/serve';
 import { liveUpstreamSettings, sandboxUpstreamSettings } from '../src/upstream/upstream.settings';
 import { createDemoCustomer, demoCustomerFile, readDemoCustomer } from './demo/demo-customer';
@@ -24,7 +23,8 @@ import { serveWebApp } from './web-app/serve-web-app';
  * src/main.ts runs it, with the embedded database where DATABASE_URL is not set.
  */
 async function main(): Promise<void> {
-  const config = readConfigOrExit({ also: [DevelopmentEnvironment] });
+  const gateway = readGatewayConfigOrExit({ also: [DevelopmentEnvironment] });
+  const config = gateway.settings;
   const sandboxMode = !config.UPSTREAM_BASE_URL;
   const embeddedDefaults = sandboxMode && !config.DATABASE_URL;
   // The demo customer of an earlier start, if any (sandbox mode with embedded defaults only).
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   /** Where browsers reach the gateway: the web app's login starts and ends there, where its cookie lives. */
   const publicOrigin = (port: number) => config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`;
 
-  const { port, log } = await runService(config, tracing, async (database, log) => {
+  const { port, log } = await runService(gateway, tracing, async (database, log) => {
     if (!sandboxMode) return { upstream: liveUpstreamSettings(config) };
     const companions: Companion[] = [];
     const files = sandboxFilesUnder(config.DATA_DIR);
@@ -74,19 +74,18 @@ async function main(): Promise<void> {
     }
     return {
       upstream: sandboxUpstreamSettings(config, sandbox),
-      companions,
-      appOptions: {
-        demoCustomerId: () => demoCustomerId,
-        development: {
-          ...(identityProvider ? { identityProvider: asTrustedProvider(identityProvider.issuer), routes: serveWebApp } : {}),
-          ...(staffProvider ? { staffProvider: asTrustedStaffProvider(staffProvider.issuer) } : {}),
-        },
+      // The development providers, trusted through the configuration as the configured ones are.
+      development: {
+        ...(identityProvider ? { identityProvider: asTrustedProvider(identityProvider.issuer) } : {}),
+        ...(staffProvider ? { staffProvider: asTrustedStaffProvider(staffProvider.issuer) } : {}),
       },
+      companions,
+      appOptions: { demoCustomerId: () => demoCustomerId, ...(identityProvider ? { routes: serveWebApp } : {}) },
       // Part of the start: a failure here stops the sandbox, the provider and the embedded database too.
       listening: async (port) => {
         const origin = publicOrigin(port);
         // The gateway's web client at the development provider: its callback and logout URIs on the port now listened on.
-        if (identityProvider) await identityProvider.setWebOrigins([origin, ...corsOrigins(config)]);
+        if (identityProvider) await identityProvider.setWebOrigins([origin, ...gateway.corsOrigins]);
         if (!embeddedDefaults) return;
         // The service's role only reads clients: the first ones are made as the schema's owner.
         const tokens = await withApiClientsAsOwner(database, (clients) => createDevClientsIfNone(clients, config.DEFAULT_TENANT));

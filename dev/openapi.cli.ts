@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from '../src/app.module';
 import { validateEnvironment } from '../src/config/load-config';
+import { GatewayConfig } from '../src/config/gateway-config';
 import { generateSandboxKeys } from './sandbox/sandbox-keys';
 import { buildOpenApiDocument, withoutDailyExamples } from '../src/swagger';
 import { sandboxUpstreamSettings } from '../src/upstream/upstream.settings';
@@ -20,7 +21,7 @@ async function main(): Promise<void> {
   const keys = generateSandboxKeys();
   const upstream = sandboxUpstreamSettings(config, { baseUrl: 'http://127.0.0.1:0', bearerToken: 'unused', publicKeyPem: keys.publicKeyPem });
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.forRoot({ config, database: { url: 'postgres://unused' }, upstream }),
+    AppModule.forRoot({ config: new GatewayConfig(config), database: { url: 'postgres://unused' }, upstream }),
     new FastifyAdapter(),
     {
       preview: true,

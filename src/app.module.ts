@@ -10,7 +10,8 @@ import { CommonModule } from './common/runtime/common.module';
 import { AnswerInterceptor } from './common/http/answer.interceptor';
 import { ErrorEnvelopeFilter } from './common/http/error-envelope.filter';
 import { createValidationPipe } from './common/http/validation';
-import { AppConfig } from './config/load-config';
+import { ConfigurationModule } from './config/configuration.module';
+import { GatewayConfig } from './config/gateway-config';
 import { DatabaseUrls } from './database/database-roles';
 import { DatabaseModule } from './database/database.module';
 import { ENTITIES } from './entities';
@@ -21,21 +22,15 @@ import { UpstreamModule } from './upstream/upstream.module';
 import { UpstreamSettings } from './upstream/upstream.settings';
 
 export interface AppModuleOptions {
-  readonly config: AppConfig;
+  readonly config: GatewayConfig;
   readonly database: DatabaseUrls;
   /** The provider, or the sandbox standing in for it. */
   readonly upstream: UpstreamSettings;
-  /** Sandbox mode: the development OpenID provider's issuer, trusted when OIDC_ISSUER is not set. */
-  readonly devIssuer?: string;
-  /** Sandbox mode: the development provider's web client, for browser sessions when OIDC_CLIENT_ID is not set. */
-  readonly devWebClient?: { readonly clientId: string; readonly secret: string };
-  /** Sandbox mode: the development staff provider, trusted when STAFF_OIDC_ISSUER is not set. */
-  readonly devStaff?: { readonly issuer: string; readonly swaggerClientId: string };
 }
 
 @Module({})
 export class AppModule {
-  static forRoot({ config, database, upstream, devIssuer, devWebClient, devStaff }: AppModuleOptions): DynamicModule {
+  static forRoot({ config, database, upstream }: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -43,13 +38,14 @@ export class AppModule {
         // read from process.env, nor written to it (its `validate` would copy every setting, secrets and
         // defaults included, into process.env, where child processes inherit it and a second application
         // in the same process would read the first one's).
-        ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validatePredefined: false, skipProcessEnv: true, load: [() => ({ ...config })] }),
+        ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validatePredefined: false, skipProcessEnv: true, load: [() => ({ ...config.settings })] }),
+        ConfigurationModule.of(config),
         CommonModule,
         MetricsModule,
         DatabaseModule.forRoot(database, ENTITIES),
         UpstreamModule.forRoot(upstream),
         AuditModule,
-        AuthModule.forRoot({ devIssuer, devWebClient, devStaff }),
+        AuthModule,
         RateLimitModule,
         CustomersModule,
         BalancesModule,

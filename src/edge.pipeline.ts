@@ -12,14 +12,14 @@ import { securityHeadersStage } from './common/http/security-headers';
 import { traceStage } from './common/http/trace-stage';
 import { Drain, drainStage } from './common/runtime/drain';
 import { createRequestLogger, requestLogStage } from './common/runtime/logging';
-import { operationalAccess } from './config/env.schema';
 import { readMetricsToken } from './config/end-user-settings';
-import { AppConfig } from './config/load-config';
+import { GatewayConfig } from './config/gateway-config';
+import { StaffDocsLogin } from './auth/http/staff-docs-login';
 import { metricsStage } from './metrics/metrics.routes';
 import { PrometheusMetrics } from './metrics/prometheus.metrics';
 import { Metrics } from './common/domain/metrics.port';
 import { OPERATION } from './common/domain/audit-operations';
-import type { RequestRecorder } from './common/http/request-recorder.port';
+import { RequestRecorder } from './common/http/request-recorder.port';
 import { isLimited, RateLimiter, rateLimitStage } from './rate-limit/rate-limiter';
 import { RefusalBudget } from './rate-limit/refusal-budget';
 
@@ -58,31 +58,30 @@ export const EDGE_STAGE_ORDER = [
 type EdgeStageName = (typeof EDGE_STAGE_ORDER)[number];
 
 /** The stages, in EDGE_STAGE_ORDER: each is named there once, and built here under its name. */
-export function edgeStages(
-  app: NestFastifyApplication,
-  config: AppConfig,
-  logStream: DestinationStream,
-  /** The trusted OpenID providers' origins: Swagger UI's end-user login reads their discovery documents and token endpoints. */
-  issuerOrigins: readonly string[] = [],
-  /** Live mode with staff sign-in: /docs opens with the staff's own sign-in (StaffDocsLogin). */
-  docsSignIn?: AdminPath['signIn'],
-  /** The audit's recorder, for the admin paths' uses. */
-  recorder?: RequestRecorder,
-): EdgeStage[] {
-  const access = operationalAccess(config);
+export function edgeStages(app: NestFastifyApplication, config: GatewayConfig, logStream: DestinationStream): EdgeStage[] {
+  const { settings, access } = config;
+  // Live mode with staff sign-in: /docs opens with the staff's own sign-in (StaffDocsLogin).
+  const docsSignIn = app.get(StaffDocsLogin, { strict: false }) ?? undefined;
   const adminPaths: AdminPath[] = [READINESS_DETAILS];
-  if (config.DOCS_ENABLED && access.docs === 'admin')
+  if (settings.DOCS_ENABLED && access.docs === 'admin')
     adminPaths.push({ prefix: '/docs', operation: OPERATION.adminDocs, challenge: 'basic', ...(docsSignIn ? { signIn: docsSignIn } : {}) });
-  if (config.METRICS_ENABLED && access.metrics === 'admin')
+  if (settings.METRICS_ENABLED && access.metrics === 'admin')
     adminPaths.push({ prefix: '/metrics', operation: OPERATION.adminMetrics, challenge: 'bearer', staffRoles: ['operator'] });
-  if (config.METRICS_ENABLED && access.metrics === 'token') {
+  if (settings.METRICS_ENABLED && access.metrics === 'token') {
     adminPaths.push({
       prefix: '/metrics',
       operation: OPERATION.adminMetrics,
       challenge: 'bearer',
-      token: tokenDigest(readMetricsToken(config.METRICS_TOKEN!)),
+      token: tokenDigest(readMetricsToken(settings.METRICS_TOKEN!)),
     });
   }
+  // Swagger UI's logins fetch from the trusted OpenID providers' origins (the CSP's connect-src names them, and nothing else).
+  const issuerOrigins = [
+    ...new Set(
+      [...config.issuers.map(({ issuer }) => issuer), ...(config.staffProvider ? [config.staffProvider.issuer] : [])].map((issuer) => new URL(issuer).origin),
+    ),
+  ];
+  const recorder = app.get(RequestRecorder, { strict: false });
   const refusals = app.get(RefusalBudget);
   const breakGlass = app.get(Metrics);
   const stages: Record<EdgeStageName, EdgeStage> = {
@@ -102,12 +101,12 @@ export function edgeStages(
       crossOriginOpenerPolicy: { policy: 'same-origin-allow-popups' },
     }),
     target: targetStage(),
-    'request-log': requestLogStage(createRequestLogger(config.LOG_LEVEL, logStream)),
+    'request-log': requestLogStage(createRequestLogger(settings.LOG_LEVEL, logStream)),
     drain: drainStage(app.get(Drain)),
     identify: identifyStage(
       app.get(Authenticator),
       {
-        publicOrigin: config.PUBLIC_BASE_URL,
+        publicOrigin: settings.PUBLIC_BASE_URL,
         sessions: app.get(BrowserSessions).enabled ? { allowedOrigins: () => app.get(BrowserSessions).allowedOrigins() } : undefined,
       },
       // The API and unmatched routes (what the rate limit counts), and the admin paths.
@@ -132,7 +131,7 @@ export function edgeStages(
     ),
     'admin-paths': adminPathsStage(adminPaths, app.get(StaffPolicy), recorder),
     'rate-limit': rateLimitStage(app.get(RateLimiter)),
-    metrics: config.METRICS_ENABLED ? metricsStage(app.get(PrometheusMetrics)) : { name: 'metrics' },
+    metrics: settings.METRICS_ENABLED ? metricsStage(app.get(PrometheusMetrics)) : { name: 'metrics' },
   };
   return EDGE_STAGE_ORDER.map((name) => stages[name]);
 }

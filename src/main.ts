@@ -2,7 +2,7 @@
 import { startTracing } from './common/runtime/start-tracing';
 const tracing = startTracing();
 import 'reflect-metadata';
-import { readConfigOrExit } from './config/load-config';
+import { readGatewayConfigOrExit } from './config/gateway-config';
 import { runService, shownBaseUrl } from './serve';
 import { liveUpstreamSettings } from './upstream/upstream.settings';
 
@@ -13,8 +13,9 @@ import { liveUpstreamSettings } from './upstream/upstream.settings';
  * dev/main.ts, which this build need not contain.
  */
 async function main(): Promise<void> {
-  const config = readConfigOrExit({ live: true });
-  const { log, port } = await runService(config, tracing, () => Promise.resolve({ upstream: liveUpstreamSettings(config) }));
+  const gateway = readGatewayConfigOrExit({ live: true });
+  const config = gateway.settings;
+  const { log, port } = await runService(gateway, tracing, () => Promise.resolve({ upstream: liveUpstreamSettings(config) }));
   log.info({ upstream: new URL(config.UPSTREAM_BASE_URL!).origin }, 'Live mode');
   if (tracing) log.info('Tracing on: spans are exported over OTLP, as the OTEL_* variables say');
   const baseUrl = shownBaseUrl(config, port);

@@ -3,7 +3,8 @@ import { AppOptions, createApp, drainAndClose } from './bootstrap';
 import type { Logger as PinoInstance } from 'pino';
 import { createBaseLogger, createRequestLogDestination } from './common/runtime/logging';
 import type { Tracing } from './common/runtime/start-tracing';
-import { AppConfig } from './config/load-config';
+import { GatewaySettings } from './config/load-config';
+import { DevelopmentProviders, GatewayConfig } from './config/gateway-config';
 import { shutdownTimes } from './config/provider-call';
 import { DatabaseHandle, resolveDatabase } from './database/database-handle';
 import { UpstreamSettings } from './upstream/upstream.settings';
@@ -16,6 +17,8 @@ export interface Companion {
 /** What the entry point starts once the database is there: the provider to call, and the application's additions. */
 export interface ServicePlan {
   readonly upstream: UpstreamSettings;
+  /** The OpenID providers development tooling started, trusted beside the configured ones (GatewayConfig.withDevelopment). */
+  readonly development?: DevelopmentProviders;
   readonly companions?: readonly Companion[];
   readonly appOptions?: Omit<AppOptions, 'logStream'>;
   /** Once listening, on the port listened on: part of the start, so a failure here stops everything started, as any other. */
@@ -39,10 +42,11 @@ export interface RunningService {
  * or stop exits 1; a second signal exits at once.
  */
 export async function runService(
-  config: AppConfig,
+  gateway: GatewayConfig,
   tracing: Tracing | undefined,
   plan: (database: DatabaseHandle, log: PinoInstance) => Promise<ServicePlan>,
 ): Promise<RunningService> {
+  const config = gateway.settings;
   const log = createBaseLogger(config.LOG_LEVEL);
   const requestLog = createRequestLogDestination();
   const exit: (code: number) => never = (code) => {
@@ -101,9 +105,9 @@ export async function runService(
       debug: (m) => log.debug({ component: 'embedded-postgres' }, m),
     });
     log.info(`Database: ${database.description}`);
-    const { upstream, companions: planned = [], appOptions, listening } = await plan(database, log);
+    const { upstream, development, companions: planned = [], appOptions, listening } = await plan(database, log);
     companions = planned;
-    app = await createApp(config, database, upstream, { ...appOptions, logStream: requestLog });
+    app = await createApp(development ? gateway.withDevelopment(development) : gateway, database, upstream, { ...appOptions, logStream: requestLog });
     await app.listen({ port: config.PORT, host: config.HOST });
     await listening?.(portOf(app, config));
   } catch (error) {
@@ -117,13 +121,13 @@ export async function runService(
 }
 
 /** The port listened on (PORT, or the one the system chose for 0). */
-function portOf(app: NestFastifyApplication, config: AppConfig): number {
+function portOf(app: NestFastifyApplication, config: GatewaySettings): number {
   const address = app.getHttpServer().address();
   return typeof address === 'object' && address ? address.port : config.PORT;
 }
 
 /** The address the service is reached at, for the start-up log: localhost when it listens everywhere. */
-export function shownBaseUrl(config: AppConfig, port: number): string {
+export function shownBaseUrl(config: GatewaySettings, port: number): string {
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
   return `http://${host}:${port}`;
 }

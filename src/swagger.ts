@@ -1,3 +1,4 @@
+import { GatewayConfig } from './config/gateway-config';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -215,7 +216,8 @@ function serveDiscoveryForSwaggerUi(app: NestFastifyApplication, issuer: string,
     });
 }
 
-export interface SwaggerOptions {
+/** What Swagger UI offers: its logins at the configured providers, and the demo customer in the examples. */
+interface SwaggerOptions {
   /** In sandbox mode, the demo customer (its id in the examples). */
   readonly demoCustomerId?: () => string | undefined;
   /** The first trusted issuer, and the audience its tokens must name: Swagger UI's end-user login (authorization code + PKCE). */
@@ -224,6 +226,20 @@ export interface SwaggerOptions {
   readonly staff?: { readonly issuer: string; readonly clientId?: string };
   /** PUBLIC_BASE_URL, when set: the served document's URLs are absolute on it. */
   readonly publicBaseUrl?: string;
+}
+
+/** Swagger UI's options from the configuration: the first trusted issuer's login (the development provider's public client), the staff's. */
+function swaggerOptionsOf(config: GatewayConfig, demoCustomerId?: () => string | undefined): SwaggerOptions {
+  const [issuer] = config.issuers;
+  const staff = config.staffProvider;
+  return {
+    demoCustomerId,
+    publicBaseUrl: config.settings.PUBLIC_BASE_URL,
+    // Live mode: the client is typed in Authorize.
+    endUsers: issuer && { issuer: issuer.issuer, audience: issuer.audience, clientId: config.development.identityProvider?.swaggerClientId ?? '' },
+    // STAFF_OIDC_CLIENT_ID at STAFF_OIDC_ISSUER, or the development staff provider's client.
+    staff: staff && { issuer: staff.issuer, ...(staff.swaggerClientId ? { clientId: staff.swaggerClientId } : {}) },
+  };
 }
 
 /**
@@ -252,7 +268,8 @@ function serveOAuth2Redirect(app: NestFastifyApplication): void {
   }
 }
 
-export function setupSwagger(app: NestFastifyApplication, options: SwaggerOptions = {}): void {
+export function setupSwagger(app: NestFastifyApplication, config: GatewayConfig, demoCustomerId?: () => string | undefined): void {
+  const options = swaggerOptionsOf(config, demoCustomerId);
   const clock = app.get(Clock);
   const { endUsers, staff } = options;
   if (endUsers || staff) serveOAuth2Redirect(app);

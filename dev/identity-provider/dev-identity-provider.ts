@@ -6,7 +6,7 @@ import { exportJWK, generateKeyPair, JWK } from 'jose';
 import { PARTNER_SCOPES } from '../../src/partner-api/domain/partner-api.vocabulary';
 import { canonicalTarget } from '../../src/common/http/canonical-target';
 import { SESSION_PATHS } from '../../src/auth/domain/session-endpoints';
-import type { DevelopmentAdditions } from '../../src/bootstrap';
+import type { DevelopmentProviders } from '../../src/config/gateway-config';
 
 /** Where the gateway serves the reference web app in sandbox mode. */
 export const WEB_APP_PATH = '/app/';
@@ -431,11 +431,11 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
 }
 
 /** The development provider as the application trusts it: its issuer, the gateway's web client there and Swagger UI's. */
-export function asTrustedProvider(issuer: string): NonNullable<DevelopmentAdditions['identityProvider']> {
+export function asTrustedProvider(issuer: string): NonNullable<DevelopmentProviders['identityProvider']> {
   return { issuer, webClient: { clientId: DEV_CLIENTS.web, secret: DEV_WEB_CLIENT_SECRET }, swaggerClientId: DEV_CLIENTS.swagger };
 }
 
 /** The development staff provider as the application trusts it: its issuer, and Swagger UI's client there. */
-export function asTrustedStaffProvider(issuer: string): NonNullable<DevelopmentAdditions['staffProvider']> {
+export function asTrustedStaffProvider(issuer: string): NonNullable<DevelopmentProviders['staffProvider']> {
   return { issuer, swaggerClientId: DEV_CLIENTS.swagger };
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { corsOrigins, operationalAccess } from './env.schema';
-import { AppConfig, ConfigurationError, validateEnvironment } from './load-config';
+import { GatewaySettings, ConfigurationError, validateEnvironment } from './load-config';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -311,7 +311,7 @@ describe('operational access and CORS', () => {
     [{ METRICS_PUBLIC: 'yes' }, { docs: 'admin', metrics: 'open' }],
     [{ METRICS_TOKEN: randomBytes(32).toString('base64') }, { docs: 'admin', metrics: 'token' }],
   ])('when the service runs in live mode with %j, then access is %j', (extra, expected) => {
-    const config = { ...validateEnvironment(extra), ...live } as AppConfig;
+    const config = { ...validateEnvironment(extra), ...live } as GatewaySettings;
 
     expect(operationalAccess(config)).toEqual(expected);
   });

@@ -31,7 +31,7 @@ export const SERVICE_ENVIRONMENT = [
   StaffEnvironment,
 ] as const;
 
-export type AppConfig = ServiceEnvironment &
+export type GatewaySettings = ServiceEnvironment &
   DatabaseEnvironment &
   UpstreamEnvironment &
   AuditEnvironment &
@@ -82,7 +82,7 @@ export interface EnvironmentChecks<Also extends object = object> {
 export function validateEnvironment<Also extends object = object>(
   env: Record<string, string | undefined>,
   { sandbox = false, live = false, also = [] }: EnvironmentChecks<Also> = {},
-): AppConfig & Also {
+): GatewaySettings & Also {
   const raw: Record<string, string> = {};
   for (const key of knownVariables(also)) {
     const value = env[key];
@@ -97,7 +97,7 @@ export function validateEnvironment<Also extends object = object>(
     errors.push(...validateSync(instance, { skipMissingProperties: false, stopAtFirstError: true }));
     for (const key of Object.keys(new settings())) whole[key] = instance[key];
   }
-  const config = whole as AppConfig & Also;
+  const config = whole as GatewaySettings & Also;
   // Production's own refusals (productionProblems) come with the rest, so one pass fixes all; the
   // stand-alone sandbox, a provider's stand-in, is not the service.
   const found = [...errors.map(describe), ...(sandbox ? [] : productionProblems(config))];
@@ -108,7 +108,7 @@ export function validateEnvironment<Also extends object = object>(
 }
 
 /** What the service's own entry point needs that development's (`npm start`) starts itself. */
-function liveProblems(config: AppConfig): string[] {
+function liveProblems(config: GatewaySettings): string[] {
   const problems: string[] = [];
   if (!config.UPSTREAM_BASE_URL) {
     problems.push('UPSTREAM_BASE_URL: required by the service, which calls a real provider (the sandbox is development tooling: npm start, in a checkout)');
@@ -130,7 +130,7 @@ export function loadEnvFile(path = '.env'): void {
  * For entry points (the service, the sandbox): `.env`, then the environment, validated; on a bad
  * configuration, the one message naming every problem on stderr and exit 1.
  */
-export function readConfigOrExit<Also extends object = object>(options: EnvironmentChecks<Also> = {}): AppConfig & Also {
+export function readConfigOrExit<Also extends object = object>(options: EnvironmentChecks<Also> = {}): GatewaySettings & Also {
   loadEnvFile();
   try {
     return validateEnvironment(process.env, options);

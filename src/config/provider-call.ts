@@ -1,4 +1,4 @@
-import type { AppConfig } from './load-config';
+import type { GatewaySettings } from './load-config';
 
 /** The longest wait between two attempts of a provider call (the retry policy's backoff cap). */
 export const MAX_RETRY_BACKOFF_MS = 2000;
@@ -7,7 +7,7 @@ export const MAX_RETRY_BACKOFF_MS = 2000;
  * The longest a provider call can take: every attempt timing out, and the backoff between them.
  * What waits on a call in flight (an idempotency claim, the end of a shutdown) waits this long.
  */
-export function longestProviderCallMs(config: Pick<AppConfig, 'UPSTREAM_TIMEOUT_MS' | 'UPSTREAM_RETRY_MAX'>): number {
+export function longestProviderCallMs(config: Pick<GatewaySettings, 'UPSTREAM_TIMEOUT_MS' | 'UPSTREAM_RETRY_MAX'>): number {
   return config.UPSTREAM_TIMEOUT_MS * (config.UPSTREAM_RETRY_MAX + 1) + config.UPSTREAM_RETRY_MAX * MAX_RETRY_BACKOFF_MS;
 }
 
@@ -17,7 +17,7 @@ export function longestProviderCallMs(config: Pick<AppConfig, 'UPSTREAM_TIMEOUT_
  * retries, and 2 s); `deadlineMs` after the signal the process exits whatever happens (10 s more).
  * An orchestrator must not kill it sooner (deploy/kubernetes: terminationGracePeriodSeconds).
  */
-export function shutdownTimes(config: Pick<AppConfig, 'UPSTREAM_TIMEOUT_MS' | 'UPSTREAM_RETRY_MAX' | 'SHUTDOWN_GRACE_MS'>): {
+export function shutdownTimes(config: Pick<GatewaySettings, 'UPSTREAM_TIMEOUT_MS' | 'UPSTREAM_RETRY_MAX' | 'SHUTDOWN_GRACE_MS'>): {
   readonly graceMs: number;
   readonly settleMs: number;
   readonly deadlineMs: number;

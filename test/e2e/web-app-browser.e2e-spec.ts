@@ -27,7 +27,7 @@ describe('the reference web app in a real browser (the browser session of RFC 10
   beforeAll(async () => {
     idp = await startDevIdentityProvider({ port: 0, audience: TEST_AUDIENCE });
     const env = webClientEnv(idp.issuer);
-    t = await startTestApp(env, { development: { routes: serveWebApp } });
+    t = await startTestApp(env, { routes: serveWebApp });
     replica = await startTestApp(env, { database: t.database });
     await idp.setWebOrigins([t.baseUrl]);
     const partner = await t.createClient('partner');

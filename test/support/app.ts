@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import { generateKeyPairSync } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -6,7 +7,8 @@ import { DataSource } from 'typeorm';
 import { ApiClientRole } from '../../src/auth/domain/api-client';
 import { ApiClientsService } from '../../src/auth/domain/api-clients.service';
 import { withApiClientsAsOwner } from '../../src/auth/persistence/api-clients-as-owner';
-import { createApp, DevelopmentAdditions } from '../../src/bootstrap';
+import { createApp } from '../../src/bootstrap';
+import { DevelopmentProviders, GatewayConfig } from '../../src/config/gateway-config';
 import { validateEnvironment } from '../../src/config/load-config';
 import { PostgresNotifications } from '../../src/database/postgres-notifications';
 import { createTestDatabase, TestDatabase } from './database';
@@ -82,7 +84,13 @@ export const TEST_AUDIT_SIGNING_KEY = generateKeyPairSync('ed25519').privateKey.
 export async function startTestApp(
   env: Record<string, string> = {},
   /** `oneRole`: DATABASE_URL alone, whose role (the owner) then owns the audit log, as an operator who set no MIGRATIONS_DATABASE_URL. */
-  options: { database?: TestDatabase; oneRole?: boolean; demoCustomerId?: () => string | undefined; development?: DevelopmentAdditions } = {},
+  options: {
+    database?: TestDatabase;
+    oneRole?: boolean;
+    demoCustomerId?: () => string | undefined;
+    development?: DevelopmentProviders;
+    routes?: (fastify: FastifyInstance) => void;
+  } = {},
 ): Promise<TestApp> {
   keys ??= generateSandboxKeys();
   const sandbox = await startSandbox({ port: 0, keys });
@@ -101,11 +109,16 @@ export async function startTestApp(
   const logs = capture.since();
   let app: NestFastifyApplication;
   try {
-    app = await createApp(config, { url: config.DATABASE_URL!, ownerUrl: config.MIGRATIONS_DATABASE_URL }, liveUpstreamSettings(config), {
-      logStream: capture,
-      demoCustomerId: options.demoCustomerId,
-      development: options.development,
-    });
+    app = await createApp(
+      new GatewayConfig(config, options.development),
+      { url: config.DATABASE_URL!, ownerUrl: config.MIGRATIONS_DATABASE_URL },
+      liveUpstreamSettings(config),
+      {
+        logStream: capture,
+        demoCustomerId: options.demoCustomerId,
+        routes: options.routes,
+      },
+    );
     await app.listen({ port: 0, host: '127.0.0.1' });
   } catch (error) {
     await sandbox.close();

@@ -1,6 +1,6 @@
 import type { DataSourceOptions } from 'typeorm';
 import { DomainError } from '../../common/domain/domain-error';
-import { AppConfig, ConfigurationError } from '../../config/load-config';
+import { GatewaySettings, ConfigurationError } from '../../config/load-config';
 import { openDatabase, setUpCommandLineProcess } from './open-database';
 
 export interface CliIo {
@@ -13,7 +13,7 @@ export class UsageError extends Error {}
 
 export type Command = (
   args: string[],
-  context: { readonly database: Awaited<ReturnType<typeof openDatabase>>; readonly config: AppConfig; readonly io: CliIo },
+  context: { readonly database: Awaited<ReturnType<typeof openDatabase>>; readonly config: GatewaySettings; readonly io: CliIo },
 ) => Promise<number>;
 
 /**

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { createBaseLogger, ServiceLogger } from '../../common/runtime/logging';
-import { AppConfig, loadEnvFile, validateEnvironment } from '../../config/load-config';
+import { GatewaySettings, loadEnvFile, validateEnvironment } from '../../config/load-config';
 import type { LogLevel } from '../../config/env.schema';
 import { DatabaseHandle, resolveDatabase } from '../database-handle';
 import { migrateAsOwner } from '../database-roles';
@@ -29,7 +29,7 @@ export function setUpCommandLineProcess(): void {
 }
 
 export interface OpenDatabase {
-  readonly config: AppConfig;
+  readonly config: GatewaySettings;
   readonly handle: DatabaseHandle;
   readonly dataSource: DataSource;
   close(): Promise<void>;

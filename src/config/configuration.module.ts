@@ -1,0 +1,11 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { GatewayConfig } from './gateway-config';
+
+/** The configuration, made once at start: one object for the whole application, injected as GatewayConfig. */
+@Global()
+@Module({})
+export class ConfigurationModule {
+  static of(config: GatewayConfig): DynamicModule {
+    return { module: ConfigurationModule, providers: [{ provide: GatewayConfig, useValue: config }], exports: [GatewayConfig] };
+  }
+}
