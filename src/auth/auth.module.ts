@@ -10,14 +10,14 @@ import { StaffDocsLogin } from './http/staff-docs-login';
 import { StaffPolicy } from './domain/staff';
 
 import { loadPreviousSessionKeys, loadPseudonymKey, loadSessionKey, sessionSettings } from '../config/end-user-settings';
-import { BrowserSessionStore } from './domain/browser-session.ports';
+import { BrowserSessionStore } from './domain/browser-session-store.port';
 import { BrowserSessions } from './domain/browser-sessions.service';
 import { SessionController } from './http/session.controller';
 import { MeController } from './http/me.controller';
 import { EndUserSessionsController } from './http/end-user-sessions.controller';
 import { JoseSealedBox } from './oidc/jose-sealed-box';
 import { OpenIdRelyingParty } from './oidc/openid-relying-party';
-import { PgBrowserSessionStore } from './persistence/pg-browser-session-store';
+import { PostgresBrowserSessionRepository } from './persistence/postgres-browser-session.repository';
 import { PostgresNotifications } from '../database/postgres-notifications';
 import { ApiClientChanges } from './domain/api-client-changes.port';
 import { ApiClientStore } from './domain/api-client-store.port';
@@ -34,11 +34,11 @@ import { AccessGuard } from './http/access.guard';
 import { JoseAccessTokens } from './oidc/jose-access-tokens';
 import { IssuerDirectory } from './oidc/issuer-metadata';
 import { ApiClientEntity } from './persistence/api-client.entity';
-import { PgProofReplay } from './persistence/pg-proof-replay';
-import { RedisProofReplay } from './persistence/redis-proof-replay';
+import { PostgresProofReplayRepository } from './persistence/postgres-proof-replay.repository';
+import { RedisProofReplayRepository } from './persistence/redis-proof-replay.repository';
 import { SharedCommit } from '../database/shared-commit';
-import { PostgresApiClientChanges } from './persistence/postgres-api-client-changes';
-import { TypeOrmApiClientRepository } from './persistence/typeorm-api-client.repository';
+import { PostgresApiClientChangesRepository } from './persistence/postgres-api-client-changes.repository';
+import { PostgresApiClientRepository } from './persistence/postgres-api-client.repository';
 
 /**
  * Who is calling, and may they: client tokens, end users' and staff's access tokens, web apps'
@@ -53,12 +53,12 @@ import { TypeOrmApiClientRepository } from './persistence/typeorm-api-client.rep
     // Every route's access: the caller the identify stage found, held to the route's decorators.
     { provide: APP_GUARD, useClass: AccessGuard },
     ApiClientsService,
-    TypeOrmApiClientRepository,
-    { provide: ApiClientStore, useExisting: TypeOrmApiClientRepository },
+    PostgresApiClientRepository,
+    { provide: ApiClientStore, useExisting: PostgresApiClientRepository },
     {
       provide: ApiClientChanges,
       inject: [PostgresNotifications],
-      useFactory: (notifications: PostgresNotifications) => new PostgresApiClientChanges(notifications),
+      useFactory: (notifications: PostgresNotifications) => new PostgresApiClientChangesRepository(notifications),
     },
     {
       // Redis where one is named for it, PostgreSQL otherwise (the default: durable, and always there).
@@ -66,7 +66,7 @@ import { TypeOrmApiClientRepository } from './persistence/typeorm-api-client.rep
       inject: [GatewayConfig, DataSource, SharedCommit],
       useFactory: ({ settings }: GatewayConfig, dataSource: DataSource, shared: SharedCommit) => {
         const redisUrl = settings.DPOP_REPLAY_REDIS_URL;
-        return redisUrl ? RedisProofReplay.connect(redisUrl) : new PgProofReplay(dataSource, shared);
+        return redisUrl ? RedisProofReplayRepository.connect(redisUrl) : new PostgresProofReplayRepository(dataSource, shared);
       },
     },
     // One directory of the issuers' discovery documents and keys, for the tokens and the relying party alike.
@@ -118,12 +118,12 @@ import { TypeOrmApiClientRepository } from './persistence/typeorm-api-client.rep
       },
     },
     {
-      provide: PgBrowserSessionStore,
+      provide: PostgresBrowserSessionRepository,
       inject: [DataSource, PostgresNotifications, GatewayConfig],
       useFactory: (dataSource: DataSource, notifications: PostgresNotifications, { settings }: GatewayConfig) =>
-        new PgBrowserSessionStore(dataSource, notifications, settings.SESSION_IDLE_TIMEOUT_SECONDS),
+        new PostgresBrowserSessionRepository(dataSource, notifications, settings.SESSION_IDLE_TIMEOUT_SECONDS),
     },
-    { provide: BrowserSessionStore, useExisting: PgBrowserSessionStore },
+    { provide: BrowserSessionStore, useExisting: PostgresBrowserSessionRepository },
     {
       provide: BrowserSessions,
       inject: [GatewayConfig, HttpAdapterHost, BrowserSessionStore, AccessTokens, Pseudonyms, IssuerDirectory],

@@ -5,8 +5,6 @@ import type { MetricsEnvironment } from './environment/metrics.environment';
 import type { ServiceEnvironment } from './environment/service.environment';
 import { liveMode } from './environment/raw-environment';
 
-export { LOG_LEVELS, type LogLevel } from './environment/raw-environment';
-
 // What is decided across features' settings: who may read /docs and /metrics, and what production
 // refuses to start without. Each feature's own variables are its class under environment/, which
 // .env.example and docs/operations.md's table mirror (tests keep them in step).

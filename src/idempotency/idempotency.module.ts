@@ -14,7 +14,7 @@ import { Metrics } from '../common/domain/metrics.port';
 import { DomainError } from '../common/domain/domain-error';
 import { ProviderWrites } from './domain/provider-writes.service';
 import { IdempotencyKeyEntity } from './persistence/idempotency-key.entity';
-import { TypeOrmIdempotencyRepository } from './persistence/typeorm-idempotency.repository';
+import { PostgresIdempotencyRepository } from './persistence/postgres-idempotency.repository';
 
 const HOUR_MS = 60 * 60 * 1000;
 /** How much longer than the slowest provider call a claim lasts before another attempt may take it over. */
@@ -60,8 +60,8 @@ export class IdempotencyPurgeSchedule implements OnApplicationBootstrap, OnAppli
 @Module({
   imports: [TypeOrmModule.forFeature([IdempotencyKeyEntity]), AuditModule],
   providers: [
-    TypeOrmIdempotencyRepository,
-    { provide: IdempotencyStore, useExisting: TypeOrmIdempotencyRepository },
+    PostgresIdempotencyRepository,
+    { provide: IdempotencyStore, useExisting: PostgresIdempotencyRepository },
     {
       provide: IdempotencyOptions,
       inject: [ConfigService],

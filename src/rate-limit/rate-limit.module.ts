@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { RateLimitEnvironment } from '../config/environment/rate-limit.environment';
-import { MemoryRateLimitStore } from './memory-rate-limit.store';
+import { MemoryRateLimitRepository } from './memory-rate-limit.repository';
 import { RateLimiter, RateLimits } from './rate-limiter';
 import { RefusalBudget } from './refusal-budget';
-import { RateLimitStore } from './rate-limit-store';
-import { RedisRateLimitStore } from './redis-rate-limit.store';
+import { RateLimitStore } from './rate-limit-store.port';
+import { RedisRateLimitRepository } from './redis-rate-limit.repository';
 
 /** The rate limits' settings, read once: the limits, and where the counters live. */
 function rateLimitsOf(config: ConfigService<RateLimitEnvironment, true>): RateLimits {
@@ -32,7 +32,7 @@ function rateLimitsOf(config: ConfigService<RateLimitEnvironment, true>): RateLi
       provide: RateLimitStore,
       inject: [RateLimits],
       useFactory: async (limits: RateLimits): Promise<RateLimitStore> =>
-        limits.redisUrl ? await RedisRateLimitStore.connect(limits.redisUrl) : new MemoryRateLimitStore(),
+        limits.redisUrl ? await RedisRateLimitRepository.connect(limits.redisUrl) : new MemoryRateLimitRepository(),
     },
   ],
   exports: [RateLimiter, RefusalBudget],

@@ -4,7 +4,7 @@ import { routePolicyOf } from '../common/http/audited.decorator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EdgeStage } from '../common/http/edge-stage';
 import { contextOf } from '../common/http/request-context';
-import { RateLimitStore } from './rate-limit-store';
+import { RateLimitStore } from './rate-limit-store.port';
 import { RateLimited } from './rate-limited.error';
 
 /** The limits, per minute, as configured (RATE_LIMIT_PER_MINUTE, RATE_LIMIT_PER_IP_PER_MINUTE), and RATE_LIMIT_REDIS_URL when set. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/domain/domain-error';
-import { RateLimitStore } from './rate-limit-store';
+import { RateLimitStore } from './rate-limit-store.port';
 import { RateLimited } from './rate-limited.error';
 import { RateLimits } from './rate-limiter';
 

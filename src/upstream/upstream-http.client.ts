@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Logger, OnModuleDestroy } from '@nestjs/common';
 import { BrokenCircuitError } from 'cockatiel';
+import type { AuditOperation } from '../common/domain/audit-operations';
 import { currentRecord, logContextOf, RequestRecord } from '../common/domain/request-record';
 import { Metrics } from '../common/domain/metrics.port';
 import { SPAN_ATTRIBUTES, traced } from '../common/telemetry/tracing';
@@ -13,7 +14,6 @@ import { ConnectionLost, NotSent, RawResponse, TimedOut, UpstreamTransport } fro
 import { UpstreamSettings } from './upstream.settings';
 
 /** The provider calls, named as the audit names them (common/domain/audit-operations). */
-export type UpstreamOperation = string;
 
 export interface UpstreamReply {
   readonly status: number;
@@ -103,12 +103,12 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
   }
 
   /** GETs `path` for the request being served, whose record the call is noted in (noteUpstreamCall). */
-  get(operation: UpstreamOperation, path: string): Promise<UpstreamReply> {
+  get(operation: AuditOperation, path: string): Promise<UpstreamReply> {
     return this.call(operation, 'GET', path);
   }
 
   /** POSTs `payload` signed with its reference and sealed by the cipher, for the request being served. */
-  post(operation: UpstreamOperation, path: string, payload: Record<string, unknown> & { reference: string }): Promise<UpstreamReply> {
+  post(operation: AuditOperation, path: string, payload: Record<string, unknown> & { reference: string }): Promise<UpstreamReply> {
     return this.call(operation, 'POST', path, payload);
   }
 
@@ -118,7 +118,7 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
 
   /** One provider call, in a span of its own: the undici span (its one or more attempts) is its child, and carries the trace to the provider. */
   private call(
-    operation: UpstreamOperation,
+    operation: AuditOperation,
     method: 'GET' | 'POST',
     path: string,
     payload?: Record<string, unknown> & { reference: string },
@@ -132,7 +132,7 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
   }
 
   private async untracedCall(
-    operation: UpstreamOperation,
+    operation: AuditOperation,
     method: 'GET' | 'POST',
     path: string,
     record: RequestRecord,
@@ -183,7 +183,7 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
     }
   }
 
-  private interpret(operation: UpstreamOperation, method: 'GET' | 'POST', raw: RawResponse, latencyMs: number, record: RequestRecord): UpstreamReply {
+  private interpret(operation: AuditOperation, method: 'GET' | 'POST', raw: RawResponse, latencyMs: number, record: RequestRecord): UpstreamReply {
     const json = parseJson(raw.text);
     const upstream = { status: raw.status, errorId: upstreamErrorId(json), latencyMs };
 
@@ -207,7 +207,7 @@ export class UpstreamHttpClient extends UpstreamCircuit implements OnModuleDestr
     throw providerErrors.rejected(upstream);
   }
 
-  private failure(operation: UpstreamOperation, method: 'GET' | 'POST', error: unknown, latencyMs: number, record: RequestRecord): unknown {
+  private failure(operation: AuditOperation, method: 'GET' | 'POST', error: unknown, latencyMs: number, record: RequestRecord): unknown {
     const upstream = { latencyMs };
     if (error instanceof BrokenCircuitError) {
       const waitMs = Math.max(1000, this.settings.breakerHalfOpenMs - (Date.now() - this.openedAt));

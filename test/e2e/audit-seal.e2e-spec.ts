@@ -6,7 +6,7 @@ import { Client } from 'pg';
 import { prettyFactory } from 'pino-pretty';
 import { runAuditPurge } from '../../src/audit/cli/audit-purge.command';
 import { runAuditVerify } from '../../src/audit/cli/audit-verify.command';
-import { SEALED_COLUMNS } from '../../src/audit/seal/persistence/pg-audit-seal.store';
+import { SEALED_COLUMNS } from '../../src/audit/seal/persistence/event-hash.sql';
 import { HUMAN_READABLE } from '../../src/common/runtime/logging';
 import { startTestApp, TEST_AUDIT_SIGNING_KEY, TestApp } from '../support/app';
 import { cutAuditChain } from '../support/audit';

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DevIdentityProvider, startDevIdentityProvider } from '../../dev/identity-provider/dev-identity-provider';
 import { devLogin } from '../../dev/identity-provider/dev-login';
-import { RedisProofReplay } from '../../src/auth/persistence/redis-proof-replay';
+import { RedisProofReplayRepository } from '../../src/auth/persistence/redis-proof-replay.repository';
 import { proofReplayContract } from '../contracts/proof-replay.contract';
 import { startTestApp, TestApp } from '../support/app';
 import { buildCustomerRequest } from '../support/builders';
@@ -13,11 +13,11 @@ import { clearSandbox, journal } from '../support/sandbox';
 // leaves this file out otherwise).
 const REDIS_URL = process.env.TEST_REDIS_URL!;
 
-describe('RedisProofReplay (a real Redis)', () => {
-  let sut: RedisProofReplay;
+describe('RedisProofReplayRepository (a real Redis)', () => {
+  let sut: RedisProofReplayRepository;
 
   beforeAll(async () => {
-    sut = await RedisProofReplay.connect(REDIS_URL);
+    sut = await RedisProofReplayRepository.connect(REDIS_URL);
   });
 
   afterAll(() => {
@@ -27,7 +27,7 @@ describe('RedisProofReplay (a real Redis)', () => {
   proofReplayContract(() => sut);
 
   it('when Redis does not answer, then a proof is neither accepted nor called a replay: DATABASE.UNAVAILABLE (the request fails closed)', async () => {
-    const nowhere = await RedisProofReplay.connect('redis://127.0.0.1:9');
+    const nowhere = await RedisProofReplayRepository.connect('redis://127.0.0.1:9');
     try {
       await expect(nowhere.useOnce(randomUUID(), new Date(Date.now() + 60_000))).rejects.toMatchObject({ code: 'DATABASE.UNAVAILABLE' });
     } finally {

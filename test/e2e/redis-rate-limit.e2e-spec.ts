@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RedisRateLimitStore } from '../../src/rate-limit/redis-rate-limit.store';
+import { RedisRateLimitRepository } from '../../src/rate-limit/redis-rate-limit.repository';
 import { startTestApp, TestApp } from '../support/app';
 import { callApi } from '../support/http';
 
@@ -7,11 +7,11 @@ import { callApi } from '../support/http';
 // leaves this file out otherwise).
 const REDIS_URL = process.env.TEST_REDIS_URL!;
 
-describe('RedisRateLimitStore (a real Redis)', () => {
-  let sut: RedisRateLimitStore;
+describe('RedisRateLimitRepository (a real Redis)', () => {
+  let sut: RedisRateLimitRepository;
 
   beforeAll(async () => {
-    sut = await RedisRateLimitStore.connect(REDIS_URL, `partner-gateway-test:${randomUUID()}:`);
+    sut = await RedisRateLimitRepository.connect(REDIS_URL, `partner-gateway-test:${randomUUID()}:`);
   });
 
   afterAll(() => {

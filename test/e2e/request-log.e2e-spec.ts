@@ -5,7 +5,7 @@ import { auditEventsOf } from '../support/audit';
 import { buildBankAccountRequest, buildCustomerRequest } from '../support/builders';
 import { Answer, callApi, createCustomer } from '../support/http';
 import { newIssuerKey, TEST_AUDIENCE, TestIssuer } from '../support/oidc';
-import { SCAN_PER_PAGE } from '../../src/audit/requests/persistence/typeorm-request-log.repository';
+import { SCAN_PER_PAGE } from '../../src/audit/requests/persistence/postgres-request-log.repository';
 import { clearSandbox, injectFault, journal } from '../support/sandbox';
 import { waitFor } from '../support/wait-for';
 

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { BrowserSessionStore, LogoutNotice, RelyingParty, SessionTokens, StoredSession } from '../../src/auth/domain/browser-session.ports';
+import { BrowserSessionStore, StoredSession } from '../../src/auth/domain/browser-session-store.port';
+import { LogoutNotice, RelyingParty, SessionTokens } from '../../src/auth/domain/relying-party.port';
 import { BrowserSessions, hashOf } from '../../src/auth/domain/browser-sessions.service';
 import { NoAccessTokens } from '../../src/auth/domain/access-tokens.port';
 import { Pseudonyms } from '../../src/auth/domain/pseudonyms';
 import { JoseSealedBox } from '../../src/auth/oidc/jose-sealed-box';
-import { BROWSER_SESSIONS_ENDED, PgBrowserSessionStore } from '../../src/auth/persistence/pg-browser-session-store';
+import { BROWSER_SESSIONS_ENDED, PostgresBrowserSessionRepository } from '../../src/auth/persistence/postgres-browser-session.repository';
 import { PostgresNotifications } from '../../src/database/postgres-notifications';
 import { startTestApp, TestApp } from '../support/app';
 import { callApi } from '../support/http';
@@ -64,14 +65,14 @@ async function expiredSession(cookie: string): Promise<StoredSession> {
   };
 }
 
-/** PgBrowserSessionStore on PostgreSQL with the real migrations: what the review of its concurrency found. */
-describe(PgBrowserSessionStore.name, () => {
+/** PostgresBrowserSessionRepository on PostgreSQL with the real migrations: what the review of its concurrency found. */
+describe(PostgresBrowserSessionRepository.name, () => {
   let t: TestApp;
-  let store: PgBrowserSessionStore;
+  let store: PostgresBrowserSessionRepository;
 
   beforeAll(async () => {
     t = await startTestApp({ DATABASE_POOL_SIZE: '4' });
-    store = t.app.get(PgBrowserSessionStore);
+    store = t.app.get(PostgresBrowserSessionRepository);
   });
 
   afterAll(async () => {

@@ -6,7 +6,7 @@ import { AuditSealStore } from '../../src/audit/seal/domain/audit-seal.port';
 import { RequestLogStore } from '../../src/audit/requests/domain/request-log.port';
 import { CustomerOwnership } from '../../src/partner-api/customers/domain/customer-ownership.port';
 import { ProofReplay } from '../../src/auth/domain/proof-replay.port';
-import { PgProofReplay } from '../../src/auth/persistence/pg-proof-replay';
+import { PostgresProofReplayRepository } from '../../src/auth/persistence/postgres-proof-replay.repository';
 import { SharedCommit } from '../../src/database/shared-commit';
 import { Sql } from '../../src/database/sql';
 import { isRefusedData } from '../../src/database/store-errors';
@@ -293,7 +293,7 @@ describe('persistence on the request path', () => {
     });
 
     it('when proofs are past their window, then the sweep deletes them, keeps the live ones, and passes over one a statement is writing without waiting for it', async () => {
-      const replay = t.app.get<ProofReplay, PgProofReplay>(ProofReplay);
+      const replay = t.app.get<ProofReplay, PostgresProofReplayRepository>(ProofReplay);
       // Only this test's sweeps run: the service's own, once a minute, stops here.
       await replay.onApplicationShutdown();
       const [expired, locked, live] = [randomUUID(), randomUUID(), randomUUID()];
@@ -326,7 +326,10 @@ describe('persistence on the request path', () => {
 
     it('when two replicas record the same new proofs at once, in opposite orders, then neither waits on the other in a cycle: each proof is accepted once', async () => {
       const sql = t.app.get(Sql);
-      const replicas = [new PgProofReplay(t.dataSource, new SharedCommit(sql)), new PgProofReplay(t.dataSource, new SharedCommit(sql))];
+      const replicas = [
+        new PostgresProofReplayRepository(t.dataSource, new SharedCommit(sql)),
+        new PostgresProofReplayRepository(t.dataSource, new SharedCommit(sql)),
+      ];
       for (let round = 0; round < 5; round++) {
         const keys = Array.from({ length: 50 }, () => randomUUID());
         const [ahead, behind] = await Promise.all([

@@ -6,7 +6,7 @@ import { SystemClock } from '../../src/common/domain/clock.port';
 import { AuditSealer } from '../../src/audit/seal/domain/audit-sealer.service';
 import { CheckpointStatement, encodeManifest, merkleRootOf, sha256, statementText, ZERO_HEAD } from '../../src/audit/seal/domain/audit-seal';
 import { EVENT_HASH, ISO_US } from '../../src/audit/seal/persistence/event-hash.sql';
-import { PgAuditSealStore } from '../../src/audit/seal/persistence/pg-audit-seal.store';
+import { PostgresAuditSealRepository } from '../../src/audit/seal/persistence/postgres-audit-seal.repository';
 import { Ed25519CheckpointSigner, Ed25519TrustedKeys, keyIdOf } from '../../src/audit/seal/signing/audit-signing-keys';
 import { migrateAsOwner, protectionOf } from '../../src/database/database-roles';
 import { Sql } from '../../src/database/sql';
@@ -85,7 +85,7 @@ describe('the service’s database role, as an insider would use it', () => {
     owner = new Client({ connectionString: database.ownerUrl });
     await owner.connect();
     sealer = new AuditSealer(
-      new PgAuditSealStore(Sql.of(service)),
+      new PostgresAuditSealRepository(Sql.of(service)),
       new Ed25519CheckpointSigner(key.privateKey),
       new Ed25519TrustedKeys([key.publicKey]),
       new SystemClock(),
@@ -150,7 +150,7 @@ describe('the service’s database role, as an insider would use it', () => {
 
   it('when it writes the log’s tree itself, or appends a checkpoint naming another tree than the checkpoints before it, or none once it has begun, then the database refuses; naming the right one, the owner’s trigger adds its head', async () => {
     await asService(`INSERT INTO audit_events (id, request_id, operation, phase) VALUES ($1, 'tree', 'balance.read', 'succeeded')`, [randomUUID()]);
-    const store = new PgAuditSealStore(Sql.of(service));
+    const store = new PostgresAuditSealRepository(Sql.of(service));
     const head = await chainEnd();
     const { batch, log } = await waitFor(
       async () => {
@@ -210,7 +210,7 @@ describe('the service’s database role, as an insider would use it', () => {
       }
     });
     await asService(`INSERT INTO audit_events (id, request_id, operation, phase) VALUES ($1, 'batch', 'customer.create', 'succeeded')`, [randomUUID()]);
-    const store = new PgAuditSealStore(Sql.of(service));
+    const store = new PostgresAuditSealRepository(Sql.of(service));
     const head = await chainEnd();
     const after = { tx: head.end_tx, id: head.end_id };
     const readAfter = (position: { tx: string; id: string }, limit: number) => store.underSealLock(true, (scope) => scope.settledEventsAfter(position, limit));
@@ -385,7 +385,7 @@ describe('the service’s database role, as an insider would use it', () => {
       const otherOwner = new Client({ connectionString: other.ownerUrl });
       await otherOwner.connect();
       const otherSealer = new AuditSealer(
-        new PgAuditSealStore(Sql.of(otherService)),
+        new PostgresAuditSealRepository(Sql.of(otherService)),
         new Ed25519CheckpointSigner(key.privateKey),
         new Ed25519TrustedKeys([key.publicKey]),
         new SystemClock(),

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { ApiClientRole } from '../../src/auth/domain/api-client';
+import type { ClientRole } from '../../src/common/domain/request-record';
 import { ApiClientsService } from '../../src/auth/domain/api-clients.service';
 import { withApiClientsAsOwner } from '../../src/auth/persistence/api-clients-as-owner';
 import { createApp } from '../../src/bootstrap';
@@ -65,7 +65,7 @@ export interface TestApp {
   /** Runs SQL as the schema's owner (a superuser here): what the service's role may not do. */
   asOwner<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   /** Creates a client straight through the domain service and returns its token. */
-  createClient(role: ApiClientRole, overrides?: { name?: string; tenant?: string; expiresAt?: Date | null }): Promise<string>;
+  createClient(role: ClientRole, overrides?: { name?: string; tenant?: string; expiresAt?: Date | null }): Promise<string>;
   close(): Promise<void>;
 }
 

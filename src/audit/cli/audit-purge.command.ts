@@ -3,7 +3,7 @@ import { Sql } from '../../database/sql';
 import { openDatabase } from '../../database/cli/open-database';
 import { AuditRetention } from '../retention/domain/audit-retention.service';
 import { AuditSealer } from '../seal/domain/audit-sealer.service';
-import { PgAuditSealStore } from '../seal/persistence/pg-audit-seal.store';
+import { PostgresAuditSealRepository } from '../seal/persistence/postgres-audit-seal.repository';
 import { Ed25519CheckpointSigner, loadSigningKey, loadTrustedKeys } from '../seal/signing/audit-signing-keys';
 
 export interface PurgeIo {
@@ -19,7 +19,7 @@ export async function runAuditPurge(env: NodeJS.ProcessEnv, io: PurgeIo): Promis
   const database = await openDatabase(env, { migrate: true });
   try {
     const signer = new Ed25519CheckpointSigner(loadSigningKey(database.config, { make: false }).key);
-    const sealer = new AuditSealer(new PgAuditSealStore(Sql.of(database.dataSource)), signer, loadTrustedKeys(database.config), new SystemClock());
+    const sealer = new AuditSealer(new PostgresAuditSealRepository(Sql.of(database.dataSource)), signer, loadTrustedKeys(database.config), new SystemClock());
     await sealer.sealPending();
     const days = database.config.AUDIT_RETENTION_DAYS;
     const purged = await new AuditRetention(sealer, new SystemClock()).purge(days);

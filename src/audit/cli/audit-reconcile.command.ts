@@ -7,7 +7,7 @@ import { openDatabase } from '../../database/cli/open-database';
 import { checkUnresolvedWindow, DEFAULT_OLDER_THAN_MS, DEFAULT_SINCE_MS, UnresolvedCalls } from '../reconciliation/domain/unresolved-calls.service';
 import { UnresolvedCallDto } from '../reconciliation/http/unresolved-calls.dto';
 import { AuditEventEntity } from '../trail/persistence/audit-event.entity';
-import { TypeOrmAuditLogRepository } from '../trail/persistence/typeorm-audit-log.repository';
+import { PostgresAuditLogRepository } from '../trail/persistence/postgres-audit-log.repository';
 import type { CliIo } from '../../database/cli/command-line';
 
 export const RECONCILE_USAGE = `Usage: npm run audit:reconcile -- [--older-than 60s] [--since 30d]
@@ -51,7 +51,7 @@ export async function runAuditReconcile(argv: string[], env: NodeJS.ProcessEnv, 
   const database = await openDatabase(env, { migrate: false, entities: [AuditEventEntity] });
   try {
     const sql = Sql.of(database.dataSource);
-    const log = new TypeOrmAuditLogRepository(database.dataSource.getRepository(AuditEventEntity), sql, new SharedCommit(sql));
+    const log = new PostgresAuditLogRepository(database.dataSource.getRepository(AuditEventEntity), sql, new SharedCommit(sql));
     let count = 0;
     for await (const call of new UnresolvedCalls(log, new SystemClock()).all(window)) {
       io.out(JSON.stringify(UnresolvedCallDto.from(call)));

@@ -5,7 +5,7 @@ import { Sql } from '../../database/sql';
 import { openDatabase } from '../../database/cli/open-database';
 import { SignedCheckpoint } from '../seal/domain/audit-seal';
 import { AuditVerifier, ExternalCount, UnreadableCheckpoint } from '../seal/domain/audit-verifier';
-import { PgAuditSealStore } from '../seal/persistence/pg-audit-seal.store';
+import { PostgresAuditSealRepository } from '../seal/persistence/postgres-audit-seal.repository';
 import { loadTrustedKeys } from '../seal/signing/audit-signing-keys';
 
 export interface VerifyIo {
@@ -136,7 +136,7 @@ export async function runAuditVerify(argv: string[], env: NodeJS.ProcessEnv, io:
       return 2;
     }
     const started = process.hrtime.bigint();
-    const report = await new AuditVerifier(new PgAuditSealStore(Sql.of(database.dataSource)), keys).verify({
+    const report = await new AuditVerifier(new PostgresAuditSealRepository(Sql.of(database.dataSource)), keys).verify({
       from: options.from,
       to: options.to,
       external: options.checkpoints ? checkpointsIn(options.checkpoints) : undefined,

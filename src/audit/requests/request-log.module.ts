@@ -6,14 +6,14 @@ import { RequestLogStore } from './domain/request-log.port';
 import { RequestLog } from './domain/request-log.service';
 import { RequestLogLinks } from './http/request-log.dto';
 import { RequestsController } from './http/requests.controller';
-import { TypeOrmRequestLogRepository } from './persistence/typeorm-request-log.repository';
+import { PostgresRequestLogRepository } from './persistence/postgres-request-log.repository';
 
 /** Partners' own request logs (GET /api/v1/requests): the audit log, as a tenant's callers left it. */
 @Module({
   imports: [AuditTrailModule],
   controllers: [RequestsController],
   providers: [
-    { provide: RequestLogStore, useClass: TypeOrmRequestLogRepository },
+    { provide: RequestLogStore, useClass: PostgresRequestLogRepository },
     RequestLog,
     {
       provide: RequestLogLinks,

@@ -12,7 +12,7 @@ import { CheckpointConsistency } from './domain/checkpoint-consistency';
 import { AuditReceipts } from './domain/audit-receipts';
 import { SignedReceipts } from './domain/receipt-issuer';
 import { ReceiptIssuer } from '../trail/domain/receipt-issuer.port';
-import { PgAuditSealStore } from './persistence/pg-audit-seal.store';
+import { PostgresAuditSealRepository } from './persistence/postgres-audit-seal.repository';
 import { Ed25519CheckpointSigner, Ed25519TrustedKeys, loadSigningKey } from './signing/audit-signing-keys';
 
 /** Sealing: the hash chain of signed checkpoints over the events, extended every second, and its status. */
@@ -20,7 +20,7 @@ import { Ed25519CheckpointSigner, Ed25519TrustedKeys, loadSigningKey } from './s
   controllers: [AuditCheckpointsController, AuditReceiptsController, CheckpointConsistencyController, AuditKeysController],
   providers: [
     { provide: AuditSettings, inject: [ConfigService], useFactory: auditSettingsOf },
-    { provide: AuditSealStore, useClass: PgAuditSealStore },
+    { provide: AuditSealStore, useClass: PostgresAuditSealRepository },
     {
       provide: CheckpointSigner,
       inject: [AuditSettings],

@@ -6,15 +6,15 @@ import { AuditLog } from './domain/audit-log.port';
 import { AuditTrail } from './domain/audit-trail.service';
 import { RequestAuditor } from './http/request-auditor';
 import { AuditEventEntity } from './persistence/audit-event.entity';
-import { TypeOrmAuditLogRepository } from './persistence/typeorm-audit-log.repository';
+import { PostgresAuditLogRepository } from './persistence/postgres-audit-log.repository';
 
 /** The trail: every request's events, written ahead (`attempted`) and at its end, through one port each way. */
 @Module({
   // The seal's module holds the audit key, which signs a write's receipt.
   imports: [TypeOrmModule.forFeature([AuditEventEntity]), AuditSealModule],
   providers: [
-    TypeOrmAuditLogRepository,
-    { provide: AuditLog, useExisting: TypeOrmAuditLogRepository },
+    PostgresAuditLogRepository,
+    { provide: AuditLog, useExisting: PostgresAuditLogRepository },
     AuditTrail,
     RequestAuditor,
     { provide: RequestRecorder, useExisting: RequestAuditor },

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { CliIo, Command, runCommandLine, UsageError } from '../../database/cli/command-line';
-import { API_CLIENT_ROLES, ApiClientRole } from '../domain/api-client';
+import { API_CLIENT_ROLES } from '../domain/api-client';
+import type { ClientRole } from '../../common/domain/request-record';
 import { ApiClientResponseDto } from '../http/api-client.response.dto';
 import { ApiClientEntity } from '../persistence/api-client.entity';
 import { apiClientsServiceFor, withApiClientsAsOwner } from '../persistence/api-clients-as-owner';
@@ -40,14 +41,14 @@ const create: Command = async (args, { database, config, io }) => {
     strict: true,
   });
   if (!values.name) throw new UsageError('--name is required');
-  if (!values.role || !API_CLIENT_ROLES.includes(values.role as ApiClientRole)) {
+  if (!values.role || !API_CLIENT_ROLES.includes(values.role as ClientRole)) {
     throw new UsageError(`--role must be one of ${API_CLIENT_ROLES.join(', ')}`);
   }
   // An admin token that nobody said should outlive a shift does not.
   const expiresAt =
     parseExpiry(values['expires-at']) ?? (values.role === 'admin' ? new Date(Date.now() + config.ADMIN_TOKEN_DEFAULT_TTL_HOURS * 3_600_000) : null);
   const { client, token } = await withApiClientsAsOwner(database.handle, (clients) =>
-    clients.create({ name: values.name!, role: values.role as ApiClientRole, tenant: values.tenant ?? config.DEFAULT_TENANT, expiresAt }),
+    clients.create({ name: values.name!, role: values.role as ClientRole, tenant: values.tenant ?? config.DEFAULT_TENANT, expiresAt }),
   );
   io.out(
     JSON.stringify({ id: client.id, name: client.name, role: client.role, tenant: client.tenant, token, expires_at: client.expiresAt?.toISOString() ?? null }),

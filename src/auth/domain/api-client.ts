@@ -1,12 +1,11 @@
 import { CLIENT_ROLES, ClientRole, END_USER_NAME, RecordedClient } from '../../common/domain/request-record';
 
 export const API_CLIENT_ROLES = CLIENT_ROLES;
-export type ApiClientRole = ClientRole;
 
 export interface ApiClient {
   readonly id: string;
   readonly name: string;
-  readonly role: ApiClientRole;
+  readonly role: ClientRole;
   readonly tenant: string;
   readonly createdAt: Date;
   readonly expiresAt: Date | null;
@@ -33,7 +32,7 @@ export type AuthenticatedClient = RecordedClient & { readonly profile?: EndUserP
 
 export interface NewApiClient {
   readonly name: string;
-  readonly role: ApiClientRole;
+  readonly role: ClientRole;
   readonly tenant: string;
   readonly expiresAt: Date | null;
 }

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { JoseSealedBox } from '../oidc/jose-sealed-box';
 import { InvalidLogoutToken, IssuerUnavailable, ReturnToRefused, SessionEnded, SessionsNotConfigured } from './auth.errors';
-import { BrowserSessionStore, LogoutNotice, RefreshRefused, RelyingParty, SessionTokens, StoredSession } from './browser-session.ports';
+import { BrowserSessionStore, StoredSession } from './browser-session-store.port';
+import { LogoutNotice, RefreshRefused, RelyingParty, SessionTokens } from './relying-party.port';
 import { BrowserSessions, hashOf } from './browser-sessions.service';
 import { NoAccessTokens } from './access-tokens.port';
 import { Pseudonyms } from './pseudonyms';

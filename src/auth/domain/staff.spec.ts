@@ -1,4 +1,5 @@
-import { readMfaRoles, readRoleMap, rolesOf, rolesUsed, showsSecondFactor, STAFF_ROLES, StaffPolicy, staffMemberOf } from './staff';
+import { rolesOf, rolesUsed, showsSecondFactor, StaffPolicy, staffMemberOf } from './staff';
+import { readMfaRoles, readRoleMap, STAFF_ROLES } from '../../common/domain/staff-roles';
 
 describe('staff', () => {
   describe(showsSecondFactor.name, () => {

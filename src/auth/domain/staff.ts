@@ -8,8 +8,6 @@
 
 import { isStaffRole, STAFF_ROLES, type StaffRole } from '../../common/domain/staff-roles';
 
-export { isStaffRole, readMfaRoles, readRoleMap, STAFF_ROLES, type StaffRole } from '../../common/domain/staff-roles';
-
 /** What the provider's access token says of a staff member, as read from its claims (nothing decided yet). */
 export interface StaffClaims {
   /** The stable id claim (STAFF_ID_CLAIM; `sub` unless set). */

@@ -3,10 +3,11 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { contextOf, Identification } from '../../common/http/request-context';
 import type { AuthenticatedClient } from '../domain/api-client';
-import { ApiClientRole } from '../domain/api-client';
+import type { ClientRole } from '../../common/domain/request-record';
 import { EndUsersNotAllowed, InsufficientScope, MfaRequired, RoleNotAllowed, StaffNotAllowed, TokenMissing } from '../domain/auth.errors';
 import { BrowserSessions } from '../domain/browser-sessions.service';
-import { rolesUsed, StaffPolicy, type StaffRole } from '../domain/staff';
+import { rolesUsed, StaffPolicy } from '../domain/staff';
+import { type StaffRole } from '../../common/domain/staff-roles';
 import { RequestRecord } from '../../common/domain/request-record';
 import { END_USER_SCOPE, IS_PUBLIC, REQUIRED_ROLES, STAFF_ROLES_ALLOWED } from './auth.decorators';
 
@@ -26,7 +27,7 @@ export interface AccessRule {
   /** @Public(): no caller needed. */
   readonly public: boolean;
   /** @Roles(): the client roles allowed; undefined, any client. */
-  readonly roles: readonly ApiClientRole[] | undefined;
+  readonly roles: readonly ClientRole[] | undefined;
   /** @EndUsers(): the scope an end user needs (null, none); undefined, end users are refused. */
   readonly endUserScope: string | null | undefined;
   /** @Staff(): the staff roles allowed; undefined, staff are refused. */
@@ -113,7 +114,7 @@ export class AccessGuard implements CanActivate {
       const targets = [handler, context.getClass()];
       rule = {
         public: this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, targets) === true,
-        roles: this.reflector.getAllAndOverride<ApiClientRole[] | undefined>(REQUIRED_ROLES, targets),
+        roles: this.reflector.getAllAndOverride<ClientRole[] | undefined>(REQUIRED_ROLES, targets),
         endUserScope: this.reflector.getAllAndOverride<string | null | undefined>(END_USER_SCOPE, targets),
         staffRoles: this.reflector.getAllAndOverride<StaffRole[] | undefined>(STAFF_ROLES_ALLOWED, targets),
       };

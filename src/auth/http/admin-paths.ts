@@ -8,7 +8,8 @@ import { OPERATION, type AuditOperation } from '../../common/domain/audit-operat
 import { ALL_TENANTS } from '../../common/domain/request-record';
 import type { SignedInStaff } from './staff-docs-login';
 import { InvalidToken, RoleNotAllowed, TokenMissing } from '../domain/auth.errors';
-import type { StaffPolicy, StaffRole } from '../domain/staff';
+import type { StaffPolicy } from '../domain/staff';
+import type { StaffRole } from '../../common/domain/staff-roles';
 import { presentedToken } from './presented-credentials';
 import { callerOf, checkStaffAccess } from './access.guard';
 

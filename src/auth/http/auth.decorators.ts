@@ -1,9 +1,10 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import { ApiExtension, ApiSecurity } from '@nestjs/swagger';
-import type { StaffRole } from '../domain/staff';
+import type { StaffRole } from '../../common/domain/staff-roles';
 import type { FastifyRequest } from 'fastify';
 import { contextOf } from '../../common/http/request-context';
-import { ApiClientRole, AuthenticatedClient } from '../domain/api-client';
+import type { AuthenticatedClient } from '../domain/api-client';
+import type { ClientRole } from '../../common/domain/request-record';
 import type { Scope } from '../domain/scopes';
 
 export const IS_PUBLIC = 'auth:public';
@@ -15,7 +16,7 @@ export const STAFF_ROLES_ALLOWED = 'auth:staff-roles';
 export const Public = () => SetMetadata(IS_PUBLIC, true);
 
 /** Only clients with one of these roles may call the route; without it any valid client may. */
-export const Roles = (...roles: ApiClientRole[]) => SetMetadata(REQUIRED_ROLES, roles);
+export const Roles = (...roles: ClientRole[]) => SetMetadata(REQUIRED_ROLES, roles);
 
 /**
  * End users may call the route when their access token grants `scope`; with no scope, any end

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { Rules } from '../../common/http/field-rules';
-import type { StoredSession } from '../domain/browser-session.ports';
+import type { StoredSession } from '../domain/browser-session-store.port';
 
 /** Whose sessions: an end user by their subject at their OpenID provider, as the audit search names them. */
 export class EndUserRefDto {

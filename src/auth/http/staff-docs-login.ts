@@ -4,8 +4,10 @@ import { errorEnvelope, problemOf } from '../../common/http/error-envelope.filte
 import { targetOf } from '../../common/http/request-context';
 import { AccessTokens } from '../domain/access-tokens.port';
 import { InvalidToken, LoginFailed, MfaRequired, StaffNotAllowed } from '../domain/auth.errors';
-import { RelyingParty, SealedBox } from '../domain/browser-session.ports';
-import { rolesUsed, STAFF_ROLES, StaffPolicy, staffMemberOf } from '../domain/staff';
+import { RelyingParty } from '../domain/relying-party.port';
+import { SealedBox } from '../domain/sealed-box.port';
+import { rolesUsed, StaffPolicy, staffMemberOf } from '../domain/staff';
+import { STAFF_ROLES } from '../../common/domain/staff-roles';
 import { clearedCookie, loginCookie, onlyCookieOf } from './browser-session-http';
 
 /** Where a staff member's browser signs in to /docs, and where the company's provider sends it back. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CompactEncrypt, compactDecrypt, decodeProtectedHeader } from 'jose';
-import { SealedBox } from '../domain/browser-session.ports';
+import { SealedBox } from '../domain/sealed-box.port';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

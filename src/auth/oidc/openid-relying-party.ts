@@ -12,7 +12,7 @@ import {
   RefreshRefused,
   RelyingParty,
   SessionTokens,
-} from '../domain/browser-session.ports';
+} from '../domain/relying-party.port';
 import type { SessionSettings } from '../../config/end-user-settings';
 import { IssuerDirectory, IssuerKeys, IssuerMetadata, isLoopbackHttp, timedOut } from './issuer-metadata';
 

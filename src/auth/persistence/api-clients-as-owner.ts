@@ -6,11 +6,11 @@ import { Sql } from '../../database/sql';
 import { dataSourceOptions } from '../../database/typeorm-options';
 import { ApiClientsService } from '../domain/api-clients.service';
 import { ApiClientEntity } from './api-client.entity';
-import { TypeOrmApiClientRepository } from './typeorm-api-client.repository';
+import { PostgresApiClientRepository } from './postgres-api-client.repository';
 
 /** API clients on a data source of the caller's. */
 export function apiClientsServiceFor(dataSource: DataSource): ApiClientsService {
-  return new ApiClientsService(new TypeOrmApiClientRepository(dataSource.getRepository(ApiClientEntity), Sql.of(dataSource)), new SystemClock());
+  return new ApiClientsService(new PostgresApiClientRepository(dataSource.getRepository(ApiClientEntity), Sql.of(dataSource)), new SystemClock());
 }
 
 /** A change to API clients asked of a role that may only read them: MIGRATIONS_DATABASE_URL is missing. */

@@ -1,8 +1,6 @@
 import { ERROR_CODES, ErrorCode, ErrorKind } from './error-codes';
 import { CataloguedCode, ERROR_MESSAGES, isCatalogued, UncataloguedCode } from './error-messages';
 
-export type { ErrorKind } from './error-codes';
-
 export interface FieldProblem {
   readonly field: string;
   readonly message: string;

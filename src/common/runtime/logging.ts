@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import pino, { DestinationStream, Logger as PinoInstance } from 'pino';
 import type { EdgeStage } from '../http/edge-stage';
 import { contextOf } from '../http/request-context';
-import type { LogLevel } from '../../config/env.schema';
+import type { LogLevel } from '../../config/environment/raw-environment';
 import { CanonicalTarget, isUnder, MAX_PATH_LENGTH } from '../http/canonical-target';
 
 /**

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { createBaseLogger, ServiceLogger } from '../../common/runtime/logging';
 import { GatewaySettings, loadEnvFile, validateEnvironment } from '../../config/load-config';
-import type { LogLevel } from '../../config/env.schema';
+import type { LogLevel } from '../../config/environment/raw-environment';
 import { DatabaseHandle, resolveDatabase } from '../database-handle';
 import { migrateAsOwner } from '../database-roles';
 import { dataSourceOptions } from '../typeorm-options';

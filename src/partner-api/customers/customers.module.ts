@@ -10,7 +10,7 @@ import { CustomersService } from './domain/customers.service';
 import { UpstreamCustomerAdapter } from './upstream/upstream-customer.adapter';
 import { CustomersController } from './http/customers.controller';
 import { CustomerTenantEntity } from './persistence/customer-tenant.entity';
-import { TypeOrmCustomerOwnershipRepository } from './persistence/typeorm-customer-ownership.repository';
+import { PostgresCustomerOwnershipRepository } from './persistence/postgres-customer-ownership.repository';
 
 /** Global: the browser session (auth) asks it for an end user's customers, without importing this feature. */
 @Global()
@@ -18,9 +18,9 @@ import { TypeOrmCustomerOwnershipRepository } from './persistence/typeorm-custom
   imports: [TypeOrmModule.forFeature([CustomerTenantEntity]), AuditModule, IdempotencyModule],
   controllers: [CustomersController],
   providers: [
-    TypeOrmCustomerOwnershipRepository,
-    { provide: CustomerOwnership, useExisting: TypeOrmCustomerOwnershipRepository },
-    { provide: EndUserCustomers, useExisting: TypeOrmCustomerOwnershipRepository },
+    PostgresCustomerOwnershipRepository,
+    { provide: CustomerOwnership, useExisting: PostgresCustomerOwnershipRepository },
+    { provide: EndUserCustomers, useExisting: PostgresCustomerOwnershipRepository },
     CustomerTenancy,
     CustomersService,
     { provide: CustomerGateway, useClass: UpstreamCustomerAdapter },

@@ -1,4 +1,5 @@
-import type { AuditEvent, AuditOperation, AuditPosition } from '../../trail/domain/audit-event';
+import type { AuditEvent, AuditPosition } from '../../trail/domain/audit-event';
+import type { AuditOperation } from '../../../common/domain/audit-operations';
 
 /** What a partner may filter its own requests by; every filter but `tenant` optional, all of them combined. */
 export interface RequestLogFilter {

@@ -1,5 +1,6 @@
 import { EventDigestRow, SealPosition, SettledBatch, SignedCheckpoint } from './audit-seal';
-import { ReceiptClaims, ReceiptFacts } from './receipt';
+import { ReceiptClaims } from './receipt';
+import type { CommittedEvent } from '../../trail/domain/audit-log.port';
 
 /** A stored checkpoint with the columns kept beside its statement for queries (verify trusts the statement). */
 export interface StoredCheckpoint extends SignedCheckpoint {
@@ -85,7 +86,7 @@ export abstract class AuditSealStore {
   abstract logTreeSize(): Promise<number>;
 
   /** A committed event as its receipt names it, its hash computed as the seal computes it; undefined when the log holds no such event. */
-  abstract receiptFacts(eventId: string): Promise<ReceiptFacts | undefined>;
+  abstract receiptFacts(eventId: string): Promise<CommittedEvent | undefined>;
 
   /**
    * The request whose outcome an idempotent replay repeats: `tenant`'s newest success of `operation`
@@ -93,7 +94,7 @@ export abstract class AuditSealStore {
    * idempotency store keeps is that success's; one held during an outage was answered 503).
    * Undefined when there is none.
    */
-  abstract originalSuccess(tenant: string, reference: string, operation: string): Promise<ReceiptFacts | undefined>;
+  abstract originalSuccess(tenant: string, reference: string, operation: string): Promise<CommittedEvent | undefined>;
 }
 
 /** Signs checkpoints with the service's audit key. */

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ReceiptIssuer } from '../../trail/domain/receipt-issuer.port';
 import { AuditSealStore, CheckpointSigner } from './audit-seal.port';
-import { ReceiptFacts, receiptClaimsOf } from './receipt';
+import { receiptClaimsOf } from './receipt';
+import type { CommittedEvent } from '../../trail/domain/audit-log.port';
 
 /** Receipts signed with the audit key, over the event as the log holds it (its stored time, its hash as sealed). */
 @Injectable()
@@ -13,7 +14,7 @@ export class SignedReceipts extends ReceiptIssuer {
     super();
   }
 
-  receiptFor(committed: ReceiptFacts): Promise<string> {
+  receiptFor(committed: CommittedEvent): Promise<string> {
     return this.signer.signReceipt(receiptClaimsOf(committed));
   }
 
@@ -25,7 +26,7 @@ export class SignedReceipts extends ReceiptIssuer {
     return this.signed(await this.store.originalSuccess(tenant, reference, operation));
   }
 
-  private signed(facts: ReceiptFacts | undefined): Promise<string | undefined> {
+  private signed(facts: CommittedEvent | undefined): Promise<string | undefined> {
     return facts ? this.receiptFor(facts) : Promise.resolve(undefined);
   }
 }

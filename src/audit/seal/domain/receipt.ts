@@ -13,9 +13,6 @@ export const RECEIPT_TYPE = 'audit-receipt+jws';
 /** Bumped whenever the payload's fields change. */
 export const RECEIPT_VERSION = 1;
 
-/** A request's terminal event as a receipt names it: as the log committed it. */
-export type ReceiptFacts = CommittedEvent;
-
 /** The signed payload, its fields in a fixed order: the same facts always make the same bytes, so a replay's receipt equals the original's. */
 export interface ReceiptClaims {
   readonly v: typeof RECEIPT_VERSION;
@@ -30,7 +27,7 @@ export interface ReceiptClaims {
   readonly customer_id: string | null;
 }
 
-export function receiptClaimsOf(facts: ReceiptFacts): ReceiptClaims {
+export function receiptClaimsOf(facts: CommittedEvent): ReceiptClaims {
   return {
     v: RECEIPT_VERSION,
     event_id: facts.eventId,

@@ -1,4 +1,4 @@
-import { ReceiptFacts } from '../domain/receipt';
+import type { CommittedEvent } from '../../trail/domain/audit-log.port';
 
 /*
  * An event's hash, as SQL over `audit_events e`: what the sealer seals and verify recomputes (the
@@ -77,7 +77,7 @@ export interface ReceiptRow {
   customer_id: string | null;
 }
 
-export function toReceiptFacts(row: ReceiptRow): ReceiptFacts {
+export function toCommittedEvent(row: ReceiptRow): CommittedEvent {
   return {
     eventId: row.id,
     eventHash: row.hash,

@@ -6,7 +6,8 @@ import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 
 import { RequestValidationFailed } from '../../../common/http/validation';
 import { AUDIT_PHASES } from '../../trail/domain/audit-event';
 import { AUDIT_OPERATIONS } from '../domain/audit-operations';
-import type { AuditOperation, AuditPhase } from '../../trail/domain/audit-event';
+import type { AuditPhase } from '../../trail/domain/audit-event';
+import type { AuditOperation } from '../../../common/domain/audit-operations';
 import { MAX_AUDIT_PAGE } from '../domain/audit-events.service';
 
 /** A reason: 3-200 characters, none of them a control character, and not only spaces. */

@@ -2,18 +2,10 @@ import type { AuditOperation } from '../../../common/domain/audit-operations';
 import type { CallerKind, RequestSubject } from '../../../common/domain/request-record';
 import type { UpstreamAttempt, UpstreamFacts } from '../../../common/domain/upstream';
 
-export type { AuditOperation };
-
 /** `attempted` precedes a mutating provider call; the others end a request. */
 export const AUDIT_PHASES = ['attempted', 'succeeded', 'rejected', 'failed', 'unknown'] as const;
 export type AuditPhase = (typeof AUDIT_PHASES)[number];
 export type TerminalPhase = Exclude<AuditPhase, 'attempted'>;
-
-/**
- * What the request is about (the request's own subject, common/domain/request-record). Identifiers
- * only: no names, documents, phone numbers, dates of birth, addresses or bodies ever reach the log.
- */
-export type { RequestSubject } from '../../../common/domain/request-record';
 
 export interface AuditActor {
   /**

@@ -8,7 +8,8 @@ import { contextOf, recordOf, targetOf } from '../../../common/http/request-cont
 import { RecordedProblem, RequestRecorder, requestLogAddress } from '../../../common/http/request-recorder.port';
 import { logContextOf, RequestRecord } from '../../../common/domain/request-record';
 import { UpstreamError } from '../../../common/domain/upstream';
-import { AuditEvent, AuditOperation, TerminalPhase } from '../domain/audit-event';
+import { AuditEvent, TerminalPhase } from '../domain/audit-event';
+import { AuditOperation } from '../../../common/domain/audit-operations';
 import type { CommittedEvent } from '../domain/audit-log.port';
 import { AuditTrail } from '../domain/audit-trail.service';
 import { ReceiptIssuer } from '../domain/receipt-issuer.port';

@@ -5,7 +5,7 @@ import { AuditEventEntity } from '../../../audit/trail/persistence/audit-event.e
 import { isUuid } from '../../../common/domain/identifiers';
 import { CliIo, Command, runCommandLine, UsageError } from '../../../database/cli/command-line';
 import { CustomerTenantEntity } from '../persistence/customer-tenant.entity';
-import { TypeOrmCustomerOwnershipRepository } from '../persistence/typeorm-customer-ownership.repository';
+import { PostgresCustomerOwnershipRepository } from '../persistence/postgres-customer-ownership.repository';
 
 const USAGE = `Usage: npm run customers -- <command> [options]
 
@@ -23,7 +23,7 @@ const link: Command = async (args, { database, io }) => {
   const id = customerId.toLowerCase();
   // The link and its audit event commit together: a change no one can find is not made.
   const owner = await database.dataSource.transaction(async (manager) => {
-    const assigned = await new TypeOrmCustomerOwnershipRepository(manager.getRepository(CustomerTenantEntity)).assign(id, tenant, 'linked');
+    const assigned = await new PostgresCustomerOwnershipRepository(manager.getRepository(CustomerTenantEntity)).assign(id, tenant, 'linked');
     const refused = assigned !== tenant;
     await auditCommandLineChange(manager, {
       operation: CUSTOMER_OPERATIONS.link,

@@ -1,12 +1,12 @@
-import { MemoryRateLimitStore } from './memory-rate-limit.store';
+import { MemoryRateLimitRepository } from './memory-rate-limit.repository';
 
-describe('MemoryRateLimitStore', () => {
+describe('MemoryRateLimitRepository', () => {
   let now: number;
-  let storage: MemoryRateLimitStore;
+  let storage: MemoryRateLimitRepository;
 
   beforeEach(() => {
     now = 1_000_000;
-    storage = new MemoryRateLimitStore(() => now);
+    storage = new MemoryRateLimitRepository(() => now);
   });
 
   afterEach(() => storage.onModuleDestroy());

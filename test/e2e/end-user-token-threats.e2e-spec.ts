@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, JWK } from 'jose';
-import { startTestApp, TestApp } from '../support/app';
-import { callApi } from '../support/http';
-import { DpopKey, dpopProof, IssuerAnswer, newDpopKey, TEST_AUDIENCE, TestIssuer, unsignedDpopProof } from '../support/oidc';
+import { JWK, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
+import { TestApp, startTestApp } from '../support/app';
+import { callApi, createCustomer } from '../support/http';
+import { DpopKey, IssuerAnswer, TEST_AUDIENCE, TestIssuer, dpopProof, newDpopKey, unsignedDpopProof } from '../support/oidc';
+import { rawExchange } from '../support/raw-http';
 
 /**
  * Findings of the security review of end-user tokens (docs/security.md, "End users", threat
  * model), over HTTP: one replica trusting a hand-made issuer whose tokens are good, and issuers
  * whose keys cannot be read.
  */
-describe('end-user tokens: findings of the security review', () => {
+describe('end-user tokens: the threats a security review found', () => {
   let issuer: TestIssuer;
   const broken: Partial<Record<IssuerAnswer, TestIssuer>> = {};
   let t: TestApp;
@@ -106,5 +107,80 @@ describe('end-user tokens: findings of the security review', () => {
 
       expect(answered.status).toBe(200);
     });
+  });
+});
+
+describe('end users’ tokens: binding a customer, and the URL a proof names', () => {
+  let issuer: TestIssuer;
+  let other: TestIssuer;
+  let t: TestApp;
+  let partner: string;
+  const PUBLIC = 'https://api.partner.example';
+
+  beforeAll(async () => {
+    issuer = await TestIssuer.start();
+    other = await TestIssuer.start();
+    t = await startTestApp({
+      OIDC_ISSUER: issuer.issuer,
+      OIDC_AUDIENCE: TEST_AUDIENCE,
+      OIDC_ISSUERS: JSON.stringify([{ issuer: other.issuer, audience: TEST_AUDIENCE, tenant: 'globex' }]),
+      END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64'),
+      PUBLIC_BASE_URL: PUBLIC,
+    });
+    partner = await t.createClient('partner');
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await issuer?.close();
+    await other?.close();
+  });
+
+  it('finding 14: when a partner binds a customer to an end user of another tenant’s issuer, then 400 and the customer stays free', async () => {
+    const customerId = await createCustomer(t.baseUrl, partner);
+
+    const foreign = await callApi(t.baseUrl, 'POST', `/api/v1/customers/${customerId}/end-user`, {
+      token: partner,
+      body: { subject: 'demo', issuer: other.issuer },
+    });
+    const own = await callApi(t.baseUrl, 'POST', `/api/v1/customers/${customerId}/end-user`, {
+      token: partner,
+      body: { subject: 'demo', issuer: issuer.issuer },
+    });
+
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error?.fields?.map((field) => field.field)).toEqual(['issuer']);
+    expect(own.status).toBe(200);
+  });
+
+  it('finding 15: when a DPoP-bound token comes with two DPoP headers, then 401 says to send exactly one', async () => {
+    const key = await newDpopKey();
+    const token = await issuer.token({ cnf: { jkt: key.jkt } });
+    const url = `${PUBLIC}/api/v1/me`;
+    const proofs = [await dpopProof(key, { method: 'GET', url, accessToken: token }), await dpopProof(key, { method: 'GET', url, accessToken: token })];
+
+    const answer = await rawExchange(
+      t.baseUrl,
+      `GET /api/v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: DPoP ${token}\r\nDPoP: ${proofs[0]}\r\nDPoP: ${proofs[1]}\r\nConnection: close\r\n\r\n`,
+    );
+
+    expect(answer.status).toBe(401);
+    expect(answer.body?.error?.details).toBe('Send exactly one DPoP header');
+  });
+
+  it('finding 2: when PUBLIC_BASE_URL is set, then a DPoP proof must name it: one made for the Host the caller sent is refused', async () => {
+    const key = await newDpopKey();
+    const token = await issuer.token({ cnf: { jkt: key.jkt } });
+    const request = (htu: string, host: string) =>
+      dpopProof(key, { method: 'GET', url: htu, accessToken: token }).then((proof) =>
+        rawExchange(t.baseUrl, `GET /api/v1/me HTTP/1.1\r\nHost: ${host}\r\nAuthorization: DPoP ${token}\r\nDPoP: ${proof}\r\nConnection: close\r\n\r\n`),
+      );
+
+    const forHostSent = await request('http://attacker.example/api/v1/me', 'attacker.example');
+    const forPublicOrigin = await request(`${PUBLIC}/api/v1/me`, 'attacker.example');
+
+    expect(forHostSent.status).toBe(401);
+    expect(forHostSent.body?.error?.details).toBe('The DPoP proof is for another URL');
+    expect(forPublicOrigin.status).toBe(200);
   });
 });

@@ -15,7 +15,7 @@ const FIND_BY_TOKEN_HASH =
   'FROM api_clients WHERE token_hash = $1';
 
 @Injectable()
-export class TypeOrmApiClientRepository extends ApiClientStore {
+export class PostgresApiClientRepository extends ApiClientStore {
   constructor(
     @InjectRepository(ApiClientEntity) private readonly rows: Repository<ApiClientEntity>,
     private readonly sql: Sql,

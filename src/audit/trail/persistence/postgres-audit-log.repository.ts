@@ -9,7 +9,7 @@ import { isRefusedData, unavailableOnOutage } from '../../../database/store-erro
 import { AuditEvent } from '../domain/audit-event';
 import { AuditLog, CommittedEvent, StoreWrite } from '../domain/audit-log.port';
 import { isAuditQuery } from '../../persistence/audit-query-key.sql';
-import { RECEIPT_COLUMNS, ReceiptRow, toReceiptFacts } from '../../seal/persistence/event-hash.sql';
+import { RECEIPT_COLUMNS, ReceiptRow, toCommittedEvent } from '../../seal/persistence/event-hash.sql';
 import { UnresolvedCall, UnresolvedPage, UnresolvedQuery } from '../domain/unresolved-call';
 import { AuditEventEntity, AuditEventRow } from './audit-event.entity';
 import { AuditEventMapper } from './audit-event.mapper';
@@ -73,7 +73,7 @@ interface UnresolvedRow {
 }
 
 @Injectable()
-export class TypeOrmAuditLogRepository extends AuditLog {
+export class PostgresAuditLogRepository extends AuditLog {
   /**
    * Events written at the same moment by concurrent requests share one INSERT and one commit, with
    * the other stores' rows of that moment (a DPoP proof's use: SharedCommit); each request still
@@ -242,7 +242,7 @@ export class TypeOrmAuditLogRepository extends AuditLog {
 /** An event as its statement answered it (row_to_json of RECEIPT_COLUMNS: the hash as `\\x…` hex). */
 function committedOf(json: string): CommittedEvent {
   const row = JSON.parse(json) as Omit<ReceiptRow, 'hash'> & { hash: string };
-  return toReceiptFacts({ ...row, hash: Buffer.from(row.hash.replace(/^\\x/, ''), 'hex') });
+  return toCommittedEvent({ ...row, hash: Buffer.from(row.hash.replace(/^\\x/, ''), 'hex') });
 }
 
 /** The column types the statement for one event alone knows how to write (asJsonWrites). */

@@ -1,5 +1,5 @@
 import { OnModuleDestroy } from '@nestjs/common';
-import { RateLimitCount, RateLimitStore } from './rate-limit-store';
+import { RateLimitCount, RateLimitStore } from './rate-limit-store.port';
 
 interface Window {
   hits: number;
@@ -12,11 +12,11 @@ interface Window {
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 /**
- * Rate-limit counters in this process's memory, counted the way RedisRateLimitStore counts them.
+ * Rate-limit counters in this process's memory, counted the way RedisRateLimitRepository counts them.
  * O(1) per hit, whatever the limit (a store that keeps one timestamp per hit filters them all on
  * every request). Ended windows are swept once a minute.
  */
-export class MemoryRateLimitStore extends RateLimitStore implements OnModuleDestroy {
+export class MemoryRateLimitRepository extends RateLimitStore implements OnModuleDestroy {
   private readonly windows = new Map<string, Window>();
   private readonly sweeper: NodeJS.Timeout;
 

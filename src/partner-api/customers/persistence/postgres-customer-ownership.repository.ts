@@ -21,7 +21,7 @@ interface OwnerRow {
 const ownerOfRow = (row: OwnerRow): CustomerOwner => (row.end_user === null ? { tenant: row.tenant } : { tenant: row.tenant, endUser: row.end_user });
 
 @Injectable()
-export class TypeOrmCustomerOwnershipRepository extends CustomerOwnership {
+export class PostgresCustomerOwnershipRepository extends CustomerOwnership {
   /**
    * A customer's tenant never changes once written (the first assignment wins, and nothing
    * deletes a row), and its end user, once set, never changes either. So an owner found once is

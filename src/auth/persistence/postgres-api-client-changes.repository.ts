@@ -5,7 +5,7 @@ import { ApiClientChanges } from '../domain/api-client-changes.port';
 export const API_CLIENTS_CHANGED = 'api_clients_changed';
 
 /** Changes to api_clients, as PostgreSQL reports them on commit. */
-export class PostgresApiClientChanges extends ApiClientChanges {
+export class PostgresApiClientChangesRepository extends ApiClientChanges {
   private readonly channel: NotificationChannel;
 
   constructor(notifications: PostgresNotifications) {

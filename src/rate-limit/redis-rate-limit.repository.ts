@@ -1,7 +1,7 @@
 import { OnModuleDestroy } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { connectRedis, warnWhileAway } from '../common/runtime/redis-client';
-import { RateLimitCount, RateLimitStore } from './rate-limit-store';
+import { RateLimitCount, RateLimitStore } from './rate-limit-store.port';
 
 /**
  * One fixed window per key: the first hit starts a window of `ttl` ms; a hit over `limit` blocks
@@ -28,7 +28,7 @@ const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
  * let through (logged, at most once a minute): an outage of the counter store must not become an
  * outage of the API. Commands fail fast instead of queueing while Redis is away.
  */
-export class RedisRateLimitStore extends RateLimitStore implements OnModuleDestroy {
+export class RedisRateLimitRepository extends RateLimitStore implements OnModuleDestroy {
   private readonly warn: (error: Error) => void;
 
   constructor(
@@ -40,8 +40,8 @@ export class RedisRateLimitStore extends RateLimitStore implements OnModuleDestr
   }
 
   /** Once its first connection is up, or a second has passed (connectRedis). */
-  static async connect(url: string, prefix?: string): Promise<RedisRateLimitStore> {
-    return new RedisRateLimitStore(await connectRedis(url), prefix);
+  static async connect(url: string, prefix?: string): Promise<RedisRateLimitRepository> {
+    return new RedisRateLimitRepository(await connectRedis(url), prefix);
   }
 
   async increment(key: string, ttl: number, limit: number, blockDuration: number): Promise<RateLimitCount> {

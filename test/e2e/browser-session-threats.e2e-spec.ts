@@ -3,13 +3,12 @@ import { Authenticator } from '../../src/auth/domain/authenticator';
 import { DevIdentityProvider, startDevIdentityProvider } from '../../dev/identity-provider/dev-identity-provider';
 import { webLogin } from '../../dev/identity-provider/dev-login';
 import { startTestApp, TestApp } from '../support/app';
-import { callApi, createCustomer } from '../support/http';
-import { dpopProof, newDpopKey, TEST_AUDIENCE, TestIssuer } from '../support/oidc';
-import { rawExchange } from '../support/raw-http';
+import { callApi } from '../support/http';
+import { TEST_AUDIENCE } from '../support/oidc';
 import { webClientEnv } from '../support/sessions';
 
 /**
- * What a review of identity and sessions found, each over HTTP as an attacker or an unlucky user
+ * What a review of web apps' browser sessions found, each over HTTP as an attacker or an unlucky user
  * would meet it (docs/security.md, "Threat model"). Each test is named after its finding.
  */
 
@@ -17,7 +16,7 @@ import { webClientEnv } from '../support/sessions';
 const withSession = (base: string, method: 'GET' | 'POST', path: string, session: string, options: { body?: unknown; rawBody?: string } = {}) =>
   callApi<Record<string, unknown>>(base, method, path, { ...options, headers: { cookie: `__Host-gw_session=${session}`, 'x-csrf': '1' } });
 
-describe('browser sessions: what the review found', () => {
+describe('browser sessions: the threats a review found', () => {
   let idp: DevIdentityProvider;
   let t: TestApp;
   let env: Record<string, string>;
@@ -266,80 +265,5 @@ describe('browser sessions whose provider is down at logout', () => {
     expect(logout.status).toBe(200);
     expect(logout.headers.getSetCookie().find((line) => line.startsWith('__Host-gw_session='))).toMatch(/Max-Age=0/i);
     expect(rows).toEqual([]);
-  });
-});
-
-describe('end users’ tokens: what the review found', () => {
-  let issuer: TestIssuer;
-  let other: TestIssuer;
-  let t: TestApp;
-  let partner: string;
-  const PUBLIC = 'https://api.partner.example';
-
-  beforeAll(async () => {
-    issuer = await TestIssuer.start();
-    other = await TestIssuer.start();
-    t = await startTestApp({
-      OIDC_ISSUER: issuer.issuer,
-      OIDC_AUDIENCE: TEST_AUDIENCE,
-      OIDC_ISSUERS: JSON.stringify([{ issuer: other.issuer, audience: TEST_AUDIENCE, tenant: 'globex' }]),
-      END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64'),
-      PUBLIC_BASE_URL: PUBLIC,
-    });
-    partner = await t.createClient('partner');
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await issuer?.close();
-    await other?.close();
-  });
-
-  it('finding 14: when a partner binds a customer to an end user of another tenant’s issuer, then 400 and the customer stays free', async () => {
-    const customerId = await createCustomer(t.baseUrl, partner);
-
-    const foreign = await callApi(t.baseUrl, 'POST', `/api/v1/customers/${customerId}/end-user`, {
-      token: partner,
-      body: { subject: 'demo', issuer: other.issuer },
-    });
-    const own = await callApi(t.baseUrl, 'POST', `/api/v1/customers/${customerId}/end-user`, {
-      token: partner,
-      body: { subject: 'demo', issuer: issuer.issuer },
-    });
-
-    expect(foreign.status).toBe(400);
-    expect(foreign.body.error?.fields?.map((field) => field.field)).toEqual(['issuer']);
-    expect(own.status).toBe(200);
-  });
-
-  it('finding 15: when a DPoP-bound token comes with two DPoP headers, then 401 says to send exactly one', async () => {
-    const key = await newDpopKey();
-    const token = await issuer.token({ cnf: { jkt: key.jkt } });
-    const url = `${PUBLIC}/api/v1/me`;
-    const proofs = [await dpopProof(key, { method: 'GET', url, accessToken: token }), await dpopProof(key, { method: 'GET', url, accessToken: token })];
-
-    const answer = await rawExchange(
-      t.baseUrl,
-      `GET /api/v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: DPoP ${token}\r\nDPoP: ${proofs[0]}\r\nDPoP: ${proofs[1]}\r\nConnection: close\r\n\r\n`,
-    );
-
-    expect(answer.status).toBe(401);
-    expect(answer.body?.error?.details).toBe('Send exactly one DPoP header');
-  });
-
-  it('finding 2: when PUBLIC_BASE_URL is set, then a DPoP proof must name it: one made for the Host the caller sent is refused', async () => {
-    const key = await newDpopKey();
-    const token = await issuer.token({ cnf: { jkt: key.jkt } });
-    const request = (htu: string, host: string) =>
-      dpopProof(key, { method: 'GET', url: htu, accessToken: token }).then((proof) =>
-        rawExchange(t.baseUrl, `GET /api/v1/me HTTP/1.1\r\nHost: ${host}\r\nAuthorization: DPoP ${token}\r\nDPoP: ${proof}\r\nConnection: close\r\n\r\n`),
-      );
-
-    const forHostSent = await request('http://attacker.example/api/v1/me', 'attacker.example');
-    const forPublicOrigin = await request(`${PUBLIC}/api/v1/me`, 'attacker.example');
-
-    expect(forHostSent.status).toBe(401);
-    expect(forHostSent.body?.error?.details).toBe('The DPoP proof is for another URL');
-    expect(forPublicOrigin.status).toBe(200);
   });
 });

@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { PeriodicTask, startPeriodicTask } from '../../common/runtime/periodic-task';
 import { NotificationChannel, PostgresNotifications } from '../../database/postgres-notifications';
 import { unavailableOnOutage } from '../../database/store-errors';
-import { BrowserSessionStore, PendingLogin, StoredSession } from '../domain/browser-session.ports';
+import { BrowserSessionStore, PendingLogin, StoredSession } from '../domain/browser-session-store.port';
 
 /** The channel every replica listens on: a session ended somewhere, forget what is remembered. */
 export const BROWSER_SESSIONS_ENDED = 'browser_sessions_ended';
@@ -51,7 +51,7 @@ function sessionOf(row: SessionRow): StoredSession {
  * every time. Logins under way and sessions past their timeouts are swept every minute.
  */
 @Injectable()
-export class PgBrowserSessionStore extends BrowserSessionStore implements OnApplicationBootstrap, OnApplicationShutdown {
+export class PostgresBrowserSessionRepository extends BrowserSessionStore implements OnApplicationBootstrap, OnApplicationShutdown {
   // Nothing is remembered for more than 30 s, as a backstop behind NOTIFY (as client tokens are).
   private readonly remembered = new LRUCache<string, StoredSession>({ max: REMEMBERED_SESSIONS, ttl: REMEMBER_AT_MOST_MS });
   private readonly channel: NotificationChannel;

@@ -10,7 +10,7 @@ import { AuditEvent, AuditEventFilter, AuditPage, AuditPosition } from '../../tr
 import { AuditEventEntity } from '../../trail/persistence/audit-event.entity';
 import { auditQueryKeyFor } from '../../persistence/audit-query-key.sql';
 import { AuditEventMapper } from '../../trail/persistence/audit-event.mapper';
-import { POSITION_SQL } from '../../trail/persistence/typeorm-audit-log.repository';
+import { POSITION_SQL } from '../../trail/persistence/postgres-audit-log.repository';
 import { AccessReport, AuditSearch } from '../domain/audit-search.port';
 
 interface PersonRow {
@@ -66,7 +66,7 @@ export function selectListOf(
 
 /** The search over audit_events: filters on the indexed columns, newest first, keyset pages. */
 @Injectable()
-export class TypeOrmAuditSearchRepository extends AuditSearch {
+export class PostgresAuditSearchRepository extends AuditSearch {
   /**
    * The events' columns, as the entity's properties (selectListOf): the search and the read by id
    * are SQL on pg, with the rows TypeORM would have built. TypeORM's query builder built each query

@@ -15,7 +15,7 @@ import { ProofReplay } from '../domain/proof-replay.port';
  * window closes (docs/security.md, "DPoP"). When Redis does not answer, the request fails closed
  * (503, as when PostgreSQL does not answer); nothing is queued while it is away.
  */
-export class RedisProofReplay extends ProofReplay implements OnModuleDestroy {
+export class RedisProofReplayRepository extends ProofReplay implements OnModuleDestroy {
   private readonly warn: (error: Error) => void;
 
   constructor(
@@ -27,8 +27,8 @@ export class RedisProofReplay extends ProofReplay implements OnModuleDestroy {
   }
 
   /** Once its first connection is up, or a second has passed (start-up goes on: requests with proofs fail closed until it answers). */
-  static async connect(url: string): Promise<RedisProofReplay> {
-    return new RedisProofReplay(await connectRedis(url));
+  static async connect(url: string): Promise<RedisProofReplayRepository> {
+    return new RedisProofReplayRepository(await connectRedis(url));
   }
 
   async useOnce(key: string, expiresAt: Date): Promise<boolean> {

@@ -1,4 +1,4 @@
-import { selectListOf } from './typeorm-audit-search.repository';
+import { selectListOf } from './postgres-audit-search.repository';
 
 type Column = Parameters<typeof selectListOf>[0][number];
 

@@ -48,7 +48,7 @@ const RELEASE_SQL = `
   RETURNING k.reference AS key`;
 
 @Injectable()
-export class TypeOrmIdempotencyRepository extends IdempotencyStore {
+export class PostgresIdempotencyRepository extends IdempotencyStore {
   constructor(
     @InjectRepository(IdempotencyKeyEntity) private readonly rows: Repository<IdempotencyKeyEntity>,
     private readonly sql: Sql,

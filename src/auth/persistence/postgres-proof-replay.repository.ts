@@ -54,7 +54,7 @@ const RECORD_BATCH = (parameter: string) => ({
  * then (SharedCommit); each request still learns whether its own proof was new.
  */
 @Injectable()
-export class PgProofReplay extends ProofReplay implements OnApplicationBootstrap, OnApplicationShutdown {
+export class PostgresProofReplayRepository extends ProofReplay implements OnApplicationBootstrap, OnApplicationShutdown {
   private sweeper?: PeriodicTask;
   private readonly records: (proof: UsedProof) => Promise<boolean>;
 

@@ -8,7 +8,7 @@ import type { AuditEvent, AuditPosition } from '../../trail/domain/audit-event';
 import { AuditEventEntity } from '../../trail/persistence/audit-event.entity';
 import { auditQueryKeyFor, isAuditQuery } from '../../persistence/audit-query-key.sql';
 import { AuditEventMapper } from '../../trail/persistence/audit-event.mapper';
-import { POSITION_SQL } from '../../trail/persistence/typeorm-audit-log.repository';
+import { POSITION_SQL } from '../../trail/persistence/postgres-audit-log.repository';
 import { RelatedRequest, RequestLogFilter, RequestLogPage, RequestLogStore, RequestTimeline } from '../domain/request-log.port';
 
 const LOG_READS = [OPERATION.listRequests, OPERATION.readRequest, OPERATION.readReceiptProof, OPERATION.readConsistencyProof];
@@ -44,7 +44,7 @@ interface RelatedRow {
 
 /** A partner's requests over audit_events: the tenant's index, newest first, keyset pages; one request by the request id's index. */
 @Injectable()
-export class TypeOrmRequestLogRepository extends RequestLogStore {
+export class PostgresRequestLogRepository extends RequestLogStore {
   constructor(@InjectRepository(AuditEventEntity) private readonly rows: Repository<AuditEventEntity>) {
     super();
   }
@@ -174,7 +174,7 @@ export class TypeOrmRequestLogRepository extends RequestLogStore {
   /**
    * For a write whose outcome nobody learned (its `attempted` event followed by `unknown`, or by
    * nothing of the same request): a success with its reference and operation, the rule by which the
-   * reconciliation list drops a call (TypeOrmAuditLogRepository's UNRESOLVED_SQL).
+   * reconciliation list drops a call (PostgresAuditLogRepository's UNRESOLVED_SQL).
    */
   private async settlement(tenant: string, events: readonly AuditEvent[]): Promise<RelatedRequest | undefined> {
     const unresolved = events.findLast(

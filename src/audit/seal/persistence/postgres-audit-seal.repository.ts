@@ -4,11 +4,9 @@ import { Query, Sql } from '../../../database/sql';
 import { unavailableOnOutage } from '../../../database/store-errors';
 import { EventDigestRow, SealPosition, SettledBatch, SignedCheckpoint } from '../domain/audit-seal';
 import { AuditSealStore, SealScope, StoredCheckpoint } from '../domain/audit-seal.port';
-import { ReceiptFacts } from '../domain/receipt';
+import type { CommittedEvent } from '../../trail/domain/audit-log.port';
 import { isAuditQuery } from '../../persistence/audit-query-key.sql';
-import { EVENT_HASH, isoUsOf, RECEIPT_COLUMNS, ReceiptRow, toReceiptFacts } from './event-hash.sql';
-
-export { SEALED_COLUMNS } from './event-hash.sql';
+import { EVENT_HASH, isoUsOf, RECEIPT_COLUMNS, ReceiptRow, toCommittedEvent } from './event-hash.sql';
 
 /** An arbitrary constant: the advisory lock that lets one process at a time extend the chain. */
 export const SEAL_LOCK_KEY = 7_204_118_554;
@@ -102,9 +100,9 @@ class PgSealScope implements SealScope {
 }
 
 @Injectable()
-export class PgAuditSealStore extends AuditSealStore {
+export class PostgresAuditSealRepository extends AuditSealStore {
   /** Receipts asked for at the same moment read their events in one statement (by primary key). */
-  private readonly receiptReads = new GroupCommit<string, ReceiptFacts | undefined>((ids) => this.readReceiptFacts(ids), {
+  private readonly receiptReads = new GroupCommit<string, CommittedEvent | undefined>((ids) => this.readCommittedEvents(ids), {
     maxBatch: 200,
     maxInFlight: 2,
     isRowError: () => false,
@@ -134,17 +132,17 @@ export class PgAuditSealStore extends AuditSealStore {
     return Number(row.size);
   }
 
-  receiptFacts(eventId: string): Promise<ReceiptFacts | undefined> {
+  receiptFacts(eventId: string): Promise<CommittedEvent | undefined> {
     return unavailableOnOutage(() => this.receiptReads.write(eventId));
   }
 
-  private async readReceiptFacts(ids: string[]): Promise<(ReceiptFacts | undefined)[]> {
+  private async readCommittedEvents(ids: string[]): Promise<(CommittedEvent | undefined)[]> {
     const rows = await this.sql.query<ReceiptRow>(`SELECT ${RECEIPT_COLUMNS} FROM audit_events e WHERE e.id = ANY($1::uuid[])`, [ids]);
-    const byId = new Map(rows.map((row) => [row.id, toReceiptFacts(row)]));
+    const byId = new Map(rows.map((row) => [row.id, toCommittedEvent(row)]));
     return ids.map((id) => byId.get(id.toLowerCase()));
   }
 
-  async originalSuccess(tenant: string, reference: string, operation: string): Promise<ReceiptFacts | undefined> {
+  async originalSuccess(tenant: string, reference: string, operation: string): Promise<CommittedEvent | undefined> {
     // Through the reference's index, newest first, past the searches of the audit log about it: a reference has a handful of events.
     const [row] = await unavailableOnOutage(() =>
       this.sql.query<ReceiptRow>(
@@ -155,7 +153,7 @@ export class PgAuditSealStore extends AuditSealStore {
         [reference, operation, tenant],
       ),
     );
-    return row && toReceiptFacts(row);
+    return row && toCommittedEvent(row);
   }
 
   async underSealLock<T>(wait: boolean, work: (scope: SealScope) => Promise<T>): Promise<T | undefined> {
