@@ -76,9 +76,9 @@ export async function auditAtScale({ rows = 10_000_000, withoutIndex } = {}) {
   log(`database: ${database.description}`);
   const { DataSource } = await import('typeorm');
   const { dataSourceOptions, runMigrations } = dist('database/typeorm-options.js');
-  const { TypeOrmAuditLogRepository } = dist('audit/trail/persistence/typeorm-audit-log.repository.js');
-  const { TypeOrmAuditSearchRepository } = dist('audit/search/persistence/typeorm-audit-search.repository.js');
-  const { TypeOrmRequestLogRepository } = dist('audit/requests/persistence/typeorm-request-log.repository.js');
+  const { PostgresAuditLogRepository } = dist('audit/trail/persistence/postgres-audit-log.repository.js');
+  const { PostgresAuditSearchRepository } = dist('audit/search/persistence/postgres-audit-search.repository.js');
+  const { PostgresRequestLogRepository } = dist('audit/requests/persistence/postgres-request-log.repository.js');
   const { AuditEventEntity } = dist('audit/trail/persistence/audit-event.entity.js');
   const { Sql } = dist('database/sql.js');
   const { SharedCommit } = dist('database/shared-commit.js');
@@ -86,9 +86,9 @@ export async function auditAtScale({ rows = 10_000_000, withoutIndex } = {}) {
   try {
     await dataSource.initialize();
     await runMigrations(dataSource);
-    const repository = new TypeOrmAuditLogRepository(dataSource.getRepository(AuditEventEntity), Sql.of(dataSource), new SharedCommit(Sql.of(dataSource)));
-    const search = new TypeOrmAuditSearchRepository(dataSource.getRepository(AuditEventEntity), Sql.of(dataSource));
-    const requestLog = new TypeOrmRequestLogRepository(dataSource.getRepository(AuditEventEntity));
+    const repository = new PostgresAuditLogRepository(dataSource.getRepository(AuditEventEntity), Sql.of(dataSource), new SharedCommit(Sql.of(dataSource)));
+    const search = new PostgresAuditSearchRepository(dataSource.getRepository(AuditEventEntity), Sql.of(dataSource));
+    const requestLog = new PostgresRequestLogRepository(dataSource.getRepository(AuditEventEntity));
 
     log(`${INSERTS} inserts into the empty table`);
     const emptyInsert = await timed(INSERTS, () => repository.append(event(new Date())));

@@ -115,7 +115,7 @@ async function verification({ events, log }) {
   const database = await benchDatabase(log);
   const { dataSourceOptions, runMigrations } = dist('database/typeorm-options.js');
   const { Sql } = dist('database/sql.js');
-  const { PgAuditSealStore } = dist('audit/seal/persistence/pg-audit-seal.store.js');
+  const { PostgresAuditSealRepository } = dist('audit/seal/persistence/postgres-audit-seal.repository.js');
   const { AuditSealer } = dist('audit/seal/domain/audit-sealer.service.js');
   const { AuditVerifier } = dist('audit/seal/domain/audit-verifier.js');
   const { Ed25519CheckpointSigner, Ed25519TrustedKeys } = dist('audit/seal/signing/audit-signing-keys.js');
@@ -139,7 +139,7 @@ async function verification({ events, log }) {
     await dataSource.query('VACUUM ANALYZE audit_events');
     const fillSeconds = (performance.now() - fillStart) / 1000;
     const { privateKey } = generateKeyPairSync('ed25519');
-    const store = new PgAuditSealStore(Sql.of(dataSource));
+    const store = new PostgresAuditSealRepository(Sql.of(dataSource));
     const sealer = new AuditSealer(store, new Ed25519CheckpointSigner(privateKey), new Ed25519TrustedKeys([createPublicKey(privateKey)]), new SystemClock());
     log('sealing');
     const sealStart = performance.now();
