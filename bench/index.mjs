@@ -27,6 +27,9 @@
 //                                                               one request at a time (--gap ms between them), split by
 //                                                               hop from the packets on loopback (tcpdump, as root): the
 //                                                               gateway's own time, and PostgreSQL's and the provider's
+//   path [--against DIR]                                        one balance read, file by file: the service's source
+//                                                               files that run for it (V8 coverage, three windows of
+//                                                               one request each); --against: another work tree's too
 //   all                                                         throughput and audit (the default)
 // A request that fails or answers other than 2xx makes the run exit 1 after its report: figures
 // measured on errors are not figures. .ci/run runs each command in a smoke form (seconds, tiny sizes).
@@ -84,8 +87,8 @@ if (values.help) {
   process.exit(0);
 }
 const command = positionals[0] ?? 'all';
-if (!['throughput', 'audit', 'seal', 'soak', 'compare', 'memory', 'timeline', 'all'].includes(command)) {
-  process.stderr.write(`unknown command ${command}: throughput | audit | seal | soak | compare | memory | timeline | all\n`);
+if (!['throughput', 'audit', 'seal', 'soak', 'compare', 'memory', 'timeline', 'path', 'all'].includes(command)) {
+  process.stderr.write(`unknown command ${command}: throughput | audit | seal | soak | compare | memory | timeline | path | all\n`);
   process.exit(2);
 }
 
@@ -168,6 +171,10 @@ if (command === 'timeline') {
   });
   process.stdout.write(`\n## One request at a time, hop by hop\n\n${report(result)}\n`);
   failed += failuresOf(result);
+}
+if (command === 'path') {
+  const { requestPath, report } = await import('./request-path.mjs');
+  process.stdout.write(`\n## One request, file by file\n\n${report(await requestPath({ against: values.against }))}\n`);
 }
 if (command === 'audit' || command === 'all') {
   const { auditAtScale, report } = await import('./audit-scale.mjs');
