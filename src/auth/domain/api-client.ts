@@ -1,6 +1,4 @@
-import { CLIENT_ROLES, ClientRole, END_USER_NAME, RecordedClient } from '../../common/domain/request-record';
-
-export const API_CLIENT_ROLES = CLIENT_ROLES;
+import { ClientRole, END_USER_NAME, RecordedClient } from '../../common/domain/request-record';
 
 export interface ApiClient {
   readonly id: string;

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../../common/domain/clock.port';
-import { API_CLIENT_ROLES, ApiClient, AuthenticatedClient, NewApiClient } from './api-client';
+import { ApiClient, AuthenticatedClient, NewApiClient } from './api-client';
+import { CLIENT_ROLES } from '../../common/domain/request-record';
 import { ApiClientChanges, NoApiClientChanges } from './api-client-changes.port';
 import { ApiClientStore, StoredApiClient } from './api-client-store.port';
 import { InvalidApiClient, InvalidToken } from './auth.errors';
@@ -61,8 +62,8 @@ export class ApiClientsService {
     if (!TENANT.test(request.tenant)) {
       throw new InvalidApiClient('tenant must be 1-64 characters: letters, digits, dot, dash, underscore');
     }
-    if (!API_CLIENT_ROLES.includes(request.role)) {
-      throw new InvalidApiClient(`role must be one of ${API_CLIENT_ROLES.join(', ')}`);
+    if (!CLIENT_ROLES.includes(request.role)) {
+      throw new InvalidApiClient(`role must be one of ${CLIENT_ROLES.join(', ')}`);
     }
     const now = this.clock.now();
     if (request.expiresAt && request.expiresAt.getTime() <= now.getTime()) {

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { API_CLIENT_ROLES, ApiClient } from '../domain/api-client';
+import { ApiClient } from '../domain/api-client';
+import { CLIENT_ROLES } from '../../common/domain/request-record';
 
 export class ApiClientResponseDto {
   @ApiProperty({ format: 'uuid', example: '3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10' })
@@ -8,7 +9,7 @@ export class ApiClientResponseDto {
   @ApiProperty({ example: 'acme-backend' })
   readonly name!: string;
 
-  @ApiProperty({ enum: API_CLIENT_ROLES, example: 'partner' })
+  @ApiProperty({ enum: CLIENT_ROLES, example: 'partner' })
   readonly role!: string;
 
   @ApiProperty({ example: 'default', description: 'The tenant whose customers this client sees.' })

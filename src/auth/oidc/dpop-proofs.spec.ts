@@ -42,6 +42,67 @@ describe(DpopProofs.name, () => {
     await expect(check(proofs, key, next)).resolves.toBeUndefined();
   });
 
+  /** The headers a checker remembers, by the key their tokens are bound to (its private cache, read for what it holds). */
+  const rememberedOf = (proofs: DpopProofs) => {
+    const headers = (proofs as unknown as { headers: { entries(): IterableIterator<[string, readonly { segment: string }[]]> } }).headers;
+    return Object.fromEntries([...headers.entries()].map(([jkt, known]) => [jkt, known.map((header) => header.segment)]));
+  };
+
+  it('when proofs arrive, then only the header of a proof that passed every check is remembered, at most 2048 characters, at most two per key', async () => {
+    const key = await newDpopKey();
+    const proofs = sut();
+    const request = { method: 'GET', url: URL_, accessToken: TOKEN };
+    const good = await dpopProof(key, request);
+    const [h, p, signature] = good.split('.');
+    const flipped = `${h}.${p}.${signature.slice(0, 10)}${signature[10] === 'A' ? 'B' : 'A'}${signature.slice(11)}`;
+
+    await expect(check(proofs, key, flipped)).rejects.toMatchObject({ code: 'AUTH.INVALID_DPOP_PROOF' });
+    // Signed, but for another method: its key is remembered, its header not.
+    await expect(check(proofs, key, await dpopProof(key, { ...request, method: 'POST' }))).rejects.toMatchObject({
+      details: expect.stringMatching(/another HTTP method/),
+    });
+    expect(rememberedOf(proofs)).toEqual({});
+    await check(proofs, key, good);
+    expect(rememberedOf(proofs)).toEqual({ [key.jkt]: [h] });
+    await expect(check(proofs, key, good)).rejects.toMatchObject({ details: expect.stringMatching(/already used/) });
+    await check(proofs, key, await dpopProof(key, request, { header: { kid: 'k'.repeat(1600) } }));
+    expect(rememberedOf(proofs)[key.jkt]).toEqual([h]);
+    const withKid = await dpopProof(key, request, { header: { kid: 'k'.repeat(1000) } });
+    await check(proofs, key, withKid);
+    expect(rememberedOf(proofs)[key.jkt]).toEqual([withKid.split('.')[0], h]);
+    const third = await dpopProof(key, request, { header: { kid: 'third' } });
+    await check(proofs, key, third);
+    expect(rememberedOf(proofs)[key.jkt]).toEqual([third.split('.')[0], withKid.split('.')[0]]);
+  });
+
+  it('when a proof is refused as already used, even the first time this checker sees it, then its header is not remembered', async () => {
+    const key = await newDpopKey();
+    const replay = new InMemoryProofReplay();
+    const elsewhere = new DpopProofs(replay, { maxAgeSeconds: 60, clockSkewSeconds: 30 });
+    const here = new DpopProofs(replay, { maxAgeSeconds: 60, clockSkewSeconds: 30 });
+    const proof = await dpopProof(key, { method: 'GET', url: URL_, accessToken: TOKEN });
+    await check(elsewhere, key, proof);
+
+    await expect(check(here, key, proof)).rejects.toMatchObject({ details: expect.stringMatching(/already used/) });
+
+    expect(rememberedOf(here)).toEqual({});
+    expect(rememberedOf(elsewhere)).toEqual({ [key.jkt]: [proof.split('.')[0]] });
+  });
+
+  it('when one app’s proofs vary their header, then another app’s header stays remembered', async () => {
+    const app = await newDpopKey();
+    const other = await newDpopKey();
+    const proofs = sut();
+    const request = { method: 'GET', url: URL_, accessToken: TOKEN };
+    const first = await dpopProof(app, request);
+    await check(proofs, app, first);
+
+    for (let i = 0; i < 50; i++) await check(proofs, other, await dpopProof(other, request, { header: { kid: `${i}`.padStart(600, 'x') } }));
+
+    expect(rememberedOf(proofs)[app.jkt]).toEqual([first.split('.')[0]]);
+    expect(rememberedOf(proofs)[other.jkt]).toHaveLength(2);
+  });
+
   it('finding 1: when one proof of an RSA key is signed with PS256 and the next with RS256, then both are accepted (a key imported for one alg is never used for another)', async () => {
     const { key, signers } = await rsaKey();
     const proofs = sut();

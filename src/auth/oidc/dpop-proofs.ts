@@ -10,6 +10,18 @@ const MAX_PROOF_LENGTH = 4096;
 const MAX_JTI_LENGTH = 256;
 /** Apps' keys remembered at once, each for one algorithm (a few hundred bytes, and its OpenSSL key). */
 const REMEMBERED_KEYS = 10_000;
+/**
+ * Proof headers remembered, in bytes: an app sends the same header in every proof (about 200
+ * characters for a P-256 key, 1,000 for RSA 4096), counted with its entry's objects
+ * (HEADER_ENTRY_BYTES). At most HEADERS_PER_KEY per key the tokens are bound to, so that one key's
+ * varied headers cannot crowd out other apps'; headers longer than MAX_REMEMBERED_HEADER are not
+ * remembered.
+ */
+const REMEMBERED_HEADER_BYTES = 8_000_000;
+const HEADER_ENTRY_BYTES = 500;
+const MAX_REMEMBERED_HEADER = 2048;
+/** Two: an RSA key may sign one proof with RS256 and the next with PS256. */
+const HEADERS_PER_KEY = 2;
 /** A JWK's private members (RFC 7518 section 6): none may be in a proof's header. */
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
@@ -68,6 +80,12 @@ interface HeaderKey {
   readonly remember: () => void;
 }
 
+/** A header that passed: its exact text (a copy, not a slice that would keep its proof alive), and the key it names, checked against the token's key. */
+interface KnownHeader {
+  readonly segment: string;
+  readonly key: KeyObject;
+}
+
 /**
  * Checks DPoP proofs (RFC 9449 section 4.3) with jose's `jwtVerify`: a `dpop+jwt` (jose's `typ`
  * check), signed with one of DPOP_ALGORITHMS (jose's `algorithms`, which also refuses `none` and any
@@ -90,6 +108,38 @@ export class DpopProofs {
 
   /** The public keys tokens are bound to, by algorithm and thumbprint. */
   private readonly keys = new LRUCache<string, KeyObject>({ max: REMEMBERED_KEYS });
+
+  /**
+   * The headers of proofs that were verified, by the token's `cnf.jkt`: the next proof of a token
+   * bound to that key, with that very header text, is handed the key its header was shown to name
+   * (the thumbprint and the import are skipped; jose still parses the header, and checks the alg
+   * and the signature, and every claim is checked as before).
+   */
+  private readonly headers = new LRUCache<string, readonly KnownHeader[]>({
+    maxSize: REMEMBERED_HEADER_BYTES,
+    sizeCalculation: (known) => known.reduce((bytes, header) => bytes + HEADER_ENTRY_BYTES + 2 * header.segment.length, 0),
+  });
+
+  /**
+   * The key for this proof's header: remembered for its exact text and the token's key, else read
+   * from it (keyOf). `remember` is for once the signature is verified (the key); `rememberHeader`
+   * for once the whole proof has passed (its header).
+   */
+  private async headerKeyOf(header: JWTHeaderParameters, segment: string | undefined, jkt: string): Promise<HeaderKey & { rememberHeader: () => void }> {
+    const known = segment === undefined ? undefined : this.headers.get(jkt)?.find((one) => one.segment === segment);
+    if (known) return { key: known.key, remember: nothing, rememberHeader: nothing };
+    const read = await this.keyOf(header, jkt);
+    return {
+      key: read.key,
+      remember: read.remember,
+      rememberHeader: () => {
+        if (segment === undefined || segment.length > MAX_REMEMBERED_HEADER) return;
+        const copy = Buffer.from(segment, 'latin1').toString('latin1');
+        const others = (this.headers.get(jkt) ?? []).filter((other) => other.segment !== segment);
+        this.headers.set(jkt, [{ segment: copy, key: read.key }, ...others].slice(0, HEADERS_PER_KEY));
+      },
+    };
+  }
 
   /**
    * The key in the proof's header, once its thumbprint is shown to be the token's `cnf.jkt`, for the
@@ -132,13 +182,13 @@ export class DpopProofs {
     if (proof.length > MAX_PROOF_LENGTH) throw new InvalidDpopProof('The DPoP proof is too long');
 
     const skew = this.settings.clockSkewSeconds;
-    const found: { key?: HeaderKey } = {};
+    const found: { key?: HeaderKey & { rememberHeader: () => void } } = {};
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(
         proof,
-        async (header) => {
-          found.key = await this.keyOf(header, context.jkt);
+        async (header, jws) => {
+          found.key = await this.headerKeyOf(header, jws.protected, context.jkt);
           return found.key.key;
         },
         {
@@ -174,6 +224,7 @@ export class DpopProofs {
     const expiresAt = new Date((iat + this.settings.maxAgeSeconds + 2 * skew) * 1000);
     const seen = createHash('sha256').update(`${context.jkt}:${jti}`, 'utf8').digest('hex');
     if (!(await this.replay.useOnce(seen, expiresAt))) throw new InvalidDpopProof('The DPoP proof was already used');
+    found.key?.rememberHeader();
   }
 }
 
