@@ -125,6 +125,17 @@ describe('Forwarded headers (TRUST_PROXY)', () => {
       expect([answer.status, answer.body.error?.code]).toEqual([400, 'REQUEST.MALFORMED']);
     });
 
+    it('finding: when the path carries an encoded ? (%3F), then a proof for the path before it is refused (the URL compared is built from the path as encoded, never decoded and parsed again)', async () => {
+      const forwarded = { 'x-forwarded-host': 'api.partner.example', 'x-forwarded-proto': 'https' };
+
+      const shortened = await viaProxy('GET', '/api/v1/requests/abc%3Fx', 'https://api.partner.example/api/v1/requests/abc', forwarded);
+      const exact = await viaProxy('GET', '/api/v1/requests/abc%3Fx', 'https://api.partner.example/api/v1/requests/abc%3Fx', forwarded);
+
+      expect([shortened.status, shortened.body.error?.code]).toEqual([401, 'AUTH.INVALID_DPOP_PROOF']);
+      // The proof passes; end users may not read the request log.
+      expect([exact.status, exact.body.error?.code]).toEqual([403, 'AUTH.FORBIDDEN']);
+    });
+
     it('when the proxy forwards a plain host and port, then a proof for that origin and the request’s own path passes', async () => {
       const answer = await viaProxy('GET', '/api/v1/me', 'https://api.partner.example:8443/api/v1/me', {
         'x-forwarded-host': 'api.partner.example:8443',

@@ -37,6 +37,13 @@ function dpopHeaders(request: FastifyRequest): string | string[] | undefined {
   return values.length === 1 ? values[0] : values;
 }
 
+/** The canonical path as the router was given it: percent-encoded once, no query. */
+function encodedPathOf(request: FastifyRequest): string {
+  const { url } = targetOf(request.raw);
+  const mark = url.indexOf('?');
+  return mark === -1 ? url : url.slice(0, mark);
+}
+
 /** What the identify stage needs to read a request's credentials. */
 export interface CredentialRules {
   /**
@@ -73,8 +80,9 @@ export function credentialsOf(request: FastifyRequest, rules: CredentialRules): 
       dpop,
       method: request.method,
       // Only a DPoP proof looks at it: built when one may be checked, on the canonical path the router used.
-      // The origin is PUBLIC_BASE_URL, or the request's own from its validated parts (never a forwarded header as sent).
-      url: dpop === undefined ? '' : `${rules.publicOrigin ?? requestOrigin(request) ?? ''}${targetOf(request.raw).path}`,
+      // The origin is PUBLIC_BASE_URL, or the request's own from its validated parts (never a forwarded header as sent);
+      // the path as the router was given it, encoded once, without its query: a decoded `?`, `#` or `%` would be read again.
+      url: dpop === undefined ? '' : `${rules.publicOrigin ?? requestOrigin(request) ?? ''}${encodedPathOf(request)}`,
     };
   }
   const password = basicPassword(authorization);

@@ -142,9 +142,10 @@ export function requestOrigin(request: FastifyRequest): string | undefined {
  * not http or https. Fastify reads them only from a trusted proxy; from anyone else they are ignored.
  */
 function forwardedProblem(request: FastifyRequest): DomainError | undefined {
-  // A host other than the Host header's is one a trusted proxy forwarded (an HTTP/1.0 request without Host has none: '').
+  // A host other than the Host header's is one a trusted proxy forwarded (an HTTP/1.0 request without Host has neither: '').
   const host = request.host;
-  if (host !== '' && host !== request.headers.host && !isHostAndPort(host)) return MalformedRequest.badForwarded('X-Forwarded-Host');
+  const forwarded = host !== request.headers.host && !(host === '' && request.headers.host === undefined);
+  if (forwarded && !isHostAndPort(host)) return MalformedRequest.badForwarded('X-Forwarded-Host');
   if (request.protocol !== 'http' && request.protocol !== 'https') return MalformedRequest.badForwarded('X-Forwarded-Proto');
   return undefined;
 }
