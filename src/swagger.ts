@@ -14,7 +14,6 @@ import {
   STAFF_SECURITY_SCHEME as STAFF_SCHEME,
 } from './auth/http/auth.decorators';
 import { IssuerDirectory } from './auth/oidc/issuer-metadata';
-import { errorEnvelope, problemOf } from './common/http/error-envelope.filter';
 
 export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -202,17 +201,10 @@ function serveDiscoveryForSwaggerUi(app: NestFastifyApplication, issuer: string,
   app
     .getHttpAdapter()
     .getInstance()
+    // The provider's discovery failing (logged by the directory) is thrown to the one error filter: the envelope, and, on an admin path, its audit event.
     .get(path, async (_request, reply) => {
-      try {
-        const { document } = await directory.metadataOf(issuer);
-        return await reply
-          .header('cache-control', 'no-store')
-          .send({ ...document, grant_types_supported: ['authorization_code'], response_types_supported: ['code'] });
-      } catch (error) {
-        // The provider's discovery failed (logged by the directory): the envelope, as for any refusal.
-        const problem = problemOf(error);
-        return await reply.status(problem.status).header('retry-after', '5').send(errorEnvelope(problem, randomUUID()));
-      }
+      const { document } = await directory.metadataOf(issuer);
+      return reply.header('cache-control', 'no-store').send({ ...document, grant_types_supported: ['authorization_code'], response_types_supported: ['code'] });
     });
 }
 

@@ -368,6 +368,15 @@ describe('staff access: the company’s sign-in, roles, a second factor and a re
     ]);
   });
 
+  it('when an admin path is asked for with no credential at all (a browser before its prompt, a scanner), then it is refused and no audit event names nobody', async () => {
+    const requestId = randomUUID();
+
+    const answer = await fetch(`${t.baseUrl}/health/details`, { headers: { 'x-request-id': requestId } });
+
+    expect(answer.status).toBe(401);
+    expect(await auditEventsOf(t.dataSource, requestId)).toEqual([]);
+  });
+
   it('when an operator reads the readiness details, then they are served; support is refused there', async () => {
     const operator = await callApi(t.baseUrl, 'GET', '/health/details', { token: await staffToken([GROUP_OF.operator]) });
     const support = await callApi(t.baseUrl, 'GET', '/health/details', { token: await staffToken([GROUP_OF.support]) });

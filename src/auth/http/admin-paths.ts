@@ -79,9 +79,10 @@ export function adminPathOf(paths: readonly AdminPath[], request: FastifyRequest
  * Every use is audited (docs/security.md, "Staff"): admitted or refused, under the path's operation,
  * naming the caller (an admin token as break-glass, a staff member with the roles used) and the
  * status. The error filter records a refusal; an admitted use is recorded as its answer leaves
- * (`recorder`), unless its route recorded it already. Two uses are not: a scrape of /metrics with
- * its own token (METRICS_TOKEN: Prometheus's credential, counters only; its refusals are), and a
- * browser sent to sign in (nothing was used).
+ * (`recorder`), unless its route recorded it already. Three requests are not: one that presents
+ * no credential (it names nobody: a browser before its prompt, a scanner), a scrape of /metrics
+ * with its own token (METRICS_TOKEN: Prometheus's credential, counters only; a refused one is
+ * audited), and a browser sent to sign in (nothing was used).
  */
 export function adminPathsStage(paths: readonly AdminPath[], staffPolicy: StaffPolicy, recorder?: RequestRecorder): EdgeStage {
   const check = (request: FastifyRequest, reply: FastifyReply, guarded: AdminPath): void => {
@@ -89,17 +90,18 @@ export function adminPathsStage(paths: readonly AdminPath[], staffPolicy: StaffP
     if (guarded.token !== undefined) {
       const refusal = ownTokenRefusal(request, guarded.token);
       if (!refusal) return;
-      context.auditAs = guarded.operation;
+      // A use is audited when it presented a credential: a request with none names nobody (a browser before its prompt, a scanner).
+      if (request.headers.authorization !== undefined) context.auditAs = guarded.operation;
       // RFC 6750 section 3.1: a token that was presented and refused is named in the challenge.
       void reply.header('www-authenticate', `Bearer realm="Partner gateway metrics"${refusal instanceof InvalidToken ? ', error="invalid_token"' : ''}`);
       throw refusal;
     }
-    context.auditAs = guarded.operation;
+    // A browser session is an end user's: on these paths it counts for nothing, so that an admin whose browser also holds one still gets the prompt.
+    // Basic is what a browser's prompt sends, and only where it is asked for (/docs).
+    const ignored = context.identity?.presentedAs === 'session' || (context.identity?.presentedAs === 'basic' && guarded.challenge !== 'basic');
+    const identity = ignored ? undefined : context.identity;
+    if (identity?.caller !== undefined || identity?.refusal !== undefined) context.auditAs = guarded.operation;
     try {
-      // A browser session is an end user's: on these paths it counts for nothing, so that an admin whose browser also holds one still gets the prompt.
-      // Basic is what a browser's prompt sends, and only where it is asked for (/docs).
-      const ignored = context.identity?.presentedAs === 'session' || (context.identity?.presentedAs === 'basic' && guarded.challenge !== 'basic');
-      const identity = ignored ? undefined : context.identity;
       const client = callerOf(identity);
       if (client.role === 'staff') checkStaffAccess(client, guarded.staffRoles, staffPolicy, context.record);
       else if (client.role !== 'admin') throw new RoleNotAllowed(['admin']);
@@ -132,11 +134,12 @@ export function adminPathsStage(paths: readonly AdminPath[], staffPolicy: StaffP
       });
     },
     // An admitted use, as its answer leaves: a route of the controllers (the readiness details) has recorded it already.
-    onSend: async (request, reply) => {
+    onSend: (request, reply) => {
       const context = contextOf(request.raw);
       if (context.auditAs === undefined || context.record.concluded || reply.statusCode >= 400 || !recorder) return;
-      const receipt = await recorder.recordSuccess(request, reply.statusCode);
-      if (receipt !== undefined) void reply.header(AUDIT_RECEIPT_HEADER, receipt);
+      return recorder.recordSuccess(request, reply.statusCode).then((receipt) => {
+        if (receipt !== undefined) void reply.header(AUDIT_RECEIPT_HEADER, receipt);
+      });
     },
   };
 }
