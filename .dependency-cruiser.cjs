@@ -55,8 +55,8 @@ module.exports = {
       to: {
         path: [
           '^node_modules/(typeorm|@nestjs/typeorm|pg|pg-[^/]+|undici|fastify|@fastify/[^/]+|@nestjs/swagger|@nestjs/platform-fastify|ioredis|prom-client)/',
-          '^src/[^/]+/(http|persistence|cli|upstream)/',
-          '^src/[^/]+/[^/]+/(http|persistence|cli|upstream)/',
+          '^src/[^/]+/(http|persistence|cli|provider)/',
+          '^src/[^/]+/[^/]+/(http|persistence|cli|provider)/',
           '^src/upstream/',
         ],
       },
@@ -72,9 +72,9 @@ module.exports = {
       name: 'only-provider-adapters-speak-the-protocol',
       comment:
         'The provider’s protocol (src/upstream/: its client, signer, cipher and answers) is spoken by the partner API’s provider ' +
-        'adapters (partner-api/<slice>/upstream/) alone; the composition root starts it. No other feature reaches it.',
+        'adapters (partner-api/<slice>/provider/) alone; the composition root starts it. No other feature reaches it.',
       severity: 'error',
-      from: { path: `^src/${FEATURES}/`, pathNot: ['^src/upstream/', '^src/partner-api/[^/]+/upstream/'] },
+      from: { path: `^src/${FEATURES}/`, pathNot: ['^src/upstream/', '^src/partner-api/[^/]+/provider/'] },
       to: { path: '^src/upstream/' },
     },
     {

@@ -5,8 +5,8 @@ import { BANK_ACCOUNT_FIELDS } from '../../src/partner-api/bank-accounts/domain/
 import { fromWire } from '../../src/common/domain/field-map';
 import type { FieldMap } from '../../src/common/domain/field-map';
 import { CUSTOMER_FIELDS } from '../../src/partner-api/customers/domain/customer.gateway.port';
-import { bankAccountPayload } from '../../src/partner-api/bank-accounts/upstream/upstream-bank-account.adapter';
-import { customerPayload } from '../../src/partner-api/customers/upstream/upstream-customer.adapter';
+import { bankAccountPayload } from '../../src/partner-api/bank-accounts/provider/provider-bank-account.adapter';
+import { customerPayload } from '../../src/partner-api/customers/provider/provider-customer.adapter';
 import { OpenBankAccountRequestDto } from '../../src/partner-api/bank-accounts/http/open-bank-account.request.dto';
 import { FixedClock, useValidationClock } from '../../test/support/fakes';
 import { createValidationPipe, RequestValidationFailed } from '../../src/common/http/validation';

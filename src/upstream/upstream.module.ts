@@ -9,7 +9,7 @@ import { UpstreamSettings } from './upstream.settings';
 /**
  * The provider's protocol, shared by the partner API's slices: one HTTP client (its transport,
  * retries and circuit breaker), one signer, one cipher, and how the provider's answers are read.
- * Each slice's provider adapter (`partner-api/<slice>/upstream/`) calls it; the slice's module binds
+ * Each slice's provider adapter (`partner-api/<slice>/provider/`) calls it; the slice's module binds
  * its own gateway port to that adapter.
  */
 @Global()

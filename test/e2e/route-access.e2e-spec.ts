@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApp, TestApp } from '../support/app';
+import { auditEventsOf } from '../support/audit';
 import { callApi } from '../support/http';
 
 interface Operation {
@@ -65,6 +66,22 @@ describe('every route has its access checked and its answer wrapped', () => {
         .filter(({ answer }) => answer.status !== 403 || answer.body.error?.code !== 'AUTH.FORBIDDEN')
         .map(({ operation, answer }) => ({ ...operation, status: answer.status })),
     ).toEqual([]);
+  });
+
+  it('when any operation under /api/v1 is called, then its audit event names the route’s own operation (every route declares @Audited), never route.unknown', async () => {
+    const api = operations.filter((operation) => operation.path.startsWith('/api/v1/'));
+    const seen = [];
+    for (const operation of api) {
+      const requestId = randomUUID();
+      await callApi(t.baseUrl, operation.method, operation.path, { token: partner, requestId });
+      seen.push({ ...operation, operations: (await auditEventsOf(t.dataSource, requestId)).map((event) => event.operation) });
+    }
+
+    expect(api.length).toBeGreaterThanOrEqual(15);
+    expect(seen.filter((one) => one.operations.length === 0 || one.operations.includes('route.unknown'))).toEqual([]);
+    expect(seen.flatMap((one) => one.operations)).toEqual(
+      expect.arrayContaining(['balance.read', 'customer.create', 'bank_account.create', 'request_log.list']),
+    );
   });
 
   it('when a route answers, then a success is wrapped once and a failure is never wrapped again', async () => {

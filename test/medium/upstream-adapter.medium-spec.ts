@@ -8,9 +8,9 @@ import { validateEnvironment } from '../../src/config/load-config';
 import { generateSandboxKeys } from '../../dev/sandbox/sandbox-keys';
 import { RunningSandbox, startSandbox } from '../../dev/sandbox/sandbox.runner';
 import { isValidIban } from '../../dev/sandbox/sandbox-accounts';
-import { UpstreamBalanceAdapter } from '../../src/partner-api/balances/upstream/upstream-balance.adapter';
-import { UpstreamBankAccountAdapter } from '../../src/partner-api/bank-accounts/upstream/upstream-bank-account.adapter';
-import { UpstreamCustomerAdapter } from '../../src/partner-api/customers/upstream/upstream-customer.adapter';
+import { ProviderBalanceAdapter } from '../../src/partner-api/balances/provider/provider-balance.adapter';
+import { ProviderBankAccountAdapter } from '../../src/partner-api/bank-accounts/provider/provider-bank-account.adapter';
+import { ProviderCustomerAdapter } from '../../src/partner-api/customers/provider/provider-customer.adapter';
 import { UpstreamHttpClient } from '../../src/upstream/upstream-http.client';
 import { UpstreamModule } from '../../src/upstream/upstream.module';
 import { sandboxUpstreamSettings, UpstreamSettings } from '../../src/upstream/upstream.settings';
@@ -20,9 +20,9 @@ import { freePort } from '../support/processes';
 import { clearSandbox, injectFault, journal } from '../support/sandbox';
 
 interface Adapters {
-  customers: UpstreamCustomerAdapter;
-  balances: UpstreamBalanceAdapter;
-  accounts: UpstreamBankAccountAdapter;
+  customers: ProviderCustomerAdapter;
+  balances: ProviderBalanceAdapter;
+  accounts: ProviderBankAccountAdapter;
   client: UpstreamHttpClient;
   metrics: PrometheusMetrics;
 }
@@ -50,14 +50,14 @@ describe('outbound adapter against the sandbox over loopback', () => {
     // The provider's protocol, and each slice's adapter over it, as the slices' modules provide them.
     const module = await Test.createTestingModule({
       imports: [MetricsModule, UpstreamModule.forRoot(settings)],
-      providers: [UpstreamCustomerAdapter, UpstreamBalanceAdapter, UpstreamBankAccountAdapter],
+      providers: [ProviderCustomerAdapter, ProviderBalanceAdapter, ProviderBankAccountAdapter],
     }).compile();
     await module.init();
     modules.push(module);
     return {
-      customers: module.get(UpstreamCustomerAdapter),
-      balances: module.get(UpstreamBalanceAdapter),
-      accounts: module.get(UpstreamBankAccountAdapter),
+      customers: module.get(ProviderCustomerAdapter),
+      balances: module.get(ProviderBalanceAdapter),
+      accounts: module.get(ProviderBankAccountAdapter),
       client: module.get(UpstreamHttpClient),
       metrics: module.get(PrometheusMetrics),
     };

@@ -107,14 +107,14 @@ describe('Architecture boundaries (npm run lint)', () => {
     ['@nestjs/swagger', `import { ApiProperty } from '@nestjs/swagger';\nexport const a = ApiProperty;\n`],
     ['its own http/ folder', `import { x } from '../http/x.controller';\nexport const y = x;\n`],
     ['its own persistence/ folder', `import { x } from '../persistence/x.repository';\nexport const y = x;\n`],
-    ['its own provider adapter', `import { x } from '../upstream/x.adapter';\nexport const y = x;\n`],
+    ['its own provider adapter', `import { x } from '../provider/x.adapter';\nexport const y = x;\n`],
     ['the provider’s protocol', `import { x } from '../../../upstream/x.client';\nexport const y = x;\n`],
   ])('when a domain file imports %s, then lint fails', async (_what, text) => {
     const result = await cruise({
       'src/partner-api/customers/domain/probe.service.ts': text,
       'src/partner-api/customers/http/x.controller.ts': 'export const x = 1;\n',
       'src/partner-api/customers/persistence/x.repository.ts': 'export const x = 1;\n',
-      'src/partner-api/customers/upstream/x.adapter.ts': 'export const x = 1;\n',
+      'src/partner-api/customers/provider/x.adapter.ts': 'export const x = 1;\n',
       'src/upstream/x.client.ts': 'export const x = 1;\n',
     });
 
@@ -196,7 +196,7 @@ describe('Architecture boundaries (npm run lint)', () => {
     });
     const adapter = await cruise({
       ...client,
-      'src/partner-api/balances/upstream/x.adapter.ts': `import { x } from '../../../upstream/x.client';\nexport const y = x;\n`,
+      'src/partner-api/balances/provider/x.adapter.ts': `import { x } from '../../../upstream/x.client';\nexport const y = x;\n`,
     });
 
     expect(elsewhere.code).not.toBe(0);

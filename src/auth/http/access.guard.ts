@@ -95,7 +95,8 @@ export function checkStaffAccess(
 export class AccessGuard implements CanActivate {
   /** What a request with no credentials is told to send. */
   private readonly missing: string;
-  private readonly rules = new WeakMap<object, AccessRule>();
+  /** Each route's rule, by its controller and handler (a handler two controllers inherit reads each one's decorators). */
+  private readonly rules = new WeakMap<object, WeakMap<object, AccessRule>>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -109,16 +110,19 @@ export class AccessGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     const handler = context.getHandler();
-    let rule = this.rules.get(handler);
+    const controller = context.getClass();
+    let ofController = this.rules.get(controller);
+    if (!ofController) this.rules.set(controller, (ofController = new WeakMap()));
+    let rule = ofController.get(handler);
     if (!rule) {
-      const targets = [handler, context.getClass()];
+      const targets = [handler, controller];
       rule = {
         public: this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, targets) === true,
         roles: this.reflector.getAllAndOverride<ClientRole[] | undefined>(REQUIRED_ROLES, targets),
         endUserScope: this.reflector.getAllAndOverride<string | null | undefined>(END_USER_SCOPE, targets),
         staffRoles: this.reflector.getAllAndOverride<StaffRole[] | undefined>(STAFF_ROLES_ALLOWED, targets),
       };
-      this.rules.set(handler, rule);
+      ofController.set(handler, rule);
     }
     if (rule.public) return true;
     const request = contextOf(context.switchToHttp().getRequest<FastifyRequest>().raw);

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor, Optional, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { from, mergeMap, Observable } from 'rxjs';
+import { mergeMap, Observable } from 'rxjs';
 import type { SuccessEnvelope } from './envelope';
 import { AUDIT_RECEIPT_HEADER, RequestRecorder } from './request-recorder.port';
 
@@ -37,7 +37,7 @@ export class AnswerInterceptor implements NestInterceptor {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
-    return next.handle().pipe(mergeMap((payload) => from(this.answer(request, reply, payload, message))));
+    return next.handle().pipe(mergeMap((payload) => this.answer(request, reply, payload, message)));
   }
 
   private async answer(request: FastifyRequest, reply: FastifyReply, payload: unknown, message: string | undefined): Promise<unknown> {

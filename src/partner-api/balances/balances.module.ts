@@ -4,11 +4,11 @@ import { CustomersModule } from '../customers/customers.module';
 import { BalanceGateway } from './domain/balance.gateway.port';
 import { BalancesService } from './domain/balances.service';
 import { BalancesController } from './http/balances.controller';
-import { UpstreamBalanceAdapter } from './upstream/upstream-balance.adapter';
+import { ProviderBalanceAdapter } from './provider/provider-balance.adapter';
 
 @Module({
   imports: [AuditModule, CustomersModule],
   controllers: [BalancesController],
-  providers: [BalancesService, { provide: BalanceGateway, useClass: UpstreamBalanceAdapter }],
+  providers: [BalancesService, { provide: BalanceGateway, useClass: ProviderBalanceAdapter }],
 })
 export class BalancesModule {}

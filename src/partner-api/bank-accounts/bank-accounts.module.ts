@@ -5,11 +5,11 @@ import { BankAccountGateway } from './domain/bank-account.gateway.port';
 import { BankAccountsService } from './domain/bank-accounts.service';
 import { BankAccountsController } from './http/bank-accounts.controller';
 import { DocumentExpiryConstraint } from './http/document-expiry.validator';
-import { UpstreamBankAccountAdapter } from './upstream/upstream-bank-account.adapter';
+import { ProviderBankAccountAdapter } from './provider/provider-bank-account.adapter';
 
 @Module({
   imports: [CustomersModule, IdempotencyModule],
   controllers: [BankAccountsController],
-  providers: [BankAccountsService, DocumentExpiryConstraint, { provide: BankAccountGateway, useClass: UpstreamBankAccountAdapter }],
+  providers: [BankAccountsService, DocumentExpiryConstraint, { provide: BankAccountGateway, useClass: ProviderBankAccountAdapter }],
 })
 export class BankAccountsModule {}

@@ -7,7 +7,7 @@ import { CustomerTenancy } from './domain/customer-tenancy.service';
 import { CustomerOwnership } from './domain/customer-ownership.port';
 import { CustomerGateway } from './domain/customer.gateway.port';
 import { CustomersService } from './domain/customers.service';
-import { UpstreamCustomerAdapter } from './upstream/upstream-customer.adapter';
+import { ProviderCustomerAdapter } from './provider/provider-customer.adapter';
 import { CustomersController } from './http/customers.controller';
 import { CustomerTenantEntity } from './persistence/customer-tenant.entity';
 import { PostgresCustomerOwnershipRepository } from './persistence/postgres-customer-ownership.repository';
@@ -23,7 +23,7 @@ import { PostgresCustomerOwnershipRepository } from './persistence/postgres-cust
     { provide: EndUserCustomers, useExisting: PostgresCustomerOwnershipRepository },
     CustomerTenancy,
     CustomersService,
-    { provide: CustomerGateway, useClass: UpstreamCustomerAdapter },
+    { provide: CustomerGateway, useClass: ProviderCustomerAdapter },
   ],
   exports: [CustomerTenancy, EndUserCustomers],
 })

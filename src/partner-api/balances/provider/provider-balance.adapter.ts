@@ -5,7 +5,7 @@ import { UpstreamHttpClient } from '../../../upstream/upstream-http.client';
 import { UpstreamResponseMapper } from '../../../upstream/upstream-response.mapper';
 
 @Injectable()
-export class UpstreamBalanceAdapter extends BalanceGateway {
+export class ProviderBalanceAdapter extends BalanceGateway {
   constructor(private readonly client: UpstreamHttpClient) {
     super();
   }

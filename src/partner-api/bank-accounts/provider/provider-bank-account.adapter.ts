@@ -13,7 +13,7 @@ export function bankAccountPayload(request: OpenBankAccount): Record<string, unk
 
 /** Opens accounts at the provider's bank-account path (configuration: UPSTREAM_BANK_ACCOUNT_PATH). */
 @Injectable()
-export class UpstreamBankAccountAdapter extends BankAccountGateway {
+export class ProviderBankAccountAdapter extends BankAccountGateway {
   private readonly path: string;
 
   constructor(

@@ -11,7 +11,7 @@ export function customerPayload(customer: NewCustomer): Record<string, unknown> 
 }
 
 @Injectable()
-export class UpstreamCustomerAdapter extends CustomerGateway {
+export class ProviderCustomerAdapter extends CustomerGateway {
   constructor(private readonly client: UpstreamHttpClient) {
     super();
   }
