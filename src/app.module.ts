@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AccessGuard } from './auth/http/access.guard';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
@@ -8,7 +8,6 @@ import { BalancesModule } from './partner-api/balances/balances.module';
 import { BankAccountsModule } from './partner-api/bank-accounts/bank-accounts.module';
 import { CustomersModule } from './partner-api/customers/customers.module';
 import { CommonModule } from './common/runtime/common.module';
-import { AnswerInterceptor } from './common/http/answer.interceptor';
 import { ErrorEnvelopeFilter } from './common/http/error-envelope.filter';
 import { createValidationPipe } from './common/http/validation';
 import { ConfigurationModule } from './config/configuration.module';
@@ -56,8 +55,8 @@ export class AppModule {
       providers: [
         // Every route's access: the caller the edge's identify stage found, held to the route's decorators.
         { provide: APP_GUARD, useClass: AccessGuard },
-        // Its answer: the terminal audit event of a success, then the envelope. A failure anywhere: the one filter.
-        { provide: APP_INTERCEPTOR, useClass: AnswerInterceptor },
+        // Its answer (the terminal audit event of a success, then the envelope) is Fastify's hook (common/http/answer.ts,
+        // installed by createApp). A failure anywhere: the one filter.
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],

@@ -8,6 +8,8 @@ import { StaffDocsLogin } from './auth/http/staff-docs-login';
 import { edgeServerOptions, installEdgeServer } from './common/http/edge';
 import { useFormBodyOn } from './common/http/json-body';
 import { installPipeline } from './common/http/pipeline';
+import { installAnswer } from './common/http/answer';
+import { RequestRecorder } from './common/http/request-recorder.port';
 import { requestIdOf } from './common/http/request-context';
 import { rememberValidationRules, resolveConstraintsFrom } from './common/http/validation';
 import { Drain } from './common/runtime/drain';
@@ -31,8 +33,8 @@ export interface AppOptions {
 
 /**
  * Builds the application exactly as production runs it, so tests exercise the real thing: Nest on
- * Fastify (its guard, interceptor, filter and pipe are AppModule's), the edge's stages before the
- * routes, CORS, /metrics and Swagger UI as configured. Does not listen.
+ * Fastify (its guard, filter and pipe are AppModule's), the edge's stages before the routes, the
+ * answer's hooks after them, CORS, /metrics and Swagger UI as configured. Does not listen.
  */
 export async function createApp(
   config: GatewayConfig,
@@ -54,6 +56,8 @@ export async function createApp(
   installEdgeServer(fastify);
   useFormBodyOn(fastify, [SESSION_PATHS.backchannelLogout]);
   app.get(StaffDocsLogin, { strict: false })?.install(fastify);
+  // The answer's hooks first: a success it records as it is sent is recorded before the edge's stages let go of the request (the drain's count).
+  installAnswer(fastify, app.get(RequestRecorder, { strict: false }));
   installPipeline(fastify, edgeStages(app, config, logStream));
   if (config.corsOrigins.length > 0) useCors(app, config.corsOrigins);
   if (config.settings.METRICS_ENABLED) serveMetrics(fastify, app.get(PrometheusMetrics));

@@ -40,7 +40,7 @@ import { RefusalBudget } from './rate-limit/refusal-budget';
  *
  * Then Nest's route: the request's scope entered (common/http/pipeline.ts), the access guard (may
  * this caller call it: its @Public, @Roles, @EndUsers and @Staff), the validation pipe, the handler,
- * the answer interceptor (audit, then envelope) and, for a failure at any point, the error filter.
+ * the answer (Fastify's hook: audit, then envelope) and, for a failure at any point, the error filter.
  */
 export const EDGE_STAGE_ORDER = [
   'request-context',

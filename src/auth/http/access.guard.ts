@@ -1,4 +1,5 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { RESPONSE_MESSAGE } from '../../common/http/answer';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { contextOf, Identification } from '../../common/http/request-context';
@@ -24,6 +25,8 @@ export function callerOf(identity: Identification | undefined, details?: string)
 
 /** What a route allows, from its decorators (its handler's, then its controller's). */
 export interface AccessRule {
+  /** @ResponseMessage(): what its success's envelope says (noted for the answer, common/http/answer.ts). */
+  readonly message?: string;
   /** @Public(): no caller needed. */
   readonly public: boolean;
   /** @Roles(): the client roles allowed; undefined, any client. */
@@ -89,7 +92,8 @@ export function checkStaffAccess(
 /**
  * Every controller route's access (Nest's guard, global): the route's rule is read from its
  * decorators (once per handler, then remembered), and the caller is the one the edge's identify
- * stage found; this guard never authenticates.
+ * stage found; this guard never authenticates. Every controller route passes it, so it also notes
+ * the route's success message in the request's context, for the answer (common/http/answer.ts).
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
@@ -117,6 +121,7 @@ export class AccessGuard implements CanActivate {
     if (!rule) {
       const targets = [handler, controller];
       rule = {
+        message: this.reflector.getAllAndOverride<string | undefined>(RESPONSE_MESSAGE, targets),
         public: this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, targets) === true,
         roles: this.reflector.getAllAndOverride<ClientRole[] | undefined>(REQUIRED_ROLES, targets),
         endUserScope: this.reflector.getAllAndOverride<string | null | undefined>(END_USER_SCOPE, targets),
@@ -124,8 +129,10 @@ export class AccessGuard implements CanActivate {
       };
       ofController.set(handler, rule);
     }
-    if (rule.public) return true;
     const request = contextOf(context.switchToHttp().getRequest<FastifyRequest>().raw);
+    // Every controller route passes here first: the answer learns it is one, and its message.
+    request.answer = { message: rule.message, recorded: false };
+    if (rule.public) return true;
     checkAccess(rule, request.identity, this.missing, this.staffPolicy, request.record);
     return true;
   }

@@ -6,7 +6,7 @@ import { ERROR_MESSAGES, isCatalogued } from '../domain/error-messages';
 import { ErrorEnvelope, ErrorEnvelopeSchema } from './envelope';
 import { statusOfCode } from './error-envelope.filter';
 import { ExpectationFailed } from './edge.errors';
-import { ResponseMessage } from './answer.interceptor';
+import { ResponseMessage } from './answer';
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Bad input: malformed JSON, unknown field, bad format or a broken rule',

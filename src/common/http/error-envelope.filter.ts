@@ -8,6 +8,7 @@ import { DomainError, FieldProblem } from '../domain/domain-error';
 import { ErrorKind } from '../domain/error-codes';
 import { ERROR_MESSAGES } from '../domain/error-messages';
 import { ERROR_CODES, ErrorCode } from '../domain/error-codes';
+import { asFailureAnswer } from './answer';
 import { ErrorEnvelope } from './envelope';
 import { interruptionOf } from './interruption';
 import { AUDIT_RECEIPT_HEADER, RequestRecorder } from './request-recorder.port';
@@ -202,7 +203,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     if (problem.retryAfterSeconds !== undefined) {
       void reply.header('retry-after', String(Math.max(1, Math.ceil(problem.retryAfterSeconds))));
     }
-    void reply.status(problem.status).header('content-type', 'application/json; charset=utf-8').send(envelope);
+    void reply.status(problem.status).header('content-type', 'application/json; charset=utf-8').send(asFailureAnswer(envelope));
   }
 
   private log(problem: Problem, errorId: string, requestId: string): void {

@@ -41,7 +41,7 @@ export function installPipeline(fastify: FastifyInstance, stages: readonly EdgeS
     };
     run(0);
   });
-  // The route's handler (Nest's guard, pipes, controller, interceptor) runs in the request's scope,
+  // The route's handler (Nest's guard, pipes and controller) runs in the request's scope,
   // where whatever serves it finds its record (currentRecord). Entered here, just before the handler,
   // because Fastify reads a body in the connection's own async context, which the hooks after it
   // inherit: a scope entered at onRequest would not reach the handler of a request with a body.

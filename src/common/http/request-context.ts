@@ -46,6 +46,7 @@ export interface Identification {
  * | interruption | the edge's client-error handler (common/http/edge.ts) | the connection timed out or broke mid-request |
  * | leaveDrain | the drain stage (edge.pipeline.ts) | the request is admitted |
  * | auditAs | the admin-paths stage (auth/http/admin-paths.ts) | a request to an admin path is used or refused |
+ * | answer | the access guard (auth/http/access.guard.ts), from the route's @ResponseMessage; `recorded`, the answer (common/http/answer.ts) | a controller's route is about to run; its success is recorded |
  * | logged | the request log (common/runtime/logging.ts) | its one line is written |
  */
 export class RequestContext {
@@ -60,6 +61,8 @@ export class RequestContext {
    * use (Swagger UI, /metrics, the readiness details), admitted or refused.
    */
   auditAs?: AuditOperation;
+  /** A controller's route: its success message (its @ResponseMessage), and whether its success has been recorded. */
+  answer?: { readonly message: string | undefined; recorded: boolean };
   /** Leaves the drain's count of requests in flight; called once, when the answer is ready. */
   leaveDrain?: () => void;
   /** The request's log line has been written. */

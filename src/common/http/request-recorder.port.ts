@@ -9,7 +9,7 @@ export interface RecordedProblem {
 
 /**
  * Records how a request ended, before its answer is sent: the one way an answer reaches the audit
- * log. The answer interceptor records a success, the error filter a failure; when recording
+ * log. The answer (common/http/answer.ts) records a success, the error filter a failure; when recording
  * throws, the request is answered with what it threw instead (the audit log fails closed).
  */
 export abstract class RequestRecorder {

@@ -1,8 +1,11 @@
-import { Controller, Get, HttpCode, Module, Type } from '@nestjs/common';
-import { APP_INTERCEPTOR, NestFactory } from '@nestjs/core';
+import { Controller, Get, HttpCode, Injectable, Module, Type } from '@nestjs/common';
+import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { AnswerInterceptor, ResponseMessage } from './answer.interceptor';
+import { Reflector } from '@nestjs/core';
+import { asFailureAnswer, installAnswer, RESPONSE_MESSAGE, ResponseMessage } from './answer';
+import { contextOf } from './request-context';
 import { RecordedProblem, RequestRecorder } from './request-recorder.port';
 
 /** The successes recorded, by path: what the audit's recorder would have written. */
@@ -17,6 +20,17 @@ class RecordedSuccesses extends RequestRecorder {
   }
   logAddressOf(): string | undefined {
     return undefined;
+  }
+}
+
+/** What the service's access guard does for the answer: notes each controller route's message. */
+@Injectable()
+class NotingGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+  canActivate(context: ExecutionContext): boolean {
+    const message = this.reflector.getAllAndOverride<string | undefined>(RESPONSE_MESSAGE, [context.getHandler(), context.getClass()]);
+    contextOf(context.switchToHttp().getRequest<FastifyRequest>().raw).answer = { message, recorded: false };
+    return true;
   }
 }
 
@@ -44,20 +58,19 @@ class Answers {
 }
 
 async function started(controllers: Type<unknown>[], recorder: RequestRecorder): Promise<{ app: NestFastifyApplication; base: string }> {
-  @Module({
-    controllers,
-    providers: [
-      { provide: RequestRecorder, useValue: recorder },
-      { provide: APP_INTERCEPTOR, useClass: AnswerInterceptor },
-    ],
-  })
+  @Module({ controllers, providers: [{ provide: APP_GUARD, useClass: NotingGuard }] })
   class TestModule {}
   const app = await NestFactory.create<NestFastifyApplication>(TestModule, new FastifyAdapter(), { logger: false });
+  const fastify = app.getHttpAdapter().getInstance();
+  installAnswer(fastify, recorder);
+  // A route outside the controllers, and a failure's answer: neither is wrapped.
+  fastify.get('/outside', () => ({ raw: true }));
+  fastify.get('/failed', (_request, reply) => reply.status(400).send(asFailureAnswer({ status: 400, error: { code: 'X' } })));
   await app.listen(0, '127.0.0.1');
   return { app, base: `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}` };
 }
 
-describe(AnswerInterceptor.name, () => {
+describe(installAnswer.name, () => {
   let app: NestFastifyApplication;
   let base: string;
   const recorder = new RecordedSuccesses();
@@ -81,11 +94,20 @@ describe(AnswerInterceptor.name, () => {
     expect(recorder.successes).toEqual(['200 /answers/data', '200 /answers/none']);
   });
 
-  it('when a handler returns nothing or a string, then the string goes out as it is, and each success is recorded, once', async () => {
+  it('when a handler returns nothing or a string (no payload Fastify serialises), then it goes out as it is, and its success is still recorded, once', async () => {
     const nothing = await fetch(`${base}/answers/nothing`);
     const text = await fetch(`${base}/answers/text`);
 
     expect([nothing.status, text.status, await text.text()]).toEqual([204, 200, 'plain']);
     expect(recorder.successes).toEqual(['204 /answers/nothing', '200 /answers/text']);
+  });
+
+  it('when a route is not a controller’s, or the answer is a failure’s, then it is neither wrapped nor recorded as a success', async () => {
+    const outside = await (await fetch(`${base}/outside`)).json();
+    const failed = await (await fetch(`${base}/failed`)).json();
+
+    expect(outside).toEqual({ raw: true });
+    expect(failed).toEqual({ status: 400, error: { code: 'X' } });
+    expect(recorder.successes).toEqual([]);
   });
 });
