@@ -16,6 +16,7 @@ import { benchDatabase, devDist, fixed, freePort, median, postmasterOf, ROOT, sc
 import {
   createPartnerClient,
   END_USER_AUDIENCE,
+  TOKEN_SECONDS,
   endUserCallers,
   firstWarmUp,
   measure,
@@ -51,7 +52,7 @@ export async function compare({ against, rounds = 5, duration = 5, connections =
     if (END_USER_CALLS.has(call)) {
       // The partner's OpenID provider (the development one, in this process): end users' tokens.
       const { startDevIdentityProvider } = devDist('identity-provider/dev-identity-provider.js');
-      identityProvider = await startDevIdentityProvider({ port: 0, audience: END_USER_AUDIENCE });
+      identityProvider = await startDevIdentityProvider({ port: 0, audience: END_USER_AUDIENCE, accessTokenSeconds: TOKEN_SECONDS });
       started.push({ stop: () => identityProvider.close() });
       env.OIDC_ISSUER = identityProvider.issuer;
     }

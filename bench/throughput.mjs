@@ -412,6 +412,12 @@ export async function startBenchGateway(options) {
 }
 
 export const END_USER_AUDIENCE = 'urn:partner-gateway';
+/**
+ * The development OpenID providers' access tokens live as long as the gateway accepts (its
+ * OIDC_MAX_TOKEN_LIFETIME_SECONDS default): the end users' and the staff member's tokens are made
+ * once, and a whole run outlasts the providers' ten minutes.
+ */
+export const TOKEN_SECONDS = 3600;
 const STAFF_AUDIENCE = 'urn:partner-gateway:staff';
 /** DPoP proofs are made ahead for at most this many requests per second (each is used once). */
 export const MOST_REQUESTS_PER_SECOND = 8000;
@@ -502,11 +508,11 @@ export async function throughput({
     };
     // The partner's OpenID provider (the development one, in this process): end users' tokens.
     const { startDevIdentityProvider } = devDist('identity-provider/dev-identity-provider.js');
-    const identityProvider = await startDevIdentityProvider({ port: 0, audience: END_USER_AUDIENCE });
+    const identityProvider = await startDevIdentityProvider({ port: 0, audience: END_USER_AUDIENCE, accessTokenSeconds: TOKEN_SECONDS });
     started.push({ stop: () => identityProvider.close() });
     gatewayEnv.OIDC_ISSUER = identityProvider.issuer;
     // The company's provider (the development staff one): staff tokens, for the audit search.
-    const staffProvider = await startDevIdentityProvider({ port: 0, audience: STAFF_AUDIENCE, staff: true });
+    const staffProvider = await startDevIdentityProvider({ port: 0, audience: STAFF_AUDIENCE, staff: true, accessTokenSeconds: TOKEN_SECONDS });
     started.push({ stop: () => staffProvider.close() });
     gatewayEnv.STAFF_OIDC_ISSUER = staffProvider.issuer;
     // Web apps' browser sessions: the gateway is the development provider's partner-web client.
@@ -715,15 +721,14 @@ export async function throughput({
 
 const verdict = (checks) => checks.map(([text, ok]) => `${text} ${ok ? '✓' : '✗'}`).join(', ');
 const fmt = (value) => fixed(value, 2);
-/** What the gateway is held to (the hot path's targets), checked in the report. */
+/**
+ * What the gateway is held to, checked in the report: the request path's targets as they stand
+ * since the routes run through Nest's router (docs/benchmarks.md, "The targets").
+ */
 const TARGETS = {
   balance: {
     saturation: (ofProxy, ofNaive) => verdict([[`≥ 1.6 × naive (${fmt(ofNaive)})`, ofNaive >= 1.6]]),
-    oneAtATime: (p50, p99) =>
-      verdict([
-        [`added p50 ≤ 1.0 ms`, p50 <= 1.0],
-        [`added p99 ≤ 3 ms`, p99 <= 3],
-      ]),
+    oneAtATime: (p50, p99) => verdict([[`added p99 ≤ 5 ms`, p99 <= 5]]),
   },
   'bank account': {
     saturation: (ofProxy) => verdict([[`≥ 0.35 of proxy (${fmt(ofProxy)})`, ofProxy >= 0.35]]),
@@ -731,16 +736,16 @@ const TARGETS = {
   },
 };
 /** The gateway's CPU per balance read, for a partner token, an end user's JWT and a browser session, against the NestJS pass-through's. */
-const MAX_CPU_OF_PASSTHROUGH = 2.5;
+const MAX_CPU_OF_PASSTHROUGH = 3.0;
 /** An end user's balance read against a partner token's: each caller's least throughput, and whether its CPU is held to the pass-through's too. */
 const OF_PARTNER = {
   'gateway, end-user JWT': { least: 0.9, cpuHeld: true },
-  'gateway, end-user DPoP': { least: 0.75, cpuHeld: false },
+  'gateway, end-user DPoP': { least: 0.7, cpuHeld: false },
   'gateway, browser session': { least: 0.85, cpuHeld: true },
 };
 /** The gateway's balance scenarios measured again in paired rounds, each round between two loads of the pass-through. */
 const PAIRED = ['gateway', ...Object.keys(OF_PARTNER)];
-const MAX_PEAK_RSS_MIB = 200;
+const MAX_PEAK_RSS_MIB = 256;
 
 /**
  * The balance reads measured again in rounds: each gateway scenario's CPU per read against the
