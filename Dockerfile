@@ -52,27 +52,25 @@ COPY scripts/build-if-changed.mjs scripts/prune-dist.mjs scripts/local-database.
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000
-# A young generation of 2 × 16 MiB, as Node 20 sized it: Node 24 sizes it from the machine's memory
-# (2 × 32 MiB here), which made the gateway's resident memory at saturation 305 MiB instead of
-# 220-250, for no CPU it could measure (docs/benchmarks.md, "Memory"). Not a heap limit.
-# The allocator: glibc's malloc keeps what V8's worker threads free in arenas of their own, resident
-# (after a load, malloc_trim gave 17 MiB of it back); jemalloc gives unused pages back within a
-# second (dirty_decay_ms), from a thread of its own. Two arenas and no per-thread caches held about
-# 4 MiB less idle; no peak or CPU difference could be told from the rounds' spread. Two whole
-# throughput runs peaked at 225 and 214 MiB with it, two alternated with them at 248 and 268
-# without; paired rounds could tell no CPU cost from their spread (docs/benchmarks.md, "jemalloc").
-# Named, not a path: the dynamic linker finds it on any architecture, and only warns where it is
-# missing (.ci/image checks).
+# The command's three V8 flags and the allocator, each measured against the image without it
+# (docs/benchmarks.md, "Memory": one gateway at a time, balance reads then bank accounts at 50
+# connections, peak resident memory over two rounds):
+# --max-semi-space-size=16: a young generation of 2 x 16 MiB, as Node 20 sized it; Node 24 sizes it
+# from the machine's memory (2 x 32 MiB). Peak 188-202 MiB with it, 276-277 without, for no CPU
+# the rounds could tell ("The young generation"). Not a heap limit.
+# The allocator: glibc's malloc keeps what V8's worker threads free in arenas of their own,
+# resident; jemalloc gives unused pages back within a second (dirty_decay_ms), from a thread of its
+# own; two arenas and no per-thread caches. Peak 206-221 MiB on glibc's malloc, no CPU difference
+# beyond the rounds' spread ("jemalloc"). Named, not a path: the dynamic linker finds it on any
+# architecture, and only warns where it is missing (.ci/image checks).
 ENV LD_PRELOAD=libjemalloc.so.2 MALLOC_CONF=background_thread:true,narenas:2,tcache:false,dirty_decay_ms:1000,muzzy_decay_ms:0
 # --no-maglev: V8's mid-tier compiler off (functions run as baseline code until its top tier
-# optimizes them). With it, the peak at saturation was 175-178 MiB against 194-198 in three rounds
-# each, and 203 and 190 MiB against 207 and 203 in four whole benchmark runs; paired rounds put
-# the CPU per read at 1.07 and 0.99 x without it (medians), dearer in the first round after start
-# (docs/benchmarks.md, "V8's mid-tier compiler"). Node refuses it in NODE_OPTIONS.
+# optimizes them). Peak 220-226 MiB with Maglev; the CPU moved by less than the rounds' spread
+# ("V8's mid-tier compiler"). Node refuses it in NODE_OPTIONS.
 # --no-allocation-site-pretenuring: V8 does not decide, from what survived its young generation
-# under a gateway's first load (slow, cold, every connection waiting), to allocate those sites'
-# objects straight into the old generation from then on. A request's objects are short-lived:
-# once pretenured, they filled the old generation with garbage to 335-366 MiB and cost 6-36 %
-# more CPU per read from then on, in 12 of 25 paired runs, in one of the two gateways, mostly the
-# one loaded first; with the flag, in none of 5 (docs/benchmarks.md, "A gateway's first load").
+# under a gateway's first load (cold, every connection waiting), to allocate those sites' objects
+# straight into the old generation from then on. A request's objects are short-lived: once
+# pretenured, they cost a gateway 6-40 % more CPU per read from then on, and filled its old
+# generation to 335-366 MiB in about half the gateways measured when it was found ("A gateway's
+# first load"). Node refuses it in NODE_OPTIONS.
 CMD ["node", "--max-semi-space-size=16", "--no-maglev", "--no-allocation-site-pretenuring", "dist/src/main.js"]
