@@ -70,7 +70,7 @@ ENV LD_PRELOAD=libjemalloc.so.2 MALLOC_CONF=background_thread:true,narenas:2,tca
 # --no-allocation-site-pretenuring: V8 does not decide, from what survived its young generation
 # under a gateway's first load (cold, every connection waiting), to allocate those sites' objects
 # straight into the old generation from then on. A request's objects are short-lived: once
-# pretenured, they cost a gateway 6-40 % more CPU per read from then on, and filled its old
+# pretenured, they cost a gateway 6-36 % more CPU per read from then on, and filled its old
 # generation to 335-366 MiB in about half the gateways measured when it was found ("A gateway's
 # first load"). Node refuses it in NODE_OPTIONS.
 CMD ["node", "--max-semi-space-size=16", "--no-maglev", "--no-allocation-site-pretenuring", "dist/src/main.js"]

@@ -7,7 +7,8 @@
 //                      --allocations what it allocates (garbage included)
 //   audit [--rows 10000000] [--without-index NAME]               the audit log at scale (--without-index: with that
 //                                                               index dropped, to show what it is for)
-//   seal [--rounds 3] [--events 1000000]                        sealing on and off, and verify's speed
+//   seal [--rounds 3] [--duration 10] [--connections 50] [--events 1000000]
+//                                                               sealing on and off, and verify's speed
 //   soak [--minutes 10] [--rate 150] [--connections 20]          a steady load: memory, event-loop delay, handles
 //                                                               (under a minute: one short segment, no fit)
 //   compare --against DIR [--rounds 3] [--duration 10] [--call balance|'bank account'|'dpop balance'|'jwt balance'|'session balance'] [--profile]
