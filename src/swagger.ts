@@ -25,6 +25,8 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
         'in an app); apps authorise as their end user, with an access token from the partner’s OpenID provider (`end-user`).',
     )
     .setVersion('1')
+    // JSON Schema 2020-12: a nullable reference is `anyOf: [{ $ref }, { type: 'null' }]`, read alike by every validator.
+    .setOpenAPIVersion('3.1.0')
     // The tokens are opaque random strings (pgw_…), not JWTs: the format says so (Nest's default says JWT).
     .addBearerAuth({
       type: 'http',
@@ -77,16 +79,28 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
     .addTag('session', 'A web app’s browser session: login through the partner’s OpenID provider, an HttpOnly cookie, logout (docs/security.md, "Web apps")')
     .addTag('health', 'Liveness and readiness probes')
     .build();
-  return SwaggerModule.createDocument(app, config);
+  return withPublicOperations(SwaggerModule.createDocument(app, config));
+}
+
+type Operation = { security?: Record<string, string[]>[] };
+
+/** An operation marked @Public() carries the empty requirement `{}`: written `security: []`, it needs no credential. */
+function withPublicOperations(document: OpenAPIObject): OpenAPIObject {
+  for (const operations of Object.values(document.paths)) {
+    for (const operation of Object.values(operations as Record<string, Operation>)) {
+      if (operation.security?.some((requirement) => Object.keys(requirement).length === 0)) operation.security = [];
+    }
+  }
+  return document;
 }
 
 type Properties = Record<string, { example?: unknown }>;
 
 /** The request-body fields whose examples change with the day (see withExamplesForToday). */
 const DAILY_EXAMPLES: readonly (readonly [schema: string, property: string])[] = [
-  ['OpenBankAccountRequestDto', 'expiration_date'],
-  ['OpenBankAccountRequestDto', 'reference'],
-  ['CreateCustomerRequestDto', 'reference'],
+  ['OpenBankAccountRequest', 'expiration_date'],
+  ['OpenBankAccountRequest', 'reference'],
+  ['CreateCustomerRequest', 'reference'],
 ];
 
 function propertiesOf(document: OpenAPIObject, schema: string): Properties | undefined {
@@ -110,7 +124,7 @@ type Parameter = { name?: string; in?: string; example?: unknown; schema?: { exa
 
 /** Every example of a customer id: the body of a bank account, and the path of a balance. */
 function useCustomerIdExample(document: OpenAPIObject, customerId: string): void {
-  const field = propertiesOf(document, 'OpenBankAccountRequestDto')?.customer_id;
+  const field = propertiesOf(document, 'OpenBankAccountRequest')?.customer_id;
   if (field) field.example = customerId;
   for (const operations of Object.values(document.paths)) {
     for (const operation of Object.values(operations as Record<string, { parameters?: Parameter[] }>)) {

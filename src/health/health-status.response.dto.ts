@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
 const CHECKS = {
   type: 'object' as const,
@@ -21,6 +21,7 @@ const READY_EXAMPLE = {
 };
 
 /** What /health/details reports inside the envelope's `data` (admin): each readiness check by name. */
+@ApiSchema({ name: 'HealthDetails' })
 export class HealthStatusResponseDto {
   @ApiProperty({ enum: ['ok', 'error', 'shutting_down'], example: 'ok' })
   readonly status!: string;
@@ -36,11 +37,13 @@ export class HealthStatusResponseDto {
 }
 
 /** What /health/ready answers anyone: the verdict alone (a 503 says the other one). */
+@ApiSchema({ name: 'Readiness' })
 export class ReadinessResponseDto {
   @ApiProperty({ enum: ['ok'], example: 'ok' })
   readonly status!: string;
 }
 
+@ApiSchema({ name: 'Liveness' })
 export class LivenessResponseDto {
   @ApiProperty({ enum: ['ok'], example: 'ok' })
   readonly status!: string;

@@ -281,11 +281,22 @@ describe('health and docs', () => {
     expect(response.body.paths['/api/v1/me'].get.security).toEqual([{ bearer: [] }]);
     expect(response.body.components.securitySchemes['end-user']).toBeUndefined();
     expect(response.body.components.securitySchemes['browser-session']).toBeUndefined();
-    // No operation is left saying it needs no credential: the session's own, which only a provider's login opens, are not served.
-    const operations = Object.values(response.body.paths as Record<string, Record<string, { security?: unknown[] }>>).flatMap((byMethod) =>
-      Object.values(byMethod),
+    // The operations that say they need no credential (`security: []`) are the public ones; an operation that only an end
+    // user could call (the session's own, which only a provider's login opens) is not served rather than left saying so.
+    const open = Object.entries(response.body.paths as Record<string, Record<string, { security?: unknown[] }>>).flatMap(([path, byMethod]) =>
+      Object.entries(byMethod)
+        .filter(([, operation]) => operation.security?.length === 0)
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
     );
-    expect(operations.filter((operation) => operation.security !== undefined && operation.security.length === 0)).toEqual([]);
+    expect(open.sort()).toEqual([
+      'GET /.well-known/audit-keys.json',
+      'GET /api/v1/session/callback',
+      'GET /api/v1/session/login',
+      'GET /health/live',
+      'GET /health/ready',
+      'POST /api/v1/session/backchannel-logout',
+      'POST /api/v1/session/logout',
+    ]);
     expect(response.body.paths['/api/v1/session']).toBeUndefined();
   });
 

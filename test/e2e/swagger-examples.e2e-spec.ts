@@ -114,7 +114,7 @@ describe('Try it out, as served, in sandbox mode with the demo customer', () => 
     const spec = await served();
     const balance = spec.paths['/api/v1/customers/{customer_id}/balance'].get.parameters!.find((p) => p.name === 'customer_id')!;
 
-    expect(spec.components.schemas.OpenBankAccountRequestDto.properties.customer_id.example).toBe(demo);
+    expect(spec.components.schemas.OpenBankAccountRequest.properties.customer_id.example).toBe(demo);
     expect(balance.example).toBe(demo);
     expect(
       (await callApi(t.baseUrl, 'GET', `/api/v1/customers/${demo}/balance`, { token: await t.createClient('partner', { tenant: 'another' }) })).status,
@@ -139,7 +139,7 @@ describe('Swagger UI examples', () => {
   });
 
   it('when the customer example is sent as shown, then the customer is created', async () => {
-    const answer = await callApi(t.baseUrl, 'POST', '/api/v1/customers', { token: partner, body: exampleOf(spec.components.schemas.CreateCustomerRequestDto) });
+    const answer = await callApi(t.baseUrl, 'POST', '/api/v1/customers', { token: partner, body: exampleOf(spec.components.schemas.CreateCustomerRequest) });
 
     expect(answer.status).toBe(201);
   });
@@ -147,9 +147,9 @@ describe('Swagger UI examples', () => {
   it('when the bank-account example is sent as shown (with a customer of ours), then it passes every rule, the expiry rule included', async () => {
     const customer = await callApi(t.baseUrl, 'POST', '/api/v1/customers', {
       token: partner,
-      body: { ...exampleOf(spec.components.schemas.CreateCustomerRequestDto), reference: undefined },
+      body: { ...exampleOf(spec.components.schemas.CreateCustomerRequest), reference: undefined },
     });
-    const body = { ...exampleOf(spec.components.schemas.OpenBankAccountRequestDto), customer_id: customer.body.data!.customer_id };
+    const body = { ...exampleOf(spec.components.schemas.OpenBankAccountRequest), customer_id: customer.body.data!.customer_id };
 
     const answer = await callApi(t.baseUrl, 'POST', '/api/v1/bank-accounts', { token: partner, body });
 
@@ -159,13 +159,13 @@ describe('Swagger UI examples', () => {
   it('when the document is fetched twice, then each copy carries a fresh reference example', async () => {
     const again = (await (await fetch(`${t.baseUrl}/docs-json`, { headers: admin })).json()) as OpenApi;
 
-    expect(again.components.schemas.OpenBankAccountRequestDto.properties.reference.example).not.toEqual(
-      spec.components.schemas.OpenBankAccountRequestDto.properties.reference.example,
+    expect(again.components.schemas.OpenBankAccountRequest.properties.reference.example).not.toEqual(
+      spec.components.schemas.OpenBankAccountRequest.properties.reference.example,
     );
   });
 
   it('when every field of the request bodies is listed, then each has a description or an example', () => {
-    for (const name of ['CreateCustomerRequestDto', 'OpenBankAccountRequestDto']) {
+    for (const name of ['CreateCustomerRequest', 'OpenBankAccountRequest']) {
       for (const [field, property] of Object.entries(spec.components.schemas[name].properties)) {
         expect({ field, example: property.example !== undefined }).toEqual({ field, example: true });
       }

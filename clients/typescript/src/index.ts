@@ -7,7 +7,7 @@ export type { components, operations, paths } from './schema.js';
 export type ErrorCode = components['schemas']['ErrorCode'];
 
 /** An error answer's body: `error.code` says what went wrong; `error.id` is what support asks for. */
-export type ErrorEnvelope = components['schemas']['ErrorEnvelopeSchema'];
+export type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
 
 export type GatewayClient = Client<paths>;
 
@@ -145,10 +145,10 @@ export function wasReplayed(response: Response): boolean {
 export type RequestLogFilters = NonNullable<operations['RequestsController_list']['parameters']['query']>;
 
 /** A request as its partner's log lists it. */
-export type LoggedRequest = components['schemas']['LoggedRequestDto'];
+export type LoggedRequest = components['schemas']['RequestLogEntry'];
 
 /** One request's timeline: its events, each provider attempt, the request a replay gave back, what settled an unknown outcome. */
-export type RequestTimeline = components['schemas']['RequestTimelineDto'];
+export type RequestTimeline = components['schemas']['RequestTimeline'];
 
 /** Your requests, newest first (a partner's server token): pass the answer's `next_cursor` as `cursor` for the next page. */
 export function listRequests(client: GatewayClient, filters: RequestLogFilters = {}) {

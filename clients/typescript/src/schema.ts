@@ -533,13 +533,13 @@ export interface components {
          * @enum {string}
          */
         ErrorCode: "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.TIMEOUT" | "REQUEST.EXPECTATION_FAILED" | "REQUEST.URI_TOO_LONG" | "REQUEST.HEADERS_TOO_LARGE" | "REQUEST.CLIENT_CLOSED" | "REQUEST.BODY_TOO_LARGE" | "REQUEST.UNSUPPORTED_MEDIA_TYPE" | "REQUEST.UNSUPPORTED_ENCODING" | "ROUTE.NOT_FOUND" | "RATE_LIMIT.EXCEEDED" | "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE" | "AUTH.MFA_REQUIRED" | "AUTH.INVALID_DPOP_PROOF" | "AUTH.ISSUER_UNAVAILABLE" | "AUTH.CLIENT_NAME_TAKEN" | "AUTH.INVALID_CLIENT" | "SESSION.NOT_CONFIGURED" | "SESSION.ENDED" | "SESSION.CSRF_REJECTED" | "SESSION.RETURN_TO_REFUSED" | "SESSION.LOGIN_FAILED" | "SESSION.INVALID_LOGOUT_TOKEN" | "CUSTOMER.ALREADY_BOUND" | "CUSTOMER.NOT_FOUND" | "IDEMPOTENCY.IN_FLIGHT" | "IDEMPOTENCY.REFERENCE_REUSED" | "IDEMPOTENCY.REFERENCE_TAKEN" | "IDEMPOTENCY.OUTCOME_UNKNOWN" | "IDEMPOTENCY.OUTCOME_PENDING" | "UPSTREAM.BAD_RESPONSE" | "UPSTREAM.CREDENTIALS_REFUSED" | "UPSTREAM.NOT_FOUND" | "UPSTREAM.CONFLICT" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.REJECTED" | "UPSTREAM.SERVER_ERROR" | "UPSTREAM.TIMEOUT" | "UPSTREAM.UNREACHABLE" | "UPSTREAM.CONNECTION_LOST" | "UPSTREAM.CIRCUIT_OPEN" | "AUDIT.EVENT_NOT_FOUND" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE" | "REQUEST_LOG.NOT_FOUND" | "RECEIPT.NOT_FOUND" | "RECEIPT.PROOF_UNAVAILABLE" | "CHECKPOINT.NOT_FOUND" | "CHECKPOINT.PROOF_UNAVAILABLE" | "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "SERVICE.NOT_READY" | "INTERNAL";
-        FieldProblemSchema: {
+        FieldProblem: {
             /** @example currency */
             field: string;
             /** @example currency must be EUR or GBP */
             message: string;
         };
-        ErrorBodySchema: {
+        Error: {
             /**
              * Format: uuid
              * @description Error id: quote it to support; it finds the event in the audit log.
@@ -555,14 +555,14 @@ export interface components {
             details: string;
             /** @example The request has invalid fields */
             message: string;
-            fields?: components["schemas"]["FieldProblemSchema"][];
+            fields?: components["schemas"]["FieldProblem"][];
             /**
              * @description Where the partner’s request log shows this request, its provider attempts and what became of it: a path under the API’s base URL, opened with a partner server token of the same tenant (an end user’s request is in its partner’s log; their own token cannot open it). Present once the request is recorded under a partner’s token or an end user’s; absent when nobody’s log holds it (no valid credentials, for one).
              * @example /api/v1/requests/c0ffee00-1234-4abc-9def-000000000001
              */
             request_log_url?: string;
         };
-        ErrorEnvelopeSchema: {
+        ErrorEnvelope: {
             /**
              * @description The HTTP status, repeated
              * @example 400
@@ -578,9 +578,9 @@ export interface components {
              * @example Bad Request
              */
             message: string;
-            error: components["schemas"]["ErrorBodySchema"];
+            error: components["schemas"]["Error"];
         };
-        ApiClientResponseDto: {
+        ApiClient: {
             /**
              * Format: uuid
              * @example 3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10
@@ -614,7 +614,7 @@ export interface components {
              */
             revoked_at: string | null;
         };
-        EndUserProfileResponseDto: {
+        EndUserProfile: {
             /**
              * @description Their subject (`sub`) at their OpenID provider.
              * @example demo
@@ -636,7 +636,7 @@ export interface components {
              */
             email?: string;
         };
-        CallerResponseDto: {
+        Caller: {
             /**
              * Format: uuid
              * @description The client’s id; for an end user, their pseudonym: the id support finds their audit events by.
@@ -659,7 +659,7 @@ export interface components {
              */
             tenant: string;
             /** @description End users only: who they are, to themself (their subject; with a web app’s session, the ID token’s display claims). */
-            user?: components["schemas"]["EndUserProfileResponseDto"];
+            user?: components["schemas"]["EndUserProfile"];
             /**
              * @description End users only: the scopes their access token grants.
              * @example [
@@ -676,7 +676,7 @@ export interface components {
              */
             customer_ids?: string[];
         };
-        SessionResponseDto: {
+        Session: {
             /**
              * Format: uuid
              * @description The end user’s pseudonym.
@@ -684,7 +684,7 @@ export interface components {
              */
             id: string;
             /** @description Who they are, to themself: their subject and the ID token’s display claims. */
-            user: components["schemas"]["EndUserProfileResponseDto"];
+            user: components["schemas"]["EndUserProfile"];
             /** @example default */
             tenant: string;
             /**
@@ -715,32 +715,32 @@ export interface components {
              */
             idle_expires_at: string;
         };
-        LogoutResponseDto: {
+        LogoutResult: {
             /**
              * @description Where to send the browser to log out at the OpenID provider too (RP-initiated logout); null when the provider has none.
              * @example https://login.partner.example/session/end?client_id=partner-web&post_logout_redirect_uri=https%3A%2F%2Fapp.partner.example%2F
              */
             logout_url: string | null;
         };
-        LogoutRequestDto: {
+        LogoutRequest: {
             /**
              * @description Where the provider sends the browser after its own logout: a path here, or a URL on an allowed origin.
              * @example /app/
              */
             return_to?: string;
         };
-        BackchannelLogoutResponseDto: {
+        BackchannelLogoutResult: {
             /**
              * @description How many sessions ended.
              * @example 1
              */
             ended: number;
         };
-        BackchannelLogoutDto: {
+        BackchannelLogoutRequest: {
             /** @description The logout token: a JWT signed by the OpenID provider (OpenID Connect Back-Channel Logout 1.0, section 2.4). */
             logout_token: string;
         };
-        EndUserSessionResponseDto: {
+        EndUserSession: {
             /**
              * Format: uuid
              * @description The end user’s pseudonym.
@@ -773,14 +773,14 @@ export interface components {
              */
             expires_at: string;
         };
-        EndedSessionsResponseDto: {
+        EndedSessions: {
             /**
              * @description How many sessions ended.
              * @example 2
              */
             ended: number;
         };
-        EndUserRefDto: {
+        EndUserRef: {
             /**
              * @description The end user’s subject (`sub`) at their OpenID provider. The service finds them by the pseudonym it derives; the subject is never stored or logged.
              * @example demo
@@ -789,7 +789,7 @@ export interface components {
             /** @description Their issuer, when the service trusts more than one (OIDC_ISSUERS). */
             end_user_issuer?: string;
         };
-        CustomerResponseDto: {
+        Customer: {
             /**
              * Format: uuid
              * @description The provider’s customer id: use it for balances and bank accounts.
@@ -803,7 +803,7 @@ export interface components {
              */
             reference: string;
         };
-        CreateCustomerRequestDto: {
+        CreateCustomerRequest: {
             /**
              * Format: uuid
              * @description Your transaction id and idempotency key. Generated and returned when absent; send it again to retry safely.
@@ -841,7 +841,7 @@ export interface components {
              */
             country?: string;
         };
-        BoundCustomerResponseDto: {
+        CustomerAssignment: {
             /**
              * Format: uuid
              * @example 5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44
@@ -860,7 +860,7 @@ export interface components {
              */
             binding: "bound" | "unchanged";
         };
-        BindCustomerRequestDto: {
+        AssignCustomerRequest: {
             /**
              * @description The end user’s subject (`sub`) at your OpenID provider. The service keeps only a keyed pseudonym of it.
              * @example demo
@@ -869,7 +869,7 @@ export interface components {
             /** @description The end user’s issuer (its URL, as OIDC_ISSUER or OIDC_ISSUERS names it); needed only when the service trusts more than one. */
             issuer?: string;
         };
-        BalanceResponseDto: {
+        Balance: {
             /**
              * Format: uuid
              * @example 5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44
@@ -897,7 +897,7 @@ export interface components {
              */
             as_of: string | null;
         };
-        BankAccountResponseDto: {
+        BankAccount: {
             /**
              * @description The provider’s account id.
              * @example 0f9b5c2e-8d1a-4c3b-9e7f-6a5d4c3b2a19
@@ -940,7 +940,7 @@ export interface components {
              */
             account_number?: string;
         };
-        OpenBankAccountRequestDto: {
+        OpenBankAccountRequest: {
             /**
              * Format: uuid
              * @description A customer created through this service (or linked to your tenant).
@@ -1021,21 +1021,21 @@ export interface components {
              */
             date_of_birth: string;
         };
-        LivenessResponseDto: {
+        Liveness: {
             /**
              * @example ok
              * @enum {string}
              */
             status: "ok";
         };
-        ReadinessResponseDto: {
+        Readiness: {
             /**
              * @example ok
              * @enum {string}
              */
             status: "ok";
         };
-        HealthStatusResponseDto: {
+        HealthDetails: {
             /**
              * @example ok
              * @enum {string}
@@ -1126,7 +1126,7 @@ export interface components {
                 };
             };
         };
-        AuditCheckpointResponseDto: {
+        AuditCheckpoint: {
             /**
              * @description Its place in the chain, from 1.
              * @example 1842
@@ -1171,11 +1171,11 @@ export interface components {
             /** @description The signed text, exactly: keep it (with `signature` and `key_id`) outside the database, and `npm run audit:verify -- --checkpoints FILE` compares. */
             statement: string;
         };
-        AuditCheckpointsResponseDto: {
+        AuditCheckpointList: {
             /** @description Newest first. */
-            checkpoints: components["schemas"]["AuditCheckpointResponseDto"][];
+            checkpoints: components["schemas"]["AuditCheckpoint"][];
         };
-        ProofPendingDto: {
+        ProofPending: {
             /**
              * @example pending
              * @enum {string}
@@ -1187,7 +1187,7 @@ export interface components {
              */
             retry_after_seconds: number;
         };
-        SignedCheckpointDto: {
+        SignedCheckpoint: {
             /** @example 4211 */
             seq: number;
             /** @description The signed JSON text, exactly as signed: its `merkle_root` is where the inclusion proof leads. */
@@ -1202,7 +1202,7 @@ export interface components {
             /** @description Ed25519 over the statement’s UTF-8 bytes, base64. */
             signature: string;
         };
-        InclusionProofDto: {
+        InclusionProof: {
             /** Format: uuid */
             event_id: string;
             /** @description The event’s hash as sealed (SHA-256 of the canonical form of its columns), hex. */
@@ -1221,19 +1221,19 @@ export interface components {
             inclusion_proof: string[];
             /** @description The tree head the proof leads to: the checkpoint statement’s `merkle_root`, hex. */
             merkle_root: string;
-            checkpoint: components["schemas"]["SignedCheckpointDto"];
+            checkpoint: components["schemas"]["SignedCheckpoint"];
         };
-        ConsistencyProofDto: {
+        ConsistencyProof: {
             /** @description The earlier checkpoint: compare it with the one you kept, byte for byte. */
-            from: components["schemas"]["SignedCheckpointDto"];
+            from: components["schemas"]["SignedCheckpoint"];
             /** @description The later checkpoint. */
-            to: components["schemas"]["SignedCheckpointDto"];
+            to: components["schemas"]["SignedCheckpoint"];
             /** @description RFC 9162 consistency proof (hex) from the log’s tree `from`’s statement names (`log_size`, `log_root`) to the one `to`’s names; empty when `from` names an empty tree. */
             consistency_proof: string[];
             /** @description RFC 9162 inclusion proof (hex) of `from`’s head (SHA-256 of its statement) as leaf `from.log_size` in `to`’s tree. */
             inclusion_proof: string[];
         };
-        AuditEventResponseDto: {
+        AuditEvent: {
             /**
              * Format: uuid
              * @example 9a7e3c1d-2b4f-4e6a-8c0d-1f2e3a4b5c6d
@@ -1352,16 +1352,16 @@ export interface components {
              */
             break_glass: boolean;
         };
-        AuditEventsPageResponseDto: {
+        AuditEventPage: {
             /** @description Newest first. */
-            events: components["schemas"]["AuditEventResponseDto"][];
+            events: components["schemas"]["AuditEvent"][];
             /**
              * @description Pass as `cursor` for the next, older page; null on the last page.
              * @example null
              */
             next_cursor: string | null;
         };
-        AccessByPersonDto: {
+        AccessByPerson: {
             /**
              * @description A staff member, or an admin client token (break-glass).
              * @example staff
@@ -1409,7 +1409,7 @@ export interface components {
              */
             last_at: string;
         };
-        CustomerLookerDto: {
+        CustomerViewer: {
             /**
              * @example staff
              * @enum {string}
@@ -1422,7 +1422,7 @@ export interface components {
             /** @example 3 */
             searches: number;
         };
-        AccessByCustomerDto: {
+        AccessByCustomer: {
             /**
              * Format: uuid
              * @example 6a1f0d1e-8a55-4b0e-9c47-9d7b1f3a2c10
@@ -1434,9 +1434,9 @@ export interface components {
              */
             searches: number;
             /** @description Who searched, most searches first. */
-            people: components["schemas"]["CustomerLookerDto"][];
+            people: components["schemas"]["CustomerViewer"][];
         };
-        AccessReportResponseDto: {
+        AccessReport: {
             /**
              * Format: date-time
              * @example 2026-07-01T00:00:00.000Z
@@ -1453,11 +1453,11 @@ export interface components {
              */
             truncated: boolean;
             /** @description Each person whose searches of the audit log were answered, most searches first (at most 1,000). */
-            people: components["schemas"]["AccessByPersonDto"][];
+            people: components["schemas"]["AccessByPerson"][];
             /** @description Each customer searched for, most searches first (at most 1,000). */
-            customers: components["schemas"]["AccessByCustomerDto"][];
+            customers: components["schemas"]["AccessByCustomer"][];
         };
-        RequestErrorDto: {
+        RequestError: {
             /** @example UPSTREAM.TIMEOUT */
             code: components["schemas"]["ErrorCode"];
             /**
@@ -1474,7 +1474,7 @@ export interface components {
              */
             doc_url: string;
         };
-        RequestCallerDto: {
+        RequestCaller: {
             /**
              * @description Your server (a client token), or one of your end users.
              * @example partner
@@ -1493,7 +1493,7 @@ export interface components {
              */
             client_name?: string | null;
         };
-        ProviderCallDto: {
+        ProviderCall: {
             /**
              * @description The provider’s status (its last attempt’s).
              * @example 200
@@ -1510,7 +1510,7 @@ export interface components {
              */
             error_id?: string | null;
         };
-        LoggedRequestDto: {
+        RequestLogEntry: {
             /**
              * @description X-Request-Id: the address of its timeline.
              * @example c0ffee00-1234-4abc-9def-000000000001
@@ -1545,8 +1545,8 @@ export interface components {
              * @example 201
              */
             status?: number | null;
-            error?: components["schemas"]["RequestErrorDto"] | null;
-            caller: components["schemas"]["RequestCallerDto"];
+            error?: components["schemas"]["RequestError"] | null;
+            caller: components["schemas"]["RequestCaller"];
             /**
              * Format: uuid
              * @example 7d0c1f6e-5a43-4c1e-9b2a-2f6d8e0b9c11
@@ -1573,23 +1573,23 @@ export interface components {
              */
             trace_id?: string | null;
             /** @description The provider call, when one was made. */
-            provider?: components["schemas"]["ProviderCallDto"] | null;
+            provider?: components["schemas"]["ProviderCall"] | null;
             /**
              * @description Its timeline (a path under the API’s base URL).
              * @example /api/v1/requests/c0ffee00-1234-4abc-9def-000000000001
              */
             log_url: string;
         };
-        RequestLogPageDto: {
+        RequestLogPage: {
             /** @description Newest first. */
-            requests: components["schemas"]["LoggedRequestDto"][];
+            requests: components["schemas"]["RequestLogEntry"][];
             /**
              * @description Pass as `cursor` for the next, older page; null on the last page.
              * @example null
              */
             next_cursor: string | null;
         };
-        RequestEventDto: {
+        RequestEvent: {
             /**
              * Format: uuid
              * @description The audit event’s id.
@@ -1607,7 +1607,7 @@ export interface components {
             /** Format: uuid */
             error_id?: string | null;
         };
-        ProviderAttemptDto: {
+        ProviderAttempt: {
             /**
              * @description 0 for the first attempt, then each retry.
              * @example 0
@@ -1632,7 +1632,7 @@ export interface components {
              */
             failure?: "timeout" | "not_sent" | "connection_lost" | "circuit_open" | null;
         };
-        RelatedRequestDto: {
+        RelatedRequest: {
             /** @example a1b2c3d4-0000-4000-8000-000000000002 */
             request_id: string;
             /** Format: date-time */
@@ -1640,7 +1640,7 @@ export interface components {
             /** @example /api/v1/requests/a1b2c3d4-0000-4000-8000-000000000002 */
             log_url: string;
         };
-        RequestTimelineDto: {
+        RequestTimeline: {
             /**
              * @description X-Request-Id: the address of its timeline.
              * @example c0ffee00-1234-4abc-9def-000000000001
@@ -1675,8 +1675,8 @@ export interface components {
              * @example 201
              */
             status?: number | null;
-            error?: components["schemas"]["RequestErrorDto"] | null;
-            caller: components["schemas"]["RequestCallerDto"];
+            error?: components["schemas"]["RequestError"] | null;
+            caller: components["schemas"]["RequestCaller"];
             /**
              * Format: uuid
              * @example 7d0c1f6e-5a43-4c1e-9b2a-2f6d8e0b9c11
@@ -1703,27 +1703,27 @@ export interface components {
              */
             trace_id?: string | null;
             /** @description The provider call, when one was made. */
-            provider?: components["schemas"]["ProviderCallDto"] | null;
+            provider?: components["schemas"]["ProviderCall"] | null;
             /**
              * @description Its timeline (a path under the API’s base URL).
              * @example /api/v1/requests/c0ffee00-1234-4abc-9def-000000000001
              */
             log_url: string;
             /** @description Its audit events, oldest first: `attempted` before a provider write, then how it ended. */
-            events: components["schemas"]["RequestEventDto"][];
+            events: components["schemas"]["RequestEvent"][];
             /** @description Each attempt of its provider call, in order: one for a call answered at once, more when a read was retried (or a write that was never sent). */
-            provider_attempts: components["schemas"]["ProviderAttemptDto"][];
+            provider_attempts: components["schemas"]["ProviderAttempt"][];
             /** @description For a replay: the request whose stored answer it gave back. */
-            replay_of?: components["schemas"]["RelatedRequestDto"] | null;
+            replay_of?: components["schemas"]["RelatedRequest"] | null;
             /** @description For an `unknown` or `no_outcome` write: the later request with the same reference that succeeded, which settled it. Null while unsettled. */
-            settled_by?: components["schemas"]["RelatedRequestDto"] | null;
+            settled_by?: components["schemas"]["RelatedRequest"] | null;
             /**
              * @description More than one request was sent with this X-Request-Id: its events are all listed, the summary is the newest request’s.
              * @example false
              */
             id_reused: boolean;
         };
-        UnresolvedCallDto: {
+        UnresolvedCall: {
             /**
              * @example bank_account.create
              * @enum {string}
@@ -1776,9 +1776,9 @@ export interface components {
              */
             error_id: string | null;
         };
-        UnresolvedCallsResponseDto: {
+        UnresolvedCallList: {
             /** @description Newest attempt first. */
-            calls: components["schemas"]["UnresolvedCallDto"][];
+            calls: components["schemas"]["UnresolvedCall"][];
             /**
              * Format: date-time
              * @description The window looked at: attempts at or after this…
@@ -1822,7 +1822,7 @@ export interface operations {
                         status: number;
                         /** @example OK */
                         message: string;
-                        data: components["schemas"]["ApiClientResponseDto"][];
+                        data: components["schemas"]["ApiClient"][];
                         /**
                          * @description Always null on success
                          * @example null
@@ -1850,7 +1850,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
@@ -1877,7 +1877,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
@@ -1904,7 +1904,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN";
@@ -1931,7 +1931,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -1958,7 +1958,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -1985,7 +1985,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
@@ -2012,7 +2012,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -2039,7 +2039,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -2066,7 +2066,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -2093,7 +2093,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -2120,7 +2120,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
@@ -2149,7 +2149,7 @@ export interface operations {
                         status: number;
                         /** @example OK */
                         message: string;
-                        data: components["schemas"]["CallerResponseDto"];
+                        data: components["schemas"]["Caller"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -2177,7 +2177,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
@@ -2204,7 +2204,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
@@ -2231,7 +2231,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -2258,7 +2258,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -2285,7 +2285,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
@@ -2312,7 +2312,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -2339,7 +2339,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -2366,7 +2366,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -2393,7 +2393,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -2420,7 +2420,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
@@ -2449,7 +2449,7 @@ export interface operations {
                         status: number;
                         /** @example OK */
                         message: string;
-                        data: components["schemas"]["SessionResponseDto"];
+                        data: components["schemas"]["Session"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -2477,7 +2477,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
@@ -2504,7 +2504,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "SESSION.ENDED";
@@ -2531,7 +2531,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "SESSION.CSRF_REJECTED";
@@ -2558,7 +2558,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -2585,7 +2585,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -2612,7 +2612,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
@@ -2639,7 +2639,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -2666,7 +2666,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -2693,7 +2693,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -2720,7 +2720,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -2747,7 +2747,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
@@ -2801,7 +2801,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "SESSION.RETURN_TO_REFUSED";
@@ -2828,7 +2828,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "SESSION.NOT_CONFIGURED";
@@ -2855,7 +2855,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -2882,7 +2882,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -2909,7 +2909,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
@@ -2936,7 +2936,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -2963,7 +2963,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -2990,7 +2990,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -3017,7 +3017,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -3044,7 +3044,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
@@ -3093,7 +3093,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "SESSION.LOGIN_FAILED";
@@ -3120,7 +3120,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "SESSION.NOT_CONFIGURED";
@@ -3147,7 +3147,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -3174,7 +3174,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -3201,7 +3201,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
@@ -3228,7 +3228,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -3255,7 +3255,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -3282,7 +3282,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -3309,7 +3309,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -3336,7 +3336,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
@@ -3355,7 +3355,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["LogoutRequestDto"];
+                "application/json": components["schemas"]["LogoutRequest"];
             };
         };
         responses: {
@@ -3369,7 +3369,7 @@ export interface operations {
                         status: number;
                         /** @example Logged out */
                         message: string;
-                        data: components["schemas"]["LogoutResponseDto"];
+                        data: components["schemas"]["LogoutResult"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -3403,7 +3403,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH" | "SESSION.RETURN_TO_REFUSED";
@@ -3430,7 +3430,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "SESSION.ENDED";
@@ -3457,7 +3457,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "SESSION.CSRF_REJECTED";
@@ -3484,7 +3484,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "SESSION.NOT_CONFIGURED";
@@ -3511,7 +3511,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -3538,7 +3538,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BODY_TOO_LARGE";
@@ -3565,7 +3565,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -3592,7 +3592,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING" | "REQUEST.UNSUPPORTED_MEDIA_TYPE";
@@ -3619,7 +3619,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -3646,7 +3646,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -3673,7 +3673,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -3700,7 +3700,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -3727,7 +3727,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
@@ -3746,7 +3746,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": components["schemas"]["BackchannelLogoutDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["BackchannelLogoutRequest"];
             };
         };
         responses: {
@@ -3760,7 +3760,7 @@ export interface operations {
                         status: number;
                         /** @example Sessions ended */
                         message: string;
-                        data: components["schemas"]["BackchannelLogoutResponseDto"];
+                        data: components["schemas"]["BackchannelLogoutResult"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -3788,7 +3788,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "SESSION.INVALID_LOGOUT_TOKEN";
@@ -3815,7 +3815,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "SESSION.NOT_CONFIGURED";
@@ -3842,7 +3842,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -3869,7 +3869,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -3896,7 +3896,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING" | "REQUEST.UNSUPPORTED_MEDIA_TYPE";
@@ -3923,7 +3923,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -3950,7 +3950,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -3977,7 +3977,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -4004,7 +4004,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -4031,7 +4031,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
@@ -4065,7 +4065,7 @@ export interface operations {
                         status: number;
                         /** @example OK */
                         message: string;
-                        data: components["schemas"]["EndUserSessionResponseDto"][];
+                        data: components["schemas"]["EndUserSession"][];
                         /**
                          * @description Always null on success
                          * @example null
@@ -4099,7 +4099,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
@@ -4126,7 +4126,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
@@ -4153,7 +4153,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN";
@@ -4180,7 +4180,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -4207,7 +4207,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -4234,7 +4234,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
@@ -4261,7 +4261,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -4288,7 +4288,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -4315,7 +4315,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -4342,7 +4342,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -4369,7 +4369,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
@@ -4388,7 +4388,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EndUserRefDto"];
+                "application/json": components["schemas"]["EndUserRef"];
             };
         };
         responses: {
@@ -4402,7 +4402,7 @@ export interface operations {
                         status: number;
                         /** @example Sessions ended */
                         message: string;
-                        data: components["schemas"]["EndedSessionsResponseDto"];
+                        data: components["schemas"]["EndedSessions"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -4436,7 +4436,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH";
@@ -4463,7 +4463,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
@@ -4490,7 +4490,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN";
@@ -4517,7 +4517,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -4544,7 +4544,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BODY_TOO_LARGE";
@@ -4571,7 +4571,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -4598,7 +4598,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING" | "REQUEST.UNSUPPORTED_MEDIA_TYPE";
@@ -4625,7 +4625,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -4652,7 +4652,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -4679,7 +4679,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -4706,7 +4706,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -4733,7 +4733,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
@@ -4752,7 +4752,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateCustomerRequestDto"];
+                "application/json": components["schemas"]["CreateCustomerRequest"];
             };
         };
         responses: {
@@ -4768,7 +4768,7 @@ export interface operations {
                         status: number;
                         /** @example Customer created */
                         message: string;
-                        data: components["schemas"]["CustomerResponseDto"];
+                        data: components["schemas"]["Customer"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -4802,7 +4802,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH";
@@ -4829,7 +4829,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
@@ -4856,7 +4856,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
@@ -4883,7 +4883,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "UPSTREAM.NOT_FOUND";
@@ -4910,7 +4910,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -4937,7 +4937,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "IDEMPOTENCY.IN_FLIGHT" | "IDEMPOTENCY.OUTCOME_UNKNOWN";
@@ -4964,7 +4964,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BODY_TOO_LARGE";
@@ -4991,7 +4991,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -5018,7 +5018,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING" | "REQUEST.UNSUPPORTED_MEDIA_TYPE";
@@ -5045,7 +5045,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -5078,7 +5078,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "IDEMPOTENCY.REFERENCE_REUSED" | "IDEMPOTENCY.REFERENCE_TAKEN";
@@ -5105,7 +5105,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -5132,7 +5132,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -5159,7 +5159,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -5186,7 +5186,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "UPSTREAM.BAD_RESPONSE" | "UPSTREAM.CREDENTIALS_REFUSED" | "UPSTREAM.REJECTED" | "UPSTREAM.SERVER_ERROR" | "UPSTREAM.UNREACHABLE" | "UPSTREAM.CONNECTION_LOST" | "UPSTREAM.CONFLICT";
@@ -5213,7 +5213,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.CIRCUIT_OPEN" | "IDEMPOTENCY.OUTCOME_PENDING";
@@ -5240,7 +5240,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "UPSTREAM.TIMEOUT";
@@ -5262,7 +5262,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["BindCustomerRequestDto"];
+                "application/json": components["schemas"]["AssignCustomerRequest"];
             };
         };
         responses: {
@@ -5278,7 +5278,7 @@ export interface operations {
                         status: number;
                         /** @example Customer bound */
                         message: string;
-                        data: components["schemas"]["BoundCustomerResponseDto"];
+                        data: components["schemas"]["CustomerAssignment"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -5312,7 +5312,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH";
@@ -5339,7 +5339,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
@@ -5366,7 +5366,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN";
@@ -5393,7 +5393,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "CUSTOMER.NOT_FOUND";
@@ -5420,7 +5420,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -5447,7 +5447,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "CUSTOMER.ALREADY_BOUND";
@@ -5474,7 +5474,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BODY_TOO_LARGE";
@@ -5501,7 +5501,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -5528,7 +5528,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING" | "REQUEST.UNSUPPORTED_MEDIA_TYPE";
@@ -5555,7 +5555,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -5582,7 +5582,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -5609,7 +5609,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -5636,7 +5636,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -5663,7 +5663,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
@@ -5695,7 +5695,7 @@ export interface operations {
                         status: number;
                         /** @example Balance retrieved */
                         message: string;
-                        data: components["schemas"]["BalanceResponseDto"];
+                        data: components["schemas"]["Balance"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -5729,7 +5729,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
@@ -5756,7 +5756,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
@@ -5783,7 +5783,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
@@ -5810,7 +5810,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "CUSTOMER.NOT_FOUND" | "UPSTREAM.NOT_FOUND";
@@ -5837,7 +5837,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -5864,7 +5864,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -5891,7 +5891,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
@@ -5918,7 +5918,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -5945,7 +5945,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -5972,7 +5972,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -5999,7 +5999,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -6026,7 +6026,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "UPSTREAM.BAD_RESPONSE" | "UPSTREAM.CREDENTIALS_REFUSED" | "UPSTREAM.REJECTED" | "UPSTREAM.SERVER_ERROR" | "UPSTREAM.UNREACHABLE" | "UPSTREAM.CONNECTION_LOST";
@@ -6053,7 +6053,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.CIRCUIT_OPEN";
@@ -6080,7 +6080,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "UPSTREAM.TIMEOUT";
@@ -6099,7 +6099,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["OpenBankAccountRequestDto"];
+                "application/json": components["schemas"]["OpenBankAccountRequest"];
             };
         };
         responses: {
@@ -6115,7 +6115,7 @@ export interface operations {
                         status: number;
                         /** @example Bank account created */
                         message: string;
-                        data: components["schemas"]["BankAccountResponseDto"];
+                        data: components["schemas"]["BankAccount"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -6149,7 +6149,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH";
@@ -6176,7 +6176,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
@@ -6203,7 +6203,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
@@ -6230,7 +6230,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "CUSTOMER.NOT_FOUND" | "UPSTREAM.NOT_FOUND";
@@ -6257,7 +6257,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -6284,7 +6284,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "IDEMPOTENCY.IN_FLIGHT" | "IDEMPOTENCY.OUTCOME_UNKNOWN";
@@ -6311,7 +6311,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BODY_TOO_LARGE";
@@ -6338,7 +6338,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -6365,7 +6365,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING" | "REQUEST.UNSUPPORTED_MEDIA_TYPE";
@@ -6392,7 +6392,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -6425,7 +6425,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "IDEMPOTENCY.REFERENCE_REUSED" | "IDEMPOTENCY.REFERENCE_TAKEN";
@@ -6452,7 +6452,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -6479,7 +6479,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -6506,7 +6506,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -6533,7 +6533,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "UPSTREAM.BAD_RESPONSE" | "UPSTREAM.CREDENTIALS_REFUSED" | "UPSTREAM.REJECTED" | "UPSTREAM.SERVER_ERROR" | "UPSTREAM.UNREACHABLE" | "UPSTREAM.CONNECTION_LOST" | "UPSTREAM.CONFLICT";
@@ -6560,7 +6560,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.CIRCUIT_OPEN" | "IDEMPOTENCY.OUTCOME_PENDING";
@@ -6587,7 +6587,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "UPSTREAM.TIMEOUT";
@@ -6616,7 +6616,7 @@ export interface operations {
                         status: number;
                         /** @example OK */
                         message: string;
-                        data: components["schemas"]["LivenessResponseDto"];
+                        data: components["schemas"]["Liveness"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -6646,7 +6646,7 @@ export interface operations {
                         status: number;
                         /** @example OK */
                         message: string;
-                        data: components["schemas"]["ReadinessResponseDto"];
+                        data: components["schemas"]["Readiness"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -6674,7 +6674,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "SERVICE.NOT_READY";
@@ -6703,7 +6703,7 @@ export interface operations {
                         status: number;
                         /** @example OK */
                         message: string;
-                        data: components["schemas"]["HealthStatusResponseDto"];
+                        data: components["schemas"]["HealthDetails"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -6731,7 +6731,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
@@ -6758,7 +6758,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN";
@@ -6785,7 +6785,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.ISSUER_UNAVAILABLE" | "DATABASE.UNAVAILABLE";
@@ -6817,7 +6817,7 @@ export interface operations {
                         status: number;
                         /** @example OK */
                         message: string;
-                        data: components["schemas"]["AuditCheckpointsResponseDto"];
+                        data: components["schemas"]["AuditCheckpointList"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -6851,7 +6851,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
@@ -6878,7 +6878,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
@@ -6905,7 +6905,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN";
@@ -6932,7 +6932,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -6959,7 +6959,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -6986,7 +6986,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
@@ -7013,7 +7013,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -7040,7 +7040,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -7067,7 +7067,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -7094,7 +7094,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -7121,7 +7121,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
@@ -7153,7 +7153,7 @@ export interface operations {
                         status: number;
                         /** @example OK */
                         message: string;
-                        data: components["schemas"]["InclusionProofDto"];
+                        data: components["schemas"]["InclusionProof"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -7172,7 +7172,7 @@ export interface operations {
                         status: number;
                         /** @example Accepted */
                         message: string;
-                        data: components["schemas"]["ProofPendingDto"];
+                        data: components["schemas"]["ProofPending"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -7206,7 +7206,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
@@ -7233,7 +7233,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
@@ -7260,7 +7260,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
@@ -7287,7 +7287,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RECEIPT.NOT_FOUND" | "RECEIPT.PROOF_UNAVAILABLE";
@@ -7314,7 +7314,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -7341,7 +7341,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -7368,7 +7368,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
@@ -7395,7 +7395,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -7422,7 +7422,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -7449,7 +7449,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -7476,7 +7476,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -7503,7 +7503,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
@@ -7537,7 +7537,7 @@ export interface operations {
                         status: number;
                         /** @example OK */
                         message: string;
-                        data: components["schemas"]["ConsistencyProofDto"];
+                        data: components["schemas"]["ConsistencyProof"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -7571,7 +7571,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
@@ -7598,7 +7598,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
@@ -7625,7 +7625,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
@@ -7652,7 +7652,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "CHECKPOINT.NOT_FOUND" | "CHECKPOINT.PROOF_UNAVAILABLE";
@@ -7679,7 +7679,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -7706,7 +7706,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -7733,7 +7733,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
@@ -7760,7 +7760,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -7787,7 +7787,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -7814,7 +7814,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -7841,7 +7841,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -7868,7 +7868,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
@@ -7892,7 +7892,24 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/jwk-set+json": {
+                        keys: {
+                            /** @enum {string} */
+                            kty: "OKP";
+                            /** @enum {string} */
+                            crv: "Ed25519";
+                            /** @description The public key, base64url (RFC 8037). */
+                            x: string;
+                            /** @description A checkpoint’s `key_id`. */
+                            kid: string;
+                            /** @enum {string} */
+                            alg: "EdDSA";
+                            /** @enum {string} */
+                            use: "sig";
+                        }[];
+                    };
+                };
             };
         };
     };
@@ -7944,7 +7961,7 @@ export interface operations {
                         status: number;
                         /** @example OK */
                         message: string;
-                        data: components["schemas"]["AuditEventsPageResponseDto"];
+                        data: components["schemas"]["AuditEventPage"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -7978,7 +7995,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE";
@@ -8005,7 +8022,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
@@ -8032,7 +8049,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN";
@@ -8059,7 +8076,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -8086,7 +8103,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -8113,7 +8130,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
@@ -8140,7 +8157,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -8167,7 +8184,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -8194,7 +8211,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -8221,7 +8238,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -8248,7 +8265,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
@@ -8283,7 +8300,7 @@ export interface operations {
                         status: number;
                         /** @example OK */
                         message: string;
-                        data: components["schemas"]["AuditEventResponseDto"];
+                        data: components["schemas"]["AuditEvent"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -8317,7 +8334,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
@@ -8344,7 +8361,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
@@ -8371,7 +8388,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN";
@@ -8398,7 +8415,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.EVENT_NOT_FOUND";
@@ -8425,7 +8442,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -8452,7 +8469,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -8479,7 +8496,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
@@ -8506,7 +8523,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -8533,7 +8550,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -8560,7 +8577,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -8587,7 +8604,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -8614,7 +8631,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
@@ -8648,7 +8665,7 @@ export interface operations {
                         status: number;
                         /** @example OK */
                         message: string;
-                        data: components["schemas"]["AccessReportResponseDto"];
+                        data: components["schemas"]["AccessReport"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -8682,7 +8699,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "AUDIT.INVALID_RANGE";
@@ -8709,7 +8726,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
@@ -8736,7 +8753,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN";
@@ -8763,7 +8780,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -8790,7 +8807,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -8817,7 +8834,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
@@ -8844,7 +8861,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -8871,7 +8888,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -8898,7 +8915,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -8925,7 +8942,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -8952,7 +8969,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
@@ -9004,7 +9021,7 @@ export interface operations {
                         status: number;
                         /** @example OK */
                         message: string;
-                        data: components["schemas"]["RequestLogPageDto"];
+                        data: components["schemas"]["RequestLogPage"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -9038,7 +9055,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE";
@@ -9065,7 +9082,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
@@ -9092,7 +9109,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
@@ -9119,7 +9136,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -9146,7 +9163,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -9173,7 +9190,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
@@ -9200,7 +9217,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -9227,7 +9244,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -9254,7 +9271,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -9281,7 +9298,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -9308,7 +9325,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
@@ -9340,7 +9357,7 @@ export interface operations {
                         status: number;
                         /** @example OK */
                         message: string;
-                        data: components["schemas"]["RequestTimelineDto"];
+                        data: components["schemas"]["RequestTimeline"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -9374,7 +9391,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
@@ -9401,7 +9418,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
@@ -9428,7 +9445,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
@@ -9455,7 +9472,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST_LOG.NOT_FOUND";
@@ -9482,7 +9499,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -9509,7 +9526,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -9536,7 +9553,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
@@ -9563,7 +9580,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -9590,7 +9607,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -9617,7 +9634,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -9644,7 +9661,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -9671,7 +9688,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
@@ -9709,7 +9726,7 @@ export interface operations {
                         status: number;
                         /** @example OK */
                         message: string;
-                        data: components["schemas"]["UnresolvedCallsResponseDto"];
+                        data: components["schemas"]["UnresolvedCallList"];
                         /**
                          * @description Always null on success
                          * @example null
@@ -9743,7 +9760,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE";
@@ -9770,7 +9787,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
@@ -9797,7 +9814,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN";
@@ -9824,7 +9841,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
@@ -9851,7 +9868,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
@@ -9878,7 +9895,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
@@ -9905,7 +9922,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
@@ -9932,7 +9949,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
@@ -9959,7 +9976,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
@@ -9986,7 +10003,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "INTERNAL";
@@ -10013,7 +10030,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelopeSchema"] & {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error: {
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";

@@ -1,7 +1,8 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { ApiClient } from '../domain/api-client';
 import { CLIENT_ROLES } from '../../common/domain/request-record';
 
+@ApiSchema({ name: 'ApiClient' })
 export class ApiClientResponseDto {
   @ApiProperty({ format: 'uuid', example: '3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10' })
   readonly id!: string;

@@ -12,8 +12,11 @@ export const REQUIRED_ROLES = 'auth:roles';
 export const END_USER_SCOPE = 'auth:end-user-scope';
 export const STAFF_ROLES_ALLOWED = 'auth:staff-roles';
 
-/** The route needs no client token (health checks). */
-export const Public = () => SetMetadata(IS_PUBLIC, true);
+/**
+ * The route needs no credential (health checks, a browser's login, the audit keys). The OpenAPI
+ * document says so with an empty requirement, which buildOpenApiDocument writes as `security: []`.
+ */
+export const Public = () => applyDecorators(SetMetadata(IS_PUBLIC, true), ApiSecurity({}));
 
 /** Only clients with one of these roles may call the route; without it any valid client may. */
 export const Roles = (...roles: ClientRole[]) => SetMetadata(REQUIRED_ROLES, roles);

@@ -1,9 +1,10 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { Rules } from '../../common/http/field-rules';
 import type { StoredSession } from '../domain/browser-session-store.port';
 
 /** Whose sessions: an end user by their subject at their OpenID provider, as the audit search names them. */
+@ApiSchema({ name: 'EndUserRef' })
 export class EndUserRefDto {
   @ApiProperty({
     example: 'demo',
@@ -20,6 +21,7 @@ export class EndUserRefDto {
 }
 
 /** One browser session, as an operator may see it: when, and until when; never its id, cookie or tokens. */
+@ApiSchema({ name: 'EndUserSession' })
 export class EndUserSessionResponseDto {
   @ApiProperty({ format: 'uuid', example: '3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10', description: 'The end user’s pseudonym.' })
   readonly end_user_id!: string;
@@ -51,6 +53,7 @@ export class EndUserSessionResponseDto {
   }
 }
 
+@ApiSchema({ name: 'EndedSessions' })
 export class EndedSessionsResponseDto {
   @ApiProperty({ example: 2, description: 'How many sessions ended.' })
   readonly ended!: number;

@@ -1,9 +1,10 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import type { AuthenticatedClient } from '../domain/api-client';
 import { EndUserProfileResponseDto } from './session.response.dto';
 import { CALLER_KINDS } from '../../common/domain/request-record';
 
 /** Who a token belongs to (GET /api/v1/me). */
+@ApiSchema({ name: 'Caller' })
 export class CallerResponseDto {
   @ApiProperty({
     format: 'uuid',

@@ -1,6 +1,6 @@
 import { requestOrigin } from '../../common/http/edge';
 import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOperation, ApiProperty, ApiPropertyOptional, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOperation, ApiProperty, ApiPropertyOptional, ApiQuery, ApiResponse, ApiTags, ApiSchema } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OPERATION } from '../../common/domain/audit-operations';
@@ -30,6 +30,7 @@ export class LoginQueryDto {
   readonly return_to?: string;
 }
 
+@ApiSchema({ name: 'LogoutRequest' })
 export class LogoutRequestDto {
   @ApiPropertyOptional({
     example: '/app/',
@@ -41,6 +42,7 @@ export class LogoutRequestDto {
   readonly return_to?: string;
 }
 
+@ApiSchema({ name: 'LogoutResult' })
 export class LogoutResponseDto {
   @ApiProperty({
     type: String,
@@ -51,11 +53,13 @@ export class LogoutResponseDto {
   readonly logout_url!: string | null;
 }
 
+@ApiSchema({ name: 'BackchannelLogoutRequest' })
 export class BackchannelLogoutDto {
   @ApiProperty({ description: 'The logout token: a JWT signed by the OpenID provider (OpenID Connect Back-Channel Logout 1.0, section 2.4).' })
   readonly logout_token!: string;
 }
 
+@ApiSchema({ name: 'BackchannelLogoutResult' })
 export class BackchannelLogoutResponseDto {
   @ApiProperty({ example: 1, description: 'How many sessions ended.' })
   readonly ended!: number;

@@ -1,7 +1,8 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import type { AuthenticatedClient, EndUserProfile } from '../domain/api-client';
 
 /** The end user as they are shown to themself: never stored by this service, never in the audit log or the logs. */
+@ApiSchema({ name: 'EndUserProfile' })
 export class EndUserProfileResponseDto {
   @ApiProperty({ example: 'demo', description: 'Their subject (`sub`) at their OpenID provider.' })
   readonly sub!: string;
@@ -26,6 +27,7 @@ export class EndUserProfileResponseDto {
 }
 
 /** A browser session, as its web app sees it (GET /api/v1/session): who and until when, never a token. */
+@ApiSchema({ name: 'Session' })
 export class SessionResponseDto {
   @ApiProperty({ format: 'uuid', example: '3f2c8a9e-6a55-4bd2-9d55-1b0f3c1e2a10', description: 'The end user’s pseudonym.' })
   readonly id!: string;

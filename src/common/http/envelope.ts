@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ALL_ERROR_CODES, type ErrorCode } from '../domain/error-codes';
 
 /** The body of every error response: the provider's 401 envelope, generalised. */
@@ -24,6 +24,7 @@ export interface SuccessEnvelope<T> {
   readonly error: null;
 }
 
+@ApiSchema({ name: 'FieldProblem' })
 export class FieldProblemSchema {
   @ApiProperty({ example: 'currency' })
   readonly field!: string;
@@ -32,6 +33,7 @@ export class FieldProblemSchema {
   readonly message!: string;
 }
 
+@ApiSchema({ name: 'Error' })
 export class ErrorBodySchema {
   @ApiProperty({
     format: 'uuid',
@@ -67,6 +69,7 @@ export class ErrorBodySchema {
   readonly request_log_url?: string;
 }
 
+@ApiSchema({ name: 'ErrorEnvelope' })
 export class ErrorEnvelopeSchema {
   @ApiProperty({ description: 'The HTTP status, repeated', example: 400 })
   readonly status!: number;

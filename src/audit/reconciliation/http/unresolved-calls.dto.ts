@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { AUDIT_OPERATIONS } from '../../search/domain/audit-operations';
@@ -40,6 +40,7 @@ export class UnresolvedCallsQueryDto {
 }
 
 /** One unresolved call, as the API and `npm run audit:reconcile` print it. */
+@ApiSchema({ name: 'UnresolvedCall' })
 export class UnresolvedCallDto {
   @ApiProperty({ enum: AUDIT_OPERATIONS, example: 'bank_account.create' })
   readonly operation!: AuditOperation;
@@ -93,6 +94,7 @@ export class UnresolvedCallDto {
   }
 }
 
+@ApiSchema({ name: 'UnresolvedCallList' })
 export class UnresolvedCallsResponseDto {
   @ApiProperty({ type: [UnresolvedCallDto], description: 'Newest attempt first.' })
   readonly calls!: UnresolvedCallDto[];

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { ALL_ERROR_CODES, type ErrorCode } from '../../../common/domain/error-codes';
@@ -114,6 +114,7 @@ export class RequestIdParamDto {
   readonly request_id!: string;
 }
 
+@ApiSchema({ name: 'RequestError' })
 export class RequestErrorDto {
   @ApiProperty({ enum: ALL_ERROR_CODES, enumName: 'ErrorCode', example: 'UPSTREAM.TIMEOUT' })
   readonly code!: string;
@@ -134,6 +135,7 @@ export class RequestErrorDto {
   readonly doc_url!: string;
 }
 
+@ApiSchema({ name: 'RequestCaller' })
 export class RequestCallerDto {
   @ApiProperty({ enum: ['partner', 'end_user'], description: 'Your server (a client token), or one of your end users.', example: 'partner' })
   readonly kind!: string;
@@ -151,6 +153,7 @@ export class RequestCallerDto {
   readonly client_name!: string | null;
 }
 
+@ApiSchema({ name: 'ProviderCall' })
 export class ProviderCallDto {
   @ApiPropertyOptional({ nullable: true, type: Number, description: 'The provider’s status (its last attempt’s).', example: 200 })
   readonly status!: number | null;
@@ -162,6 +165,7 @@ export class ProviderCallDto {
   readonly error_id!: string | null;
 }
 
+@ApiSchema({ name: 'RequestLogEntry' })
 export class LoggedRequestDto {
   @ApiProperty({ description: 'X-Request-Id: the address of its timeline.', example: 'c0ffee00-1234-4abc-9def-000000000001' })
   readonly request_id!: string;
@@ -259,6 +263,7 @@ export class LoggedRequestDto {
   }
 }
 
+@ApiSchema({ name: 'RequestLogPage' })
 export class RequestLogPageDto {
   @ApiProperty({ type: [LoggedRequestDto], description: 'Newest first.' })
   readonly requests!: LoggedRequestDto[];
@@ -271,6 +276,7 @@ export class RequestLogPageDto {
   }
 }
 
+@ApiSchema({ name: 'RequestEvent' })
 export class RequestEventDto {
   @ApiProperty({ format: 'uuid', description: 'The audit event’s id.' })
   readonly id!: string;
@@ -294,6 +300,7 @@ export class RequestEventDto {
   readonly error_id!: string | null;
 }
 
+@ApiSchema({ name: 'ProviderAttempt' })
 export class ProviderAttemptDto {
   @ApiProperty({ description: '0 for the first attempt, then each retry.', example: 0 })
   readonly retry!: number;
@@ -327,6 +334,7 @@ export class ProviderAttemptDto {
   }
 }
 
+@ApiSchema({ name: 'RelatedRequest' })
 export class RelatedRequestDto {
   @ApiProperty({ example: 'a1b2c3d4-0000-4000-8000-000000000002' })
   readonly request_id!: string;
@@ -342,6 +350,7 @@ export class RelatedRequestDto {
   }
 }
 
+@ApiSchema({ name: 'RequestTimeline' })
 export class RequestTimelineDto extends LoggedRequestDto {
   @ApiProperty({ type: [RequestEventDto], description: 'Its audit events, oldest first: `attempted` before a provider write, then how it ended.' })
   readonly events!: RequestEventDto[];

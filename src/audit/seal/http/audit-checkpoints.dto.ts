@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { Rules, toDecimalInteger } from '../../../common/http/field-rules';
@@ -19,6 +19,7 @@ export class AuditCheckpointsQueryDto {
   readonly limit?: number;
 }
 
+@ApiSchema({ name: 'AuditCheckpoint' })
 export class AuditCheckpointResponseDto {
   @ApiProperty({ description: 'Its place in the chain, from 1.', example: 1842 })
   readonly seq!: number;
@@ -72,6 +73,7 @@ export class AuditCheckpointResponseDto {
   }
 }
 
+@ApiSchema({ name: 'AuditCheckpointList' })
 export class AuditCheckpointsResponseDto {
   @ApiProperty({ type: [AuditCheckpointResponseDto], description: 'Newest first.' })
   readonly checkpoints!: AuditCheckpointResponseDto[];

@@ -91,7 +91,34 @@ export class AuditKeysController {
       'Every key checkpoints were signed with, the current one and the retired ones (RFC 8037 OKP keys, Ed25519; `kid` is a checkpoint’s `key_id`). ' +
       'Pin them: a receipt or proof you keep verifies with them offline, after any rotation.',
   })
-  @ApiOkResponse({ description: 'A JWK Set (RFC 7517), as it is: no envelope.' })
+  @ApiOkResponse({
+    description: 'A JWK Set (RFC 7517), as it is: no envelope.',
+    content: {
+      'application/jwk-set+json': {
+        schema: {
+          type: 'object',
+          required: ['keys'],
+          properties: {
+            keys: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['kty', 'crv', 'x', 'kid', 'alg', 'use'],
+                properties: {
+                  kty: { type: 'string', enum: ['OKP'] },
+                  crv: { type: 'string', enum: ['Ed25519'] },
+                  x: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$', description: 'The public key, base64url (RFC 8037).' },
+                  kid: { type: 'string', description: 'A checkpoint’s `key_id`.' },
+                  alg: { type: 'string', enum: ['EdDSA'] },
+                  use: { type: 'string', enum: ['sig'] },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  })
   jwks(): string {
     // A string goes out as it is: key sets are read by JOSE libraries, which expect `keys` at the top.
     return JSON.stringify({ keys: this.keys.publicJwks() });

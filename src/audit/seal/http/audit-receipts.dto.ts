@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { IsUuidField, Rules, toDecimalInteger } from '../../../common/http/field-rules';
@@ -12,6 +12,7 @@ export class EventIdParamDto {
   readonly event_id!: string;
 }
 
+@ApiSchema({ name: 'SignedCheckpoint' })
 export class SignedCheckpointDto {
   @ApiProperty({ example: 4211 })
   readonly seq!: number;
@@ -33,6 +34,7 @@ function signedCheckpointOf(checkpoint: StoredCheckpoint): SignedCheckpointDto {
   return { seq: checkpoint.seq, statement: checkpoint.statement, head: checkpoint.head, key_id: checkpoint.keyId, signature: checkpoint.signature };
 }
 
+@ApiSchema({ name: 'InclusionProof' })
 export class InclusionProofDto {
   @ApiProperty({ format: 'uuid' })
   readonly event_id!: string;
@@ -71,6 +73,7 @@ export class InclusionProofDto {
   }
 }
 
+@ApiSchema({ name: 'ProofPending' })
 export class ProofPendingDto {
   @ApiProperty({ enum: ['pending'], example: 'pending' })
   readonly status!: 'pending';
@@ -101,6 +104,7 @@ export class ConsistencyQueryDto {
   readonly to?: number;
 }
 
+@ApiSchema({ name: 'ConsistencyProof' })
 export class ConsistencyProofDto {
   @ApiProperty({ type: SignedCheckpointDto, description: 'The earlier checkpoint: compare it with the one you kept, byte for byte.' })
   readonly from!: SignedCheckpointDto;

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsInstant } from '../../../common/http/date.validators';
 import type { AccessByCustomer, AccessByPerson, AccessReport } from '../domain/audit-search.port';
 
@@ -12,6 +12,7 @@ export class AccessReportQueryDto {
   readonly to!: string;
 }
 
+@ApiSchema({ name: 'AccessByPerson' })
 export class AccessByPersonDto {
   @ApiProperty({ enum: ['staff', 'admin'], description: 'A staff member, or an admin client token (break-glass).', example: 'staff' })
   readonly caller_kind!: string;
@@ -55,6 +56,7 @@ export class AccessByPersonDto {
   }
 }
 
+@ApiSchema({ name: 'CustomerViewer' })
 export class CustomerLookerDto {
   @ApiProperty({ enum: ['staff', 'admin'], example: 'staff' })
   readonly caller_kind!: string;
@@ -69,6 +71,7 @@ export class CustomerLookerDto {
   readonly searches!: number;
 }
 
+@ApiSchema({ name: 'AccessByCustomer' })
 export class AccessByCustomerDto {
   @ApiProperty({ format: 'uuid', example: '6a1f0d1e-8a55-4b0e-9c47-9d7b1f3a2c10' })
   readonly customer_id!: string;
@@ -88,6 +91,7 @@ export class AccessByCustomerDto {
   }
 }
 
+@ApiSchema({ name: 'AccessReport' })
 export class AccessReportResponseDto {
   @ApiProperty({ format: 'date-time', example: '2026-07-01T00:00:00.000Z' })
   readonly from!: string;

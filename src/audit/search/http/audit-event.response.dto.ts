@@ -1,8 +1,9 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { AUDIT_PHASES, AuditEvent } from '../../trail/domain/audit-event';
 import { AUDIT_OPERATIONS } from '../domain/audit-operations';
 import { AuditEventsPage } from '../domain/audit-events.service';
 
+@ApiSchema({ name: 'AuditEvent' })
 export class AuditEventResponseDto {
   @ApiProperty({ format: 'uuid', example: '9a7e3c1d-2b4f-4e6a-8c0d-1f2e3a4b5c6d' })
   readonly id!: string;
@@ -144,6 +145,7 @@ export class AuditEventResponseDto {
   }
 }
 
+@ApiSchema({ name: 'AuditEventPage' })
 export class AuditEventsPageResponseDto {
   @ApiProperty({ type: [AuditEventResponseDto], description: 'Newest first.' })
   readonly events!: AuditEventResponseDto[];

@@ -1,6 +1,7 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { Balance } from '../domain/balance.gateway.port';
 
+@ApiSchema({ name: 'Balance' })
 export class BalanceResponseDto {
   @ApiProperty({ format: 'uuid', example: '5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44' })
   readonly customer_id!: string;

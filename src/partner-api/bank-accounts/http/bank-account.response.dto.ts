@@ -1,6 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { BANK_ACCOUNT_CURRENCIES, BankAccount } from '../domain/bank-account.gateway.port';
 
+@ApiSchema({ name: 'BankAccount' })
 export class BankAccountResponseDto {
   @ApiProperty({ description: 'The provider’s account id.', example: '0f9b5c2e-8d1a-4c3b-9e7f-6a5d4c3b2a19' })
   readonly id!: string;

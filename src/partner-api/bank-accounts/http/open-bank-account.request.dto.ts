@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { utcDate } from '../../../common/domain/calendar-date';
 import { IsBeforeDateField, IsPastCalendarDate } from '../../../common/http/date.validators';
@@ -16,6 +16,7 @@ export function exampleDocumentExpiry(now: Date): string {
 }
 
 /** The provider's bank-account payload (its field table), in its own field names. */
+@ApiSchema({ name: 'OpenBankAccountRequest' })
 export class OpenBankAccountRequestDto {
   @ApiProperty({
     format: 'uuid',

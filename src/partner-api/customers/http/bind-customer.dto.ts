@@ -1,8 +1,9 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 import { IsPrintableText } from '../../../common/http/field-rules';
 
 /** Which end user a customer is given to: their subject at the partner's OpenID provider. */
+@ApiSchema({ name: 'AssignCustomerRequest' })
 export class BindCustomerRequestDto {
   @ApiProperty({
     description: 'The end user’s subject (`sub`) at your OpenID provider. The service keeps only a keyed pseudonym of it.',
@@ -21,6 +22,7 @@ export class BindCustomerRequestDto {
   readonly issuer?: string;
 }
 
+@ApiSchema({ name: 'CustomerAssignment' })
 export class BoundCustomerResponseDto {
   @ApiProperty({ format: 'uuid', example: '5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44' })
   readonly customer_id!: string;

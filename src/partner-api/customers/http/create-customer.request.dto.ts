@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 import { IsPastCalendarDate } from '../../../common/http/date.validators';
 import type { SameKeys, WireName } from '../../../common/domain/field-map';
@@ -9,6 +9,7 @@ import { IsCountryCode, IsEmailAddress, IsPhoneNumber, IsPrintableText, IsUuidFi
  * The gateway's customer body. The provider does not publish its own, so this is the gateway's
  * choice (docs/decisions.md): enough to identify a person, nothing more.
  */
+@ApiSchema({ name: 'CreateCustomerRequest' })
 export class CreateCustomerRequestDto {
   @ApiPropertyOptional({
     format: 'uuid',

@@ -1,6 +1,7 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { CreatedCustomer } from '../domain/customer.gateway.port';
 
+@ApiSchema({ name: 'Customer' })
 export class CustomerResponseDto {
   @ApiProperty({
     format: 'uuid',

@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { decodeJwt } from 'jose';
+import { startTestApp, TestApp } from '../support/app';
+import { buildBankAccountRequest, buildCustomerRequest } from '../support/builders';
+import { OpenApiContract } from '../support/openapi-contract';
+import { webClientEnv } from '../support/sessions';
+import { DevIdentityProvider, startDevIdentityProvider } from '../../dev/identity-provider/dev-identity-provider';
+import { devLogin, webLogin } from '../../dev/identity-provider/dev-login';
+
+/**
+ * The contract as a partner's tools read it: one scenario calls every operation of openapi.json,
+ * with valid input and with invalid input, as a partner's server, an end user, a web app, staff and
+ * the OpenID provider would, and every answer is checked against the document by ajv (JSON Schema
+ * 2020-12): its status declared, its content type declared, its body valid. A client generated from
+ * the document, or a validating proxy in front of the gateway, would accept every one of them.
+ */
+describe('the OpenAPI document admits every answer the service gives', () => {
+  const contract = OpenApiContract.fromFile();
+  let idp: DevIdentityProvider;
+  let t: TestApp;
+  let partner: string;
+  let admin: string;
+
+  const json = (token: string | undefined, body?: unknown, extra: Record<string, string> = {}): RequestInit => ({
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...extra,
+    },
+    ...(body === undefined ? {} : { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  const call = (path: string, init: RequestInit = {}) => contract.fetch(`${t.baseUrl}${path}`, init);
+
+  beforeAll(async () => {
+    idp = await startDevIdentityProvider({ port: 0, audience: 'urn:partner-gateway' });
+    t = await startTestApp(webClientEnv(idp.issuer, { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_IP_PER_MINUTE: '100000' }));
+    await idp.setWebOrigins([t.baseUrl]);
+    partner = await t.createClient('partner');
+    admin = await t.createClient('admin');
+  });
+  afterAll(async () => {
+    await t?.close();
+    await idp?.close();
+    process.stdout.write(`\nOpenAPI contract: ${contract.summary()}\n`);
+  });
+
+  it('when every operation is called with valid and invalid input, then every answer matches the document', async () => {
+    // The partner API: a customer, its balance, EUR and GBP accounts, an end user given the customer.
+    const created = await call('/api/v1/customers', json(partner, buildCustomerRequest()));
+    const customerId = created.json().data.customer_id as string;
+    const receipt = decodeJwt(created.headers.get('audit-receipt')!) as { event_id: string };
+    await call('/api/v1/customers', json(partner, { ...buildCustomerRequest(), email: 'not-an-email', nickname: 'x' }));
+    await call('/api/v1/customers', json(partner, '{"first_name":'));
+    await call('/api/v1/customers', json(undefined, buildCustomerRequest()));
+    await call(`/api/v1/customers/${customerId}/balance`, json(partner));
+    await call(`/api/v1/customers/${randomUUID()}/balance`, json(partner));
+    await call('/api/v1/customers/not-a-uuid/balance', json(partner));
+    await call('/api/v1/bank-accounts', json(partner, buildBankAccountRequest({ customer_id: customerId, currency: 'EUR' })));
+    await call(
+      '/api/v1/bank-accounts',
+      json(partner, buildBankAccountRequest({ customer_id: customerId, currency: 'GBP', country: 'GB', issued_country_code: 'GB' })),
+    );
+    await call('/api/v1/bank-accounts', json(partner, buildBankAccountRequest({ customer_id: customerId, expiration_date: '2020-01-01' })));
+    const reference = randomUUID();
+    await call('/api/v1/customers', json(partner, buildCustomerRequest({ reference })));
+    await call('/api/v1/customers', json(partner, buildCustomerRequest({ reference })));
+    await call('/api/v1/customers', json(partner, buildCustomerRequest({ reference, last_name: 'Other' })));
+    await call(`/api/v1/customers/${customerId}/end-user`, json(partner, { subject: 'demo' }));
+    await call(`/api/v1/customers/${customerId}/end-user`, json(partner, { subject: '' }));
+    await call('/api/v1/me', json(partner));
+    await call('/api/v1/me', json('pgw_wrong'));
+
+    // The partner's own request log and receipts.
+    const page = await call('/api/v1/requests?limit=5', json(partner));
+    await call('/api/v1/requests?status_class=4xx&limit=100', json(partner));
+    await call('/api/v1/requests?limit=0', json(partner));
+    for (const entry of page.json().data.requests as { request_id: string }[]) await call(`/api/v1/requests/${entry.request_id}`, json(partner));
+    await call('/api/v1/requests/no-such-request', json(partner));
+    await call(`/api/v1/receipts/${receipt.event_id}`, json(partner));
+    await call('/api/v1/receipts/not-an-event', json(partner));
+    await call('/api/v1/checkpoints/consistency?from=1', json(partner));
+    await call('/api/v1/checkpoints/consistency?from=x', json(partner));
+    await call('/.well-known/audit-keys.json');
+
+    // Staff's operations, with an admin token (break-glass), and refused to a partner.
+    const events = await call('/api/v1/audit-events?limit=3', json(admin));
+    await call(`/api/v1/audit-events/${events.json().data.events[0].id as string}`, json(admin));
+    await call(`/api/v1/audit-events/${randomUUID()}`, json(admin));
+    await call('/api/v1/audit-events?limit=many', json(admin));
+    await call('/api/v1/audit-events', json(partner));
+    const today = new Date().toISOString().slice(0, 10);
+    await call(`/api/v1/audit-access-report?from=${today}&to=${today}`, json(admin));
+    await call('/api/v1/audit-access-report?from=yesterday', json(admin));
+    await call('/api/v1/audit-checkpoints', json(admin));
+    await call('/api/v1/audit-checkpoints?limit=-1', json(admin));
+    await call('/api/v1/unresolved-calls', json(admin));
+    await call('/api/v1/unresolved-calls?older_than=forever', json(admin));
+    await call('/api/v1/clients', json(admin));
+    await call('/api/v1/clients', json(partner));
+    await call('/api/v1/end-user-sessions?end_user=demo', json(admin));
+    await call('/api/v1/end-user-sessions', json(admin));
+    await call('/api/v1/end-user-sessions/end', json(admin, { end_user: 'nobody' }));
+    await call('/api/v1/end-user-sessions/end', json(admin, { end_user: 'demo', extra: true }));
+    await call('/health/details', json(admin));
+    await call('/health/details', json(partner));
+    await call('/health/live');
+    await call('/health/ready');
+
+    // An end user, with their access token; a web app, through its browser session.
+    const tokens = await devLogin({ issuer: idp.issuer, user: 'demo', audience: 'urn:partner-gateway' });
+    await call('/api/v1/me', json(tokens.access_token));
+    await call('/api/v1/session', json(tokens.access_token));
+    await call(`/api/v1/customers/${customerId}/balance`, json(tokens.access_token));
+    await call('/api/v1/clients', json(tokens.access_token));
+    const { session } = await webLogin(t.baseUrl, 'demo');
+    const browser = { cookie: `__Host-gw_session=${session}`, 'x-csrf': '1' };
+    await call('/api/v1/session', { headers: browser });
+    await call('/api/v1/session', { headers: { cookie: `__Host-gw_session=${session}` } });
+    await call('/api/v1/session/login?return_to=%2Fapp%2F');
+    await call('/api/v1/session/login?return_to=https%3A%2F%2Felsewhere.example%2F');
+    await call('/api/v1/session/callback?code=x&state=y');
+    await call('/api/v1/session/logout', {
+      method: 'POST',
+      headers: { ...browser, 'content-type': 'application/json' },
+      body: JSON.stringify({ return_to: '/app/' }),
+    });
+    await call('/api/v1/session/logout', { method: 'POST', headers: { 'x-csrf': '1', 'content-type': 'application/json' }, body: '{}' });
+    await call('/api/v1/session/backchannel-logout', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'logout_token=not-a-jwt',
+    });
+
+    expect(contract.violations).toEqual([]);
+    expect([...contract.covered].sort()).toEqual(contract.operations.sort());
+  });
+});
