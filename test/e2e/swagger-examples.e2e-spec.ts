@@ -6,7 +6,7 @@ interface Schema {
   properties: Record<string, { example?: unknown }>;
 }
 interface ErrorSchema {
-  allOf?: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } }[];
+  properties?: { error?: { properties?: { code?: { enum?: string[] } } } };
 }
 interface Operation {
   tags?: string[];
@@ -244,7 +244,7 @@ describe('Swagger UI examples', () => {
             where: `${method.toUpperCase()} ${path} ${status}`,
             status: Number(status),
             example: response.content?.['application/json']?.example,
-            codes: response.content?.['application/json']?.schema?.allOf?.[1]?.properties?.error?.properties?.code?.enum,
+            codes: response.content?.['application/json']?.schema?.properties?.error?.properties?.code?.enum,
           })),
       ),
     );

@@ -31,10 +31,7 @@ function documentedCodes(): Row[] {
 }
 
 interface Operation {
-  responses: Record<
-    string,
-    { content?: Record<string, { schema?: { allOf?: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } }[] } }> }
-  >;
+  responses: Record<string, { content?: Record<string, { schema?: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } } }> }>;
 }
 
 describe('docs/errors.md and the service’s error codes', () => {
@@ -67,7 +64,7 @@ describe('docs/errors.md and the service’s error codes', () => {
     const listed = Object.values(document.paths).flatMap((operations) =>
       Object.values(operations).flatMap((operation) =>
         Object.entries(operation.responses).flatMap(([status, response]) =>
-          (response.content?.['application/json']?.schema?.allOf?.[1]?.properties?.error?.properties?.code?.enum ?? []).map((code) => ({
+          (response.content?.['application/json']?.schema?.properties?.error?.properties?.code?.enum ?? []).map((code) => ({
             status: Number(status),
             code,
           })),

@@ -572,7 +572,7 @@ export interface components {
              * @description Always null on an error
              * @example null
              */
-            data: Record<string, never> | null;
+            data: null;
             /**
              * @description The status text
              * @example Bad Request
@@ -1850,12 +1850,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
@@ -1877,12 +1888,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
@@ -1904,12 +1926,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -1931,12 +1964,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -1958,12 +2002,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
@@ -1985,12 +2040,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -2012,12 +2078,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -2039,12 +2116,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -2066,12 +2154,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -2093,12 +2192,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
@@ -2120,12 +2230,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -2177,12 +2298,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
@@ -2204,12 +2336,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -2231,12 +2374,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -2258,12 +2412,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
@@ -2285,12 +2450,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -2312,12 +2488,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -2339,12 +2526,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -2366,12 +2564,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -2393,12 +2602,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
@@ -2420,12 +2640,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -2477,12 +2708,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `SESSION.ENDED`. */
@@ -2504,12 +2746,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "SESSION.ENDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `SESSION.CSRF_REJECTED`. */
@@ -2531,12 +2784,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "SESSION.CSRF_REJECTED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -2558,12 +2822,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -2585,12 +2860,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
@@ -2612,12 +2898,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -2639,12 +2936,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -2666,12 +2974,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -2693,12 +3012,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -2720,12 +3050,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
@@ -2747,12 +3088,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -2801,12 +3153,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "SESSION.RETURN_TO_REFUSED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Not found, or not visible to this client. Codes: `SESSION.NOT_CONFIGURED`. */
@@ -2828,12 +3191,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "SESSION.NOT_CONFIGURED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -2855,12 +3229,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -2882,12 +3267,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
@@ -2909,12 +3305,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -2936,12 +3343,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -2963,12 +3381,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -2990,12 +3419,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -3017,12 +3457,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
@@ -3044,12 +3495,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -3093,12 +3555,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "SESSION.LOGIN_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Not found, or not visible to this client. Codes: `SESSION.NOT_CONFIGURED`. */
@@ -3120,12 +3593,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "SESSION.NOT_CONFIGURED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -3147,12 +3631,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -3174,12 +3669,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
@@ -3201,12 +3707,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -3228,12 +3745,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -3255,12 +3783,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -3282,12 +3821,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -3309,12 +3859,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
@@ -3336,12 +3897,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -3403,12 +3975,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH" | "SESSION.RETURN_TO_REFUSED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `SESSION.ENDED`. */
@@ -3430,12 +4013,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "SESSION.ENDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `SESSION.CSRF_REJECTED`. */
@@ -3457,12 +4051,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "SESSION.CSRF_REJECTED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Not found, or not visible to this client. Codes: `SESSION.NOT_CONFIGURED`. */
@@ -3484,12 +4089,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "SESSION.NOT_CONFIGURED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -3511,12 +4127,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request body is too large. Codes: `REQUEST.BODY_TOO_LARGE`. */
@@ -3538,12 +4165,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 413;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BODY_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -3565,12 +4203,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`, `REQUEST.UNSUPPORTED_MEDIA_TYPE`. */
@@ -3592,12 +4241,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING" | "REQUEST.UNSUPPORTED_MEDIA_TYPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -3619,12 +4279,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -3646,12 +4317,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -3673,12 +4355,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -3700,12 +4393,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
@@ -3727,12 +4431,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -3788,12 +4503,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "SESSION.INVALID_LOGOUT_TOKEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Not found, or not visible to this client. Codes: `SESSION.NOT_CONFIGURED`. */
@@ -3815,12 +4541,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "SESSION.NOT_CONFIGURED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -3842,12 +4579,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -3869,12 +4617,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`, `REQUEST.UNSUPPORTED_MEDIA_TYPE`. */
@@ -3896,12 +4655,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING" | "REQUEST.UNSUPPORTED_MEDIA_TYPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -3923,12 +4693,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -3950,12 +4731,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -3977,12 +4769,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -4004,12 +4807,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
@@ -4031,12 +4845,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -4099,12 +4924,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
@@ -4126,12 +4962,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
@@ -4153,12 +5000,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -4180,12 +5038,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -4207,12 +5076,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
@@ -4234,12 +5114,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -4261,12 +5152,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -4288,12 +5190,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -4315,12 +5228,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -4342,12 +5266,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
@@ -4369,12 +5304,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -4436,12 +5382,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
@@ -4463,12 +5420,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
@@ -4490,12 +5458,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -4517,12 +5496,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request body is too large. Codes: `REQUEST.BODY_TOO_LARGE`. */
@@ -4544,12 +5534,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 413;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BODY_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -4571,12 +5572,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`, `REQUEST.UNSUPPORTED_MEDIA_TYPE`. */
@@ -4598,12 +5610,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING" | "REQUEST.UNSUPPORTED_MEDIA_TYPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -4625,12 +5648,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -4652,12 +5686,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -4679,12 +5724,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -4706,12 +5762,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
@@ -4733,12 +5800,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -4802,12 +5880,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
@@ -4829,12 +5918,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
@@ -4856,12 +5956,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Not found, or not visible to this client. Codes: `UPSTREAM.NOT_FOUND`. */
@@ -4883,12 +5994,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "UPSTREAM.NOT_FOUND";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -4910,12 +6032,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The same reference is still being processed, or an earlier request with it has an unknown outcome. Codes: `IDEMPOTENCY.IN_FLIGHT`, `IDEMPOTENCY.OUTCOME_UNKNOWN`. */
@@ -4937,12 +6070,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 409;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "IDEMPOTENCY.IN_FLIGHT" | "IDEMPOTENCY.OUTCOME_UNKNOWN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request body is too large. Codes: `REQUEST.BODY_TOO_LARGE`. */
@@ -4964,12 +6108,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 413;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BODY_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -4991,12 +6146,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`, `REQUEST.UNSUPPORTED_MEDIA_TYPE`. */
@@ -5018,12 +6184,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING" | "REQUEST.UNSUPPORTED_MEDIA_TYPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -5045,12 +6222,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The reference was already used with a different body, or by another client. Codes: `IDEMPOTENCY.REFERENCE_REUSED`, `IDEMPOTENCY.REFERENCE_TAKEN`. */
@@ -5078,12 +6266,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 422;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "IDEMPOTENCY.REFERENCE_REUSED" | "IDEMPOTENCY.REFERENCE_TAKEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -5105,12 +6304,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -5132,12 +6342,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -5159,12 +6380,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The provider refused the request or answered garbage. Codes: `UPSTREAM.BAD_RESPONSE`, `UPSTREAM.CREDENTIALS_REFUSED`, `UPSTREAM.REJECTED`, `UPSTREAM.SERVER_ERROR`, `UPSTREAM.UNREACHABLE`, `UPSTREAM.CONNECTION_LOST`, `UPSTREAM.CONFLICT`. */
@@ -5186,12 +6418,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 502;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "UPSTREAM.BAD_RESPONSE" | "UPSTREAM.CREDENTIALS_REFUSED" | "UPSTREAM.REJECTED" | "UPSTREAM.SERVER_ERROR" | "UPSTREAM.UNREACHABLE" | "UPSTREAM.CONNECTION_LOST" | "UPSTREAM.CONFLICT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`, `UPSTREAM.RATE_LIMITED`, `UPSTREAM.CIRCUIT_OPEN`, `IDEMPOTENCY.OUTCOME_PENDING`. */
@@ -5213,12 +6456,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.CIRCUIT_OPEN" | "IDEMPOTENCY.OUTCOME_PENDING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The provider did not answer in time. Codes: `UPSTREAM.TIMEOUT`. */
@@ -5240,12 +6494,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 504;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "UPSTREAM.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -5312,12 +6577,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
@@ -5339,12 +6615,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
@@ -5366,12 +6653,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Not found, or not visible to this client. Codes: `CUSTOMER.NOT_FOUND`. */
@@ -5393,12 +6691,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "CUSTOMER.NOT_FOUND";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -5420,12 +6729,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The same reference is still being processed, or an earlier request with it has an unknown outcome. Codes: `CUSTOMER.ALREADY_BOUND`. */
@@ -5447,12 +6767,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 409;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "CUSTOMER.ALREADY_BOUND";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request body is too large. Codes: `REQUEST.BODY_TOO_LARGE`. */
@@ -5474,12 +6805,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 413;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BODY_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -5501,12 +6843,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`, `REQUEST.UNSUPPORTED_MEDIA_TYPE`. */
@@ -5528,12 +6881,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING" | "REQUEST.UNSUPPORTED_MEDIA_TYPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -5555,12 +6919,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -5582,12 +6957,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -5609,12 +6995,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -5636,12 +7033,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
@@ -5663,12 +7071,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -5729,12 +7148,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
@@ -5756,12 +7186,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
@@ -5783,12 +7224,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Not found, or not visible to this client. Codes: `CUSTOMER.NOT_FOUND`, `UPSTREAM.NOT_FOUND`. */
@@ -5810,12 +7262,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "CUSTOMER.NOT_FOUND" | "UPSTREAM.NOT_FOUND";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -5837,12 +7300,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -5864,12 +7338,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
@@ -5891,12 +7376,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -5918,12 +7414,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -5945,12 +7452,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -5972,12 +7490,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -5999,12 +7528,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The provider refused the request or answered garbage. Codes: `UPSTREAM.BAD_RESPONSE`, `UPSTREAM.CREDENTIALS_REFUSED`, `UPSTREAM.REJECTED`, `UPSTREAM.SERVER_ERROR`, `UPSTREAM.UNREACHABLE`, `UPSTREAM.CONNECTION_LOST`. */
@@ -6026,12 +7566,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 502;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "UPSTREAM.BAD_RESPONSE" | "UPSTREAM.CREDENTIALS_REFUSED" | "UPSTREAM.REJECTED" | "UPSTREAM.SERVER_ERROR" | "UPSTREAM.UNREACHABLE" | "UPSTREAM.CONNECTION_LOST";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`, `UPSTREAM.RATE_LIMITED`, `UPSTREAM.CIRCUIT_OPEN`. */
@@ -6053,12 +7604,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.CIRCUIT_OPEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The provider did not answer in time. Codes: `UPSTREAM.TIMEOUT`. */
@@ -6080,12 +7642,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 504;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "UPSTREAM.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -6149,12 +7722,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
@@ -6176,12 +7760,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
@@ -6203,12 +7798,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Not found, or not visible to this client. Codes: `CUSTOMER.NOT_FOUND`, `UPSTREAM.NOT_FOUND`. */
@@ -6230,12 +7836,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "CUSTOMER.NOT_FOUND" | "UPSTREAM.NOT_FOUND";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -6257,12 +7874,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The same reference is still being processed, or an earlier request with it has an unknown outcome. Codes: `IDEMPOTENCY.IN_FLIGHT`, `IDEMPOTENCY.OUTCOME_UNKNOWN`. */
@@ -6284,12 +7912,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 409;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "IDEMPOTENCY.IN_FLIGHT" | "IDEMPOTENCY.OUTCOME_UNKNOWN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request body is too large. Codes: `REQUEST.BODY_TOO_LARGE`. */
@@ -6311,12 +7950,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 413;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BODY_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -6338,12 +7988,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`, `REQUEST.UNSUPPORTED_MEDIA_TYPE`. */
@@ -6365,12 +8026,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING" | "REQUEST.UNSUPPORTED_MEDIA_TYPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -6392,12 +8064,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The reference was already used with a different body, or by another client. Codes: `IDEMPOTENCY.REFERENCE_REUSED`, `IDEMPOTENCY.REFERENCE_TAKEN`. */
@@ -6425,12 +8108,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 422;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "IDEMPOTENCY.REFERENCE_REUSED" | "IDEMPOTENCY.REFERENCE_TAKEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -6452,12 +8146,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -6479,12 +8184,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -6506,12 +8222,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The provider refused the request or answered garbage. Codes: `UPSTREAM.BAD_RESPONSE`, `UPSTREAM.CREDENTIALS_REFUSED`, `UPSTREAM.REJECTED`, `UPSTREAM.SERVER_ERROR`, `UPSTREAM.UNREACHABLE`, `UPSTREAM.CONNECTION_LOST`, `UPSTREAM.CONFLICT`. */
@@ -6533,12 +8260,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 502;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "UPSTREAM.BAD_RESPONSE" | "UPSTREAM.CREDENTIALS_REFUSED" | "UPSTREAM.REJECTED" | "UPSTREAM.SERVER_ERROR" | "UPSTREAM.UNREACHABLE" | "UPSTREAM.CONNECTION_LOST" | "UPSTREAM.CONFLICT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`, `UPSTREAM.RATE_LIMITED`, `UPSTREAM.CIRCUIT_OPEN`, `IDEMPOTENCY.OUTCOME_PENDING`. */
@@ -6560,12 +8298,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.CIRCUIT_OPEN" | "IDEMPOTENCY.OUTCOME_PENDING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The provider did not answer in time. Codes: `UPSTREAM.TIMEOUT`. */
@@ -6587,12 +8336,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 504;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "UPSTREAM.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -6674,12 +8434,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "SERVICE.NOT_READY";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -6731,12 +8502,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
@@ -6758,12 +8540,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUTH.ISSUER_UNAVAILABLE`, `DATABASE.UNAVAILABLE`. */
@@ -6785,12 +8578,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.ISSUER_UNAVAILABLE" | "DATABASE.UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -6851,12 +8655,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
@@ -6878,12 +8693,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
@@ -6905,12 +8731,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -6932,12 +8769,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -6959,12 +8807,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
@@ -6986,12 +8845,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -7013,12 +8883,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -7040,12 +8921,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -7067,12 +8959,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -7094,12 +8997,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
@@ -7121,12 +9035,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -7206,12 +9131,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
@@ -7233,12 +9169,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
@@ -7260,12 +9207,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Not found, or not visible to this client. Codes: `RECEIPT.NOT_FOUND`, `RECEIPT.PROOF_UNAVAILABLE`. */
@@ -7287,12 +9245,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RECEIPT.NOT_FOUND" | "RECEIPT.PROOF_UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -7314,12 +9283,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -7341,12 +9321,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
@@ -7368,12 +9359,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -7395,12 +9397,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -7422,12 +9435,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -7449,12 +9473,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -7476,12 +9511,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
@@ -7503,12 +9549,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -7571,12 +9628,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
@@ -7598,12 +9666,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
@@ -7625,12 +9704,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Not found, or not visible to this client. Codes: `CHECKPOINT.NOT_FOUND`, `CHECKPOINT.PROOF_UNAVAILABLE`. */
@@ -7652,12 +9742,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "CHECKPOINT.NOT_FOUND" | "CHECKPOINT.PROOF_UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -7679,12 +9780,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -7706,12 +9818,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
@@ -7733,12 +9856,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -7760,12 +9894,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -7787,12 +9932,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -7814,12 +9970,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -7841,12 +10008,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
@@ -7868,12 +10046,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -7995,12 +10184,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
@@ -8022,12 +10222,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
@@ -8049,12 +10260,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -8076,12 +10298,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -8103,12 +10336,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
@@ -8130,12 +10374,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -8157,12 +10412,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -8184,12 +10450,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -8211,12 +10488,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -8238,12 +10526,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
@@ -8265,12 +10564,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -8334,12 +10644,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
@@ -8361,12 +10682,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
@@ -8388,12 +10720,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Not found, or not visible to this client. Codes: `AUDIT.EVENT_NOT_FOUND`. */
@@ -8415,12 +10758,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.EVENT_NOT_FOUND";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -8442,12 +10796,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -8469,12 +10834,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
@@ -8496,12 +10872,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -8523,12 +10910,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -8550,12 +10948,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -8577,12 +10986,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -8604,12 +11024,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
@@ -8631,12 +11062,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -8699,12 +11141,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "AUDIT.INVALID_RANGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
@@ -8726,12 +11179,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
@@ -8753,12 +11217,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -8780,12 +11255,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -8807,12 +11293,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
@@ -8834,12 +11331,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -8861,12 +11369,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -8888,12 +11407,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -8915,12 +11445,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -8942,12 +11483,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
@@ -8969,12 +11521,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -9055,12 +11618,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
@@ -9082,12 +11656,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
@@ -9109,12 +11694,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -9136,12 +11732,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -9163,12 +11770,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
@@ -9190,12 +11808,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -9217,12 +11846,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -9244,12 +11884,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -9271,12 +11922,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -9298,12 +11960,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
@@ -9325,12 +11998,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -9391,12 +12075,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
@@ -9418,12 +12113,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
@@ -9445,12 +12151,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Not found, or not visible to this client. Codes: `REQUEST_LOG.NOT_FOUND`. */
@@ -9472,12 +12189,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST_LOG.NOT_FOUND";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -9499,12 +12227,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -9526,12 +12265,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
@@ -9553,12 +12303,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -9580,12 +12341,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -9607,12 +12379,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -9634,12 +12417,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -9661,12 +12455,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
@@ -9688,12 +12493,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -9760,12 +12576,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
@@ -9787,12 +12614,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.MFA_REQUIRED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
@@ -9814,12 +12652,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUTH.FORBIDDEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
@@ -9841,12 +12690,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
@@ -9868,12 +12728,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
@@ -9895,12 +12766,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
@@ -9922,12 +12804,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
@@ -9949,12 +12842,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
@@ -9976,12 +12880,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
@@ -10003,12 +12918,23 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
@@ -10030,14 +12956,28 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
                         error: {
+                            /** Format: uuid */
+                            id: string;
                             /** @enum {string} */
                             code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
                         };
-                    };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

@@ -1,9 +1,9 @@
 import { applyDecorators, Type } from '@nestjs/common';
-import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiResponse, getSchemaPath, type SchemaObject } from '@nestjs/swagger';
 import { STATUS_CODES } from 'node:http';
 import { ErrorCode } from '../domain/error-codes';
 import { ERROR_MESSAGES, isCatalogued } from '../domain/error-messages';
-import { ErrorEnvelope, ErrorEnvelopeSchema } from './envelope';
+import { ErrorEnvelope, ErrorEnvelopeSchema, FieldProblemSchema } from './envelope';
 import { statusOfCode } from './error-envelope.filter';
 import { ExpectationFailed } from './edge.errors';
 import { ResponseMessage } from './answer';
@@ -149,6 +149,38 @@ export const ERRORS = {
 } as const satisfies Record<string, readonly ErrorCode[]>;
 
 /**
+ * The envelope of an error answer with `status`, its `error.code` one of `codes`: the `ErrorEnvelope`
+ * schema written out whole, so that a validator that refuses properties a schema does not name (as
+ * a generated client's may) reads it the same way as one that does not.
+ */
+function errorEnvelopeWith(status: number, codes: readonly ErrorCode[]): SchemaObject {
+  return {
+    allOf: [{ $ref: getSchemaPath(ErrorEnvelopeSchema) }],
+    type: 'object',
+    description: `The error envelope of a ${status}.`,
+    required: ['status', 'message', 'data', 'error'],
+    properties: {
+      status: { type: 'integer', enum: [status] },
+      message: { type: 'string' },
+      data: { type: 'null' },
+      error: {
+        type: 'object',
+        description: 'As `Error`, its code one of this answer’s.',
+        required: ['id', 'code', 'details', 'message'],
+        properties: {
+          id: { type: 'string', format: 'uuid' },
+          code: { type: 'string', enum: [...codes] },
+          details: { type: 'string' },
+          message: { type: 'string' },
+          fields: { type: 'array', items: { $ref: getSchemaPath(FieldProblemSchema) } },
+          request_log_url: { type: 'string' },
+        },
+      },
+    },
+  };
+}
+
+/**
  * Documents the error responses an endpoint can give: one per status, its schema the envelope with
  * `error.code` narrowed to the codes that status can carry here, and an example of the first.
  */
@@ -159,23 +191,13 @@ export function ApiErrorResponses(...codes: (ErrorCode | readonly ErrorCode[])[]
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   return applyDecorators(
-    ApiExtraModels(ErrorEnvelopeSchema),
+    ApiExtraModels(ErrorEnvelopeSchema, FieldProblemSchema),
     ...[...byStatus.entries()]
       .sort(([a], [b]) => a - b)
       .map(([status, statusCodes]) => {
         const listed = statusCodes;
         const example = statusCodes.find((code) => ERROR_EXAMPLES[code]) ?? statusCodes[0];
-        const coded = {
-          allOf: [
-            { $ref: getSchemaPath(ErrorEnvelopeSchema) },
-            {
-              type: 'object',
-              required: ['error'],
-              properties: { error: { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: listed } } } },
-            },
-          ],
-        };
-        const schema = coded;
+        const schema = errorEnvelopeWith(status, listed);
         return ApiResponse({
           status,
           description: `${ERROR_DESCRIPTIONS[status] ?? STATUS_CODES[status] ?? 'Error'}.${listed.length > 0 ? ` Codes: ${listed.map((code) => `\`${code}\``).join(', ')}.` : ''}`,

@@ -74,7 +74,7 @@ export class ErrorEnvelopeSchema {
   @ApiProperty({ description: 'The HTTP status, repeated', example: 400 })
   readonly status!: number;
 
-  @ApiProperty({ type: 'object', additionalProperties: false, nullable: true, example: null, description: 'Always null on an error' })
+  @ApiProperty({ type: 'null', example: null, description: 'Always null on an error' })
   readonly data!: null;
 
   @ApiProperty({ description: 'The status text', example: 'Bad Request' })
