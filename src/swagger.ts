@@ -79,10 +79,35 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
     .addTag('session', 'A web app’s browser session: login through the partner’s OpenID provider, an HttpOnly cookie, logout (docs/security.md, "Web apps")')
     .addTag('health', 'Liveness and readiness probes')
     .build();
-  return withPublicOperations(SwaggerModule.createDocument(app, config));
+  return withStrictInput(withPublicOperations(SwaggerModule.createDocument(app, config)));
 }
 
-type Operation = { security?: Record<string, string[]>[] };
+type Operation = {
+  security?: Record<string, string[]>[];
+  parameters?: { in?: string }[];
+  requestBody?: { content?: Record<string, { schema?: { $ref?: string } }> };
+  [extension: `x-${string}`]: unknown;
+};
+
+/**
+ * What the validation pipe refuses, said where a client can read it: a body's schema admits no
+ * property it does not name (`additionalProperties: false`), and an operation with query
+ * parameters says that any other is refused (`x-additional-query-parameters: false`: OpenAPI has no
+ * word for it where each parameter is listed on its own).
+ */
+function withStrictInput(document: OpenAPIObject): OpenAPIObject {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, { additionalProperties?: boolean }>;
+  for (const operations of Object.values(document.paths)) {
+    for (const operation of Object.values(operations as Record<string, Operation>)) {
+      for (const media of Object.values(operation.requestBody?.content ?? {})) {
+        const name = media.schema?.$ref?.split('/').pop();
+        if (name && schemas[name]) schemas[name].additionalProperties = false;
+      }
+      if (operation.parameters?.some((parameter) => parameter.in === 'query')) operation['x-additional-query-parameters'] = false;
+    }
+  }
+  return document;
+}
 
 /** An operation marked @Public() carries the empty requirement `{}`: written `security: []`, it needs no credential. */
 function withPublicOperations(document: OpenAPIObject): OpenAPIObject {

@@ -134,4 +134,49 @@ describe('the OpenAPI document admits every answer the service gives', () => {
     expect(contract.violations).toEqual([]);
     expect([...contract.covered].sort()).toEqual(contract.operations.sort());
   });
+
+  it('when a request breaks a rule JSON Schema can say, then a client validating against the document refuses it as the service does', async () => {
+    const customerId = (await call('/api/v1/customers', json(partner, buildCustomerRequest()))).json().data.customer_id as string;
+    const customer = (changes: Record<string, unknown>) => ({ ...buildCustomerRequest(), ...changes });
+    const account = (changes: Record<string, unknown>) => ({ ...buildBankAccountRequest({ customer_id: customerId }), ...changes });
+    const cases: { what: string; method: 'GET' | 'POST'; path: string; token: string; body?: unknown }[] = [
+      { what: 'a customer', method: 'POST', path: '/api/v1/customers', token: partner, body: customer({}) },
+      { what: 'an unknown field', method: 'POST', path: '/api/v1/customers', token: partner, body: customer({ nickname: 'Ada' }) },
+      { what: 'an email without a dot in its domain', method: 'POST', path: '/api/v1/customers', token: partner, body: customer({ email: 'ada@example' }) },
+      { what: 'a phone number of letters', method: 'POST', path: '/api/v1/customers', token: partner, body: customer({ phone_number: 'call me' }) },
+      { what: 'a lower-case country', method: 'POST', path: '/api/v1/customers', token: partner, body: customer({ country: 'gb' }) },
+      { what: 'a name too long', method: 'POST', path: '/api/v1/customers', token: partner, body: customer({ first_name: 'A'.repeat(101) }) },
+      { what: 'a reference that is no UUID', method: 'POST', path: '/api/v1/customers', token: partner, body: customer({ reference: 'order-1' }) },
+      { what: 'a missing required field', method: 'POST', path: '/api/v1/customers', token: partner, body: customer({ email: undefined }) },
+      { what: 'a number for a string', method: 'POST', path: '/api/v1/customers', token: partner, body: customer({ last_name: 42 }) },
+      { what: 'an account', method: 'POST', path: '/api/v1/bank-accounts', token: partner, body: account({}) },
+      { what: 'a currency not offered', method: 'POST', path: '/api/v1/bank-accounts', token: partner, body: account({ currency: 'USD' }) },
+      { what: 'a date that is no date', method: 'POST', path: '/api/v1/bank-accounts', token: partner, body: account({ issued_date: '15.01.2020' }) },
+      { what: 'a document number too long', method: 'POST', path: '/api/v1/bank-accounts', token: partner, body: account({ document_number: '9'.repeat(51) }) },
+      { what: 'a request log page', method: 'GET', path: '/api/v1/requests?limit=100&status=201&from=2026-11-01', token: partner },
+      { what: 'a limit of 0', method: 'GET', path: '/api/v1/requests?limit=0', token: partner },
+      { what: 'a fractional limit', method: 'GET', path: '/api/v1/requests?limit=1.5', token: partner },
+      { what: 'a status that is no HTTP status', method: 'GET', path: '/api/v1/requests?status=99', token: partner },
+      { what: 'a status class not listed', method: 'GET', path: '/api/v1/requests?status_class=6xx', token: partner },
+      { what: 'an instant in another form', method: 'GET', path: '/api/v1/requests?from=01.11.2026', token: partner },
+      { what: 'an unknown query parameter', method: 'GET', path: '/api/v1/requests?colour=blue', token: partner },
+      { what: 'a duration', method: 'GET', path: '/api/v1/unresolved-calls?older_than=5m', token: admin },
+      { what: 'a duration in words', method: 'GET', path: '/api/v1/unresolved-calls?older_than=five%20minutes', token: admin },
+      { what: 'a reason too short', method: 'GET', path: '/api/v1/audit-events?reason=no', token: admin },
+      { what: 'a checkpoint number of 0', method: 'GET', path: '/api/v1/checkpoints/consistency?from=0', token: partner },
+      { what: 'a missing required parameter', method: 'GET', path: '/api/v1/checkpoints/consistency', token: partner },
+    ];
+
+    const verdicts = [];
+    for (const { what, method, path, token, body } of cases) {
+      const answer = await call(path, method === 'POST' ? json(token, body) : json(token));
+      const refusedByService = answer.status === 400;
+      const problems = contract.requestProblems(method, path, body === undefined ? undefined : JSON.parse(JSON.stringify(body)));
+      verdicts.push({ what, service: refusedByService ? 'refused' : `${answer.status}`, document: problems.length > 0 ? 'refused' : 'admitted' });
+    }
+
+    // Every one the service refuses the document refuses, and the document admits what the service accepts.
+    expect(verdicts.filter(({ service, document }) => (service === 'refused') !== (document === 'refused'))).toEqual([]);
+    expect(verdicts.filter(({ service }) => service === 'refused').length).toBe(cases.length - 4);
+  });
 });

@@ -4,9 +4,15 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 
 /** The parts of an OpenAPI 3.1 document an answer is checked against. */
+interface Operation {
+  responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+  parameters?: { name: string; in: string; required?: boolean; schema?: { type?: string } }[];
+  requestBody?: { content: Record<string, { schema?: unknown }> };
+  'x-additional-query-parameters'?: boolean;
+}
 interface Document {
   openapi: string;
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: unknown }> }> }>>;
+  paths: Record<string, Record<string, Operation>>;
 }
 
 /** One answer that the document does not admit, and why. */
@@ -85,6 +91,45 @@ export class OpenApiContract {
       const problems = (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''}`).join('; ');
       this.violations.push({ operation, status, problem: problems });
     }
+  }
+
+  /** The validator of the schema at this JSON pointer of the document. */
+  private schemaAt(...parts: string[]) {
+    const pointer = parts.map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+    return this.ajv.getSchema(`openapi#/${pointer}`)!;
+  }
+
+  /**
+   * What a client validating its request against the document finds wrong with it (none: the
+   * document admits it): each query parameter named, of its schema (a number where the schema
+   * says integer or number, as a generated client sends one), the required ones present, and the
+   * JSON body of the schema.
+   */
+  requestProblems(method: string, pathAndQuery: string, body?: unknown): string[] {
+    const [bare, query = ''] = pathAndQuery.split('?');
+    const found = this.templates.find((candidate) => candidate.method === method.toLowerCase() && candidate.pattern.test(bare));
+    if (!found) return ['no such operation in the document'];
+    const operation = this.document.paths[found.template][found.method];
+    const problems: string[] = [];
+    const parameters = (operation.parameters ?? []).map((parameter, index) => ({ parameter, index })).filter(({ parameter }) => parameter.in === 'query');
+    const sent = new URLSearchParams(query);
+    for (const name of new Set(sent.keys())) {
+      const declared = parameters.find(({ parameter }) => parameter.name === name);
+      if (!declared) {
+        if (operation['x-additional-query-parameters'] === false) problems.push(`${name} is not a query parameter`);
+        continue;
+      }
+      const text = sent.get(name)!;
+      const numeric = ['integer', 'number'].includes(declared.parameter.schema?.type ?? '') && /^-?\d+(\.\d+)?$/.test(text);
+      const validate = this.schemaAt('paths', found.template, found.method, 'parameters', String(declared.index), 'schema');
+      if (!validate(numeric ? Number(text) : text)) problems.push(`${name} ${validate.errors?.[0]?.message ?? ''}`);
+    }
+    for (const { parameter } of parameters) if (parameter.required && !sent.has(parameter.name)) problems.push(`${parameter.name} is required`);
+    if (body !== undefined) {
+      const validate = this.schemaAt('paths', found.template, found.method, 'requestBody', 'content', 'application/json', 'schema');
+      if (!validate(body)) problems.push(...(validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''}`));
+    }
+    return problems;
   }
 
   /** fetch, with the answer checked (and given back, its body read as text). */

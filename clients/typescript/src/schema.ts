@@ -820,6 +820,7 @@ export interface components {
              */
             last_name: string;
             /**
+             * Format: email
              * @description Email address.
              * @example ada@example.com
              */
@@ -1398,15 +1399,9 @@ export interface components {
              * @example 8
              */
             references: number;
-            /**
-             * Format: date-time
-             * @example 2026-07-02T08:01:12.000Z
-             */
+            /** @example 2026-07-02T08:01:12.000Z */
             first_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-09-29T16:45:03.000Z
-             */
+            /** @example 2026-09-29T16:45:03.000Z */
             last_at: string;
         };
         CustomerViewer: {
@@ -1437,15 +1432,9 @@ export interface components {
             people: components["schemas"]["CustomerViewer"][];
         };
         AccessReport: {
-            /**
-             * Format: date-time
-             * @example 2026-07-01T00:00:00.000Z
-             */
+            /** @example 2026-07-01T00:00:00.000Z */
             from: string;
-            /**
-             * Format: date-time
-             * @example 2026-10-01T00:00:00.000Z
-             */
+            /** @example 2026-10-01T00:00:00.000Z */
             to: string;
             /**
              * @description More people or customers than listed (1,000 of each) searched or were searched for in the period: ask for a shorter one.

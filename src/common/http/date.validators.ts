@@ -1,4 +1,5 @@
 import { applyDecorators, Injectable } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
 import {
   IsISO8601,
   Matches,
@@ -37,19 +38,32 @@ export class PastCalendarDateConstraint implements ValidatorConstraintInterface 
 }
 
 export function IsPastCalendarDate(options?: ValidationOptions & { todayAllowed?: boolean }): PropertyDecorator {
-  return (target: object, propertyName: string | symbol) =>
-    registerDecorator({
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options,
-      constraints: [options?.todayAllowed ? 'today-allowed' : 'before-today'],
-      validator: PastCalendarDateConstraint,
-    });
+  return applyDecorators(
+    dateRules({ 'x-minimum-date': EARLIEST_DATE, 'x-maximum-date': options?.todayAllowed ? 'today' : 'today-P1D' }),
+    (target: object, propertyName: string | symbol) =>
+      registerDecorator({
+        target: target.constructor,
+        propertyName: propertyName as string,
+        options,
+        constraints: [options?.todayAllowed ? 'today-allowed' : 'before-today'],
+        validator: PastCalendarDateConstraint,
+      }),
+  );
+}
+
+/**
+ * What JSON Schema cannot say of a date, said in the OpenAPI document where a client can read it
+ * (docs/api-contract.md, "Rules beyond JSON Schema"): `x-minimum-date` and `x-maximum-date` (a
+ * date, `today`, or `today` plus or minus an ISO 8601 period of days or months, UTC; a day the
+ * month lacks becomes its last day), and `x-before-field` (another date field of the same body).
+ */
+export function dateRules(rules: Partial<Record<'x-minimum-date' | 'x-maximum-date' | 'x-before-field', string>>): PropertyDecorator {
+  return ApiProperty({ format: 'date', ...rules } as Parameters<typeof ApiProperty>[0]);
 }
 
 /** This date field comes strictly before another date field of the same object (when both are real dates). */
 export function IsBeforeDateField(other: string, options?: ValidationOptions): PropertyDecorator {
-  return (target: object, propertyName: string | symbol) =>
+  return applyDecorators(dateRules({ 'x-before-field': other }), (target: object, propertyName: string | symbol) =>
     registerDecorator({
       name: 'isBeforeDateField',
       target: target.constructor,
@@ -63,7 +77,8 @@ export function IsBeforeDateField(other: string, options?: ValidationOptions): P
           return (value as string) < (later as string);
         },
       },
-    });
+    }),
+  );
 }
 
 /**
@@ -73,8 +88,11 @@ export function IsBeforeDateField(other: string, options?: ValidationOptions): P
  */
 export function IsInstant(field: string): PropertyDecorator {
   const message = `${field} must be an ISO 8601 date or date-time, such as 2026-11-01 or 2026-11-01T09:30:00Z`;
+  // A date or a date-time: neither JSON Schema format alone, so the document says it by the pattern.
+  const instant = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
   return applyDecorators(
+    ApiProperty({ type: 'string', pattern: instant.source }),
     IsISO8601({ strict: true, strictSeparator: true }, { message }),
-    Matches(/^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/, { message }),
+    Matches(instant, { message }),
   );
 }

@@ -1,4 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsISO31661Alpha2, IsString, IsUUID, Matches, MaxLength, registerDecorator, ValidationArguments } from 'class-validator';
 
@@ -26,7 +27,7 @@ const trimmed = ({ value }: { value: unknown }) => (typeof value === 'string' ? 
 
 /** Digits with the country prefix (E.164), a leading + optional. */
 export function IsPhoneNumber(): PropertyDecorator {
-  return Rules(IsString(), Matches(E164_PHONE, { message: E164_MESSAGE }));
+  return Rules(ApiProperty({ pattern: E164_PHONE.source }), IsString(), Matches(E164_PHONE, { message: E164_MESSAGE }));
 }
 
 /**
@@ -35,6 +36,7 @@ export function IsPhoneNumber(): PropertyDecorator {
  */
 export function IsEmailAddress(): PropertyDecorator {
   return Rules(
+    ApiProperty({ format: 'email', pattern: EMAIL_SHAPE.source, maxLength: MAX_EMAIL_LENGTH }),
     IsString(),
     HasNoControlCharacters(),
     MaxLength(MAX_EMAIL_LENGTH, { message: `$property must be at most ${MAX_EMAIL_LENGTH} characters` }),
@@ -45,12 +47,17 @@ export function IsEmailAddress(): PropertyDecorator {
 
 /** A UUID in either case, passed on in lower case: one spelling per identifier everywhere. */
 export function IsUuidField(message = UUID_MESSAGE): PropertyDecorator {
-  return applyDecorators(Transform(lowerCase), IsUUID('all', { message }));
+  return applyDecorators(ApiProperty({ format: 'uuid' }), Transform(lowerCase), IsUUID('all', { message }));
 }
 
 /** An assigned ISO 3166-1 alpha-2 code, upper case only (the provider refuses `de`). */
 export function IsCountryCode(): PropertyDecorator {
-  return Rules(IsString(), Matches(/^[A-Z]{2}$/, { message: COUNTRY_MESSAGE }), IsISO31661Alpha2({ message: COUNTRY_MESSAGE }));
+  return Rules(
+    ApiProperty({ pattern: '^[A-Z]{2}$' }),
+    IsString(),
+    Matches(/^[A-Z]{2}$/, { message: COUNTRY_MESSAGE }),
+    IsISO31661Alpha2({ message: COUNTRY_MESSAGE }),
+  );
 }
 
 /**

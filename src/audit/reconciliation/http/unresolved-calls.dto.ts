@@ -13,17 +13,23 @@ export class UnresolvedCallsQueryDto {
     default: '60s',
     description: `Only calls attempted at least this long ago (younger ones may still be running): ${DURATION_RULE}.`,
     example: '60s',
+    pattern: DURATION_PATTERN.source,
   })
   @IsOptional()
   @Matches(DURATION_PATTERN, { message: `older_than must be ${DURATION_RULE}` })
   readonly older_than?: string;
 
-  @ApiPropertyOptional({ default: '30d', description: `Only calls attempted at most this long ago: ${DURATION_RULE}.`, example: '30d' })
+  @ApiPropertyOptional({
+    default: '30d',
+    description: `Only calls attempted at most this long ago: ${DURATION_RULE}.`,
+    example: '30d',
+    pattern: DURATION_PATTERN.source,
+  })
   @IsOptional()
   @Matches(DURATION_PATTERN, { message: `since must be ${DURATION_RULE}` })
   readonly since?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_UNRESOLVED_PAGE, default: 100, description: 'Calls per page.' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_UNRESOLVED_PAGE, default: 100, description: 'Calls per page.' })
   @IsOptional()
   @Transform(toDecimalInteger)
   @Rules(
@@ -33,7 +39,7 @@ export class UnresolvedCallsQueryDto {
   )
   readonly limit?: number;
 
-  @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page.' })
+  @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page.', maxLength: 200 })
   @IsOptional()
   @Rules(IsString(), MaxLength(200, { message: 'cursor is not one this service issued' }))
   readonly cursor?: string;

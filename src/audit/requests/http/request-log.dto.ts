@@ -28,17 +28,17 @@ export abstract class RequestLogLinks {
 }
 
 export class RequestLogQueryDto {
-  @ApiPropertyOptional({ format: 'date-time', description: 'Requests at or after this instant (ISO 8601; a date means its midnight UTC).' })
+  @ApiPropertyOptional({ description: 'Requests at or after this instant (ISO 8601; a date means its midnight UTC).' })
   @IsOptional()
   @IsInstant('from')
   readonly from?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Requests before this instant (exclusive).' })
+  @ApiPropertyOptional({ description: 'Requests before this instant (exclusive).' })
   @IsOptional()
   @IsInstant('to')
   readonly to?: string;
 
-  @ApiPropertyOptional({ minimum: 100, maximum: 599, description: 'The HTTP status the request was answered with (504, say).' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 100, maximum: 599, description: 'The HTTP status the request was answered with (504, say).' })
   @IsOptional()
   @Transform(toDecimalInteger)
   @Rules(
@@ -82,7 +82,7 @@ export class RequestLogQueryDto {
   @IsUuidField('customer_id must be a UUID')
   readonly customer_id?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_REQUEST_LOG_PAGE, default: 20, description: 'Requests per page.' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_REQUEST_LOG_PAGE, default: 20, description: 'Requests per page.' })
   @IsOptional()
   @Transform(toDecimalInteger)
   @Rules(
@@ -92,7 +92,7 @@ export class RequestLogQueryDto {
   )
   readonly limit?: number;
 
-  @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page.' })
+  @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page.', maxLength: 200 })
   @IsOptional()
   @Rules(IsString(), MaxLength(200, { message: 'cursor is not one this service issued' }))
   readonly cursor?: string;

@@ -8,7 +8,7 @@ import { StoredCheckpoint } from '../domain/audit-seal.port';
 export const MAX_CHECKPOINTS = 100;
 
 export class AuditCheckpointsQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_CHECKPOINTS, default: 10, description: 'How many of the newest checkpoints.' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_CHECKPOINTS, default: 10, description: 'How many of the newest checkpoints.' })
   @IsOptional()
   @Transform(toDecimalInteger)
   @Rules(

@@ -92,12 +92,12 @@ const seqRules = (name: string) =>
   );
 
 export class ConsistencyQueryDto {
-  @ApiProperty({ minimum: 1, description: 'The checkpoint you kept (its `seq`): an earlier proof’s `checkpoint.seq`.', example: 4211 })
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'The checkpoint you kept (its `seq`): an earlier proof’s `checkpoint.seq`.', example: 4211 })
   @Transform(toDecimalInteger)
   @seqRules('from')
   readonly from!: number;
 
-  @ApiPropertyOptional({ minimum: 1, description: 'A later checkpoint (its `seq`); the newest when left out.', example: 4388 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'A later checkpoint (its `seq`); the newest when left out.', example: 4388 })
   @IsOptional()
   @Transform(toDecimalInteger)
   @seqRules('to')

@@ -3,11 +3,11 @@ import { IsInstant } from '../../../common/http/date.validators';
 import type { AccessByCustomer, AccessByPerson, AccessReport } from '../domain/audit-search.port';
 
 export class AccessReportQueryDto {
-  @ApiProperty({ format: 'date-time', description: 'The period’s start (inclusive): an ISO 8601 date or date-time.', example: '2026-07-01T00:00:00Z' })
+  @ApiProperty({ description: 'The period’s start (inclusive): an ISO 8601 date or date-time.', example: '2026-07-01T00:00:00Z' })
   @IsInstant('from')
   readonly from!: string;
 
-  @ApiProperty({ format: 'date-time', description: 'The period’s end (exclusive); at most 366 days after `from`.', example: '2026-10-01T00:00:00Z' })
+  @ApiProperty({ description: 'The period’s end (exclusive); at most 366 days after `from`.', example: '2026-10-01T00:00:00Z' })
   @IsInstant('to')
   readonly to!: string;
 }
@@ -35,10 +35,10 @@ export class AccessByPersonDto {
   @ApiProperty({ description: 'Distinct references searched for.', example: 8 })
   readonly references!: number;
 
-  @ApiProperty({ format: 'date-time', example: '2026-07-02T08:01:12.000Z' })
+  @ApiProperty({ example: '2026-07-02T08:01:12.000Z' })
   readonly first_at!: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-09-29T16:45:03.000Z' })
+  @ApiProperty({ example: '2026-09-29T16:45:03.000Z' })
   readonly last_at!: string;
 
   static from(person: AccessByPerson): AccessByPersonDto {
@@ -93,10 +93,10 @@ export class AccessByCustomerDto {
 
 @ApiSchema({ name: 'AccessReport' })
 export class AccessReportResponseDto {
-  @ApiProperty({ format: 'date-time', example: '2026-07-01T00:00:00.000Z' })
+  @ApiProperty({ example: '2026-07-01T00:00:00.000Z' })
   readonly from!: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-10-01T00:00:00.000Z' })
+  @ApiProperty({ example: '2026-10-01T00:00:00.000Z' })
   readonly to!: string;
 
   @ApiProperty({

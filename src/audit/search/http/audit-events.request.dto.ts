@@ -13,6 +13,8 @@ import { MAX_AUDIT_PAGE } from '../domain/audit-events.service';
 /** A reason: 3-200 characters, none of them a control character, and not only spaces. */
 const REASON = /^(?=.*\S)[^\p{Cc}\p{Cs}]{3,200}$/su;
 const REASON_RULE = 'reason must be a ticket id or a few words, 3-200 characters';
+/** REASON as JSON Schema says it: the length, something other than white space, no control character. */
+const REASON_SCHEMA = { minLength: 3, maxLength: 200, pattern: '^(?=.*\\S)[^\\p{Cc}\\p{Cs}]*$' };
 
 /**
  * Who must say why they look: a staff member, at every read of the audit log's events (a person
@@ -80,19 +82,18 @@ export class AuditEventsQueryDto {
   readonly end_user_issuer?: string;
 
   @ApiPropertyOptional({
-    format: 'date-time',
     description: 'Events at or after this instant (ISO 8601, such as 2026-11-01T00:00:00Z; a date means its midnight UTC).',
   })
   @IsOptional()
   @IsInstant('from')
   readonly from?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Events before this instant (exclusive).' })
+  @ApiPropertyOptional({ description: 'Events before this instant (exclusive).' })
   @IsOptional()
   @IsInstant('to')
   readonly to?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_AUDIT_PAGE, default: 50, description: 'Events per page.' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_AUDIT_PAGE, default: 50, description: 'Events per page.' })
   @IsOptional()
   @Transform(toDecimalInteger)
   @Rules(
@@ -108,19 +109,24 @@ export class AuditEventsQueryDto {
       '`reference`, `customer_id` or `end_user`: the search is recorded with its reason, by person (the access report). ' +
       'Name the ticket, not the customer: the reason is kept in the audit log.',
     example: 'SUP-1234',
+    ...REASON_SCHEMA,
   })
   @IsOptional()
   @Rules(IsString({ message: REASON_RULE }), Matches(REASON, { message: REASON_RULE }))
   readonly reason?: string;
 
-  @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page.' })
+  @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page.', maxLength: 200 })
   @IsOptional()
   @Rules(IsString(), MaxLength(200, { message: 'cursor is not one this service issued' }))
   readonly cursor?: string;
 }
 
 export class AuditEventReadQueryDto {
-  @ApiPropertyOptional({ description: 'Why you are looking: a ticket id or a few words (3-200 characters). Required of staff.', example: 'SUP-1234' })
+  @ApiPropertyOptional({
+    description: 'Why you are looking: a ticket id or a few words (3-200 characters). Required of staff.',
+    example: 'SUP-1234',
+    ...REASON_SCHEMA,
+  })
   @IsOptional()
   @Rules(IsString({ message: REASON_RULE }), Matches(REASON, { message: REASON_RULE }))
   readonly reason?: string;

@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { applyDecorators, Injectable } from '@nestjs/common';
 import { registerDecorator, ValidationArguments, ValidationOptions, ValidatorConstraint, ValidatorConstraintInterface } from 'class-validator';
 import { parseCalendarDate } from '../../../common/domain/calendar-date';
 import { Clock } from '../../../common/domain/clock.port';
+import { dateRules } from '../../../common/http/date.validators';
 import { expiryRuleMessage, isExpiryAccepted } from '../domain/document-expiry.rule';
 
 /** The provider's expiry rule (bank-accounts/domain) on a DTO field, today from the injected Clock. */
@@ -19,7 +20,9 @@ export class DocumentExpiryConstraint implements ValidatorConstraintInterface {
   }
 }
 
+/** The rule, and in the OpenAPI document its earliest date: one calendar month from today (UTC). */
 export function IsAcceptedDocumentExpiry(options?: ValidationOptions): PropertyDecorator {
-  return (target: object, propertyName: string | symbol) =>
-    registerDecorator({ target: target.constructor, propertyName: propertyName as string, options, validator: DocumentExpiryConstraint });
+  return applyDecorators(dateRules({ 'x-minimum-date': 'today+P1M' }), (target: object, propertyName: string | symbol) =>
+    registerDecorator({ target: target.constructor, propertyName: propertyName as string, options, validator: DocumentExpiryConstraint }),
+  );
 }
