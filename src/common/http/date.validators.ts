@@ -58,7 +58,7 @@ export function IsPastCalendarDate(options?: ValidationOptions & { todayAllowed?
  * month lacks becomes its last day), and `x-before-field` (another date field of the same body).
  */
 export function dateRules(rules: Partial<Record<'x-minimum-date' | 'x-maximum-date' | 'x-before-field', string>>): PropertyDecorator {
-  return ApiProperty({ format: 'date', ...rules } as Parameters<typeof ApiProperty>[0]);
+  return ApiProperty({ format: 'date', ...rules });
 }
 
 /** This date field comes strictly before another date field of the same object (when both are real dates). */
