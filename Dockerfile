@@ -49,6 +49,8 @@ COPY --from=build /app/dist/migrations ./dist/migrations
 # The operator commands (npm run -s clients -- …, npm run -s audit:verify, …) run here as in a
 # checkout: build-if-changed finds no src/ to build from and leaves dist/ as it is.
 COPY scripts/build-if-changed.mjs scripts/prune-dist.mjs scripts/local-database.cjs ./scripts/
+# The reference pages the gateway serves under /reference (src/reference/reference-pages.ts), rendered at start.
+COPY docs/errors.md docs/field-rules.md docs/api-contract.md docs/changelog.md ./docs/
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000

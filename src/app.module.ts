@@ -9,6 +9,7 @@ import { BankAccountsModule } from './partner-api/bank-accounts/bank-accounts.mo
 import { CustomersModule } from './partner-api/customers/customers.module';
 import { CommonModule } from './common/runtime/common.module';
 import { ErrorEnvelopeFilter } from './common/http/error-envelope.filter';
+import { ReferenceModule } from './reference/reference.module';
 import { createValidationPipe } from './common/http/validation';
 import { ConfigurationModule } from './config/configuration.module';
 import { GatewayConfig } from './config/gateway-config';
@@ -51,6 +52,7 @@ export class AppModule {
         BalancesModule,
         BankAccountsModule,
         HealthModule,
+        ReferenceModule,
       ],
       providers: [
         // Every route's access: the caller the edge's identify stage found, held to the route's decorators.

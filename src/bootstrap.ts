@@ -53,7 +53,7 @@ export async function createApp(
   resolveConstraintsFrom(app);
   rememberValidationRules();
   const fastify = app.getHttpAdapter().getInstance();
-  installEdgeServer(fastify);
+  installEdgeServer(fastify, config.errorDocs);
   useFormBodyOn(fastify, [SESSION_PATHS.backchannelLogout]);
   app.get(StaffDocsLogin, { strict: false })?.install(fastify);
   // The answer's hooks first: a success it records as it is sent is recorded before the edge's stages let go of the request (the drain's count).
@@ -71,11 +71,14 @@ export async function createApp(
 function serverOptions(config: GatewayConfig): FastifyServerOptions {
   const { settings } = config;
   return {
-    ...edgeServerOptions({
-      requestTimeoutMs: settings.REQUEST_TIMEOUT_MS,
-      headersTimeoutMs: settings.HEADERS_TIMEOUT_MS,
-      keepAliveTimeoutMs: settings.KEEP_ALIVE_TIMEOUT_MS,
-    }),
+    ...edgeServerOptions(
+      {
+        requestTimeoutMs: settings.REQUEST_TIMEOUT_MS,
+        headersTimeoutMs: settings.HEADERS_TIMEOUT_MS,
+        keepAliveTimeoutMs: settings.KEEP_ALIVE_TIMEOUT_MS,
+      },
+      config.errorDocs,
+    ),
     genReqId: requestIdOf,
     requestIdHeader: false,
     trustProxy: trustProxyOption(config.trustedProxies),

@@ -192,7 +192,14 @@ import { PostgresApiClientRepository } from './persistence/postgres-api-client.r
           directory,
           (offered) => ['openid', ...(offered?.includes('profile') ? ['profile'] : [])],
         );
-        return new StaffDocsLogin(provider, tokens, policy, new JoseSealedBox(key, loadPreviousSessionKeys(config.settings.SESSION_PREVIOUS_KEYS)), origin);
+        return new StaffDocsLogin(
+          provider,
+          tokens,
+          policy,
+          new JoseSealedBox(key, loadPreviousSessionKeys(config.settings.SESSION_PREVIOUS_KEYS)),
+          origin,
+          config.errorDocs,
+        );
       },
     },
     Authenticator,

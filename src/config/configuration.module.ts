@@ -1,4 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { ErrorDocs } from '../common/http/error-docs';
 import { GatewayConfig } from './gateway-config';
 
 /** The configuration, made once at start: one object for the whole application, injected as GatewayConfig. */
@@ -6,6 +7,13 @@ import { GatewayConfig } from './gateway-config';
 @Module({})
 export class ConfigurationModule {
   static of(config: GatewayConfig): DynamicModule {
-    return { module: ConfigurationModule, providers: [{ provide: GatewayConfig, useValue: config }], exports: [GatewayConfig] };
+    return {
+      module: ConfigurationModule,
+      providers: [
+        { provide: GatewayConfig, useValue: config },
+        { provide: ErrorDocs, useValue: config.errorDocs },
+      ],
+      exports: [GatewayConfig, ErrorDocs],
+    };
   }
 }

@@ -1,3 +1,4 @@
+import { ErrorDocs } from '../common/http/error-docs';
 import { corsOrigins, operationalAccess } from './env.schema';
 import { trustedIssuers, type TrustedIssuer } from './end-user-settings';
 import { EnvironmentChecks, GatewaySettings, readConfigOrExit } from './load-config';
@@ -37,6 +38,8 @@ export class GatewayConfig<Settings extends GatewaySettings = GatewaySettings> {
   readonly corsOrigins: readonly string[];
   /** Whether /docs and /metrics need an admin (or, for /metrics, METRICS_TOKEN). */
   readonly access: ReturnType<typeof operationalAccess>;
+  /** Where each error code's entry is read (`error.doc_url`). */
+  readonly errorDocs: ErrorDocs;
 
   constructor(
     /** Every variable, validated, each feature's with its defaults. */
@@ -48,6 +51,7 @@ export class GatewayConfig<Settings extends GatewaySettings = GatewaySettings> {
     this.trustedProxies = readTrustedProxies(settings.TRUST_PROXY, settings);
     this.corsOrigins = corsOrigins(settings);
     this.access = operationalAccess(settings);
+    this.errorDocs = new ErrorDocs(settings);
   }
 
   /** The same configuration with development tooling's providers trusted too. */

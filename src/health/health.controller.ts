@@ -36,6 +36,7 @@ export class HealthController {
   @Public()
   @ApiEnvelopeResponse(200, LivenessResponseDto)
   @ApiOperation({
+    operationId: 'getLiveness',
     summary: 'Liveness: the process answers',
     description: 'For the orchestrator’s liveness probe; no dependency is checked. Never rate limited.',
   })
@@ -51,6 +52,7 @@ export class HealthController {
   @HealthCheck({ swaggerDocumentation: false })
   @ApiEnvelopeResponse(200, ReadinessResponseDto)
   @ApiOperation({
+    operationId: 'getReadiness',
     summary: 'Readiness: PostgreSQL answers and the instance is not shutting down',
     description:
       'For the load balancer. 503 while PostgreSQL does not answer or while the instance drains for shutdown. The answer is the verdict alone, for anyone: what each check found (the provider circuit, the audit log’s protection, the audit sealer) is for an admin, at `GET /health/details`. Never rate limited.',
@@ -76,6 +78,7 @@ export class HealthController {
   @HealthCheck({ noCache: true, swaggerDocumentation: false })
   @ApiEnvelopeResponse(200, HealthStatusResponseDto)
   @ApiOperation({
+    operationId: 'getHealthDetails',
     summary: 'What each readiness check found (admin)',
     description:
       'The checks behind `/health/ready`, each by name: PostgreSQL (which alone, with shutting down, fails readiness), and, reported but never failing it, the provider circuit state, whether the audit log is protected from the service’s own database role (`auditLog.protected`), and the audit sealer (`auditSealer`: its state, the newest checkpoint, how long the oldest event waiting to be sealed has waited, and `lagging` past AUDIT_SEAL_MAX_LAG_SECONDS). ' +

@@ -1,4 +1,4 @@
-import { errorDocAnchor } from '../../src/audit/requests/http/request-log.dto';
+import { errorDocAnchor } from '../../src/common/http/error-docs';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ALL_ERROR_CODES, ErrorCode } from '../../src/common/domain/error-codes';

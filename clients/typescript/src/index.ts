@@ -142,7 +142,7 @@ export function wasReplayed(response: Response): boolean {
 }
 
 /** What `listRequests` filters a partner's request log by: time range, status or status class, operation, error code, error id, reference, customer, a page. */
-export type RequestLogFilters = NonNullable<operations['RequestsController_list']['parameters']['query']>;
+export type RequestLogFilters = NonNullable<operations['listRequests']['parameters']['query']>;
 
 /** A request as its partner's log lists it. */
 export type LoggedRequest = components['schemas']['RequestLogEntry'];

@@ -15,7 +15,7 @@ export interface paths {
          * List API clients (admin)
          * @description Never returns tokens: only their owners.
          */
-        get: operations["ClientsController_list"];
+        get: operations["listApiClients"];
         put?: never;
         post?: never;
         delete?: never;
@@ -35,7 +35,7 @@ export interface paths {
          * Who the token belongs to
          * @description A quick way to check a token. For an end user: their tenant, the scopes their token grants and their customers, so that an app finds its customer after login. Needs no scope.
          */
-        get: operations["MeController_me"];
+        get: operations["getCaller"];
         put?: never;
         post?: never;
         delete?: never;
@@ -55,7 +55,7 @@ export interface paths {
          * Who is logged in, in this browser
          * @description For a web app, with the session cookie and `X-CSRF: 1`: the end user’s pseudonym, tenant, scopes and customers, and until when the session lasts. Never a token. Without a session: 401.
          */
-        get: operations["SessionController_session"];
+        get: operations["getSession"];
         put?: never;
         post?: never;
         delete?: never;
@@ -75,7 +75,7 @@ export interface paths {
          * Start a web app’s login
          * @description A browser navigation, not a fetch: answers 302 to the OpenID provider (with PKCE, state and nonce; through a pushed authorization request when the provider has them), and sets a short-lived login cookie that binds the callback to this browser.
          */
-        get: operations["SessionController_login"];
+        get: operations["startSessionLogin"];
         put?: never;
         post?: never;
         delete?: never;
@@ -95,7 +95,7 @@ export interface paths {
          * The OpenID provider’s callback
          * @description Where the provider sends the browser back (the redirect URI registered for this service). The login is used once, in the browser that started it; the code is exchanged and the ID token checked; a new session is made and its cookie set (HttpOnly, Secure, SameSite=Strict, `__Host-`). Answers 302 to `return_to`.
          */
-        get: operations["SessionController_callback"];
+        get: operations["completeSessionLogin"];
         put?: never;
         post?: never;
         delete?: never;
@@ -117,7 +117,7 @@ export interface paths {
          * Log the browser out
          * @description With the session cookie and `X-CSRF: 1`; the body is optional. The session ends on every replica and its cookie is cleared, whatever the OpenID provider’s state: its refresh token is revoked there when the provider can be asked, and `logout_url` is where to send the browser to log out at the provider too (null when it has none, or cannot be reached).
          */
-        post: operations["SessionController_logout"];
+        post: operations["endSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -137,7 +137,7 @@ export interface paths {
          * Back-channel logout (for the OpenID provider)
          * @description OpenID Connect Back-Channel Logout 1.0: the provider posts a logout token (application/x-www-form-urlencoded); every session of its `sid`, or of its `sub`, ends on every replica. Register `<PUBLIC_BASE_URL>/api/v1/session/backchannel-logout` as the client’s backchannel_logout_uri.
          */
-        post: operations["SessionController_backchannelLogout"];
+        post: operations["backchannelLogout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -155,7 +155,7 @@ export interface paths {
          * An end user’s browser sessions (admin)
          * @description Their live sessions, newest first (at most 100): when each began, was last used and ends. Never a session id, cookie or token.
          */
-        get: operations["EndUserSessionsController_list"];
+        get: operations["listEndUserSessions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -177,7 +177,7 @@ export interface paths {
          * Log an end user out everywhere (admin)
          * @description Ends every browser session of the end user on every replica, and revokes their refresh tokens at the OpenID provider where it can. Their access tokens held by apps last until they expire (at most OIDC_MAX_TOKEN_LIFETIME_SECONDS).
          */
-        post: operations["EndUserSessionsController_end"];
+        post: operations["endEndUserSessions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -197,7 +197,7 @@ export interface paths {
          * Create a customer
          * @description Creates the customer at the provider; it then belongs to your tenant, and when an end user creates it, to them (their token needs the `customers:write` scope). `reference` is the idempotency key: sending the same body again returns the first result with `Idempotent-Replayed: true` and calls nothing.
          */
-        post: operations["CustomersController_create"];
+        post: operations["createCustomer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -217,7 +217,7 @@ export interface paths {
          * Give a customer to an end user (partner servers)
          * @description From then on the end user reaches this customer with their own access token (GET /api/v1/me lists it). A customer belongs to one end user at most: binding it to another is 409. End-user tokens cannot call this.
          */
-        post: operations["CustomersController_bind"];
+        post: operations["assignCustomer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -235,7 +235,7 @@ export interface paths {
          * Read a customer’s balance
          * @description Only for customers of your tenant, and for an end user only their own; anyone else’s is 404. End users need the `balances:read` scope.
          */
-        get: operations["BalancesController_read"];
+        get: operations["getBalance"];
         put?: never;
         post?: never;
         delete?: never;
@@ -257,7 +257,7 @@ export interface paths {
          * Open an EUR or GBP bank account
          * @description For a customer of your tenant (an end user: one of their own, with the `bank_accounts:write` scope). Every field is checked before anything is sent, the document expiry rule above all (`expiration_date` at least one calendar month from today, UTC). `reference` is the idempotency key: the same body again returns the first result with `Idempotent-Replayed: true`; a different body with a used reference is 422.
          */
-        post: operations["BankAccountsController_open"];
+        post: operations["openBankAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -275,7 +275,7 @@ export interface paths {
          * Liveness: the process answers
          * @description For the orchestrator’s liveness probe; no dependency is checked. Never rate limited.
          */
-        get: operations["HealthController_live"];
+        get: operations["getLiveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -295,7 +295,7 @@ export interface paths {
          * Readiness: PostgreSQL answers and the instance is not shutting down
          * @description For the load balancer. 503 while PostgreSQL does not answer or while the instance drains for shutdown. The answer is the verdict alone, for anyone: what each check found (the provider circuit, the audit log’s protection, the audit sealer) is for an admin, at `GET /health/details`. Never rate limited.
          */
-        get: operations["HealthController_ready"];
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -315,7 +315,7 @@ export interface paths {
          * What each readiness check found (admin)
          * @description The checks behind `/health/ready`, each by name: PostgreSQL (which alone, with shutting down, fails readiness), and, reported but never failing it, the provider circuit state, whether the audit log is protected from the service’s own database role (`auditLog.protected`), and the audit sealer (`auditSealer`: its state, the newest checkpoint, how long the oldest event waiting to be sealed has waited, and `lagging` past AUDIT_SEAL_MAX_LAG_SECONDS). Answers 200 whatever the verdict, which `status` says: `ok`, `error` (a check failed; `error` names it) or `shutting_down` (for these two, `/health/ready` answers 503). While PostgreSQL does not answer, the admin’s token cannot be checked either: 503 `DATABASE.UNAVAILABLE`.
          */
-        get: operations["HealthController_details"];
+        get: operations["getHealthDetails"];
         put?: never;
         post?: never;
         delete?: never;
@@ -335,7 +335,7 @@ export interface paths {
          * The newest signed checkpoints of the audit log (admin)
          * @description Every second, new audit events are bound into a signed hash chain. Each checkpoint names the previous one’s head; kept outside the database, they let `npm run audit:verify` prove that nothing was changed, removed or added since.
          */
-        get: operations["AuditCheckpointsController_newest"];
+        get: operations["listAuditCheckpoints"];
         put?: never;
         post?: never;
         delete?: never;
@@ -355,7 +355,7 @@ export interface paths {
          * Proof that the audit log holds one of your events
          * @description Once the event is sealed (within seconds): the signed checkpoint and the RFC 9162 inclusion proof of the event in the checkpoint’s Merkle tree, which you can check offline with the keys at /.well-known/audit-keys.json. Before that, 202 with `Retry-After`. It shows hashes of other events, never their contents. Another tenant’s event is 404.
          */
-        get: operations["AuditReceiptsController_proof"];
+        get: operations["getReceiptProof"];
         put?: never;
         post?: never;
         delete?: never;
@@ -375,7 +375,7 @@ export interface paths {
          * Proof that the audit log only grew since a checkpoint you kept
          * @description The RFC 9162 consistency proof between the log’s tree your kept checkpoint (`from`) names and the one a later checkpoint (`to`, the newest by default) names, and the inclusion proof of your checkpoint’s own head in the later tree: together, every checkpoint up to yours is in the later one’s history. Check both offline with the keys at /.well-known/audit-keys.json (the typed client’s `verifyConsistency`). Checkpoints written before statement version 3 name no tree: 404 `CHECKPOINT.PROOF_UNAVAILABLE`.
          */
-        get: operations["CheckpointConsistencyController_proof"];
+        get: operations["getConsistencyProof"];
         put?: never;
         post?: never;
         delete?: never;
@@ -395,7 +395,7 @@ export interface paths {
          * The audit log’s public keys (a JWKS)
          * @description Every key checkpoints were signed with, the current one and the retired ones (RFC 8037 OKP keys, Ed25519; `kid` is a checkpoint’s `key_id`). Pin them: a receipt or proof you keep verifies with them offline, after any rotation.
          */
-        get: operations["AuditKeysController_jwks"];
+        get: operations["getAuditKeys"];
         put?: never;
         post?: never;
         delete?: never;
@@ -415,7 +415,7 @@ export interface paths {
          * Search the audit log (support, compliance)
          * @description Every partner request leaves events here. Filters combine; results are newest first, a page at a time. Find a partner’s screenshot by `error_id`, a transaction by `reference`. Staff say why at every search (`reason`), and anyone searching about a customer, an end user or a reference: the search is recorded with it, and with who made it.
          */
-        get: operations["AuditEventsController_search"];
+        get: operations["listAuditEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -435,7 +435,7 @@ export interface paths {
          * One audit event (support, compliance)
          * @description The event with this id, as listed by the search. Staff say why (`reason`).
          */
-        get: operations["AuditEventsController_get"];
+        get: operations["getAuditEvent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -455,7 +455,7 @@ export interface paths {
          * Who looked at what: the access review’s report (compliance)
          * @description Every search of the audit log answered in the period (a refused one showed nothing), by person (a staff member, or an admin token) and by customer: how many, how many gave a reason, which customers and references. Each search is an `audit.query` event: `GET /api/v1/audit-events?operation=audit.query&staff=<id>` lists one person’s, with their reasons.
          */
-        get: operations["AuditAccessController_report"];
+        get: operations["getAuditAccessReport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -475,7 +475,7 @@ export interface paths {
          * Your requests, and what became of each
          * @description Every request your tenant’s servers and end users made, newest first, a page at a time: how it ended, its error code and id, its provider call. Filters combine. Start from an `error.id` you were given (`error_id`), a `reference` or a customer. Without one of those three, a page reads a bounded stretch of your log (the newest 2,000 events after the cursor), so a page may hold fewer requests than `limit`, even none, with a `next_cursor`: follow it until it is null. Reads of this log count in a budget of their own (RATE_LIMIT_REQUEST_LOG_PER_MINUTE) and are recorded like any request; they are listed only when `operation` names them.
          */
-        get: operations["RequestsController_list"];
+        get: operations["listRequests"];
         put?: never;
         post?: never;
         delete?: never;
@@ -495,7 +495,7 @@ export interface paths {
          * One request’s timeline
          * @description The request with this id (its `X-Request-Id`, as `error.request_log_url` names it), if your tenant made it: each audit event in order, each provider attempt, the request an idempotent replay gave back, and the later request that settled an unknown outcome. Another tenant’s request is 404, as one that never was.
          */
-        get: operations["RequestsController_get"];
+        get: operations["getRequest"];
         put?: never;
         post?: never;
         delete?: never;
@@ -515,7 +515,7 @@ export interface paths {
          * Calls whose outcome at the provider is unknown (admin)
          * @description Customer creations and account openings that may have reached the provider without the gateway learning the answer: the gateway stopped mid-call (`no_outcome`), or the provider did not answer in time (`unknown`), and no later request with the same reference succeeded. Newest first. The same list as `npm run audit:reconcile`; docs/operations.md says how to settle each.
          */
-        get: operations["UnresolvedCallsController_list"];
+        get: operations["listUnresolvedCalls"];
         put?: never;
         post?: never;
         delete?: never;
@@ -561,6 +561,12 @@ export interface components {
              * @example /api/v1/requests/c0ffee00-1234-4abc-9def-000000000001
              */
             request_log_url?: string;
+            /**
+             * Format: uri
+             * @description The code’s entry in the error catalogue (what it means, what to do), as an absolute URL: the page the gateway serves at `/reference/errors`, on its public origin, or where the operator publishes it (ERROR_DOCS_URL). Absent only when the request named no origin the gateway could trust.
+             * @example https://gateway.partner.example/reference/errors#request-validation-failed
+             */
+            doc_url?: string;
         };
         ErrorEnvelope: {
             /**
@@ -1458,8 +1464,9 @@ export interface components {
             /** @example The provider did not answer in time */
             message?: string | null;
             /**
-             * @description The code’s entry in docs/errors.md: what it means, and what to do.
-             * @example docs/errors.md#upstream-timeout
+             * Format: uri
+             * @description The code’s entry in the error catalogue, served by the gateway (or at ERROR_DOCS_URL): what it means, and what to do.
+             * @example https://gateway.partner.example/reference/errors#upstream-timeout
              */
             doc_url: string;
         };
@@ -1792,7 +1799,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    ClientsController_list: {
+    listApiClients: {
         parameters: {
             query?: never;
             header?: never;
@@ -1835,7 +1842,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.BAD_PATH",
                      *         "details": "Bad Request",
-                     *         "message": "Bad Request"
+                     *         "message": "Bad Request",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-bad-path"
                      *       }
                      *     }
                      */
@@ -1854,6 +1862,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -1873,7 +1883,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.TOKEN_MISSING",
                      *         "details": "Send the token as `Authorization: Bearer <token>`",
-                     *         "message": "The request carries no token this service can read"
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
                      *       }
                      *     }
                      */
@@ -1892,6 +1903,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -1911,7 +1924,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
                      *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
                      *       }
                      *     }
                      */
@@ -1930,6 +1944,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -1949,7 +1965,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -1968,6 +1985,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -1987,7 +2006,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -2006,6 +2026,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2025,7 +2047,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -2044,6 +2067,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2063,7 +2088,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -2082,6 +2108,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2101,7 +2129,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -2120,6 +2149,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2139,7 +2170,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -2158,6 +2190,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2177,7 +2211,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -2196,6 +2231,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2215,7 +2252,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -2234,13 +2272,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    MeController_me: {
+    getCaller: {
         parameters: {
             query?: never;
             header?: never;
@@ -2283,7 +2323,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.BAD_PATH",
                      *         "details": "Bad Request",
-                     *         "message": "Bad Request"
+                     *         "message": "Bad Request",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-bad-path"
                      *       }
                      *     }
                      */
@@ -2302,6 +2343,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2321,7 +2364,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.TOKEN_MISSING",
                      *         "details": "Send the token as `Authorization: Bearer <token>`",
-                     *         "message": "The request carries no token this service can read"
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
                      *       }
                      *     }
                      */
@@ -2340,6 +2384,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2359,7 +2405,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -2378,6 +2425,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2397,7 +2446,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -2416,6 +2466,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2435,7 +2487,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -2454,6 +2507,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2473,7 +2528,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -2492,6 +2548,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2511,7 +2569,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -2530,6 +2589,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2549,7 +2610,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -2568,6 +2630,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2587,7 +2651,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -2606,6 +2671,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2625,7 +2692,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -2644,13 +2712,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    SessionController_session: {
+    getSession: {
         parameters: {
             query?: never;
             header?: never;
@@ -2693,7 +2763,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.BAD_PATH",
                      *         "details": "Bad Request",
-                     *         "message": "Bad Request"
+                     *         "message": "Bad Request",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-bad-path"
                      *       }
                      *     }
                      */
@@ -2712,6 +2783,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2731,7 +2804,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.TOKEN_MISSING",
                      *         "details": "Send the token as `Authorization: Bearer <token>`",
-                     *         "message": "The request carries no token this service can read"
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
                      *       }
                      *     }
                      */
@@ -2750,6 +2824,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2769,7 +2845,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "SESSION.CSRF_REJECTED",
                      *         "details": "A request with the session cookie must come from an allowed origin and carry the X-CSRF header",
-                     *         "message": "A request with the session cookie must come from an allowed origin and carry the X-CSRF header"
+                     *         "message": "A request with the session cookie must come from an allowed origin and carry the X-CSRF header",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#session-csrf-rejected"
                      *       }
                      *     }
                      */
@@ -2788,6 +2865,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2807,7 +2886,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -2826,6 +2906,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2845,7 +2927,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -2864,6 +2947,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2883,7 +2968,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -2902,6 +2988,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2921,7 +3009,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -2940,6 +3029,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2959,7 +3050,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -2978,6 +3070,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -2997,7 +3091,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -3016,6 +3111,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -3035,7 +3132,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -3054,6 +3152,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -3073,7 +3173,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -3092,13 +3193,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    SessionController_login: {
+    startSessionLogin: {
         parameters: {
             query?: {
                 /** @description Where the browser goes once logged in: a path on this service, or a URL on an allowed origin (CORS_ORIGINS). */
@@ -3138,7 +3241,8 @@ export interface operations {
                      *             "field": "currency",
                      *             "message": "currency must be EUR or GBP"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -3157,6 +3261,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -3176,7 +3282,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "SESSION.NOT_CONFIGURED",
                      *         "details": "Browser sessions are not configured on this service",
-                     *         "message": "Browser sessions are not configured on this service"
+                     *         "message": "Browser sessions are not configured on this service",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#session-not-configured"
                      *       }
                      *     }
                      */
@@ -3195,6 +3302,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -3214,7 +3323,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -3233,6 +3343,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -3252,7 +3364,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -3271,6 +3384,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -3290,7 +3405,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -3309,6 +3425,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -3328,7 +3446,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -3347,6 +3466,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -3366,7 +3487,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -3385,6 +3507,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -3404,7 +3528,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -3423,6 +3548,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -3442,7 +3569,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -3461,6 +3589,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -3480,7 +3610,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -3499,13 +3630,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    SessionController_callback: {
+    completeSessionLogin: {
         parameters: {
             query: {
                 iss?: string;
@@ -3540,7 +3673,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.BAD_PATH",
                      *         "details": "Bad Request",
-                     *         "message": "Bad Request"
+                     *         "message": "Bad Request",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-bad-path"
                      *       }
                      *     }
                      */
@@ -3559,6 +3693,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -3578,7 +3714,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "SESSION.NOT_CONFIGURED",
                      *         "details": "Browser sessions are not configured on this service",
-                     *         "message": "Browser sessions are not configured on this service"
+                     *         "message": "Browser sessions are not configured on this service",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#session-not-configured"
                      *       }
                      *     }
                      */
@@ -3597,6 +3734,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -3616,7 +3755,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -3635,6 +3775,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -3654,7 +3796,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -3673,6 +3816,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -3692,7 +3837,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -3711,6 +3857,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -3730,7 +3878,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -3749,6 +3898,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -3768,7 +3919,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -3787,6 +3939,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -3806,7 +3960,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -3825,6 +3980,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -3844,7 +4001,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -3863,6 +4021,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -3882,7 +4042,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -3901,13 +4062,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    SessionController_logout: {
+    endSession: {
         parameters: {
             query?: never;
             header?: never;
@@ -3960,7 +4123,8 @@ export interface operations {
                      *             "field": "currency",
                      *             "message": "currency must be EUR or GBP"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -3979,6 +4143,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -3998,7 +4164,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "SESSION.ENDED",
                      *         "details": "The session has ended or expired: log in again",
-                     *         "message": "The session has ended or expired: log in again"
+                     *         "message": "The session has ended or expired: log in again",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#session-ended"
                      *       }
                      *     }
                      */
@@ -4017,6 +4184,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4036,7 +4205,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "SESSION.CSRF_REJECTED",
                      *         "details": "A request with the session cookie must come from an allowed origin and carry the X-CSRF header",
-                     *         "message": "A request with the session cookie must come from an allowed origin and carry the X-CSRF header"
+                     *         "message": "A request with the session cookie must come from an allowed origin and carry the X-CSRF header",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#session-csrf-rejected"
                      *       }
                      *     }
                      */
@@ -4055,6 +4225,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4074,7 +4246,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "SESSION.NOT_CONFIGURED",
                      *         "details": "Browser sessions are not configured on this service",
-                     *         "message": "Browser sessions are not configured on this service"
+                     *         "message": "Browser sessions are not configured on this service",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#session-not-configured"
                      *       }
                      *     }
                      */
@@ -4093,6 +4266,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4112,7 +4287,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -4131,6 +4307,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4150,7 +4328,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.BODY_TOO_LARGE",
                      *         "details": "The request body is larger than the service accepts",
-                     *         "message": "The request body is larger than the service accepts"
+                     *         "message": "The request body is larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-body-too-large"
                      *       }
                      *     }
                      */
@@ -4169,6 +4348,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4188,7 +4369,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -4207,6 +4389,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4226,7 +4410,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -4245,6 +4430,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4264,7 +4451,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -4283,6 +4471,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4302,7 +4492,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -4321,6 +4512,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4340,7 +4533,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -4359,6 +4553,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4378,7 +4574,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -4397,6 +4594,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4416,7 +4615,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -4435,13 +4635,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    SessionController_backchannelLogout: {
+    backchannelLogout: {
         parameters: {
             query?: never;
             header?: never;
@@ -4488,7 +4690,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.BAD_PATH",
                      *         "details": "Bad Request",
-                     *         "message": "Bad Request"
+                     *         "message": "Bad Request",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-bad-path"
                      *       }
                      *     }
                      */
@@ -4507,6 +4710,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4526,7 +4731,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "SESSION.NOT_CONFIGURED",
                      *         "details": "Browser sessions are not configured on this service",
-                     *         "message": "Browser sessions are not configured on this service"
+                     *         "message": "Browser sessions are not configured on this service",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#session-not-configured"
                      *       }
                      *     }
                      */
@@ -4545,6 +4751,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4564,7 +4772,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -4583,6 +4792,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4602,7 +4813,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -4621,6 +4833,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4640,7 +4854,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -4659,6 +4874,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4678,7 +4895,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -4697,6 +4915,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4716,7 +4936,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -4735,6 +4956,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4754,7 +4977,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -4773,6 +4997,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4792,7 +5018,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -4811,6 +5038,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4830,7 +5059,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -4849,13 +5079,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    EndUserSessionsController_list: {
+    listEndUserSessions: {
         parameters: {
             query: {
                 /** @description The end user’s subject (`sub`) at their OpenID provider. The service finds them by the pseudonym it derives; the subject is never stored or logged. */
@@ -4909,7 +5141,8 @@ export interface operations {
                      *             "field": "currency",
                      *             "message": "currency must be EUR or GBP"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -4928,6 +5161,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4947,7 +5182,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.TOKEN_MISSING",
                      *         "details": "Send the token as `Authorization: Bearer <token>`",
-                     *         "message": "The request carries no token this service can read"
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
                      *       }
                      *     }
                      */
@@ -4966,6 +5202,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -4985,7 +5223,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
                      *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
                      *       }
                      *     }
                      */
@@ -5004,6 +5243,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5023,7 +5264,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -5042,6 +5284,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5061,7 +5305,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -5080,6 +5325,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5099,7 +5346,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -5118,6 +5366,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5137,7 +5387,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -5156,6 +5407,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5175,7 +5428,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -5194,6 +5448,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5213,7 +5469,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -5232,6 +5489,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5251,7 +5510,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -5270,6 +5530,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5289,7 +5551,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -5308,13 +5571,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    EndUserSessionsController_end: {
+    endEndUserSessions: {
         parameters: {
             query?: never;
             header?: never;
@@ -5367,7 +5632,8 @@ export interface operations {
                      *             "field": "currency",
                      *             "message": "currency must be EUR or GBP"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -5386,6 +5652,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5405,7 +5673,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.TOKEN_MISSING",
                      *         "details": "Send the token as `Authorization: Bearer <token>`",
-                     *         "message": "The request carries no token this service can read"
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
                      *       }
                      *     }
                      */
@@ -5424,6 +5693,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5443,7 +5714,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
                      *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
                      *       }
                      *     }
                      */
@@ -5462,6 +5734,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5481,7 +5755,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -5500,6 +5775,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5519,7 +5796,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.BODY_TOO_LARGE",
                      *         "details": "The request body is larger than the service accepts",
-                     *         "message": "The request body is larger than the service accepts"
+                     *         "message": "The request body is larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-body-too-large"
                      *       }
                      *     }
                      */
@@ -5538,6 +5816,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5557,7 +5837,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -5576,6 +5857,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5595,7 +5878,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -5614,6 +5898,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5633,7 +5919,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -5652,6 +5939,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5671,7 +5960,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -5690,6 +5980,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5709,7 +6001,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -5728,6 +6021,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5747,7 +6042,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -5766,6 +6062,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5785,7 +6083,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -5804,13 +6103,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    CustomersController_create: {
+    createCustomer: {
         parameters: {
             query?: never;
             header?: never;
@@ -5865,7 +6166,8 @@ export interface operations {
                      *             "field": "currency",
                      *             "message": "currency must be EUR or GBP"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -5884,6 +6186,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5903,7 +6207,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.TOKEN_MISSING",
                      *         "details": "Send the token as `Authorization: Bearer <token>`",
-                     *         "message": "The request carries no token this service can read"
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
                      *       }
                      *     }
                      */
@@ -5922,6 +6227,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5941,7 +6248,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
                      *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
                      *       }
                      *     }
                      */
@@ -5960,6 +6268,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -5979,7 +6289,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "UPSTREAM.NOT_FOUND",
                      *         "details": "The provider has no such resource",
-                     *         "message": "The provider has no such resource"
+                     *         "message": "The provider has no such resource",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#upstream-not-found"
                      *       }
                      *     }
                      */
@@ -5998,6 +6309,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6017,7 +6330,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -6036,6 +6350,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6055,7 +6371,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "IDEMPOTENCY.IN_FLIGHT",
                      *         "details": "Retry after the Retry-After delay with the same body to get its result.",
-                     *         "message": "A request with this reference is still being processed"
+                     *         "message": "A request with this reference is still being processed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#idempotency-in-flight"
                      *       }
                      *     }
                      */
@@ -6074,6 +6391,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6093,7 +6412,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.BODY_TOO_LARGE",
                      *         "details": "The request body is larger than the service accepts",
-                     *         "message": "The request body is larger than the service accepts"
+                     *         "message": "The request body is larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-body-too-large"
                      *       }
                      *     }
                      */
@@ -6112,6 +6432,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6131,7 +6453,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -6150,6 +6473,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6169,7 +6494,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -6188,6 +6514,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6207,7 +6535,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -6226,6 +6555,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6251,7 +6582,8 @@ export interface operations {
                      *             "field": "reference",
                      *             "message": "reference was already used with a different body"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#idempotency-reference-reused"
                      *       }
                      *     }
                      */
@@ -6270,6 +6602,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6289,7 +6623,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -6308,6 +6643,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6327,7 +6664,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -6346,6 +6684,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6365,7 +6705,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -6384,6 +6725,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6403,7 +6746,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "UPSTREAM.REJECTED",
                      *         "details": "The provider answered 400. Quote the error id to support.",
-                     *         "message": "The provider refused the request"
+                     *         "message": "The provider refused the request",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#upstream-rejected"
                      *       }
                      *     }
                      */
@@ -6422,6 +6766,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6441,7 +6787,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -6460,6 +6807,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6479,7 +6828,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "UPSTREAM.TIMEOUT",
                      *         "details": "The request may or may not have been processed; retry with the same reference to find out.",
-                     *         "message": "The provider did not answer in time"
+                     *         "message": "The provider did not answer in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#upstream-timeout"
                      *       }
                      *     }
                      */
@@ -6498,13 +6848,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    CustomersController_bind: {
+    assignCustomer: {
         parameters: {
             query?: never;
             header?: never;
@@ -6562,7 +6914,8 @@ export interface operations {
                      *             "field": "currency",
                      *             "message": "currency must be EUR or GBP"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -6581,6 +6934,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6600,7 +6955,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.TOKEN_MISSING",
                      *         "details": "Send the token as `Authorization: Bearer <token>`",
-                     *         "message": "The request carries no token this service can read"
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
                      *       }
                      *     }
                      */
@@ -6619,6 +6975,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6638,7 +6996,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
                      *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
                      *       }
                      *     }
                      */
@@ -6657,6 +7016,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6676,7 +7037,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "CUSTOMER.NOT_FOUND",
                      *         "details": "There is no customer with this id",
-                     *         "message": "There is no customer with this id"
+                     *         "message": "There is no customer with this id",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#customer-not-found"
                      *       }
                      *     }
                      */
@@ -6695,6 +7057,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6714,7 +7078,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -6733,6 +7098,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6752,7 +7119,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "CUSTOMER.ALREADY_BOUND",
                      *         "details": "The customer already belongs to another end user",
-                     *         "message": "The customer already belongs to another end user"
+                     *         "message": "The customer already belongs to another end user",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#customer-already-bound"
                      *       }
                      *     }
                      */
@@ -6771,6 +7139,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6790,7 +7160,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.BODY_TOO_LARGE",
                      *         "details": "The request body is larger than the service accepts",
-                     *         "message": "The request body is larger than the service accepts"
+                     *         "message": "The request body is larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-body-too-large"
                      *       }
                      *     }
                      */
@@ -6809,6 +7180,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6828,7 +7201,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -6847,6 +7221,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6866,7 +7242,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -6885,6 +7262,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6904,7 +7283,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -6923,6 +7303,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6942,7 +7324,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -6961,6 +7344,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -6980,7 +7365,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -6999,6 +7385,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7018,7 +7406,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -7037,6 +7426,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7056,7 +7447,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -7075,13 +7467,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    BalancesController_read: {
+    getBalance: {
         parameters: {
             query?: never;
             header?: never;
@@ -7133,7 +7527,8 @@ export interface operations {
                      *             "field": "currency",
                      *             "message": "currency must be EUR or GBP"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -7152,6 +7547,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7171,7 +7568,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.TOKEN_MISSING",
                      *         "details": "Send the token as `Authorization: Bearer <token>`",
-                     *         "message": "The request carries no token this service can read"
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
                      *       }
                      *     }
                      */
@@ -7190,6 +7588,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7209,7 +7609,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
                      *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
                      *       }
                      *     }
                      */
@@ -7228,6 +7629,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7247,7 +7650,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "CUSTOMER.NOT_FOUND",
                      *         "details": "There is no customer with this id",
-                     *         "message": "There is no customer with this id"
+                     *         "message": "There is no customer with this id",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#customer-not-found"
                      *       }
                      *     }
                      */
@@ -7266,6 +7670,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7285,7 +7691,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -7304,6 +7711,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7323,7 +7732,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -7342,6 +7752,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7361,7 +7773,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -7380,6 +7793,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7399,7 +7814,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -7418,6 +7834,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7437,7 +7855,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -7456,6 +7875,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7475,7 +7896,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -7494,6 +7916,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7513,7 +7937,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -7532,6 +7957,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7551,7 +7978,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "UPSTREAM.REJECTED",
                      *         "details": "The provider answered 400. Quote the error id to support.",
-                     *         "message": "The provider refused the request"
+                     *         "message": "The provider refused the request",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#upstream-rejected"
                      *       }
                      *     }
                      */
@@ -7570,6 +7998,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7589,7 +8019,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -7608,6 +8039,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7627,7 +8060,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "UPSTREAM.TIMEOUT",
                      *         "details": "The request may or may not have been processed; retry with the same reference to find out.",
-                     *         "message": "The provider did not answer in time"
+                     *         "message": "The provider did not answer in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#upstream-timeout"
                      *       }
                      *     }
                      */
@@ -7646,13 +8080,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    BankAccountsController_open: {
+    openBankAccount: {
         parameters: {
             query?: never;
             header?: never;
@@ -7707,7 +8143,8 @@ export interface operations {
                      *             "field": "currency",
                      *             "message": "currency must be EUR or GBP"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -7726,6 +8163,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7745,7 +8184,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.TOKEN_MISSING",
                      *         "details": "Send the token as `Authorization: Bearer <token>`",
-                     *         "message": "The request carries no token this service can read"
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
                      *       }
                      *     }
                      */
@@ -7764,6 +8204,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7783,7 +8225,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
                      *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
                      *       }
                      *     }
                      */
@@ -7802,6 +8245,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7821,7 +8266,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "CUSTOMER.NOT_FOUND",
                      *         "details": "There is no customer with this id",
-                     *         "message": "There is no customer with this id"
+                     *         "message": "There is no customer with this id",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#customer-not-found"
                      *       }
                      *     }
                      */
@@ -7840,6 +8286,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7859,7 +8307,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -7878,6 +8327,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7897,7 +8348,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "IDEMPOTENCY.IN_FLIGHT",
                      *         "details": "Retry after the Retry-After delay with the same body to get its result.",
-                     *         "message": "A request with this reference is still being processed"
+                     *         "message": "A request with this reference is still being processed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#idempotency-in-flight"
                      *       }
                      *     }
                      */
@@ -7916,6 +8368,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7935,7 +8389,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.BODY_TOO_LARGE",
                      *         "details": "The request body is larger than the service accepts",
-                     *         "message": "The request body is larger than the service accepts"
+                     *         "message": "The request body is larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-body-too-large"
                      *       }
                      *     }
                      */
@@ -7954,6 +8409,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -7973,7 +8430,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -7992,6 +8450,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -8011,7 +8471,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -8030,6 +8491,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -8049,7 +8512,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -8068,6 +8532,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -8093,7 +8559,8 @@ export interface operations {
                      *             "field": "reference",
                      *             "message": "reference was already used with a different body"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#idempotency-reference-reused"
                      *       }
                      *     }
                      */
@@ -8112,6 +8579,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -8131,7 +8600,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -8150,6 +8620,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -8169,7 +8641,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -8188,6 +8661,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -8207,7 +8682,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -8226,6 +8702,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -8245,7 +8723,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "UPSTREAM.REJECTED",
                      *         "details": "The provider answered 400. Quote the error id to support.",
-                     *         "message": "The provider refused the request"
+                     *         "message": "The provider refused the request",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#upstream-rejected"
                      *       }
                      *     }
                      */
@@ -8264,6 +8743,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -8283,7 +8764,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -8302,6 +8784,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -8321,7 +8805,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "UPSTREAM.TIMEOUT",
                      *         "details": "The request may or may not have been processed; retry with the same reference to find out.",
-                     *         "message": "The provider did not answer in time"
+                     *         "message": "The provider did not answer in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#upstream-timeout"
                      *       }
                      *     }
                      */
@@ -8340,13 +8825,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    HealthController_live: {
+    getLiveness: {
         parameters: {
             query?: never;
             header?: never;
@@ -8376,7 +8863,7 @@ export interface operations {
             };
         };
     };
-    HealthController_ready: {
+    getReadiness: {
         parameters: {
             query?: never;
             header?: never;
@@ -8419,7 +8906,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "SERVICE.NOT_READY",
                      *         "details": "A readiness check failed; an admin reads which at GET /health/details",
-                     *         "message": "The service is not ready"
+                     *         "message": "The service is not ready",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#service-not-ready"
                      *       }
                      *     }
                      */
@@ -8438,13 +8926,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    HealthController_details: {
+    getHealthDetails: {
         parameters: {
             query?: never;
             header?: never;
@@ -8487,7 +8977,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.TOKEN_MISSING",
                      *         "details": "Send the token as `Authorization: Bearer <token>`",
-                     *         "message": "The request carries no token this service can read"
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
                      *       }
                      *     }
                      */
@@ -8506,6 +8997,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -8525,7 +9018,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
                      *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
                      *       }
                      *     }
                      */
@@ -8544,6 +9038,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -8563,7 +9059,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.ISSUER_UNAVAILABLE",
                      *         "details": "The identity provider could not be reached; try again shortly",
-                     *         "message": "The identity provider could not be reached; try again shortly"
+                     *         "message": "The identity provider could not be reached; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-issuer-unavailable"
                      *       }
                      *     }
                      */
@@ -8582,13 +9079,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    AuditCheckpointsController_newest: {
+    listAuditCheckpoints: {
         parameters: {
             query?: {
                 /** @description How many of the newest checkpoints. */
@@ -8640,7 +9139,8 @@ export interface operations {
                      *             "field": "currency",
                      *             "message": "currency must be EUR or GBP"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -8659,6 +9159,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -8678,7 +9180,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.TOKEN_MISSING",
                      *         "details": "Send the token as `Authorization: Bearer <token>`",
-                     *         "message": "The request carries no token this service can read"
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
                      *       }
                      *     }
                      */
@@ -8697,6 +9200,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -8716,7 +9221,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
                      *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
                      *       }
                      *     }
                      */
@@ -8735,6 +9241,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -8754,7 +9262,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -8773,6 +9282,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -8792,7 +9303,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -8811,6 +9323,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -8830,7 +9344,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -8849,6 +9364,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -8868,7 +9385,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -8887,6 +9405,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -8906,7 +9426,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -8925,6 +9446,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -8944,7 +9467,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -8963,6 +9487,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -8982,7 +9508,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -9001,6 +9528,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9020,7 +9549,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -9039,13 +9569,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    AuditReceiptsController_proof: {
+    getReceiptProof: {
         parameters: {
             query?: never;
             header?: never;
@@ -9116,7 +9648,8 @@ export interface operations {
                      *             "field": "currency",
                      *             "message": "currency must be EUR or GBP"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -9135,6 +9668,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9154,7 +9689,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.TOKEN_MISSING",
                      *         "details": "Send the token as `Authorization: Bearer <token>`",
-                     *         "message": "The request carries no token this service can read"
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
                      *       }
                      *     }
                      */
@@ -9173,6 +9709,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9192,7 +9730,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
                      *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
                      *       }
                      *     }
                      */
@@ -9211,6 +9750,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9230,7 +9771,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RECEIPT.NOT_FOUND",
                      *         "details": "No audit event of yours has this id",
-                     *         "message": "No audit event of yours has this id"
+                     *         "message": "No audit event of yours has this id",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#receipt-not-found"
                      *       }
                      *     }
                      */
@@ -9249,6 +9791,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9268,7 +9812,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -9287,6 +9832,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9306,7 +9853,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -9325,6 +9873,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9344,7 +9894,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -9363,6 +9914,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9382,7 +9935,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -9401,6 +9955,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9420,7 +9976,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -9439,6 +9996,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9458,7 +10017,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -9477,6 +10037,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9496,7 +10058,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -9515,6 +10078,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9534,7 +10099,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -9553,13 +10119,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    CheckpointConsistencyController_proof: {
+    getConsistencyProof: {
         parameters: {
             query: {
                 /** @description The checkpoint you kept (its `seq`): an earlier proof’s `checkpoint.seq`. */
@@ -9613,7 +10181,8 @@ export interface operations {
                      *             "field": "currency",
                      *             "message": "currency must be EUR or GBP"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -9632,6 +10201,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9651,7 +10222,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.TOKEN_MISSING",
                      *         "details": "Send the token as `Authorization: Bearer <token>`",
-                     *         "message": "The request carries no token this service can read"
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
                      *       }
                      *     }
                      */
@@ -9670,6 +10242,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9689,7 +10263,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
                      *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
                      *       }
                      *     }
                      */
@@ -9708,6 +10283,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9727,7 +10304,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "CHECKPOINT.NOT_FOUND",
                      *         "details": "No checkpoint has this number",
-                     *         "message": "No checkpoint has this number"
+                     *         "message": "No checkpoint has this number",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#checkpoint-not-found"
                      *       }
                      *     }
                      */
@@ -9746,6 +10324,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9765,7 +10345,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -9784,6 +10365,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9803,7 +10386,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -9822,6 +10406,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9841,7 +10427,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -9860,6 +10447,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9879,7 +10468,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -9898,6 +10488,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9917,7 +10509,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -9936,6 +10529,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9955,7 +10550,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -9974,6 +10570,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -9993,7 +10591,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -10012,6 +10611,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -10031,7 +10632,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -10050,13 +10652,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    AuditKeysController_jwks: {
+    getAuditKeys: {
         parameters: {
             query?: never;
             header?: never;
@@ -10091,7 +10695,7 @@ export interface operations {
             };
         };
     };
-    AuditEventsController_search: {
+    listAuditEvents: {
         parameters: {
             query?: {
                 /** @description The partner’s transaction reference. */
@@ -10169,7 +10773,8 @@ export interface operations {
                      *             "field": "currency",
                      *             "message": "currency must be EUR or GBP"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -10188,6 +10793,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -10207,7 +10814,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.TOKEN_MISSING",
                      *         "details": "Send the token as `Authorization: Bearer <token>`",
-                     *         "message": "The request carries no token this service can read"
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
                      *       }
                      *     }
                      */
@@ -10226,6 +10834,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -10245,7 +10855,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
                      *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
                      *       }
                      *     }
                      */
@@ -10264,6 +10875,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -10283,7 +10896,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -10302,6 +10916,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -10321,7 +10937,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -10340,6 +10957,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -10359,7 +10978,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -10378,6 +10998,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -10397,7 +11019,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -10416,6 +11039,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -10435,7 +11060,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -10454,6 +11080,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -10473,7 +11101,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -10492,6 +11121,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -10511,7 +11142,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -10530,6 +11162,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -10549,7 +11183,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -10568,13 +11203,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    AuditEventsController_get: {
+    getAuditEvent: {
         parameters: {
             query?: {
                 /** @description Why you are looking: a ticket id or a few words (3-200 characters). Required of staff. */
@@ -10629,7 +11266,8 @@ export interface operations {
                      *             "field": "currency",
                      *             "message": "currency must be EUR or GBP"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -10648,6 +11286,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -10667,7 +11307,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.TOKEN_MISSING",
                      *         "details": "Send the token as `Authorization: Bearer <token>`",
-                     *         "message": "The request carries no token this service can read"
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
                      *       }
                      *     }
                      */
@@ -10686,6 +11327,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -10705,7 +11348,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
                      *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
                      *       }
                      *     }
                      */
@@ -10724,6 +11368,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -10743,7 +11389,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.EVENT_NOT_FOUND",
                      *         "details": "There is no audit event with this id",
-                     *         "message": "There is no audit event with this id"
+                     *         "message": "There is no audit event with this id",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-event-not-found"
                      *       }
                      *     }
                      */
@@ -10762,6 +11409,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -10781,7 +11430,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -10800,6 +11450,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -10819,7 +11471,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -10838,6 +11491,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -10857,7 +11512,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -10876,6 +11532,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -10895,7 +11553,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -10914,6 +11573,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -10933,7 +11594,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -10952,6 +11614,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -10971,7 +11635,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -10990,6 +11655,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11009,7 +11676,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -11028,6 +11696,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11047,7 +11717,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -11066,13 +11737,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    AuditAccessController_report: {
+    getAuditAccessReport: {
         parameters: {
             query: {
                 /** @description The period’s start (inclusive): an ISO 8601 date or date-time. */
@@ -11126,7 +11799,8 @@ export interface operations {
                      *             "field": "currency",
                      *             "message": "currency must be EUR or GBP"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -11145,6 +11819,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11164,7 +11840,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.TOKEN_MISSING",
                      *         "details": "Send the token as `Authorization: Bearer <token>`",
-                     *         "message": "The request carries no token this service can read"
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
                      *       }
                      *     }
                      */
@@ -11183,6 +11860,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11202,7 +11881,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
                      *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
                      *       }
                      *     }
                      */
@@ -11221,6 +11901,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11240,7 +11922,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -11259,6 +11942,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11278,7 +11963,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -11297,6 +11983,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11316,7 +12004,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -11335,6 +12024,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11354,7 +12045,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -11373,6 +12065,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11392,7 +12086,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -11411,6 +12106,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11430,7 +12127,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -11449,6 +12147,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11468,7 +12168,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -11487,6 +12188,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11506,7 +12209,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -11525,13 +12229,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    RequestsController_list: {
+    listRequests: {
         parameters: {
             query?: {
                 /** @description Requests at or after this instant (ISO 8601; a date means its midnight UTC). */
@@ -11603,7 +12309,8 @@ export interface operations {
                      *             "field": "currency",
                      *             "message": "currency must be EUR or GBP"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -11622,6 +12329,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11641,7 +12350,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.TOKEN_MISSING",
                      *         "details": "Send the token as `Authorization: Bearer <token>`",
-                     *         "message": "The request carries no token this service can read"
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
                      *       }
                      *     }
                      */
@@ -11660,6 +12370,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11679,7 +12391,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
                      *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
                      *       }
                      *     }
                      */
@@ -11698,6 +12411,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11717,7 +12432,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -11736,6 +12452,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11755,7 +12473,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -11774,6 +12493,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11793,7 +12514,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -11812,6 +12534,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11831,7 +12555,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -11850,6 +12575,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11869,7 +12596,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -11888,6 +12616,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11907,7 +12637,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -11926,6 +12657,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11945,7 +12678,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -11964,6 +12698,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -11983,7 +12719,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -12002,13 +12739,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    RequestsController_get: {
+    getRequest: {
         parameters: {
             query?: never;
             header?: never;
@@ -12060,7 +12799,8 @@ export interface operations {
                      *             "field": "currency",
                      *             "message": "currency must be EUR or GBP"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -12079,6 +12819,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -12098,7 +12840,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.TOKEN_MISSING",
                      *         "details": "Send the token as `Authorization: Bearer <token>`",
-                     *         "message": "The request carries no token this service can read"
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
                      *       }
                      *     }
                      */
@@ -12117,6 +12860,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -12136,7 +12881,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
                      *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
                      *       }
                      *     }
                      */
@@ -12155,6 +12901,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -12174,7 +12922,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST_LOG.NOT_FOUND",
                      *         "details": "No request of yours has this id",
-                     *         "message": "No request of yours has this id"
+                     *         "message": "No request of yours has this id",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-log-not-found"
                      *       }
                      *     }
                      */
@@ -12193,6 +12942,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -12212,7 +12963,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -12231,6 +12983,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -12250,7 +13004,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -12269,6 +13024,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -12288,7 +13045,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -12307,6 +13065,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -12326,7 +13086,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -12345,6 +13106,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -12364,7 +13127,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -12383,6 +13147,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -12402,7 +13168,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -12421,6 +13188,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -12440,7 +13209,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -12459,6 +13229,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -12478,7 +13250,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -12497,13 +13270,15 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
     };
-    UnresolvedCallsController_list: {
+    listUnresolvedCalls: {
         parameters: {
             query?: {
                 /** @description Only calls attempted at least this long ago (younger ones may still be running): a duration such as 90s, 5m, 2h or 30d (a bare number is seconds). */
@@ -12561,7 +13336,8 @@ export interface operations {
                      *             "field": "currency",
                      *             "message": "currency must be EUR or GBP"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -12580,6 +13356,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -12599,7 +13377,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.TOKEN_MISSING",
                      *         "details": "Send the token as `Authorization: Bearer <token>`",
-                     *         "message": "The request carries no token this service can read"
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
                      *       }
                      *     }
                      */
@@ -12618,6 +13397,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -12637,7 +13418,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUTH.FORBIDDEN",
                      *         "details": "Requires the admin role",
-                     *         "message": "This client is not allowed to call this endpoint"
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
                      *       }
                      *     }
                      */
@@ -12656,6 +13438,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -12675,7 +13459,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.TIMEOUT",
                      *         "details": "The request did not arrive whole in time",
-                     *         "message": "The request did not arrive whole in time"
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
                      *       }
                      *     }
                      */
@@ -12694,6 +13479,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -12713,7 +13500,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.URI_TOO_LONG",
                      *         "details": "URI Too Long",
-                     *         "message": "URI Too Long"
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
                      *       }
                      *     }
                      */
@@ -12732,6 +13520,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -12751,7 +13541,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.UNSUPPORTED_ENCODING",
                      *         "details": "The content encoding is not supported; send the body uncompressed",
-                     *         "message": "The content encoding is not supported; send the body uncompressed"
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
                      *       }
                      *     }
                      */
@@ -12770,6 +13561,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -12789,7 +13582,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.EXPECTATION_FAILED",
                      *         "details": "Only Expect: 100-continue is understood; send the request without the header",
-                     *         "message": "The Expect header cannot be met"
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
                      *       }
                      *     }
                      */
@@ -12808,6 +13602,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -12827,7 +13623,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "RATE_LIMIT.EXCEEDED",
                      *         "details": "At most 600 requests per minute per caller",
-                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
                      *       }
                      *     }
                      */
@@ -12846,6 +13643,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -12865,7 +13664,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "REQUEST.HEADERS_TOO_LARGE",
                      *         "details": "The request headers are larger than the service accepts",
-                     *         "message": "The request headers are larger than the service accepts"
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
                      *       }
                      *     }
                      */
@@ -12884,6 +13684,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -12903,7 +13705,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "INTERNAL",
                      *         "details": "Internal Server Error",
-                     *         "message": "Internal Server Error"
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
                      *       }
                      *     }
                      */
@@ -12922,6 +13725,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
@@ -12941,7 +13746,8 @@ export interface operations {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
                      *         "code": "AUDIT.UNAVAILABLE",
                      *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
-                     *         "message": "The service cannot record requests right now; try again shortly"
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
                      *       }
                      *     }
                      */
@@ -12960,6 +13766,8 @@ export interface operations {
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
                             request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
                         };
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };

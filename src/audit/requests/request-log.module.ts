@@ -1,10 +1,7 @@
 import { Module } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
-import type { ServiceEnvironment } from '../../config/environment/service.environment';
 import { AuditTrailModule } from '../trail/audit-trail.module';
 import { RequestLogStore } from './domain/request-log.port';
 import { RequestLog } from './domain/request-log.service';
-import { RequestLogLinks } from './http/request-log.dto';
 import { RequestsController } from './http/requests.controller';
 import { PostgresRequestLogRepository } from './persistence/postgres-request-log.repository';
 
@@ -12,14 +9,6 @@ import { PostgresRequestLogRepository } from './persistence/postgres-request-log
 @Module({
   imports: [AuditTrailModule],
   controllers: [RequestsController],
-  providers: [
-    { provide: RequestLogStore, useClass: PostgresRequestLogRepository },
-    RequestLog,
-    {
-      provide: RequestLogLinks,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<ServiceEnvironment, true>): RequestLogLinks => ({ errorDocsUrl: config.get('ERROR_DOCS_URL', { infer: true }) }),
-    },
-  ],
+  providers: [{ provide: RequestLogStore, useClass: PostgresRequestLogRepository }, RequestLog],
 })
 export class RequestLogModule {}

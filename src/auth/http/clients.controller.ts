@@ -17,7 +17,11 @@ export class ClientsController {
   @Audited(OPERATION.listClients)
   @Roles('admin')
   @Staff('operator')
-  @ApiOperation({ summary: 'List API clients (admin)', description: 'Never returns tokens: only their owners.' })
+  @ApiOperation({
+    operationId: 'listApiClients',
+    summary: 'List API clients (admin)',
+    description: 'Never returns tokens: only their owners.',
+  })
   @ApiEnvelopeResponse(200, ApiClientResponseDto, { isArray: true })
   @ApiErrorResponses(ERRORS.edge, ERRORS.staff)
   async list(): Promise<ApiClientResponseDto[]> {

@@ -34,6 +34,7 @@ export class EndUserSessionsController {
   @Get()
   @Audited(OPERATION.listSessions)
   @ApiOperation({
+    operationId: 'listEndUserSessions',
     summary: 'An end user’s browser sessions (admin)',
     description: 'Their live sessions, newest first (at most 100): when each began, was last used and ends. Never a session id, cookie or token.',
   })
@@ -48,6 +49,7 @@ export class EndUserSessionsController {
   @HttpCode(200)
   @Audited(OPERATION.endSessions)
   @ApiOperation({
+    operationId: 'endEndUserSessions',
     summary: 'Log an end user out everywhere (admin)',
     description:
       'Ends every browser session of the end user on every replica, and revokes their refresh tokens at the OpenID provider where it can. ' +

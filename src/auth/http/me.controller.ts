@@ -18,6 +18,7 @@ export class MeController {
   @Audited(OPERATION.readClient)
   @EndUsers()
   @ApiOperation({
+    operationId: 'getCaller',
     summary: 'Who the token belongs to',
     description:
       'A quick way to check a token. For an end user: their tenant, the scopes their token grants and their customers, ' +

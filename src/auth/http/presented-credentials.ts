@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { requestOrigin } from '../../common/http/edge';
+import { requestOrigin } from '../../common/http/request-origin';
 import { targetOf } from '../../common/http/request-context';
 import type { PresentedCredentials } from '../domain/authenticator';
 import { SessionEnded } from '../domain/auth.errors';

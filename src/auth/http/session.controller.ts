@@ -1,4 +1,4 @@
-import { requestOrigin } from '../../common/http/edge';
+import { requestOrigin } from '../../common/http/request-origin';
 import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOperation, ApiProperty, ApiPropertyOptional, ApiQuery, ApiResponse, ApiTags, ApiSchema } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
@@ -83,6 +83,7 @@ export class SessionController {
   @Audited(OPERATION.readSession)
   @EndUsers()
   @ApiOperation({
+    operationId: 'getSession',
     summary: 'Who is logged in, in this browser',
     description:
       'For a web app, with the session cookie and `X-CSRF: 1`: the end user’s pseudonym, tenant, scopes and customers, and until when the session lasts. ' +
@@ -101,6 +102,7 @@ export class SessionController {
   @Public()
   @Audited(OPERATION.startLogin)
   @ApiOperation({
+    operationId: 'startSessionLogin',
     summary: 'Start a web app’s login',
     description:
       'A browser navigation, not a fetch: answers 302 to the OpenID provider (with PKCE, state and nonce; through a pushed authorization request when the provider has them), ' +
@@ -126,6 +128,7 @@ export class SessionController {
   @Public()
   @Audited(OPERATION.completeLogin)
   @ApiOperation({
+    operationId: 'completeSessionLogin',
     summary: 'The OpenID provider’s callback',
     description:
       'Where the provider sends the browser back (the redirect URI registered for this service). The login is used once, in the browser that started it; ' +
@@ -158,6 +161,7 @@ export class SessionController {
   @Public()
   @Audited(OPERATION.logout)
   @ApiOperation({
+    operationId: 'endSession',
     summary: 'Log the browser out',
     description:
       'With the session cookie and `X-CSRF: 1`; the body is optional. The session ends on every replica and its cookie is cleared, whatever the OpenID provider’s state: ' +
@@ -187,6 +191,7 @@ export class SessionController {
   @Public()
   @Audited(OPERATION.backchannelLogout)
   @ApiOperation({
+    operationId: 'backchannelLogout',
     summary: 'Back-channel logout (for the OpenID provider)',
     description:
       'OpenID Connect Back-Channel Logout 1.0: the provider posts a logout token (application/x-www-form-urlencoded); every session of its `sid`, or of its `sub`, ends on every replica. ' +

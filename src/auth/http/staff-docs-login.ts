@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorEnvelope, problemOf } from '../../common/http/error-envelope.filter';
 import { targetOf } from '../../common/http/request-context';
+import type { ErrorDocs } from '../../common/http/error-docs';
 import { AccessTokens } from '../domain/access-tokens.port';
 import { InvalidToken, LoginFailed, MfaRequired, StaffNotAllowed } from '../domain/auth.errors';
 import { RelyingParty } from '../domain/relying-party.port';
@@ -64,6 +65,7 @@ export class StaffDocsLogin {
     private readonly box: SealedBox,
     /** The origin browsers reach the service at (PUBLIC_BASE_URL, or loopback and the port listened on). */
     private readonly publicOrigin: () => string,
+    private readonly docs: ErrorDocs,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -146,7 +148,10 @@ export class StaffDocsLogin {
     } catch (error) {
       const problem = problemOf(error);
       if (problem.challenge) void reply.header('www-authenticate', problem.challenge);
-      return reply.status(problem.status).header('cache-control', 'no-store').send(errorEnvelope(problem, randomUUID()));
+      return reply
+        .status(problem.status)
+        .header('cache-control', 'no-store')
+        .send(errorEnvelope(problem, randomUUID(), { docUrl: this.docs.urlOf(problem.code, this.publicOrigin()) }));
     }
   }
 }

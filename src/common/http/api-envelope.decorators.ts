@@ -7,6 +7,7 @@ import { ErrorEnvelope, ErrorEnvelopeSchema, FieldProblemSchema } from './envelo
 import { statusOfCode } from './error-envelope.filter';
 import { ExpectationFailed } from './edge.errors';
 import { ResponseMessage } from './answer';
+import { ERROR_DOCS_PATH, errorDocAnchor } from './error-docs';
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Bad input: malformed JSON, unknown field, bad format or a broken rule',
@@ -78,6 +79,7 @@ export function errorExample(code: ErrorCode): ErrorEnvelope {
       details: example.details,
       message,
       ...(example.fields ? { fields: example.fields } : {}),
+      doc_url: `https://gateway.partner.example${ERROR_DOCS_PATH}#${errorDocAnchor(code)}`,
     },
   };
 }
@@ -174,6 +176,7 @@ function errorEnvelopeWith(status: number, codes: readonly ErrorCode[]): SchemaO
           message: { type: 'string' },
           fields: { type: 'array', items: { $ref: getSchemaPath(FieldProblemSchema) } },
           request_log_url: { type: 'string' },
+          doc_url: { type: 'string', format: 'uri' },
         },
       },
     },

@@ -6,6 +6,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOption
 import { DomainError } from '../domain/domain-error';
 import { problemOf, errorEnvelope } from './error-envelope.filter';
 import { REQUEST_ID_HEADER } from './request-id';
+import type { ErrorDocs } from './error-docs';
+import { isHostAndPort, originOfConnection, requestOrigin } from './request-origin';
 import type { IncomingMessage } from 'node:http';
 import {
   ClientClosedRequest,
@@ -40,9 +42,9 @@ function errorForClient(error: NodeJS.ErrnoException, timeouts: EdgeTimeouts): D
 }
 
 /** Writes an error envelope straight onto a connection whose request Node could not hand over. */
-function writeRawEnvelope(socket: Socket, error: DomainError, errorId: string, requestId: string): void {
+function writeRawEnvelope(socket: Socket, error: DomainError, errorId: string, requestId: string, docs: ErrorDocs): void {
   const problem = problemOf(error);
-  const body = JSON.stringify(errorEnvelope(problem, errorId));
+  const body = JSON.stringify(errorEnvelope(problem, errorId, { docUrl: docs.urlOf(problem.code, originOfConnection(socket)) }));
   const reason = STATUS_CODES[problem.status] ?? 'Error';
   socket.end(
     `HTTP/1.1 ${problem.status} ${reason}\r\n` +
@@ -60,7 +62,7 @@ function writeRawEnvelope(socket: Socket, error: DomainError, errorId: string, r
  * had already reached Fastify is then failed with the same error and id, so that its audit event
  * and its log line (the error filter's) say what the caller was shown.
  */
-function onClientError(timeouts: EdgeTimeouts, logger: Logger) {
+function onClientError(timeouts: EdgeTimeouts, logger: Logger, docs: ErrorDocs) {
   return (error: NodeJS.ErrnoException, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const refusal = errorForClient(error, timeouts);
@@ -70,7 +72,7 @@ function onClientError(timeouts: EdgeTimeouts, logger: Logger) {
     if (inFlight && !headersSent) noteInterruption(inFlight.request.raw, { error: refusal, errorId });
     // A caller that hung up is not answered: there is nobody to read it.
     if (socket.writable && !headersSent && !(refusal instanceof ClientClosedRequest))
-      writeRawEnvelope(socket, refusal, errorId, inFlight?.request.id ?? randomUUID());
+      writeRawEnvelope(socket, refusal, errorId, inFlight?.request.id ?? randomUUID(), docs);
     socket.destroy();
     if (!inFlight) logger.log({ errorId, code: refusal.code, status: problemOf(refusal).status, reason: error.code }, refusal.message);
   };
@@ -82,7 +84,7 @@ function onClientError(timeouts: EdgeTimeouts, logger: Logger) {
  * never answers 414 on its own, Node's timeouts are set, and Node's and the router's refusals
  * are envelopes.
  */
-export function edgeServerOptions(timeouts: EdgeTimeouts): Partial<FastifyServerOptions> {
+export function edgeServerOptions(timeouts: EdgeTimeouts, docs: ErrorDocs): Partial<FastifyServerOptions> {
   const logger = new Logger('edge');
   const headersTimeout = Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs);
   return {
@@ -99,16 +101,16 @@ export function edgeServerOptions(timeouts: EdgeTimeouts): Partial<FastifyServer
       // Node checks its timeouts on this period (30 s by default, which would double a 30 s limit).
       connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 4))),
     },
-    clientErrorHandler: onClientError(timeouts, logger),
+    clientErrorHandler: onClientError(timeouts, logger, docs),
     // The canonical target never makes the router fail; should it, the caller still gets the envelope.
-    frameworkErrors: (error: Error, _request: FastifyRequest, reply: FastifyReply) => {
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
       const errorId = randomUUID();
       const refusal = new RequestTargetRefused({ status: 400, code: 'REQUEST.BAD_PATH', message: 'The request path could not be routed' });
       logger.log({ errorId, code: refusal.code, reason: (error as { code?: string }).code }, refusal.message);
       void reply
         .status(400)
         .header('content-type', 'application/json; charset=utf-8')
-        .send(errorEnvelope(problemOf(refusal), errorId));
+        .send(errorEnvelope(problemOf(refusal), errorId, { docUrl: docs.urlOf(refusal.code, requestOrigin(request)) }));
     },
   } as Partial<FastifyServerOptions>;
 }
@@ -117,24 +119,6 @@ export function edgeServerOptions(timeouts: EdgeTimeouts): Partial<FastifyServer
 const SINGLE_HEADERS = new Set(['host', 'authorization', 'content-type', 'content-length']);
 /** A Host value: a registered name or an IPv4 address, or an IPv6 literal, and an optional port. */
 const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]{2,60}\]|[A-Za-z0-9._~!$&'()*+,;=%-]{0,255})(?::\d{0,5})?$/;
-
-/** A host name (labels of letters, digits, `-` and `_`) or an IP literal, and an optional port: what an origin's host may be. */
-const HOST_AND_PORT = /^(?:\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_][A-Za-z0-9_-]{0,62})*\.?)(?::(\d{1,5}))?$/;
-
-function isHostAndPort(value: string): boolean {
-  const match = HOST_AND_PORT.exec(value);
-  return match !== null && value.length <= 261 && (match[1] === undefined || Number(match[1]) <= 65_535);
-}
-
-/**
- * The origin the request was sent to, from its validated parts only: the scheme and host (behind
- * TRUST_PROXY, the ones the proxy forwarded); undefined when either is not an origin's part.
- */
-export function requestOrigin(request: FastifyRequest): string | undefined {
-  const { protocol, host } = request;
-  if ((protocol !== 'http' && protocol !== 'https') || !isHostAndPort(host)) return undefined;
-  return `${protocol}://${host.toLowerCase()}`;
-}
 
 /**
  * Why what a trusted proxy forwarded is refused: an X-Forwarded-Host that is not a host[:port] (a
@@ -176,7 +160,7 @@ function headerProblem(raw: IncomingMessage): DomainError | undefined {
  * or drop itself handed to the pipeline's road: an Expect it cannot meet (Node's bare 417, answered
  * by the target stage), and CONNECT (which Node closes without a word).
  */
-export function installEdgeServer(fastify: FastifyInstance): void {
+export function installEdgeServer(fastify: FastifyInstance, docs: ErrorDocs): void {
   useJsonBodyParser(fastify);
   const logger = new Logger('edge');
   // Served like any request, so that headerProblem answers it with the envelope, the request id and an audit event.
@@ -184,7 +168,7 @@ export function installEdgeServer(fastify: FastifyInstance): void {
   fastify.server.on('connect', (_request: IncomingMessage, socket: Socket) => {
     const refusal = new MethodNotRouted();
     const errorId = randomUUID();
-    if (socket.writable) writeRawEnvelope(socket, refusal, errorId, randomUUID());
+    if (socket.writable) writeRawEnvelope(socket, refusal, errorId, randomUUID(), docs);
     socket.destroy();
     logger.log({ errorId, code: refusal.code, status: problemOf(refusal).status, method: 'CONNECT' }, refusal.message);
   });

@@ -14,6 +14,8 @@ export interface ErrorEnvelope {
     readonly fields?: readonly { field: string; message: string }[];
     /** Where the partner's request log shows the request (a path under the API's base URL). */
     readonly request_log_url?: string;
+    /** The code's entry in the error catalogue: an absolute URL. */
+    readonly doc_url?: string;
   };
 }
 
@@ -67,6 +69,15 @@ export class ErrorBodySchema {
     example: '/api/v1/requests/c0ffee00-1234-4abc-9def-000000000001',
   })
   readonly request_log_url?: string;
+
+  @ApiPropertyOptional({
+    format: 'uri',
+    description:
+      'The code’s entry in the error catalogue (what it means, what to do), as an absolute URL: the page the gateway serves at `/reference/errors`, ' +
+      'on its public origin, or where the operator publishes it (ERROR_DOCS_URL). Absent only when the request named no origin the gateway could trust.',
+    example: 'https://gateway.partner.example/reference/errors#request-validation-failed',
+  })
+  readonly doc_url?: string;
 }
 
 @ApiSchema({ name: 'ErrorEnvelope' })

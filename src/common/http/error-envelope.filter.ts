@@ -11,6 +11,8 @@ import { ERROR_CODES, ErrorCode } from '../domain/error-codes';
 import { asFailureAnswer } from './answer';
 import { ErrorEnvelope } from './envelope';
 import { interruptionOf } from './interruption';
+import { ErrorDocs } from './error-docs';
+import { linkOrigin } from './request-origin';
 import { AUDIT_RECEIPT_HEADER, RequestRecorder } from './request-recorder.port';
 
 const STATUS_BY_KIND: Record<ErrorKind, number> = {
@@ -133,7 +135,8 @@ export function problemOf(exception: unknown): Problem {
 }
 
 /** The body of an error response: the provider's envelope, with the code that says what went wrong. */
-export function errorEnvelope(problem: Problem, errorId: string, requestLogUrl?: string): ErrorEnvelope {
+export function errorEnvelope(problem: Problem, errorId: string, links: { readonly requestLogUrl?: string; readonly docUrl?: string } = {}): ErrorEnvelope {
+  const { requestLogUrl, docUrl } = links;
   return {
     status: problem.status,
     data: null,
@@ -145,6 +148,7 @@ export function errorEnvelope(problem: Problem, errorId: string, requestLogUrl?:
       message: problem.message,
       ...(problem.fields && problem.fields.length > 0 ? { fields: problem.fields } : {}),
       ...(requestLogUrl === undefined ? {} : { request_log_url: requestLogUrl }),
+      ...(docUrl === undefined ? {} : { doc_url: docUrl }),
     },
   };
 }
@@ -160,6 +164,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
   constructor(
     @Optional() private readonly recorder?: RequestRecorder,
     @Optional() private readonly metrics?: Metrics,
+    @Optional() private readonly docs?: ErrorDocs,
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -190,7 +195,10 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       this.log(problem, errorId, request.id);
     }
 
-    const envelope = errorEnvelope(problem, errorId, logAddress);
+    const envelope = errorEnvelope(problem, errorId, {
+      requestLogUrl: logAddress,
+      docUrl: this.docs?.urlOf(problem.code, linkOrigin(request, problem.code)),
+    });
     this.metrics?.errorAnswered(problem.code);
     noteErrorCodeOnSpan(problem.code);
     if (problem.challenge !== undefined) {

@@ -72,12 +72,13 @@ export class ServiceEnvironment {
   readonly PUBLIC_BASE_URL?: string = undefined;
 
   /**
-   * Where partners read docs/errors.md: the request log links each error code to its entry there
-   * (`<ERROR_DOCS_URL>#<anchor>`). Set it to where the docs are published; by default the path of
-   * the page in the service's repository.
+   * Where partners read the error catalogue, when it is published elsewhere than on the gateway:
+   * each error's `doc_url` (in the envelope and the request log) is `<ERROR_DOCS_URL>#<anchor>`.
+   * Unset, it is the gateway's own page, `<PUBLIC_BASE_URL or the request's origin>/reference/errors`.
    */
-  @Matches(/^[^\s#?]{1,500}$/, { message: '$property must be a URL or a path without spaces, # or ?' })
-  readonly ERROR_DOCS_URL: string = 'docs/errors.md';
+  @ValidateIf((env: RawEnvironment) => env.ERROR_DOCS_URL !== undefined)
+  @Matches(/^https?:\/\/[^\s#?]{1,500}$/, { message: '$property must be an absolute http(s) URL without spaces, # or ?' })
+  readonly ERROR_DOCS_URL?: string = undefined;
 
   @IsFlag()
   readonly DOCS_ENABLED: boolean = true;

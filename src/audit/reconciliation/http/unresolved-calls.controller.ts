@@ -21,6 +21,7 @@ export class UnresolvedCallsController {
   @Get()
   @Audited(OPERATION.queryAudit)
   @ApiOperation({
+    operationId: 'listUnresolvedCalls',
     summary: 'Calls whose outcome at the provider is unknown (admin)',
     description:
       'Customer creations and account openings that may have reached the provider without the gateway learning the answer: ' +

@@ -17,14 +17,9 @@ export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
 /** What became of a request: its terminal event's phase, or `no_outcome` while none followed its `attempted` one. */
 export const REQUEST_OUTCOMES = ['succeeded', 'rejected', 'failed', 'unknown', 'no_outcome'] as const;
 
-/** The anchor of an error code's entry in docs/errors.md (`REQUEST.VALIDATION_FAILED` → `request-validation-failed`). */
-export function errorDocAnchor(code: string): string {
-  return code.toLowerCase().replace(/[._]/g, '-');
-}
-
-/** Where a request log's links point: docs/errors.md as the partner reads it (ERROR_DOCS_URL). */
-export abstract class RequestLogLinks {
-  abstract readonly errorDocsUrl: string;
+/** Where a request log's links point: each error code's entry in the error catalogue, as the reader's request reaches it. */
+export interface RequestLogLinks {
+  docUrlOf(code: string): string;
 }
 
 export class RequestLogQueryDto {
@@ -131,7 +126,11 @@ export class RequestErrorDto {
   @ApiPropertyOptional({ nullable: true, type: String, example: 'The provider did not answer in time' })
   readonly message!: string | null;
 
-  @ApiProperty({ description: 'The code’s entry in docs/errors.md: what it means, and what to do.', example: 'docs/errors.md#upstream-timeout' })
+  @ApiProperty({
+    format: 'uri',
+    description: 'The code’s entry in the error catalogue, served by the gateway (or at ERROR_DOCS_URL): what it means, and what to do.',
+    example: 'https://gateway.partner.example/reference/errors#upstream-timeout',
+  })
   readonly doc_url!: string;
 }
 
@@ -247,7 +246,7 @@ export class LoggedRequestDto {
               code: event.errorCode,
               id: event.errorId ?? null,
               message: event.errorMessage ?? null,
-              doc_url: `${links.errorDocsUrl}#${errorDocAnchor(event.errorCode)}`,
+              doc_url: links.docUrlOf(event.errorCode),
             },
       caller: { kind: event.callerKind ?? 'partner', client_id: event.clientId ?? null, client_name: event.clientName ?? null },
       reference: event.reference ?? null,

@@ -1,4 +1,5 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, Param, Query, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthenticatedClient } from '../../../auth/domain/api-client';
 import { CurrentClient, Roles } from '../../../auth/http/auth.decorators';
@@ -7,6 +8,9 @@ import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../../common/
 import { Audited } from '../../../common/http/audited.decorator';
 import { REQUEST_LOG_PATH } from '../../../common/http/request-recorder.port';
 import { RequestLog } from '../domain/request-log.service';
+import { GatewayConfig } from '../../../config/gateway-config';
+import { ERROR_DOCS_PATH, errorDocAnchor } from '../../../common/http/error-docs';
+import { requestOrigin } from '../../../common/http/request-origin';
 import { RequestIdParamDto, RequestLogLinks, RequestLogPageDto, RequestLogQueryDto, RequestTimelineDto } from './request-log.dto';
 
 const DEFAULT_PAGE = 20;
@@ -18,12 +22,19 @@ const DEFAULT_PAGE = 20;
 export class RequestsController {
   constructor(
     private readonly log: RequestLog,
-    private readonly links: RequestLogLinks,
+    private readonly config: GatewayConfig,
   ) {}
+
+  /** The links of a page or a timeline, on the origin the reader's request reached (or PUBLIC_BASE_URL, or ERROR_DOCS_URL). */
+  private linksFor(request: FastifyRequest): RequestLogLinks {
+    const origin = requestOrigin(request);
+    return { docUrlOf: (code) => this.config.errorDocs.urlOf(code, origin) ?? `${ERROR_DOCS_PATH}#${errorDocAnchor(code)}` };
+  }
 
   @Get()
   @Audited(OPERATION.listRequests, { rateLimitPolicy: 'request-log' })
   @ApiOperation({
+    operationId: 'listRequests',
     summary: 'Your requests, and what became of each',
     description:
       'Every request your tenant’s servers and end users made, newest first, a page at a time: how it ended, its error code and id, its provider call. ' +
@@ -34,7 +45,7 @@ export class RequestsController {
   })
   @ApiEnvelopeResponse(200, RequestLogPageDto)
   @ApiErrorResponses(ERRORS.edge, ERRORS.endUser, ERRORS.query, 'AUDIT.INVALID_CURSOR', 'AUDIT.INVALID_RANGE')
-  async list(@Query() query: RequestLogQueryDto, @CurrentClient() client: AuthenticatedClient): Promise<RequestLogPageDto> {
+  async list(@Query() query: RequestLogQueryDto, @CurrentClient() client: AuthenticatedClient, @Req() request: FastifyRequest): Promise<RequestLogPageDto> {
     const listing = await this.log.list(
       {
         tenant: client.tenant,
@@ -51,12 +62,13 @@ export class RequestsController {
       query.limit ?? DEFAULT_PAGE,
       query.cursor,
     );
-    return RequestLogPageDto.from(listing, this.links);
+    return RequestLogPageDto.from(listing, this.linksFor(request));
   }
 
   @Get(':request_id')
   @Audited(OPERATION.readRequest, { rateLimitPolicy: 'request-log' })
   @ApiOperation({
+    operationId: 'getRequest',
     summary: 'One request’s timeline',
     description:
       'The request with this id (its `X-Request-Id`, as `error.request_log_url` names it), if your tenant made it: each audit event in order, each provider attempt, ' +
@@ -64,7 +76,7 @@ export class RequestsController {
   })
   @ApiEnvelopeResponse(200, RequestTimelineDto)
   @ApiErrorResponses(ERRORS.edge, ERRORS.endUser, ERRORS.query, 'REQUEST_LOG.NOT_FOUND')
-  async get(@Param() params: RequestIdParamDto, @CurrentClient() client: AuthenticatedClient): Promise<RequestTimelineDto> {
-    return RequestTimelineDto.fromTimeline(await this.log.timeline(client.tenant, params.request_id), this.links);
+  async get(@Param() params: RequestIdParamDto, @CurrentClient() client: AuthenticatedClient, @Req() request: FastifyRequest): Promise<RequestTimelineDto> {
+    return RequestTimelineDto.fromTimeline(await this.log.timeline(client.tenant, params.request_id), this.linksFor(request));
   }
 }

@@ -20,6 +20,7 @@ export class AuditCheckpointsController {
   @Get()
   @Audited(OPERATION.queryAudit)
   @ApiOperation({
+    operationId: 'listAuditCheckpoints',
     summary: 'The newest signed checkpoints of the audit log (admin)',
     description:
       'Every second, new audit events are bound into a signed hash chain. Each checkpoint names the previous one’s head; ' +

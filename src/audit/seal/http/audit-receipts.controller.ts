@@ -25,6 +25,7 @@ export class AuditReceiptsController {
   @Get(':event_id')
   @Audited(OPERATION.readReceiptProof, { rateLimitPolicy: 'request-log' })
   @ApiOperation({
+    operationId: 'getReceiptProof',
     summary: 'Proof that the audit log holds one of your events',
     description:
       'Once the event is sealed (within seconds): the signed checkpoint and the RFC 9162 inclusion proof of the event in the checkpoint’s Merkle tree, ' +
@@ -57,6 +58,7 @@ export class CheckpointConsistencyController {
   @Get('consistency')
   @Audited(OPERATION.readConsistencyProof, { rateLimitPolicy: 'request-log' })
   @ApiOperation({
+    operationId: 'getConsistencyProof',
     summary: 'Proof that the audit log only grew since a checkpoint you kept',
     description:
       'The RFC 9162 consistency proof between the log’s tree your kept checkpoint (`from`) names and the one a later checkpoint (`to`, the newest by default) names, ' +
@@ -86,6 +88,7 @@ export class AuditKeysController {
   @Header('content-type', 'application/jwk-set+json')
   @Header('cache-control', 'public, max-age=300')
   @ApiOperation({
+    operationId: 'getAuditKeys',
     summary: 'The audit log’s public keys (a JWKS)',
     description:
       'Every key checkpoints were signed with, the current one and the retired ones (RFC 8037 OKP keys, Ed25519; `kid` is a checkpoint’s `key_id`). ' +

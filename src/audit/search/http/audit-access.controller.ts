@@ -18,6 +18,7 @@ export class AuditAccessController {
   @Get()
   @Audited(OPERATION.accessReport)
   @ApiOperation({
+    operationId: 'getAuditAccessReport',
     summary: 'Who looked at what: the access review’s report (compliance)',
     description:
       'Every search of the audit log answered in the period (a refused one showed nothing), by person (a staff member, or an admin token) and by customer: how many, ' +

@@ -26,6 +26,7 @@ export class AuditEventsController {
   @Get()
   @Audited(OPERATION.queryAudit)
   @ApiOperation({
+    operationId: 'listAuditEvents',
     summary: 'Search the audit log (support, compliance)',
     description:
       'Every partner request leaves events here. Filters combine; results are newest first, a page at a time. ' +
@@ -61,7 +62,11 @@ export class AuditEventsController {
 
   @Get(':id')
   @Audited(OPERATION.queryAudit)
-  @ApiOperation({ summary: 'One audit event (support, compliance)', description: 'The event with this id, as listed by the search. Staff say why (`reason`).' })
+  @ApiOperation({
+    operationId: 'getAuditEvent',
+    summary: 'One audit event (support, compliance)',
+    description: 'The event with this id, as listed by the search. Staff say why (`reason`).',
+  })
   @ApiEnvelopeResponse(200, AuditEventResponseDto)
   @ApiErrorResponses(ERRORS.edge, ERRORS.staff, ERRORS.query, 'AUDIT.EVENT_NOT_FOUND')
   async get(@Param() params: AuditEventIdParamDto, @Query() query: AuditEventReadQueryDto): Promise<AuditEventResponseDto> {

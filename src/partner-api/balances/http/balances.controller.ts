@@ -19,6 +19,7 @@ export class BalancesController {
   @Audited(BALANCE_OPERATIONS.read)
   @EndUsers(BALANCE_SCOPES.read)
   @ApiOperation({
+    operationId: 'getBalance',
     summary: 'Read a customer’s balance',
     description: `Only for customers of your tenant, and for an end user only their own; anyone else’s is 404. End users need the \`${BALANCE_SCOPES.read}\` scope.`,
   })

@@ -24,6 +24,7 @@ export class BankAccountsController {
   @Audited(BANK_ACCOUNT_OPERATIONS.open, { receipt: true })
   @EndUsers(BANK_ACCOUNT_SCOPES.open)
   @ApiOperation({
+    operationId: 'openBankAccount',
     summary: 'Open an EUR or GBP bank account',
     description:
       `For a customer of your tenant (an end user: one of their own, with the \`${BANK_ACCOUNT_SCOPES.open}\` scope). Every` +

@@ -30,6 +30,7 @@ export class CustomersController {
   @Audited(CUSTOMER_OPERATIONS.create, { receipt: true })
   @EndUsers(CUSTOMER_SCOPES.create)
   @ApiOperation({
+    operationId: 'createCustomer',
     summary: 'Create a customer',
     description:
       'Creates the customer at the provider; it then belongs to your tenant, and when an end user creates it, to them ' +
@@ -50,6 +51,7 @@ export class CustomersController {
   @HttpCode(200)
   @Audited(CUSTOMER_OPERATIONS.bind, { receipt: true })
   @ApiOperation({
+    operationId: 'assignCustomer',
     summary: 'Give a customer to an end user (partner servers)',
     description:
       'From then on the end user reaches this customer with their own access token (GET /api/v1/me lists it). ' +

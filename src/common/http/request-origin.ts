@@ -1,0 +1,40 @@
+import type { Socket } from 'node:net';
+import type { FastifyRequest } from 'fastify';
+
+/** A host name (labels of letters, digits, `-` and `_`) or an IP literal, and an optional port: what an origin's host may be. */
+const HOST_AND_PORT = /^(?:\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_][A-Za-z0-9_-]{0,62})*\.?)(?::(\d{1,5}))?$/;
+
+export function isHostAndPort(value: string): boolean {
+  const match = HOST_AND_PORT.exec(value);
+  return match !== null && value.length <= 261 && (match[1] === undefined || Number(match[1]) <= 65_535);
+}
+
+/**
+ * The origin the request was sent to, from its validated parts only: the scheme and host (behind
+ * TRUST_PROXY, the ones the proxy forwarded); undefined when either is not an origin's part.
+ */
+export function requestOrigin(request: FastifyRequest): string | undefined {
+  const { protocol, host } = request;
+  if ((protocol !== 'http' && protocol !== 'https') || !isHostAndPort(host)) return undefined;
+  return `${protocol}://${host.toLowerCase()}`;
+}
+
+/**
+ * The origin a connection reached, for a request Node could not read (so no Host to go by): the
+ * address and port it was accepted on. PUBLIC_BASE_URL, when set, is used before it (ErrorDocs).
+ */
+export function originOfConnection(socket: Socket): string | undefined {
+  const { localAddress, localPort } = socket;
+  if (localAddress === undefined || localPort === undefined) return undefined;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(localAddress)?.[1];
+  const host = mapped ?? (localAddress.includes(':') ? `[${localAddress}]` : localAddress);
+  return `http://${host}:${localPort}`;
+}
+
+/**
+ * The origin to link a refused request's documentation on: the one it was sent to, unless its
+ * headers were what was refused (a Host sent twice, say), when the connection's own is used.
+ */
+export function linkOrigin(request: FastifyRequest, code: string): string | undefined {
+  return code === 'REQUEST.MALFORMED' ? originOfConnection(request.raw.socket) : requestOrigin(request);
+}
