@@ -16,6 +16,7 @@ import { AuditReceipts1764921600000 } from './1764921600000-AuditReceipts';
 import { AuditLogTree1765008000000 } from './1765008000000-AuditLogTree';
 import { AuditSearchesApart1765094400000 } from './1765094400000-AuditSearchesApart';
 import { DropSupersededAuditIndexes1765180800000 } from './1765180800000-DropSupersededAuditIndexes';
+import { ApiClientVersion1765267200000 } from './1765267200000-ApiClientVersion';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so the same list works compiled,
@@ -40,4 +41,5 @@ export const MIGRATIONS = [
   AuditLogTree1765008000000,
   AuditSearchesApart1765094400000,
   DropSupersededAuditIndexes1765180800000,
+  ApiClientVersion1765267200000,
 ];

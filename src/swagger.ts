@@ -7,6 +7,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { exampleDocumentExpiry } from './partner-api/bank-accounts/http/open-bank-account.request.dto';
 import { Clock } from './common/domain/clock.port';
+import { API_VERSION_HEADER, API_VERSIONS } from './common/domain/api-versions';
 import { PARTNER_SCOPES } from './partner-api/domain/partner-api.vocabulary';
 import {
   BROWSER_SESSION_SECURITY_SCHEME as SESSION_SCHEME,
@@ -64,6 +65,16 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
         'A web app’s browser session (docs/security.md, "Web apps"): the HttpOnly cookie the gateway sets at login ' +
         '(`GET /api/v1/session/login`), sent by the browser, with the header `X-CSRF: 1` on every request. It acts as the ' +
         'logged-in end user, with the scopes their token grants. Swagger UI cannot send it: use the web app.',
+    })
+    // Every operation may name the API version it is written for (docs/api-contract.md, "Versions").
+    .addGlobalParameters({
+      name: API_VERSION_HEADER,
+      in: 'header',
+      required: false,
+      description:
+        'The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). ' +
+        'Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`.',
+      schema: { type: 'string', enum: [...API_VERSIONS] },
     })
     .addServer('/', 'This gateway')
     .addTag('customers', 'Customers at the provider, owned by the calling client’s tenant')

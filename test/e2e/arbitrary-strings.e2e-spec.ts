@@ -173,7 +173,7 @@ describe('arbitrary strings in every field of every body, query and path', () =>
   });
 
   it('when openapi.json lists an operation with a body, a query or a path parameter, then this suite sends it arbitrary strings', () => {
-    const withInput = operations.filter(({ op }) => op.requestBody || (op.parameters ?? []).length > 0).map(({ key }) => key);
+    const withInput = operations.filter(({ op }) => op.requestBody || (op.parameters ?? []).some((p) => p.in !== 'header')).map(({ key }) => key);
 
     expect(withInput.sort()).toEqual([...Object.keys(bodies), ...Object.keys(forms), ...Object.keys(queries), ...Object.keys(paths)].sort());
   });

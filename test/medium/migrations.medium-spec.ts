@@ -12,6 +12,15 @@ async function tables(dataSource: DataSource): Promise<string[]> {
   return rows.map((r) => r.table_name);
 }
 
+/** Reverts the newest migrations, newest first, down to and including `name`. */
+async function undoThrough(dataSource: DataSource, name: string): Promise<void> {
+  for (;;) {
+    const [newest] = (await dataSource.query('SELECT name FROM schema_migrations ORDER BY id DESC LIMIT 1')) as { name: string }[];
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    if (newest.name === name) return;
+  }
+}
+
 describe('migrations', () => {
   let database: TestDatabase;
   const open: DataSource[] = [];
@@ -159,7 +168,7 @@ describe('migrations', () => {
     it('when an index that replaces them is not there, then it drops nothing and says why', async () => {
       const dataSource = await connect();
       await runMigrations(dataSource);
-      await dataSource.undoLastMigration({ transaction: 'each' });
+      await undoThrough(dataSource, MIGRATION);
       await dataSource.query('DROP INDEX "audit_events_by_customer_idx"');
 
       await expect(runMigrations(dataSource)).rejects.toThrow(/audit_events_by_customer_idx must both be there and valid/);
@@ -171,7 +180,7 @@ describe('migrations', () => {
       const dataSource = await connect();
       await runMigrations(dataSource);
 
-      await dataSource.undoLastMigration({ transaction: 'each' });
+      await undoThrough(dataSource, MIGRATION);
 
       const after = await indexes(dataSource);
       expect({ customer: after.audit_events_customer_idx, reference: after.audit_events_reference_idx }).toEqual({

@@ -1,4 +1,5 @@
 import { runClientsCli } from '../../src/auth/cli/clients.command';
+import { CURRENT_API_VERSION } from '../../src/common/domain/api-versions';
 import { ApiClientsService } from '../../src/auth/domain/api-clients.service';
 import { startTestApp, TestApp } from '../support/app';
 import { waitFor } from '../support/wait-for';
@@ -55,6 +56,15 @@ describe('clients CLI', () => {
     expect(await me(token)).toBe(200);
   });
 
+  it('when a client is created with an API version, then it is pinned to a known one, and an unknown one is refused', async () => {
+    const pinned = await cli('create', '--name', 'pinned-app', '--role', 'partner', '--api-version', '2026-12-01');
+    const unknown = await cli('create', '--name', 'future-app', '--role', 'partner', '--api-version', '2031-01-01');
+
+    expect([pinned.code, JSON.parse(pinned.out[0]).api_version]).toEqual([0, '2026-12-01']);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.err.join('\n')).toContain('api version must be one of 2026-12-01');
+  });
+
   it('when a client is created, used, listed and revoked, then its token works until the revocation', async () => {
     const clients = t.app.get(ApiClientsService);
     const heard = clients.changesHeard;
@@ -64,8 +74,8 @@ describe('clients CLI', () => {
     await waitFor(() => clients.changesHeard > heard, { timeoutMs: 5000, what: 'the creation to be announced' });
     expect(created.out).toHaveLength(1);
     const printed = JSON.parse(created.out[0]) as Record<string, string | null>;
-    expect(Object.keys(printed).sort()).toEqual(['expires_at', 'id', 'name', 'role', 'tenant', 'token']);
-    expect(printed).toMatchObject({ name: 'android-app', role: 'partner', tenant: 'acme', expires_at: null });
+    expect(Object.keys(printed).sort()).toEqual(['api_version', 'expires_at', 'id', 'name', 'role', 'tenant', 'token']);
+    expect(printed).toMatchObject({ name: 'android-app', role: 'partner', tenant: 'acme', expires_at: null, api_version: CURRENT_API_VERSION });
     const token = printed.token!;
     expect(await me(token)).toBe(200);
     expect(clients.rememberedCount).toBeGreaterThan(0);

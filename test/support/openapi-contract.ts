@@ -105,7 +105,7 @@ export class OpenApiContract {
    * says integer or number, as a generated client sends one), the required ones present, and the
    * JSON body of the schema.
    */
-  requestProblems(method: string, pathAndQuery: string, body?: unknown): string[] {
+  requestProblems(method: string, pathAndQuery: string, body?: unknown, headers: Record<string, string> = {}): string[] {
     const [bare, query = ''] = pathAndQuery.split('?');
     const found = this.templates.find((candidate) => candidate.method === method.toLowerCase() && candidate.pattern.test(bare));
     if (!found) return ['no such operation in the document'];
@@ -125,6 +125,12 @@ export class OpenApiContract {
       if (!validate(numeric ? Number(text) : text)) problems.push(`${name} ${validate.errors?.[0]?.message ?? ''}`);
     }
     for (const { parameter } of parameters) if (parameter.required && !sent.has(parameter.name)) problems.push(`${parameter.name} is required`);
+    (operation.parameters ?? []).forEach((parameter, index) => {
+      if (parameter.in !== 'header') return;
+      const value = Object.entries(headers).find(([name]) => name.toLowerCase() === parameter.name.toLowerCase())?.[1];
+      const validate = this.schemaAt('paths', found.template, found.method, 'parameters', String(index), 'schema');
+      if (value !== undefined && !validate(value)) problems.push(`${parameter.name} ${validate.errors?.[0]?.message ?? ''}`);
+    });
     if (body !== undefined) {
       const validate = this.schemaAt('paths', found.template, found.method, 'requestBody', 'content', 'application/json', 'schema');
       if (!validate(body)) problems.push(...(validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''}`));

@@ -619,6 +619,12 @@ export interface components {
              * @example null
              */
             revoked_at: string | null;
+            /**
+             * @description The API version its requests are answered under when they name none in `Gateway-Version`.
+             * @example 2026-12-01
+             * @enum {string}
+             */
+            api_version: "2026-12-01";
         };
         EndUserProfile: {
             /**
@@ -1802,7 +1808,10 @@ export interface operations {
     listApiClients: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path?: never;
             cookie?: never;
         };
@@ -2283,7 +2292,10 @@ export interface operations {
     getCaller: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path?: never;
             cookie?: never;
         };
@@ -2723,7 +2735,10 @@ export interface operations {
     getSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path?: never;
             cookie?: never;
         };
@@ -3207,7 +3222,10 @@ export interface operations {
                 /** @description Where the browser goes once logged in: a path on this service, or a URL on an allowed origin (CORS_ORIGINS). */
                 return_to?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path?: never;
             cookie?: never;
         };
@@ -3645,7 +3663,10 @@ export interface operations {
                 code?: string;
                 state: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path?: never;
             cookie?: never;
         };
@@ -4073,7 +4094,10 @@ export interface operations {
     endSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path?: never;
             cookie?: never;
         };
@@ -4646,7 +4670,10 @@ export interface operations {
     backchannelLogout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path?: never;
             cookie?: never;
         };
@@ -5095,7 +5122,10 @@ export interface operations {
                 /** @description Their issuer, when the service trusts more than one (OIDC_ISSUERS). */
                 end_user_issuer?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path?: never;
             cookie?: never;
         };
@@ -5582,7 +5612,10 @@ export interface operations {
     endEndUserSessions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path?: never;
             cookie?: never;
         };
@@ -6114,7 +6147,10 @@ export interface operations {
     createCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path?: never;
             cookie?: never;
         };
@@ -6859,7 +6895,10 @@ export interface operations {
     assignCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path: {
                 /** @description A customer created through this service (or linked to your tenant). */
                 customer_id: string;
@@ -7478,7 +7517,10 @@ export interface operations {
     getBalance: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path: {
                 /** @description A customer created through this service (or linked to your tenant). */
                 customer_id: string;
@@ -8091,7 +8133,10 @@ export interface operations {
     openBankAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path?: never;
             cookie?: never;
         };
@@ -8836,7 +8881,10 @@ export interface operations {
     getLiveness: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path?: never;
             cookie?: never;
         };
@@ -8866,7 +8914,10 @@ export interface operations {
     getReadiness: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path?: never;
             cookie?: never;
         };
@@ -8937,7 +8988,10 @@ export interface operations {
     getHealthDetails: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path?: never;
             cookie?: never;
         };
@@ -9093,7 +9147,10 @@ export interface operations {
                 /** @description How many of the newest checkpoints. */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path?: never;
             cookie?: never;
         };
@@ -9580,7 +9637,10 @@ export interface operations {
     getReceiptProof: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path: {
                 /** @description An audit event of one of your requests: `events[].id` in its timeline (`GET /api/v1/requests/{request_id}`). */
                 event_id: string;
@@ -10135,7 +10195,10 @@ export interface operations {
                 /** @description A later checkpoint (its `seq`); the newest when left out. */
                 to?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path?: never;
             cookie?: never;
         };
@@ -10663,7 +10726,10 @@ export interface operations {
     getAuditKeys: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path?: never;
             cookie?: never;
         };
@@ -10727,7 +10793,10 @@ export interface operations {
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path?: never;
             cookie?: never;
         };
@@ -11217,7 +11286,10 @@ export interface operations {
                 /** @description Why you are looking: a ticket id or a few words (3-200 characters). Required of staff. */
                 reason?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path: {
                 /** @description The event’s id. */
                 id: string;
@@ -11753,7 +11825,10 @@ export interface operations {
                 /** @description The period’s end (exclusive); at most 366 days after `from`. */
                 to: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path?: never;
             cookie?: never;
         };
@@ -12263,7 +12338,10 @@ export interface operations {
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path?: never;
             cookie?: never;
         };
@@ -12750,7 +12828,10 @@ export interface operations {
     getRequest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path: {
                 /** @description The request’s id: its `X-Request-Id` (yours when you sent a sane one, else the service’s UUID). The example is the demo customer’s creation, in sandbox mode. */
                 request_id: string;
@@ -13290,7 +13371,10 @@ export interface operations {
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
             path?: never;
             cookie?: never;
         };

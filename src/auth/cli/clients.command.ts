@@ -7,8 +7,10 @@ import { apiClientsServiceFor, withApiClientsAsOwner } from '../persistence/api-
 
 const USAGE = `Usage: npm run clients -- <command> [options]
 
-  create --name NAME --role partner|admin [--tenant T] [--expires-at ISO-8601]
-         Prints {"id","name","role","tenant","token","expires_at"}: the only time the token is shown.
+  create --name NAME --role partner|admin [--tenant T] [--expires-at ISO-8601] [--api-version DATE]
+         Prints {"id","name","role","tenant","token","expires_at","api_version"}: the only time the
+         token is shown. --api-version pins the API version its requests are answered under when
+         they name none (docs/api-contract.md, "Versions"); the current one by default.
          An admin token is break-glass (automation and emergencies; staff sign in at the company's
          provider): without --expires-at it expires after ADMIN_TOKEN_DEFAULT_TTL_HOURS (8), every
          request it makes is marked in the audit log, and the GatewayBreakGlassUsed alert fires.
@@ -36,7 +38,13 @@ function parseExpiry(value: string | undefined): Date | null {
 const create: Command = async (args, { database, config, io }) => {
   const { values } = parseArgs({
     args,
-    options: { name: { type: 'string' }, role: { type: 'string' }, tenant: { type: 'string' }, 'expires-at': { type: 'string' } },
+    options: {
+      name: { type: 'string' },
+      role: { type: 'string' },
+      tenant: { type: 'string' },
+      'expires-at': { type: 'string' },
+      'api-version': { type: 'string' },
+    },
     strict: true,
   });
   if (!values.name) throw new UsageError('--name is required');
@@ -47,10 +55,24 @@ const create: Command = async (args, { database, config, io }) => {
   const expiresAt =
     parseExpiry(values['expires-at']) ?? (values.role === 'admin' ? new Date(Date.now() + config.ADMIN_TOKEN_DEFAULT_TTL_HOURS * 3_600_000) : null);
   const { client, token } = await withApiClientsAsOwner(database.handle, (clients) =>
-    clients.create({ name: values.name!, role: values.role as ClientRole, tenant: values.tenant ?? config.DEFAULT_TENANT, expiresAt }),
+    clients.create({
+      name: values.name!,
+      role: values.role as ClientRole,
+      tenant: values.tenant ?? config.DEFAULT_TENANT,
+      expiresAt,
+      apiVersion: values['api-version'],
+    }),
   );
   io.out(
-    JSON.stringify({ id: client.id, name: client.name, role: client.role, tenant: client.tenant, token, expires_at: client.expiresAt?.toISOString() ?? null }),
+    JSON.stringify({
+      id: client.id,
+      name: client.name,
+      role: client.role,
+      tenant: client.tenant,
+      token,
+      expires_at: client.expiresAt?.toISOString() ?? null,
+      api_version: client.apiVersion,
+    }),
   );
   return 0;
 };

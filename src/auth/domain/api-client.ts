@@ -1,3 +1,4 @@
+import type { ApiVersion } from '../../common/domain/api-versions';
 import { ClientRole, END_USER_NAME, RecordedClient } from '../../common/domain/request-record';
 
 export interface ApiClient {
@@ -8,6 +9,8 @@ export interface ApiClient {
   readonly createdAt: Date;
   readonly expiresAt: Date | null;
   readonly revokedAt: Date | null;
+  /** The API version its requests are answered under when they name none. */
+  readonly apiVersion: ApiVersion;
 }
 
 /**
@@ -26,13 +29,15 @@ export interface EndUserProfile {
  * The caller of a request, once its credentials have been accepted: the record's client (noteClient
  * copies the record's fields, and nothing else), and for an end user their profile.
  */
-export type AuthenticatedClient = RecordedClient & { readonly profile?: EndUserProfile };
+export type AuthenticatedClient = RecordedClient & { readonly profile?: EndUserProfile; readonly apiVersion?: ApiVersion };
 
 export interface NewApiClient {
   readonly name: string;
   readonly role: ClientRole;
   readonly tenant: string;
   readonly expiresAt: Date | null;
+  /** The API version to pin it to; the current one when not said. */
+  readonly apiVersion?: string;
 }
 
 /** An end user as a caller: known by their pseudonym, named as every end user is, with their token's scopes. */

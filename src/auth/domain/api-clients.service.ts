@@ -1,3 +1,4 @@
+import { API_VERSIONS, CURRENT_API_VERSION, isApiVersion } from '../../common/domain/api-versions';
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../../common/domain/clock.port';
@@ -65,6 +66,8 @@ export class ApiClientsService {
     if (!CLIENT_ROLES.includes(request.role)) {
       throw new InvalidApiClient(`role must be one of ${CLIENT_ROLES.join(', ')}`);
     }
+    const apiVersion = request.apiVersion ?? CURRENT_API_VERSION;
+    if (!isApiVersion(apiVersion)) throw new InvalidApiClient(`api version must be one of ${API_VERSIONS.join(', ')}`);
     const now = this.clock.now();
     if (request.expiresAt && request.expiresAt.getTime() <= now.getTime()) {
       throw new InvalidApiClient('expires_at must be in the future');
@@ -78,6 +81,7 @@ export class ApiClientsService {
       createdAt: now,
       expiresAt: request.expiresAt,
       revokedAt: null,
+      apiVersion,
     };
     await this.store.insert({ ...client, tokenHash: hashClientToken(token) });
     return { client, token };
@@ -96,7 +100,7 @@ export class ApiClientsService {
     if (!found || !sameHash(found.tokenHash, hash)) throw new InvalidToken();
     if (found.revokedAt && found.revokedAt.getTime() <= now) throw new InvalidToken();
     if (found.expiresAt && found.expiresAt.getTime() <= now) throw new InvalidToken();
-    return { id: found.id, name: found.name, role: found.role, tenant: found.tenant };
+    return { id: found.id, name: found.name, role: found.role, tenant: found.tenant, apiVersion: found.apiVersion };
   }
 
   /** What `memory` holds for `hash`, trusted only while the change feed is live and for REMEMBER_CLIENT_MS. */

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { ApiClient } from '../domain/api-client';
 import { CLIENT_ROLES } from '../../common/domain/request-record';
+import { API_VERSIONS, CURRENT_API_VERSION } from '../../common/domain/api-versions';
 
 @ApiSchema({ name: 'ApiClient' })
 export class ApiClientResponseDto {
@@ -25,6 +26,13 @@ export class ApiClientResponseDto {
   @ApiProperty({ format: 'date-time', nullable: true, type: String, example: null })
   readonly revoked_at!: string | null;
 
+  @ApiProperty({
+    enum: API_VERSIONS,
+    example: CURRENT_API_VERSION,
+    description: 'The API version its requests are answered under when they name none in `Gateway-Version`.',
+  })
+  readonly api_version!: string;
+
   static fromClient(client: ApiClient): ApiClientResponseDto {
     return {
       id: client.id,
@@ -34,6 +42,7 @@ export class ApiClientResponseDto {
       created_at: client.createdAt.toISOString(),
       expires_at: client.expiresAt?.toISOString() ?? null,
       revoked_at: client.revokedAt?.toISOString() ?? null,
+      api_version: client.apiVersion,
     };
   }
 }

@@ -2,6 +2,7 @@ import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 't
 
 @Entity({ name: 'api_clients' })
 @Check('api_clients_role_check', `"role" IN ('partner', 'admin')`)
+@Check('api_clients_api_version_check', `"api_version" ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'`)
 @Index('api_clients_active_name_key', ['name'], { unique: true, where: 'revoked_at IS NULL' })
 export class ApiClientEntity {
   @PrimaryColumn({ type: 'uuid' })
@@ -29,4 +30,8 @@ export class ApiClientEntity {
 
   @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
   revokedAt!: Date | null;
+
+  /** The API version its requests are answered under when they name none (docs/api-contract.md, "Versions"). */
+  @Column({ name: 'api_version', type: 'varchar', length: 10, default: '2026-12-01' })
+  apiVersion!: string;
 }

@@ -1,3 +1,4 @@
+import { CURRENT_API_VERSION, isApiVersion } from '../../common/domain/api-versions';
 import { ApiClient } from '../domain/api-client';
 import { StoredApiClient } from '../domain/api-client-store.port';
 import { ApiClientEntity } from './api-client.entity';
@@ -12,6 +13,8 @@ export class ApiClientMapper {
       createdAt: row.createdAt,
       expiresAt: row.expiresAt,
       revokedAt: row.revokedAt,
+      // A version this build no longer knows (a rollback after a newer one pinned it) is answered as the newest it knows.
+      apiVersion: isApiVersion(row.apiVersion) ? row.apiVersion : CURRENT_API_VERSION,
     };
   }
 

@@ -6,6 +6,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, Optional 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, FieldProblem } from '../domain/domain-error';
 import { ErrorKind } from '../domain/error-codes';
+import { API_VERSION_HEADER, CURRENT_API_VERSION } from '../domain/api-versions';
 import { ERROR_MESSAGES } from '../domain/error-messages';
 import { ERROR_CODES, ErrorCode } from '../domain/error-codes';
 import { asFailureAnswer } from './answer';
@@ -211,6 +212,8 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     if (problem.retryAfterSeconds !== undefined) {
       void reply.header('retry-after', String(Math.max(1, Math.ceil(problem.retryAfterSeconds))));
     }
+    // A refusal before the access guard chose the version (no route, an edge refusal, a bad Gateway-Version): the current one.
+    if (!reply.hasHeader(API_VERSION_HEADER)) void reply.header(API_VERSION_HEADER, CURRENT_API_VERSION);
     void reply.status(problem.status).header('content-type', 'application/json; charset=utf-8').send(asFailureAnswer(envelope));
   }
 
