@@ -15,7 +15,7 @@ async function tables(dataSource: DataSource): Promise<string[]> {
 /** Reverts the newest migrations, newest first, down to and including `name`. */
 async function undoThrough(dataSource: DataSource, name: string): Promise<void> {
   for (;;) {
-    const [newest] = (await dataSource.query('SELECT name FROM schema_migrations ORDER BY id DESC LIMIT 1')) as { name: string }[];
+    const [newest] = await dataSource.query<{ name: string }[]>('SELECT name FROM schema_migrations ORDER BY id DESC LIMIT 1');
     await dataSource.undoLastMigration({ transaction: 'each' });
     if (newest.name === name) return;
   }
