@@ -36,7 +36,8 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
       description:
         'A partner’s or an admin’s client token, pasted as it is (`pgw_…`, without `Bearer`): one of the two that `npm start` prints ' +
         'at its first start (DEVELOPMENT CLIENT TOKENS), or one made by `npm run clients -- create`. Partner operations need the ' +
-        'partner’s, the audit log and the clients the admin’s.',
+        'partner’s, the audit log and the clients the admin’s. A staff member’s access token may be pasted here too ' +
+        '(`npm run -s users -- token --staff --user sam` in sandbox mode), or signed in for under `staff`.',
     })
     .addSecurity(END_USER_SCHEME, {
       type: 'openIdConnect',

@@ -37,7 +37,7 @@ export function devTokensBanner(
     ...(demoCustomerId
       ? [`  Demo customer: ${demoCustomerId}`, `  curl -H "Authorization: Bearer ${tokens.partner}" ${baseUrl}/api/v1/customers/${demoCustomerId}/balance`]
       : []),
-    `  Swagger UI: ${baseUrl}/docs  (Authorize: partner token for customers and accounts, admin token for audit events)`,
+    `  Swagger UI: ${baseUrl}/docs  (Authorize → bearer: the partner token for customers and accounts, the admin token for audit events)`,
     '  More tokens: npm run clients -- create --name NAME --role partner|admin',
     ...(devIssuer
       ? [
@@ -52,9 +52,10 @@ export function devTokensBanner(
       ? [
           '',
           `  Staff (development staff provider at ${staffIssuer}): sam (support), casey (compliance), oli (operator),`,
-          '  pat (every role, no second factor); password = the name. A staff token for Swagger UI or curl:',
+          '  pat (every role, no second factor); password = the name. A staff token for Swagger UI (Authorize → staff) or curl;',
+          '  every search says why (reason, a ticket id):',
           '    STAFF=$(npm run -s users -- token --staff --user sam)',
-          `    curl -H "Authorization: Bearer $STAFF" "${baseUrl}/api/v1/audit-events?limit=5"`,
+          `    curl -H "Authorization: Bearer $STAFF" "${baseUrl}/api/v1/audit-events?limit=5&reason=SUP-1234"`,
         ]
       : []),
     ...(webAppUrl ? ['', `  A web app with the gateway's browser session (no token in the browser): ${webAppUrl}  (log in as demo / demo)`] : []),

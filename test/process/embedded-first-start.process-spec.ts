@@ -152,7 +152,7 @@ describe('first start with embedded defaults (one new user, step by step)', () =
 
     expect(service!.output()).toContain(`Demo customer: ${demo}`);
     expect(served.paths['/api/v1/customers/{customer_id}/balance'].get.parameters?.find((p) => p.name === 'customer_id')?.example).toBe(demo);
-    expect(served.components.schemas.OpenBankAccountRequestDto.properties.customer_id.example).toBe(demo);
+    expect(served.components.schemas.OpenBankAccountRequest.properties.customer_id.example).toBe(demo);
     expect((await fetch(`${base}/api/v1/customers/${demo}/balance`, { headers: { authorization: `Bearer ${partner}` } })).status).toBe(200);
     const made = await fetch(`${base}/api/v1/customers`, {
       method: 'POST',
@@ -260,7 +260,7 @@ describe('first start with embedded defaults (one new user, step by step)', () =
 
     expect(service.output()).not.toContain('DEVELOPMENT CLIENT TOKENS');
     expect([await balanceOf(demo), await balanceOf(madeBeforeRestart)]).toEqual([200, 200]);
-    expect(served.components.schemas.OpenBankAccountRequestDto.properties.customer_id.example).toBe(demo);
+    expect(served.components.schemas.OpenBankAccountRequest.properties.customer_id.example).toBe(demo);
     service.child.kill('SIGINT');
     expect(await service.exited).toBe(0);
   }, 120_000);

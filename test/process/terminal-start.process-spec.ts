@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { cleanEnv, clusterPid, removeDataDir, scratchDataDir, startInTerminal, Started, waitForOutput } from '../support/processes';
 
 function isRunning(pid: number): boolean {
@@ -11,6 +13,7 @@ function isRunning(pid: number): boolean {
 }
 
 const MAIN = join(process.cwd(), 'dist', 'dev', 'main.js');
+const run = promisify(execFile);
 // Colours and the terminal's own control sequences, as a person never sees them.
 const CONTROL = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]|\\r`, 'g');
 
@@ -47,6 +50,29 @@ describe('the first start at a terminal', () => {
     expect(banner).toBeLessThan(15);
     expect(lines.some((line) => line.includes('Mapped {'))).toBe(false);
   }, 180_000);
+
+  it('when every command the tokens’ block prints is run as printed, in order, then each curl is answered 2xx', async () => {
+    const block = service!.output().replace(CONTROL, '').split('DEVELOPMENT CLIENT TOKENS')[1].split('\n');
+    const commands = block.map((line) => line.trim()).filter((line) => line.startsWith('curl ') || /^[A-Z]+=\$\(npm run /.test(line));
+    // The shell a person runs them in reads the same settings as the service (.env): here, the ports it was given.
+    const port = (what: string) => new URL(/(http:\/\/127\.0\.0\.1:\d+)/.exec(block.find((line) => line.includes(what))!)![1]).port;
+    const env = cleanEnv({
+      DATA_DIR: dataDir,
+      DEV_OIDC_PORT: port('development OpenID provider at'),
+      DEV_STAFF_OIDC_PORT: port('development staff provider at'),
+    });
+    const script = ['set -euo pipefail', ...commands.flatMap((command) => [command, ...(command.startsWith('curl ') ? ['echo'] : [])])].join('\n');
+
+    const { stdout } = await run('bash', ['-c', script], { cwd: process.cwd(), env });
+    const statuses = stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => (JSON.parse(line) as { status: number }).status);
+
+    expect(commands.filter((command) => command.startsWith('curl ')).length).toBe(4);
+    expect(commands.some((command) => command.includes('audit-events') && command.includes('reason='))).toBe(true);
+    expect(statuses).toEqual([200, 200, 200, 200]);
+  }, 120_000);
 
   it('when Ctrl-C is pressed (SIGINT to the whole foreground process group), then the service seals, stops its PostgreSQL and exits 0, quietly', async () => {
     const postgres = clusterPid(dataDir)!;
