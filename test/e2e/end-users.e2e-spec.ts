@@ -174,6 +174,7 @@ describe('end users of the partner’s OpenID provider', () => {
       code: 'AUTH.INVALID_TOKEN',
       details: 'The token is invalid or expired',
       message: 'The supplied token is invalid or expired',
+      doc_url: `${t.baseUrl}/reference/errors#auth-invalid-token`,
     });
     expect(answer.headers.get('www-authenticate')).toBe('Bearer realm="partner-gateway", error="invalid_token"');
     const [event] = await t.asOwner<{ operation: string; caller_kind: string | null }>('SELECT operation, caller_kind FROM audit_events WHERE error_id = $1', [

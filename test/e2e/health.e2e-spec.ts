@@ -76,7 +76,13 @@ describe('readiness: the verdict for anyone, the details for an admin', () => {
       status: 503,
       message: 'Service Unavailable',
       data: null,
-      error: { id: expect.any(String), code: 'SERVICE.NOT_READY', message: 'The service is not ready', details: expect.any(String) },
+      error: {
+        id: expect.any(String),
+        code: 'SERVICE.NOT_READY',
+        message: 'The service is not ready',
+        details: expect.any(String),
+        doc_url: `${t.baseUrl}/reference/errors#service-not-ready`,
+      },
     });
     expect(JSON.stringify(down.body)).not.toMatch(ANY_DETAIL);
     expect(down.body.error!.details).toContain('/health/details');

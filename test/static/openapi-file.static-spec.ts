@@ -35,6 +35,18 @@ describe('openapi.json', () => {
     expect(file.components?.securitySchemes?.['browser-session']).toBeDefined();
   });
 
+  it('when a generator names its types and functions, then it takes the API’s own words, never the service’s class names', () => {
+    const file = JSON.parse(readFileSync(CHECKED_IN, 'utf8')) as OpenAPIObject;
+    const operationIds = Object.values(file.paths).flatMap((operations) =>
+      Object.values(operations as Record<string, { operationId?: string }>).map((o) => o.operationId),
+    );
+
+    expect(file.openapi).toBe('3.1.0');
+    expect(Object.keys(file.components?.schemas ?? {}).filter((name) => /(Dto|Schema)$/.test(name))).toEqual([]);
+    expect(operationIds.filter((id) => id === undefined || !/^[a-z][A-Za-z]+$/.test(id) || id.includes('Controller'))).toEqual([]);
+    expect(new Set(operationIds).size).toBe(operationIds.length);
+  });
+
   it('when the security scheme is read, then it says the tokens are opaque client tokens, not JWTs', () => {
     const file = JSON.parse(readFileSync(CHECKED_IN, 'utf8')) as OpenAPIObject;
 
