@@ -24,9 +24,7 @@ function expectProviderUnauthorizedEnvelope(
   expect(Object.keys(body.error).sort()).toEqual(['code', 'details', 'doc_url', 'id', 'message']);
   expect(body.error.id).toMatch(UUID);
   expect(body.error.code).toBe(expected.code);
-  expect(body.error.doc_url).toMatch(
-    new RegExp(`^http://127\\.0\\.0\\.1:\\d+/reference/errors#${(expected.code as string).toLowerCase().replace(/[._]/g, '-')}$`),
-  );
+  expect(body.error.doc_url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/reference/errors#${expected.code.toLowerCase().replace(/[._]/g, '-')}$`));
   if (expected.details !== undefined) expect(body.error.details).toBe(expected.details);
   expect(body.error.message).toBe(
     expected.code === 'AUTH.INVALID_TOKEN' ? 'The supplied token is invalid or expired' : 'The request carries no token this service can read',
