@@ -83,9 +83,17 @@ export function loadReferencePages(docsDirectory = join(process.cwd(), 'docs')):
 /** The pages' stylesheet: served from the gateway's own origin, as its Content-Security-Policy allows. */
 export const REFERENCE_STYLESHEET = `body { font: 16px/1.5 system-ui, sans-serif; margin: 0 auto; max-width: 72rem; padding: 1rem; color: #1a1a1a; }
 nav { margin-bottom: 1.5rem; font-size: 0.9rem; }
-table { border-collapse: collapse; display: block; overflow-x: auto; }
+a { color: #0645ad; }
+table { border-collapse: collapse; }
 th, td { border: 1px solid #ccc; padding: 0.35rem 0.5rem; text-align: left; vertical-align: top; }
-code { background: #f3f3f3; padding: 0 0.2rem; border-radius: 3px; }
+code { background: #f3f3f3; padding: 0 0.2rem; border-radius: 3px; overflow-wrap: anywhere; }
 pre { background: #f3f3f3; padding: 0.75rem; overflow-x: auto; }
-:target { background: #fff4c2; }
+[id] { scroll-margin-top: 0.5rem; }
+tr:has(:target), h1:target, h2:target, h3:target { background: #fff4c2; }
+@media (max-width: 40rem) {
+  table, tbody, tr, td { display: block; }
+  thead { display: none; }
+  tr { border-bottom: 1px solid #ccc; padding: 0.5rem 0; }
+  td { border: none; padding: 0.15rem 0; }
+}
 `;

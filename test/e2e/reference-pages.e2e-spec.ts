@@ -1,4 +1,7 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { startTestApp, TestApp } from '../support/app';
+import { launchChromium } from '../support/browser';
 import { buildCustomerRequest } from '../support/builders';
 import { callApi } from '../support/http';
 import { rawExchange } from '../support/raw-http';
@@ -84,6 +87,40 @@ describe('the reference pages and error.doc_url', () => {
       expect({ link, ...(await follow(`${t.baseUrl}${link}`)) }).toMatchObject({ link, anchored: true });
     expect([missing.status, missing.body.error?.code]).toEqual([404, 'ROUTE.NOT_FOUND']);
     expect((await fetch(`${t.baseUrl}/reference/reference.css`)).headers.get('content-type')).toBe('text/css; charset=utf-8');
+  });
+});
+
+describe('a doc_url in a real browser', () => {
+  it('when Chromium opens a refusal’s doc_url on a phone’s width, then the code’s row is in view and marked, under the strict CSP', async () => {
+    const t = await startTestApp();
+    const browser = await launchChromium();
+    try {
+      const refused = await callApi(t.baseUrl, 'GET', `/api/v1/customers/not-a-uuid/balance`, { token: await t.createClient('partner') });
+      const docUrl = (refused.body.error as { doc_url: string }).doc_url;
+      const page = await browser.newPage({ viewport: { width: 375, height: 740 } });
+      const refusedByPolicy: string[] = [];
+      page.on('console', (message) => {
+        if (/Content Security Policy/i.test(message.text())) refusedByPolicy.push(message.text());
+      });
+
+      const answer = await page.goto(docUrl);
+      const row = page.locator('#request-validation-failed');
+      const inView = await row.evaluate((anchor) => {
+        const box = anchor.closest('tr')!.getBoundingClientRect();
+        return box.bottom > 0 && box.top < window.innerHeight;
+      });
+      const marked = await row.evaluate(
+        (anchor) => anchor.matches(':target') && getComputedStyle(anchor.closest('tr')!).backgroundColor === 'rgb(255, 244, 194)',
+      );
+      const styled = await page.evaluate(() => getComputedStyle(document.body).maxWidth);
+      mkdirSync(join(process.cwd(), 'test-output'), { recursive: true });
+      await page.screenshot({ path: join(process.cwd(), 'test-output', 'reference-errors-375.png') });
+
+      expect([answer?.status(), inView, marked, styled, refusedByPolicy]).toEqual([200, true, true, '1152px', []]);
+    } finally {
+      await browser.close();
+      await t.close();
+    }
   });
 });
 
