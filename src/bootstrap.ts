@@ -15,6 +15,7 @@ import { rememberValidationRules, resolveConstraintsFrom } from './common/http/v
 import { Drain } from './common/runtime/drain';
 import { createRequestLogDestination, createServiceLogger, ServiceLogger } from './common/runtime/logging';
 import { GatewayConfig } from './config/gateway-config';
+import { API_VERSION_HEADER } from './common/domain/api-versions';
 import { trustProxyOption } from './config/trusted-proxies';
 import { DatabaseUrls } from './database/database-roles';
 import { edgeStages } from './edge.pipeline';
@@ -104,9 +105,10 @@ function useCors(app: NestFastifyApplication, origins: readonly string[]): void 
     methods: ['GET', 'POST'],
     // A web app on an allowed origin sends the session cookie (credentials) with the anti-forgery header.
     credentials: true,
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'DPoP', 'X-CSRF'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'DPoP', 'X-CSRF', API_VERSION_HEADER],
     exposedHeaders: [
       'X-Request-Id',
+      API_VERSION_HEADER,
       'Retry-After',
       'Idempotent-Replayed',
       'Audit-Receipt',

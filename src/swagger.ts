@@ -91,7 +91,29 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
     .addTag('session', 'A web app’s browser session: login through the partner’s OpenID provider, an HttpOnly cookie, logout (docs/security.md, "Web apps")')
     .addTag('health', 'Liveness and readiness probes')
     .build();
-  return withStrictInput(withPublicOperations(SwaggerModule.createDocument(app, config)));
+  return withVersionHeader(withStrictInput(withPublicOperations(SwaggerModule.createDocument(app, config))));
+}
+
+/** Every answer names the version it was answered under: a response header, declared once and named by each response. */
+function withVersionHeader(document: OpenAPIObject): OpenAPIObject {
+  document.components = {
+    ...document.components,
+    headers: {
+      ...document.components?.headers,
+      [API_VERSION_HEADER]: {
+        description: 'The API version this answer was given under (docs/api-contract.md, "Versions").',
+        schema: { type: 'string', enum: [...API_VERSIONS] },
+      },
+    },
+  };
+  for (const operations of Object.values(document.paths)) {
+    for (const operation of Object.values(operations as Record<string, { responses?: Record<string, { headers?: Record<string, unknown> }> }>)) {
+      for (const response of Object.values(operation.responses ?? {})) {
+        response.headers = { ...response.headers, [API_VERSION_HEADER]: { $ref: `#/components/headers/${API_VERSION_HEADER}` } };
+      }
+    }
+  }
+  return document;
 }
 
 type Operation = {

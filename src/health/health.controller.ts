@@ -40,6 +40,7 @@ export class HealthController {
     summary: 'Liveness: the process answers',
     description: 'For the orchestrator’s liveness probe; no dependency is checked. Never rate limited.',
   })
+  @ApiErrorResponses(ERRORS.probe)
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
@@ -57,7 +58,7 @@ export class HealthController {
     description:
       'For the load balancer. 503 while PostgreSQL does not answer or while the instance drains for shutdown. The answer is the verdict alone, for anyone: what each check found (the provider circuit, the audit log’s protection, the audit sealer) is for an admin, at `GET /health/details`. Never rate limited.',
   })
-  @ApiErrorResponses('SERVICE.NOT_READY')
+  @ApiErrorResponses(ERRORS.probe, 'SERVICE.NOT_READY')
   async ready(): Promise<{ status: 'ok' }> {
     try {
       // Shutting down: the load balancer stops sending new requests while those in flight finish.

@@ -45,6 +45,10 @@ describe('Security headers and CORS', () => {
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe('https://admin.example.com');
     expect(response.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
+    // A browser app may name its API version and read the one it was answered under.
+    expect(response.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('gateway-version');
+    const answered = await fetch(`${sut.baseUrl}/health/live`, { headers: { origin: 'https://admin.example.com' } });
+    expect(answered.headers.get('access-control-expose-headers')?.toLowerCase()).toContain('gateway-version');
   });
 
   it('when an unlisted origin calls, then no CORS header allows it', async () => {

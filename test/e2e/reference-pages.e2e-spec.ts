@@ -33,7 +33,7 @@ describe('the reference pages and error.doc_url', () => {
   it('when a request is refused, then its envelope’s doc_url is an absolute link to the code’s entry, which opens as HTML', async () => {
     const refused = await callApi(t.baseUrl, 'POST', '/api/v1/customers', { token: partner, body: buildCustomerRequest({ email: 'no' }) });
 
-    const docUrl = (refused.body.error as { doc_url?: string }).doc_url!;
+    const docUrl = refused.body.error!.doc_url!;
 
     expect(docUrl).toBe(`${t.baseUrl}/reference/errors#request-validation-failed`);
     expect(await follow(docUrl)).toEqual({ status: 200, type: 'text/html; charset=utf-8', anchored: true });
@@ -54,21 +54,17 @@ describe('the reference pages and error.doc_url', () => {
     expect(await follow(docUrl)).toEqual({ status: 200, type: 'text/html; charset=utf-8', anchored: true });
   });
 
-  it('when any code is refused, even before routing or on a path nothing serves, then it links its own entry', async () => {
+  it('when any code is refused, even before routing or on a path nothing serves, then it links its own entry; a refusal of the request’s own headers links nowhere but a configured origin', async () => {
     const unknown = await callApi(t.baseUrl, 'GET', '/api/v1/nothing-here', { token: partner });
     const unauthenticated = await callApi(t.baseUrl, 'GET', '/api/v1/me');
-    const malformed = await rawExchange(t.baseUrl, 'GET /health/live HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n');
+    const malformed = await rawExchange(t.baseUrl, 'GET /health/live HTTP/1.1\r\nHost: evil.example\r\nHost: b\r\nConnection: close\r\n\r\n');
     const notHttp = await rawExchange(t.baseUrl, 'GARBAGE\r\n\r\n');
 
-    const links = [unknown.body, unauthenticated.body, malformed.body, notHttp.body].map((body) => (body?.error as { doc_url?: string } | undefined)?.doc_url);
+    const links = [unknown.body, unauthenticated.body, malformed.body, notHttp.body].map((body) => body?.error?.doc_url);
 
-    expect(links).toEqual([
-      `${t.baseUrl}/reference/errors#route-not-found`,
-      `${t.baseUrl}/reference/errors#auth-token-missing`,
-      `${t.baseUrl}/reference/errors#request-malformed`,
-      `${t.baseUrl}/reference/errors#request-malformed`,
-    ]);
-    for (const link of links) expect(await follow(link!)).toMatchObject({ status: 200, anchored: true });
+    expect(links).toEqual([`${t.baseUrl}/reference/errors#route-not-found`, `${t.baseUrl}/reference/errors#auth-token-missing`, undefined, undefined]);
+    expect([malformed.body?.error?.id, notHttp.body?.error?.id]).toEqual([expect.any(String), expect.any(String)]);
+    for (const link of links.slice(0, 2)) expect(await follow(link!)).toMatchObject({ status: 200, anchored: true });
   });
 
   it('when the pages are read, then each is HTML under the gateway’s CSP, their links between them resolve, and an unknown page is 404 in the envelope', async () => {
@@ -86,6 +82,8 @@ describe('the reference pages and error.doc_url', () => {
     for (const link of internal.filter((l) => l.includes('#')))
       expect({ link, ...(await follow(`${t.baseUrl}${link}`)) }).toMatchObject({ link, anchored: true });
     expect([missing.status, missing.body.error?.code]).toEqual([404, 'ROUTE.NOT_FOUND']);
+    // An error is never cached, though the pages are: its doc_url is on the origin this request named.
+    expect([answers[0].headers.get('cache-control'), missing.headers.get('cache-control')]).toEqual(['public, max-age=300', 'no-store']);
     expect((await fetch(`${t.baseUrl}/reference/reference.css`)).headers.get('content-type')).toBe('text/css; charset=utf-8');
   });
 });
@@ -96,7 +94,7 @@ describe('a doc_url in a real browser', () => {
     const browser = await launchChromium();
     try {
       const refused = await callApi(t.baseUrl, 'GET', `/api/v1/customers/not-a-uuid/balance`, { token: await t.createClient('partner') });
-      const docUrl = (refused.body.error as { doc_url: string }).doc_url;
+      const docUrl = refused.body.error!.doc_url!;
       const page = await browser.newPage({ viewport: { width: 375, height: 740 } });
       const refusedByPolicy: string[] = [];
       page.on('console', (message) => {
@@ -104,15 +102,17 @@ describe('a doc_url in a real browser', () => {
       });
 
       const answer = await page.goto(docUrl);
-      const row = page.locator('#request-validation-failed');
-      const inView = await row.evaluate((anchor) => {
-        const box = anchor.closest('tr')!.getBoundingClientRect();
-        return box.bottom > 0 && box.top < window.innerHeight;
-      });
-      const marked = await row.evaluate(
-        (anchor) => anchor.matches(':target') && getComputedStyle(anchor.closest('tr')!).backgroundColor === 'rgb(255, 244, 194)',
-      );
-      const styled = await page.evaluate(() => getComputedStyle(document.body).maxWidth);
+      // Read in the page (its DOM's own types are the browser's, not this file's).
+      const { inView, marked, styled } = await page.evaluate<{ inView: boolean; marked: boolean; styled: string }>(`(() => {
+        const anchor = document.getElementById('request-validation-failed');
+        const row = anchor.closest('tr');
+        const box = row.getBoundingClientRect();
+        return {
+          inView: box.bottom > 0 && box.top < window.innerHeight,
+          marked: anchor.matches(':target') && getComputedStyle(row).backgroundColor === 'rgb(255, 244, 194)',
+          styled: getComputedStyle(document.body).maxWidth,
+        };
+      })()`);
       mkdirSync(join(process.cwd(), 'test-output'), { recursive: true });
       await page.screenshot({ path: join(process.cwd(), 'test-output', 'reference-errors-375.png') });
 
@@ -130,10 +130,12 @@ describe('error.doc_url where the operator says', () => {
     const elsewhere = await startTestApp({ ERROR_DOCS_URL: 'https://docs.partner.example/gateway/errors' });
     try {
       const [a, b] = await Promise.all([callApi(onPublic.baseUrl, 'GET', '/api/v1/me'), callApi(elsewhere.baseUrl, 'GET', '/api/v1/me')]);
+      const notHttp = await rawExchange(onPublic.baseUrl, 'GARBAGE\r\n\r\n');
 
-      expect([(a.body.error as { doc_url?: string }).doc_url, (b.body.error as { doc_url?: string }).doc_url]).toEqual([
+      expect([a.body.error?.doc_url, b.body.error?.doc_url, notHttp.body?.error?.doc_url]).toEqual([
         'https://gateway.partner.example/reference/errors#auth-token-missing',
         'https://docs.partner.example/gateway/errors#auth-token-missing',
+        'https://gateway.partner.example/reference/errors#request-malformed',
       ]);
     } finally {
       await onPublic.close();

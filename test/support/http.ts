@@ -5,7 +5,7 @@ export interface Envelope<T = Record<string, unknown>> {
   status: number;
   message: string;
   data: T | null;
-  error: { id: string; code?: string; details: string; message: string; fields?: { field: string; message: string }[] } | null;
+  error: { id: string; code?: string; details: string; message: string; fields?: { field: string; message: string }[]; doc_url?: string } | null;
 }
 
 export interface Answer<T = Record<string, unknown>> {

@@ -10,7 +10,7 @@ export interface RawAnswer {
     status: number;
     data: unknown;
     message: string;
-    error: { id: string; details: string; message: string; fields?: { field: string; message: string }[] } | null;
+    error: { id: string; details: string; message: string; fields?: { field: string; message: string }[]; doc_url?: string } | null;
   };
   readonly closedByServer: boolean;
 }

@@ -563,7 +563,7 @@ export interface components {
             request_log_url?: string;
             /**
              * Format: uri
-             * @description The code’s entry in the error catalogue (what it means, what to do), as an absolute URL: the page the gateway serves at `/reference/errors`, on its public origin, or where the operator publishes it (ERROR_DOCS_URL). Absent only when the request named no origin the gateway could trust.
+             * @description The code’s entry in the error catalogue (what it means, what to do), as an absolute URL: the page the gateway serves at `/reference/errors`, on PUBLIC_BASE_URL or the origin the request was sent to, or where the operator publishes it (ERROR_DOCS_URL). Absent when none of these gives an origin the gateway can trust (a request whose own Host header was refused).
              * @example https://gateway.partner.example/reference/errors#request-validation-failed
              */
             doc_url?: string;
@@ -1800,7 +1800,10 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The API version this answer was given under (docs/api-contract.md, "Versions"). */
+        "Gateway-Version": "2026-12-01";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1819,6 +1822,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1839,6 +1843,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1880,6 +1885,7 @@ export interface operations {
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
             401: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1921,6 +1927,7 @@ export interface operations {
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
             403: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1962,6 +1969,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2003,6 +2011,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2044,6 +2053,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2085,6 +2095,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2126,6 +2137,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2167,6 +2179,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2208,6 +2221,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2249,6 +2263,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2303,6 +2318,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2323,6 +2339,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2364,6 +2381,7 @@ export interface operations {
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
             401: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2405,6 +2423,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2446,6 +2465,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2487,6 +2507,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2528,6 +2549,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2569,6 +2591,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2610,6 +2633,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2651,6 +2675,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2692,6 +2717,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2746,6 +2772,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2766,6 +2793,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2807,6 +2835,7 @@ export interface operations {
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `SESSION.ENDED`. */
             401: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2848,6 +2877,7 @@ export interface operations {
             /** @description The client token lacks the role this endpoint needs. Codes: `SESSION.CSRF_REJECTED`. */
             403: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2889,6 +2919,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2930,6 +2961,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2971,6 +3003,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3012,6 +3045,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3053,6 +3087,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3094,6 +3129,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3135,6 +3171,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3176,6 +3213,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3234,6 +3272,7 @@ export interface operations {
             /** @description To the OpenID provider’s login. */
             302: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3241,6 +3280,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `SESSION.RETURN_TO_REFUSED`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3288,6 +3328,7 @@ export interface operations {
             /** @description Not found, or not visible to this client. Codes: `SESSION.NOT_CONFIGURED`. */
             404: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3329,6 +3370,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3370,6 +3412,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3411,6 +3454,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3452,6 +3496,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3493,6 +3538,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3534,6 +3580,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3575,6 +3622,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3616,6 +3664,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3675,6 +3724,7 @@ export interface operations {
             /** @description Logged in: to `return_to`, with the session cookie. */
             302: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3682,6 +3732,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `SESSION.LOGIN_FAILED`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3723,6 +3774,7 @@ export interface operations {
             /** @description Not found, or not visible to this client. Codes: `SESSION.NOT_CONFIGURED`. */
             404: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3764,6 +3816,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3805,6 +3858,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3846,6 +3900,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3887,6 +3942,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3928,6 +3984,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3969,6 +4026,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4010,6 +4068,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4051,6 +4110,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4109,6 +4169,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4129,6 +4190,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `REQUEST.MALFORMED_JSON`, `REQUEST.JSON_TOO_DEEP`, `REQUEST.BAD_CONTENT_LENGTH`, `SESSION.RETURN_TO_REFUSED`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4176,6 +4238,7 @@ export interface operations {
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `SESSION.ENDED`. */
             401: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4217,6 +4280,7 @@ export interface operations {
             /** @description The client token lacks the role this endpoint needs. Codes: `SESSION.CSRF_REJECTED`. */
             403: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4258,6 +4322,7 @@ export interface operations {
             /** @description Not found, or not visible to this client. Codes: `SESSION.NOT_CONFIGURED`. */
             404: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4299,6 +4364,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4340,6 +4406,7 @@ export interface operations {
             /** @description The request body is too large. Codes: `REQUEST.BODY_TOO_LARGE`. */
             413: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4381,6 +4448,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4422,6 +4490,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`, `REQUEST.UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4463,6 +4532,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4504,6 +4574,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4545,6 +4616,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4586,6 +4658,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4627,6 +4700,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4685,6 +4759,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4705,6 +4780,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `SESSION.INVALID_LOGOUT_TOKEN`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4746,6 +4822,7 @@ export interface operations {
             /** @description Not found, or not visible to this client. Codes: `SESSION.NOT_CONFIGURED`. */
             404: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4787,6 +4864,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4828,6 +4906,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4869,6 +4948,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`, `REQUEST.UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4910,6 +4990,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4951,6 +5032,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4992,6 +5074,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5033,6 +5116,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5074,6 +5158,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5133,6 +5218,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5153,6 +5239,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5200,6 +5287,7 @@ export interface operations {
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
             401: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5241,6 +5329,7 @@ export interface operations {
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
             403: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5282,6 +5371,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5323,6 +5413,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5364,6 +5455,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5405,6 +5497,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5446,6 +5539,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5487,6 +5581,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5528,6 +5623,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5569,6 +5665,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5627,6 +5724,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5647,6 +5745,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `REQUEST.MALFORMED_JSON`, `REQUEST.JSON_TOO_DEEP`, `REQUEST.BAD_CONTENT_LENGTH`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5694,6 +5793,7 @@ export interface operations {
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
             401: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5735,6 +5835,7 @@ export interface operations {
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
             403: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5776,6 +5877,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5817,6 +5919,7 @@ export interface operations {
             /** @description The request body is too large. Codes: `REQUEST.BODY_TOO_LARGE`. */
             413: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5858,6 +5961,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5899,6 +6003,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`, `REQUEST.UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5940,6 +6045,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5981,6 +6087,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6022,6 +6129,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6063,6 +6171,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6104,6 +6213,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6164,6 +6274,7 @@ export interface operations {
                 headers: {
                     /** @description A compact JWS (EdDSA, `typ` audit-receipt+jws) signed with the audit key over the audit event that recorded this answer: its id and hash, the request id, operation, outcome, status, reference and customer. Verify it with the keys at /.well-known/audit-keys.json; the error answers of this write carry one too, and a replay carries the original’s. */
                     "Audit-Receipt"?: string;
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6184,6 +6295,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `REQUEST.MALFORMED_JSON`, `REQUEST.JSON_TOO_DEEP`, `REQUEST.BAD_CONTENT_LENGTH`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6231,6 +6343,7 @@ export interface operations {
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
             401: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6272,6 +6385,7 @@ export interface operations {
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
             403: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6313,6 +6427,7 @@ export interface operations {
             /** @description Not found, or not visible to this client. Codes: `UPSTREAM.NOT_FOUND`. */
             404: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6354,6 +6469,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6395,6 +6511,7 @@ export interface operations {
             /** @description The same reference is still being processed, or an earlier request with it has an unknown outcome. Codes: `IDEMPOTENCY.IN_FLIGHT`, `IDEMPOTENCY.OUTCOME_UNKNOWN`. */
             409: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6436,6 +6553,7 @@ export interface operations {
             /** @description The request body is too large. Codes: `REQUEST.BODY_TOO_LARGE`. */
             413: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6477,6 +6595,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6518,6 +6637,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`, `REQUEST.UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6559,6 +6679,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6600,6 +6721,7 @@ export interface operations {
             /** @description The reference was already used with a different body, or by another client. Codes: `IDEMPOTENCY.REFERENCE_REUSED`, `IDEMPOTENCY.REFERENCE_TAKEN`. */
             422: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6647,6 +6769,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6688,6 +6811,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6729,6 +6853,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6770,6 +6895,7 @@ export interface operations {
             /** @description The provider refused the request or answered garbage. Codes: `UPSTREAM.BAD_RESPONSE`, `UPSTREAM.CREDENTIALS_REFUSED`, `UPSTREAM.REJECTED`, `UPSTREAM.SERVER_ERROR`, `UPSTREAM.UNREACHABLE`, `UPSTREAM.CONNECTION_LOST`, `UPSTREAM.CONFLICT`. */
             502: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6811,6 +6937,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`, `UPSTREAM.RATE_LIMITED`, `UPSTREAM.CIRCUIT_OPEN`, `IDEMPOTENCY.OUTCOME_PENDING`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6852,6 +6979,7 @@ export interface operations {
             /** @description The provider did not answer in time. Codes: `UPSTREAM.TIMEOUT`. */
             504: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6915,6 +7043,7 @@ export interface operations {
                 headers: {
                     /** @description A compact JWS (EdDSA, `typ` audit-receipt+jws) signed with the audit key over the audit event that recorded this answer: its id and hash, the request id, operation, outcome, status, reference and customer. Verify it with the keys at /.well-known/audit-keys.json; the error answers of this write carry one too, and a replay carries the original’s. */
                     "Audit-Receipt"?: string;
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6935,6 +7064,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `REQUEST.MALFORMED_JSON`, `REQUEST.JSON_TOO_DEEP`, `REQUEST.BAD_CONTENT_LENGTH`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6982,6 +7112,7 @@ export interface operations {
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
             401: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7023,6 +7154,7 @@ export interface operations {
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
             403: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7064,6 +7196,7 @@ export interface operations {
             /** @description Not found, or not visible to this client. Codes: `CUSTOMER.NOT_FOUND`. */
             404: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7105,6 +7238,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7146,6 +7280,7 @@ export interface operations {
             /** @description The same reference is still being processed, or an earlier request with it has an unknown outcome. Codes: `CUSTOMER.ALREADY_BOUND`. */
             409: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7187,6 +7322,7 @@ export interface operations {
             /** @description The request body is too large. Codes: `REQUEST.BODY_TOO_LARGE`. */
             413: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7228,6 +7364,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7269,6 +7406,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`, `REQUEST.UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7310,6 +7448,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7351,6 +7490,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7392,6 +7532,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7433,6 +7574,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7474,6 +7616,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7531,6 +7674,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7551,6 +7695,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7598,6 +7743,7 @@ export interface operations {
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
             401: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7639,6 +7785,7 @@ export interface operations {
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
             403: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7680,6 +7827,7 @@ export interface operations {
             /** @description Not found, or not visible to this client. Codes: `CUSTOMER.NOT_FOUND`, `UPSTREAM.NOT_FOUND`. */
             404: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7721,6 +7869,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7762,6 +7911,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7803,6 +7953,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7844,6 +7995,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7885,6 +8037,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7926,6 +8079,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7967,6 +8121,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8008,6 +8163,7 @@ export interface operations {
             /** @description The provider refused the request or answered garbage. Codes: `UPSTREAM.BAD_RESPONSE`, `UPSTREAM.CREDENTIALS_REFUSED`, `UPSTREAM.REJECTED`, `UPSTREAM.SERVER_ERROR`, `UPSTREAM.UNREACHABLE`, `UPSTREAM.CONNECTION_LOST`. */
             502: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8049,6 +8205,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`, `UPSTREAM.RATE_LIMITED`, `UPSTREAM.CIRCUIT_OPEN`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8090,6 +8247,7 @@ export interface operations {
             /** @description The provider did not answer in time. Codes: `UPSTREAM.TIMEOUT`. */
             504: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8150,6 +8308,7 @@ export interface operations {
                 headers: {
                     /** @description A compact JWS (EdDSA, `typ` audit-receipt+jws) signed with the audit key over the audit event that recorded this answer: its id and hash, the request id, operation, outcome, status, reference and customer. Verify it with the keys at /.well-known/audit-keys.json; the error answers of this write carry one too, and a replay carries the original’s. */
                     "Audit-Receipt"?: string;
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8170,6 +8329,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `REQUEST.MALFORMED_JSON`, `REQUEST.JSON_TOO_DEEP`, `REQUEST.BAD_CONTENT_LENGTH`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8217,6 +8377,7 @@ export interface operations {
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
             401: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8258,6 +8419,7 @@ export interface operations {
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
             403: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8299,6 +8461,7 @@ export interface operations {
             /** @description Not found, or not visible to this client. Codes: `CUSTOMER.NOT_FOUND`, `UPSTREAM.NOT_FOUND`. */
             404: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8340,6 +8503,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8381,6 +8545,7 @@ export interface operations {
             /** @description The same reference is still being processed, or an earlier request with it has an unknown outcome. Codes: `IDEMPOTENCY.IN_FLIGHT`, `IDEMPOTENCY.OUTCOME_UNKNOWN`. */
             409: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8422,6 +8587,7 @@ export interface operations {
             /** @description The request body is too large. Codes: `REQUEST.BODY_TOO_LARGE`. */
             413: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8463,6 +8629,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8504,6 +8671,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`, `REQUEST.UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8545,6 +8713,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8586,6 +8755,7 @@ export interface operations {
             /** @description The reference was already used with a different body, or by another client. Codes: `IDEMPOTENCY.REFERENCE_REUSED`, `IDEMPOTENCY.REFERENCE_TAKEN`. */
             422: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8633,6 +8803,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8674,6 +8845,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8715,6 +8887,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8756,6 +8929,7 @@ export interface operations {
             /** @description The provider refused the request or answered garbage. Codes: `UPSTREAM.BAD_RESPONSE`, `UPSTREAM.CREDENTIALS_REFUSED`, `UPSTREAM.REJECTED`, `UPSTREAM.SERVER_ERROR`, `UPSTREAM.UNREACHABLE`, `UPSTREAM.CONNECTION_LOST`, `UPSTREAM.CONFLICT`. */
             502: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8797,6 +8971,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`, `UPSTREAM.RATE_LIMITED`, `UPSTREAM.CIRCUIT_OPEN`, `IDEMPOTENCY.OUTCOME_PENDING`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8838,6 +9013,7 @@ export interface operations {
             /** @description The provider did not answer in time. Codes: `UPSTREAM.TIMEOUT`. */
             504: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8892,6 +9068,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8907,6 +9084,54 @@ export interface operations {
                          */
                         error: Record<string, never> | null;
                     };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.MALFORMED`, `REQUEST.VALIDATION_FAILED`. */
+            400: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.MALFORMED" | "REQUEST.VALIDATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
         };
@@ -8925,6 +9150,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8942,9 +9168,58 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.MALFORMED`, `REQUEST.VALIDATION_FAILED`. */
+            400: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.MALFORMED" | "REQUEST.VALIDATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
             /** @description A dependency is unavailable; see Retry-After. Codes: `SERVICE.NOT_READY`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8999,6 +9274,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9019,6 +9295,7 @@ export interface operations {
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
             401: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9060,6 +9337,7 @@ export interface operations {
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
             403: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9101,6 +9379,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUTH.ISSUER_UNAVAILABLE`, `DATABASE.UNAVAILABLE`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9158,6 +9437,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9178,6 +9458,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9225,6 +9506,7 @@ export interface operations {
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
             401: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9266,6 +9548,7 @@ export interface operations {
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
             403: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9307,6 +9590,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9348,6 +9632,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9389,6 +9674,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9430,6 +9716,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9471,6 +9758,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9512,6 +9800,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9553,6 +9842,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9594,6 +9884,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9651,6 +9942,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9670,6 +9962,7 @@ export interface operations {
             };
             202: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9690,6 +9983,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9737,6 +10031,7 @@ export interface operations {
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
             401: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9778,6 +10073,7 @@ export interface operations {
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
             403: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9819,6 +10115,7 @@ export interface operations {
             /** @description Not found, or not visible to this client. Codes: `RECEIPT.NOT_FOUND`, `RECEIPT.PROOF_UNAVAILABLE`. */
             404: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9860,6 +10157,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9901,6 +10199,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9942,6 +10241,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9983,6 +10283,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10024,6 +10325,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10065,6 +10367,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10106,6 +10409,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10147,6 +10451,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10206,6 +10511,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10226,6 +10532,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10273,6 +10580,7 @@ export interface operations {
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
             401: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10314,6 +10622,7 @@ export interface operations {
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
             403: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10355,6 +10664,7 @@ export interface operations {
             /** @description Not found, or not visible to this client. Codes: `CHECKPOINT.NOT_FOUND`, `CHECKPOINT.PROOF_UNAVAILABLE`. */
             404: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10396,6 +10706,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10437,6 +10748,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10478,6 +10790,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10519,6 +10832,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10560,6 +10874,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10601,6 +10916,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10642,6 +10958,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10683,6 +11000,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10738,6 +11056,7 @@ export interface operations {
             /** @description A JWK Set (RFC 7517), as it is: no envelope. */
             200: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10759,6 +11078,54 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.MALFORMED`, `REQUEST.VALIDATION_FAILED`. */
+            400: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.MALFORMED" | "REQUEST.VALIDATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
         };
     };
     listAuditEvents: {
@@ -10776,7 +11143,7 @@ export interface operations {
                 outcome?: "attempted" | "succeeded" | "rejected" | "failed" | "unknown";
                 /** @description The API client’s id. */
                 client?: string;
-                /** @description A staff member’s stable id at the company’s OpenID provider (`staff_id` in the events): what they did and looked at. */
+                /** @description A staff member’s stable id at the company’s OpenID provider (`staff_id` in the events): what they did and looked at; no control character. */
                 staff?: string;
                 /** @description An end user’s subject (`sub`) at their OpenID provider: their events, found by the pseudonym the service derives from it. The subject itself is never stored, and never logged. */
                 end_user?: string;
@@ -10804,6 +11171,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10824,6 +11192,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `AUDIT.INVALID_CURSOR`, `AUDIT.INVALID_RANGE`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10871,6 +11240,7 @@ export interface operations {
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
             401: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10912,6 +11282,7 @@ export interface operations {
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
             403: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10953,6 +11324,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10994,6 +11366,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11035,6 +11408,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11076,6 +11450,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11117,6 +11492,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11158,6 +11534,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11199,6 +11576,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11240,6 +11618,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11300,6 +11679,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11320,6 +11700,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11367,6 +11748,7 @@ export interface operations {
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
             401: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11408,6 +11790,7 @@ export interface operations {
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
             403: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11449,6 +11832,7 @@ export interface operations {
             /** @description Not found, or not visible to this client. Codes: `AUDIT.EVENT_NOT_FOUND`. */
             404: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11490,6 +11874,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11531,6 +11916,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11572,6 +11958,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11613,6 +12000,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11654,6 +12042,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11695,6 +12084,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11736,6 +12126,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11777,6 +12168,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11836,6 +12228,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11856,6 +12249,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `AUDIT.INVALID_RANGE`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11903,6 +12297,7 @@ export interface operations {
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
             401: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11944,6 +12339,7 @@ export interface operations {
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
             403: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11985,6 +12381,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12026,6 +12423,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12067,6 +12465,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12108,6 +12507,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12149,6 +12549,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12190,6 +12591,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12231,6 +12633,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12272,6 +12675,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12349,6 +12753,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12369,6 +12774,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `AUDIT.INVALID_CURSOR`, `AUDIT.INVALID_RANGE`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12416,6 +12822,7 @@ export interface operations {
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
             401: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12457,6 +12864,7 @@ export interface operations {
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
             403: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12498,6 +12906,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12539,6 +12948,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12580,6 +12990,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12621,6 +13032,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12662,6 +13074,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12703,6 +13116,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12744,6 +13158,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12785,6 +13200,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12842,6 +13258,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12862,6 +13279,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12909,6 +13327,7 @@ export interface operations {
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
             401: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12950,6 +13369,7 @@ export interface operations {
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
             403: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12991,6 +13411,7 @@ export interface operations {
             /** @description Not found, or not visible to this client. Codes: `REQUEST_LOG.NOT_FOUND`. */
             404: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13032,6 +13453,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13073,6 +13495,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13114,6 +13537,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13155,6 +13579,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13196,6 +13621,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13237,6 +13663,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13278,6 +13705,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13319,6 +13747,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13382,6 +13811,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13402,6 +13832,7 @@ export interface operations {
             /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `AUDIT.INVALID_CURSOR`, `AUDIT.INVALID_RANGE`. */
             400: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13449,6 +13880,7 @@ export interface operations {
             /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.MFA_REQUIRED`. */
             401: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13490,6 +13922,7 @@ export interface operations {
             /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
             403: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13531,6 +13964,7 @@ export interface operations {
             /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
             408: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13572,6 +14006,7 @@ export interface operations {
             /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
             414: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13613,6 +14048,7 @@ export interface operations {
             /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
             415: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13654,6 +14090,7 @@ export interface operations {
             /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
             417: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13695,6 +14132,7 @@ export interface operations {
             /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
             429: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13736,6 +14174,7 @@ export interface operations {
             /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13777,6 +14216,7 @@ export interface operations {
             /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
             500: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13818,6 +14258,7 @@ export interface operations {
             /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
             503: {
                 headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
                     [name: string]: unknown;
                 };
                 content: {

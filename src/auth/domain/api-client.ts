@@ -29,7 +29,7 @@ export interface EndUserProfile {
  * The caller of a request, once its credentials have been accepted: the record's client (noteClient
  * copies the record's fields, and nothing else), and for an end user their profile.
  */
-export type AuthenticatedClient = RecordedClient & { readonly profile?: EndUserProfile; readonly apiVersion?: ApiVersion };
+export type AuthenticatedClient = RecordedClient & { readonly profile?: EndUserProfile };
 
 export interface NewApiClient {
   readonly name: string;

@@ -1,7 +1,7 @@
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /** What a duration looks like, for validators and parsers alike. */
-export const DURATION_PATTERN = /^(\d{1,7})([smhd]?)$/;
+export const DURATION_PATTERN = /^([0-9]{1,7})([smhd]?)$/;
 export const DURATION_RULE = 'a duration such as 90s, 5m, 2h or 30d (a bare number is seconds)';
 
 /** `90s`, `5m`, `2h`, `30d` (or a bare number of seconds) in milliseconds; undefined when not one. */

@@ -1,3 +1,4 @@
+import type { ApiVersion } from './api-versions';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import type { UpstreamAttempt, UpstreamFacts } from './upstream';
@@ -168,6 +169,8 @@ export interface RecordedClient {
   readonly staff?: { readonly roles: readonly string[]; readonly secondFactor: boolean };
   /** A web app's browser session, when the caller came with one: until when it lasts (never its id or tokens). */
   readonly session?: { readonly expiresAt: Date; readonly idleExpiresAt: Date };
+  /** A client's pinned API version (docs/api-contract.md, "Versions"); end users and staff have none. */
+  readonly apiVersion?: ApiVersion;
 }
 
 /** What a request is about: identifiers only, as every audit event it leaves names them. */

@@ -107,6 +107,8 @@ export const ERRORS = {
     'INTERNAL',
   ],
   authenticated: ['AUTH.TOKEN_MISSING', 'AUTH.INVALID_TOKEN', 'AUTH.FORBIDDEN'],
+  /** What a public probe or key set can still be refused for: headers that are not HTTP, or a Gateway-Version the gateway does not know. */
+  probe: ['REQUEST.MALFORMED', 'REQUEST.VALIDATION_FAILED'],
   /** What a staff member's access token can also be refused for, on the staff operations. */
   staff: ['AUTH.TOKEN_MISSING', 'AUTH.INVALID_TOKEN', 'AUTH.FORBIDDEN', 'AUTH.MFA_REQUIRED', 'AUTH.ISSUER_UNAVAILABLE'],
   /** What an end user's access token can also be refused for, on the routes end users may call. */

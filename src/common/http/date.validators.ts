@@ -89,7 +89,7 @@ export function IsBeforeDateField(other: string, options?: ValidationOptions): P
 export function IsInstant(field: string): PropertyDecorator {
   const message = `${field} must be an ISO 8601 date or date-time, such as 2026-11-01 or 2026-11-01T09:30:00Z`;
   // A date or a date-time: neither JSON Schema format alone, so the document says it by the pattern.
-  const instant = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
+  const instant = /^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,9})?)?(?:Z|[+-][0-9]{2}:[0-9]{2}))?$/;
   return applyDecorators(
     ApiProperty({ type: 'string', pattern: instant.source }),
     IsISO8601({ strict: true, strictSeparator: true }, { message }),

@@ -7,7 +7,7 @@ import { DomainError } from '../domain/domain-error';
 import { problemOf, errorEnvelope } from './error-envelope.filter';
 import { REQUEST_ID_HEADER } from './request-id';
 import type { ErrorDocs } from './error-docs';
-import { isHostAndPort, originOfConnection, requestOrigin } from './request-origin';
+import { isHostAndPort, requestOrigin } from './request-origin';
 import type { IncomingMessage } from 'node:http';
 import {
   ClientClosedRequest,
@@ -44,7 +44,7 @@ function errorForClient(error: NodeJS.ErrnoException, timeouts: EdgeTimeouts): D
 /** Writes an error envelope straight onto a connection whose request Node could not hand over. */
 function writeRawEnvelope(socket: Socket, error: DomainError, errorId: string, requestId: string, docs: ErrorDocs): void {
   const problem = problemOf(error);
-  const body = JSON.stringify(errorEnvelope(problem, errorId, { docUrl: docs.urlOf(problem.code, originOfConnection(socket)) }));
+  const body = JSON.stringify(errorEnvelope(problem, errorId, { docUrl: docs.urlOf(problem.code, undefined) }));
   const reason = STATUS_CODES[problem.status] ?? 'Error';
   socket.end(
     `HTTP/1.1 ${problem.status} ${reason}\r\n` +

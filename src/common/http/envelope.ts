@@ -74,7 +74,8 @@ export class ErrorBodySchema {
     format: 'uri',
     description:
       'The code’s entry in the error catalogue (what it means, what to do), as an absolute URL: the page the gateway serves at `/reference/errors`, ' +
-      'on its public origin, or where the operator publishes it (ERROR_DOCS_URL). Absent only when the request named no origin the gateway could trust.',
+      'on PUBLIC_BASE_URL or the origin the request was sent to, or where the operator publishes it (ERROR_DOCS_URL). ' +
+      'Absent when none of these gives an origin the gateway can trust (a request whose own Host header was refused).',
     example: 'https://gateway.partner.example/reference/errors#request-validation-failed',
   })
   readonly doc_url?: string;

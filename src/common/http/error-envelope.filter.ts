@@ -6,7 +6,8 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, Optional 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, FieldProblem } from '../domain/domain-error';
 import { ErrorKind } from '../domain/error-codes';
-import { API_VERSION_HEADER, CURRENT_API_VERSION } from '../domain/api-versions';
+import { API_VERSION_HEADER, type ApiVersion, CURRENT_API_VERSION, isApiVersion } from '../domain/api-versions';
+import { contextOf } from './request-context';
 import { ERROR_MESSAGES } from '../domain/error-messages';
 import { ERROR_CODES, ErrorCode } from '../domain/error-codes';
 import { asFailureAnswer } from './answer';
@@ -154,6 +155,13 @@ export function errorEnvelope(problem: Problem, errorId: string, links: { readon
   };
 }
 
+/** The version a refused request is answered under, when the access guard did not get to choose it. */
+function versionOfRefused(request: FastifyRequest): ApiVersion {
+  const asked = request.headers['gateway-version'];
+  if (isApiVersion(asked)) return asked;
+  return contextOf(request.raw).identity?.caller?.apiVersion ?? CURRENT_API_VERSION;
+}
+
 /**
  * The one place that shapes errors. Every exception becomes the envelope with a fresh error id,
  * logged once; stack traces, SQL and upstream bodies stay in the logs, never in the response.
@@ -212,8 +220,12 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     if (problem.retryAfterSeconds !== undefined) {
       void reply.header('retry-after', String(Math.max(1, Math.ceil(problem.retryAfterSeconds))));
     }
-    // A refusal before the access guard chose the version (no route, an edge refusal, a bad Gateway-Version): the current one.
-    if (!reply.hasHeader(API_VERSION_HEADER)) void reply.header(API_VERSION_HEADER, CURRENT_API_VERSION);
+    // A refusal before the access guard chose the version (no route, an edge refusal, a bad Gateway-Version): the one
+    // the request named, when the gateway knows it, else its caller's pinned one, else the current one.
+    if (!reply.hasHeader(API_VERSION_HEADER)) void reply.header(API_VERSION_HEADER, versionOfRefused(request));
+    // An error is never kept by a cache (a route's own cache-control, set before its handler failed, included): its
+    // doc_url is on the origin the request named, and its id is this request's.
+    void reply.header('cache-control', 'no-store');
     void reply.status(problem.status).header('content-type', 'application/json; charset=utf-8').send(asFailureAnswer(envelope));
   }
 

@@ -4,12 +4,21 @@ import { Transform } from 'class-transformer';
 import { IsEmail, IsISO31661Alpha2, IsString, IsUUID, Matches, MaxLength, registerDecorator, ValidationArguments } from 'class-validator';
 
 /** Shared shapes of partner-facing fields; docs/field-rules.md is their table. */
-export const E164_PHONE = /^\+?[1-9]\d{6,14}$/;
+export const E164_PHONE = /^\+?[1-9][0-9]{6,14}$/;
 export const E164_MESSAGE = '$property must be digits with the country prefix (7 to 15 digits, optional leading +)';
 export const UUID_MESSAGE = '$property must be a UUID';
 export const COUNTRY_MESSAGE = '$property must be an upper-case ISO 3166-1 alpha-2 country code such as DE or GB';
 /** An address with one @, a dot in its domain, and no white space (what the provider checks). */
 export const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/**
+ * EMAIL_SHAPE as the OpenAPI document says it: JavaScript's \s written out (every engine reads
+ * `\s` its own way: Go's and Java's miss the no-break and line separators).
+ */
+const JS_WHITE_SPACE = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+const EMAIL_PATTERN = `^[^@${JS_WHITE_SPACE}]+@[^@${JS_WHITE_SPACE}]+\\.[^@${JS_WHITE_SPACE}]+$`;
+/** The UUIDs class-validator's IsUUID('all') takes (versions 1-8 of the RFC 9562 variant, nil and max), in any case. */
+const UUID_PATTERN =
+  '^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|[fF]{8}-[fF]{4}-[fF]{4}-[fF]{4}-[fF]{12})$';
 export const EMAIL_MESSAGE = '$property must be an email address';
 export const MAX_EMAIL_LENGTH = 254;
 
@@ -36,7 +45,7 @@ export function IsPhoneNumber(): PropertyDecorator {
  */
 export function IsEmailAddress(): PropertyDecorator {
   return Rules(
-    ApiProperty({ format: 'email', pattern: EMAIL_SHAPE.source, maxLength: MAX_EMAIL_LENGTH }),
+    ApiProperty({ format: 'email', pattern: EMAIL_PATTERN, maxLength: MAX_EMAIL_LENGTH }),
     IsString(),
     HasNoControlCharacters(),
     MaxLength(MAX_EMAIL_LENGTH, { message: `$property must be at most ${MAX_EMAIL_LENGTH} characters` }),
@@ -47,7 +56,7 @@ export function IsEmailAddress(): PropertyDecorator {
 
 /** A UUID in either case, passed on in lower case: one spelling per identifier everywhere. */
 export function IsUuidField(message = UUID_MESSAGE): PropertyDecorator {
-  return applyDecorators(ApiProperty({ format: 'uuid' }), Transform(lowerCase), IsUUID('all', { message }));
+  return applyDecorators(ApiProperty({ format: 'uuid', pattern: UUID_PATTERN }), Transform(lowerCase), IsUUID('all', { message }));
 }
 
 /** An assigned ISO 3166-1 alpha-2 code, upper case only (the provider refuses `de`). */
@@ -95,17 +104,22 @@ export function textProblem(value: unknown, max: number): string | undefined {
  * digit, and at most `max` UTF-16 code units.
  */
 export function IsPrintableText(max: number): PropertyDecorator {
-  return applyDecorators(Transform(trimmed), (target: object, propertyName: string | symbol) =>
-    registerDecorator({
-      name: 'isPrintableText',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      constraints: [max],
-      validator: {
-        validate: (value: unknown) => textProblem(value, max) === undefined,
-        defaultMessage: (args?: ValidationArguments) => `${args?.property} ${textProblem(args?.value, max) ?? 'is invalid'}`,
-      },
-    }),
+  return applyDecorators(
+    // What JSON Schema cannot say: trimmed first, then a letter or a digit, no control character, and
+    // the length in UTF-16 code units (an emoji counts two), where maxLength counts code points.
+    ApiProperty({ 'x-text-rules': { trimmed: true, needs: 'a letter or a digit', control_characters: false, max_utf16_length: max } } as object),
+    Transform(trimmed),
+    (target: object, propertyName: string | symbol) =>
+      registerDecorator({
+        name: 'isPrintableText',
+        target: target.constructor,
+        propertyName: propertyName as string,
+        constraints: [max],
+        validator: {
+          validate: (value: unknown) => textProblem(value, max) === undefined,
+          defaultMessage: (args?: ValidationArguments) => `${args?.property} ${textProblem(args?.value, max) ?? 'is invalid'}`,
+        },
+      }),
   );
 }
 

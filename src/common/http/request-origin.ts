@@ -1,4 +1,3 @@
-import type { Socket } from 'node:net';
 import type { FastifyRequest } from 'fastify';
 
 /** A host name (labels of letters, digits, `-` and `_`) or an IP literal, and an optional port: what an origin's host may be. */
@@ -20,21 +19,10 @@ export function requestOrigin(request: FastifyRequest): string | undefined {
 }
 
 /**
- * The origin a connection reached, for a request Node could not read (so no Host to go by): the
- * address and port it was accepted on. PUBLIC_BASE_URL, when set, is used before it (ErrorDocs).
- */
-export function originOfConnection(socket: Socket): string | undefined {
-  const { localAddress, localPort } = socket;
-  if (localAddress === undefined || localPort === undefined) return undefined;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(localAddress)?.[1];
-  const host = mapped ?? (localAddress.includes(':') ? `[${localAddress}]` : localAddress);
-  return `http://${host}:${localPort}`;
-}
-
-/**
  * The origin to link a refused request's documentation on: the one it was sent to, unless its
- * headers were what was refused (a Host sent twice, say), when the connection's own is used.
+ * headers were what was refused (a Host sent twice, say): then none (PUBLIC_BASE_URL or
+ * ERROR_DOCS_URL still give one; the connection's own address would name a pod, not the gateway).
  */
 export function linkOrigin(request: FastifyRequest, code: string): string | undefined {
-  return code === 'REQUEST.MALFORMED' ? originOfConnection(request.raw.socket) : requestOrigin(request);
+  return code === 'REQUEST.MALFORMED' ? undefined : requestOrigin(request);
 }

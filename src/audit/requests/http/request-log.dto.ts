@@ -62,7 +62,7 @@ export class RequestLogQueryDto {
   @IsIn(ALL_ERROR_CODES, { message: 'error_code must be one of the codes in docs/errors.md' })
   readonly error_code?: ErrorCode;
 
-  @ApiPropertyOptional({ description: 'An `error.id` you were given, or the provider’s error id.' })
+  @ApiPropertyOptional({ description: 'An `error.id` you were given, or the provider’s error id.', pattern: '^[A-Za-z0-9_.:-]{1,100}$' })
   @IsOptional()
   @Matches(/^[A-Za-z0-9_.:-]{1,100}$/, { message: 'error_id must be an error id: letters, digits and _ . : - only, at most 100' })
   readonly error_id?: string;

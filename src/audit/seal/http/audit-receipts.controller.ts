@@ -122,6 +122,7 @@ export class AuditKeysController {
       },
     },
   })
+  @ApiErrorResponses(ERRORS.probe)
   jwks(): string {
     // A string goes out as it is: key sets are read by JOSE libraries, which expect `keys` at the top.
     return JSON.stringify({ keys: this.keys.publicJwks() });

@@ -40,7 +40,10 @@ export class AuditEventsQueryDto {
   @IsUuidField('reference must be a UUID')
   readonly reference?: string;
 
-  @ApiPropertyOptional({ description: 'An error id: the service’s `error.id` (a UUID, as shown to the partner) or the provider’s error id.' })
+  @ApiPropertyOptional({
+    description: 'An error id: the service’s `error.id` (a UUID, as shown to the partner) or the provider’s error id.',
+    pattern: '^[A-Za-z0-9_.:-]{1,100}$',
+  })
   @IsOptional()
   @Matches(/^[A-Za-z0-9_.:-]{1,100}$/, { message: 'error_id must be an error id: letters, digits and _ . : - only, at most 100' })
   readonly error_id?: string;
@@ -65,7 +68,11 @@ export class AuditEventsQueryDto {
   @IsUuidField('client must be an API client id (UUID)')
   readonly client?: string;
 
-  @ApiPropertyOptional({ description: 'A staff member’s stable id at the company’s OpenID provider (`staff_id` in the events): what they did and looked at.' })
+  @ApiPropertyOptional({
+    description: 'A staff member’s stable id at the company’s OpenID provider (`staff_id` in the events): what they did and looked at; no control character.',
+    minLength: 1,
+    maxLength: 255,
+  })
   @IsOptional()
   @Rules(IsString(), Matches(/^[^\p{Cc}\p{Cs}]{1,255}$/u, { message: 'staff must be a staff id of at most 255 characters' }))
   readonly staff?: string;
@@ -74,12 +81,13 @@ export class AuditEventsQueryDto {
     description:
       'An end user’s subject (`sub`) at their OpenID provider: their events, found by the pseudonym the service derives from it. ' +
       'The subject itself is never stored, and never logged.',
+    maxLength: 255,
   })
   @IsOptional()
   @Rules(IsString(), MaxLength(255, { message: 'end_user must be a subject of at most 255 characters' }))
   readonly end_user?: string;
 
-  @ApiPropertyOptional({ description: 'The end user’s issuer, when the service trusts more than one (OIDC_ISSUERS).' })
+  @ApiPropertyOptional({ description: 'The end user’s issuer, when the service trusts more than one (OIDC_ISSUERS).', maxLength: 500 })
   @IsOptional()
   @Rules(IsString(), MaxLength(500, { message: 'end_user_issuer must be an issuer URL' }))
   readonly end_user_issuer?: string;
