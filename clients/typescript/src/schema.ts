@@ -1840,7 +1840,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -1854,10 +1854,16 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.BAD_PATH",
-                     *         "details": "Bad Request",
-                     *         "message": "Bad Request",
-                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-bad-path"
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -1871,7 +1877,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -2336,7 +2342,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -2350,10 +2356,16 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.BAD_PATH",
-                     *         "details": "Bad Request",
-                     *         "message": "Bad Request",
-                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-bad-path"
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -2367,7 +2379,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -2790,7 +2802,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -2804,10 +2816,16 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.BAD_PATH",
-                     *         "details": "Bad Request",
-                     *         "message": "Bad Request",
-                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-bad-path"
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -2821,7 +2839,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -3277,7 +3295,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `SESSION.RETURN_TO_REFUSED`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `SESSION.RETURN_TO_REFUSED`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -3314,7 +3332,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "SESSION.RETURN_TO_REFUSED";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "SESSION.RETURN_TO_REFUSED";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -3729,7 +3747,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `SESSION.LOGIN_FAILED`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `SESSION.LOGIN_FAILED`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -3743,10 +3761,16 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.BAD_PATH",
-                     *         "details": "Bad Request",
-                     *         "message": "Bad Request",
-                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-bad-path"
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -3760,7 +3784,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "SESSION.LOGIN_FAILED";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "SESSION.LOGIN_FAILED";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -4187,7 +4211,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `REQUEST.MALFORMED_JSON`, `REQUEST.JSON_TOO_DEEP`, `REQUEST.BAD_CONTENT_LENGTH`, `SESSION.RETURN_TO_REFUSED`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.MALFORMED_JSON`, `REQUEST.JSON_TOO_DEEP`, `REQUEST.BAD_CONTENT_LENGTH`, `SESSION.RETURN_TO_REFUSED`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -4224,7 +4248,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH" | "SESSION.RETURN_TO_REFUSED";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH" | "SESSION.RETURN_TO_REFUSED";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -4777,7 +4801,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `SESSION.INVALID_LOGOUT_TOKEN`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `SESSION.INVALID_LOGOUT_TOKEN`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -4791,10 +4815,16 @@ export interface operations {
                      *       "message": "Bad Request",
                      *       "error": {
                      *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
-                     *         "code": "REQUEST.BAD_PATH",
-                     *         "details": "Bad Request",
-                     *         "message": "Bad Request",
-                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-bad-path"
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
                      *       }
                      *     }
                      */
@@ -4808,7 +4838,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "SESSION.INVALID_LOGOUT_TOKEN";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "SESSION.INVALID_LOGOUT_TOKEN";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -5236,7 +5266,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -5273,7 +5303,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -5742,7 +5772,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `REQUEST.MALFORMED_JSON`, `REQUEST.JSON_TOO_DEEP`, `REQUEST.BAD_CONTENT_LENGTH`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.MALFORMED_JSON`, `REQUEST.JSON_TOO_DEEP`, `REQUEST.BAD_CONTENT_LENGTH`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -5779,7 +5809,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -6292,7 +6322,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `REQUEST.MALFORMED_JSON`, `REQUEST.JSON_TOO_DEEP`, `REQUEST.BAD_CONTENT_LENGTH`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.MALFORMED_JSON`, `REQUEST.JSON_TOO_DEEP`, `REQUEST.BAD_CONTENT_LENGTH`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -6329,7 +6359,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -7061,7 +7091,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `REQUEST.MALFORMED_JSON`, `REQUEST.JSON_TOO_DEEP`, `REQUEST.BAD_CONTENT_LENGTH`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.MALFORMED_JSON`, `REQUEST.JSON_TOO_DEEP`, `REQUEST.BAD_CONTENT_LENGTH`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -7098,7 +7128,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -7692,7 +7722,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -7729,7 +7759,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -8326,7 +8356,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `REQUEST.MALFORMED_JSON`, `REQUEST.JSON_TOO_DEEP`, `REQUEST.BAD_CONTENT_LENGTH`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.MALFORMED_JSON`, `REQUEST.JSON_TOO_DEEP`, `REQUEST.BAD_CONTENT_LENGTH`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -8363,7 +8393,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -9455,7 +9485,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -9492,7 +9522,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -9980,7 +10010,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -10017,7 +10047,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -10529,7 +10559,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -10566,7 +10596,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -11189,7 +11219,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `AUDIT.INVALID_CURSOR`, `AUDIT.INVALID_RANGE`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `AUDIT.INVALID_CURSOR`, `AUDIT.INVALID_RANGE`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -11226,7 +11256,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -11697,7 +11727,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -11734,7 +11764,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -12246,7 +12276,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `AUDIT.INVALID_RANGE`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `AUDIT.INVALID_RANGE`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -12283,7 +12313,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "AUDIT.INVALID_RANGE";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "AUDIT.INVALID_RANGE";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -12771,7 +12801,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `AUDIT.INVALID_CURSOR`, `AUDIT.INVALID_RANGE`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `AUDIT.INVALID_CURSOR`, `AUDIT.INVALID_RANGE`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -12808,7 +12838,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -13276,7 +13306,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -13313,7 +13343,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -13829,7 +13859,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.VALIDATION_FAILED`, `AUDIT.INVALID_CURSOR`, `AUDIT.INVALID_RANGE`. */
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `AUDIT.INVALID_CURSOR`, `AUDIT.INVALID_RANGE`. */
             400: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -13866,7 +13896,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.VALIDATION_FAILED" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE";
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];

@@ -91,6 +91,8 @@ export function errorExample(code: ErrorCode): ErrorEnvelope {
  */
 export const ERRORS = {
   edge: [
+    // A Gateway-Version the gateway does not know, on any operation (docs/api-contract.md, "Versions").
+    'REQUEST.VALIDATION_FAILED',
     'REQUEST.BAD_PATH',
     'REQUEST.NON_CANONICAL_PATH',
     'REQUEST.MALFORMED',
