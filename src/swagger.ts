@@ -91,11 +91,46 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
     .addTag('session', 'A web app’s browser session: login through the partner’s OpenID provider, an HttpOnly cookie, logout (docs/security.md, "Web apps")')
     .addTag('health', 'Liveness and readiness probes')
     .build();
-  return withVersionHeader(withStrictInput(withPublicOperations(SwaggerModule.createDocument(app, config))));
+  return asPublished(SwaggerModule.createDocument(app, config));
 }
 
-/** Every answer names the version it was answered under: a response header, declared once and named by each response. */
-function withVersionHeader(document: OpenAPIObject): OpenAPIObject {
+type Parameter = { name?: string; in?: string; example?: unknown; schema?: { example?: unknown } };
+
+type Operation = {
+  security?: Record<string, string[]>[];
+  parameters?: Parameter[];
+  requestBody?: { content?: Record<string, { schema?: { $ref?: string } }> };
+  responses?: Record<string, { headers?: Record<string, unknown> }>;
+  [extension: `x-${string}`]: unknown;
+};
+
+/** Every operation of the document, each path's methods in turn. */
+function operationsOf(document: OpenAPIObject): Operation[] {
+  return Object.values(document.paths).flatMap((operations) => Object.values(operations as Record<string, Operation>));
+}
+
+/**
+ * What the decorators cannot say on their own, said once over every operation:
+ * - an operation marked @Public() carries the empty requirement `{}`: written `security: []`, it
+ *   needs no credential;
+ * - what the validation pipe refuses: a body's schema admits no property it does not name
+ *   (`additionalProperties: false`), and an operation with query parameters says that any other is
+ *   refused (`x-additional-query-parameters: false`: OpenAPI has no word for it where each
+ *   parameter is listed on its own), unless the route says otherwise itself;
+ * - every answer names the version it was answered under: a response header, declared once.
+ */
+function asPublished(document: OpenAPIObject): OpenAPIObject {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, { additionalProperties?: boolean }>;
+  const versionHeader = { $ref: `#/components/headers/${API_VERSION_HEADER}` };
+  for (const operation of operationsOf(document)) {
+    if (operation.security?.some((requirement) => Object.keys(requirement).length === 0)) operation.security = [];
+    for (const media of Object.values(operation.requestBody?.content ?? {})) {
+      const name = media.schema?.$ref?.split('/').pop();
+      if (name && schemas[name]) schemas[name].additionalProperties = false;
+    }
+    if (operation.parameters?.some((parameter) => parameter.in === 'query')) operation['x-additional-query-parameters'] ??= false;
+    for (const response of Object.values(operation.responses ?? {})) response.headers = { ...response.headers, [API_VERSION_HEADER]: versionHeader };
+  }
   document.components = {
     ...document.components,
     headers: {
@@ -106,50 +141,6 @@ function withVersionHeader(document: OpenAPIObject): OpenAPIObject {
       },
     },
   };
-  for (const operations of Object.values(document.paths)) {
-    for (const operation of Object.values(operations as Record<string, { responses?: Record<string, { headers?: Record<string, unknown> }> }>)) {
-      for (const response of Object.values(operation.responses ?? {})) {
-        response.headers = { ...response.headers, [API_VERSION_HEADER]: { $ref: `#/components/headers/${API_VERSION_HEADER}` } };
-      }
-    }
-  }
-  return document;
-}
-
-type Operation = {
-  security?: Record<string, string[]>[];
-  parameters?: { in?: string }[];
-  requestBody?: { content?: Record<string, { schema?: { $ref?: string } }> };
-  [extension: `x-${string}`]: unknown;
-};
-
-/**
- * What the validation pipe refuses, said where a client can read it: a body's schema admits no
- * property it does not name (`additionalProperties: false`), and an operation with query
- * parameters says that any other is refused (`x-additional-query-parameters: false`: OpenAPI has no
- * word for it where each parameter is listed on its own).
- */
-function withStrictInput(document: OpenAPIObject): OpenAPIObject {
-  const schemas = (document.components?.schemas ?? {}) as Record<string, { additionalProperties?: boolean }>;
-  for (const operations of Object.values(document.paths)) {
-    for (const operation of Object.values(operations as Record<string, Operation>)) {
-      for (const media of Object.values(operation.requestBody?.content ?? {})) {
-        const name = media.schema?.$ref?.split('/').pop();
-        if (name && schemas[name]) schemas[name].additionalProperties = false;
-      }
-      if (operation.parameters?.some((parameter) => parameter.in === 'query')) operation['x-additional-query-parameters'] = false;
-    }
-  }
-  return document;
-}
-
-/** An operation marked @Public() carries the empty requirement `{}`: written `security: []`, it needs no credential. */
-function withPublicOperations(document: OpenAPIObject): OpenAPIObject {
-  for (const operations of Object.values(document.paths)) {
-    for (const operation of Object.values(operations as Record<string, Operation>)) {
-      if (operation.security?.some((requirement) => Object.keys(requirement).length === 0)) operation.security = [];
-    }
-  }
   return document;
 }
 
@@ -179,20 +170,14 @@ export function withoutDailyExamples(document: OpenAPIObject): OpenAPIObject {
   return stable;
 }
 
-type Parameter = { name?: string; in?: string; example?: unknown; schema?: { example?: unknown } };
-
 /** Every example of a customer id: the body of a bank account, and the path of a balance. */
 function useCustomerIdExample(document: OpenAPIObject, customerId: string): void {
   const field = propertiesOf(document, 'OpenBankAccountRequest')?.customer_id;
   if (field) field.example = customerId;
-  for (const operations of Object.values(document.paths)) {
-    for (const operation of Object.values(operations as Record<string, { parameters?: Parameter[] }>)) {
-      for (const parameter of operation.parameters ?? []) {
-        if (parameter.in !== 'path' || parameter.name !== 'customer_id') continue;
-        parameter.example = customerId;
-        if (parameter.schema) parameter.schema.example = customerId;
-      }
-    }
+  for (const parameter of operationsOf(document).flatMap((operation) => operation.parameters ?? [])) {
+    if (parameter.in !== 'path' || parameter.name !== 'customer_id') continue;
+    parameter.example = customerId;
+    if (parameter.schema) parameter.schema.example = customerId;
   }
 }
 

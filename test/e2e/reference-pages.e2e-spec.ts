@@ -59,12 +59,22 @@ describe('the reference pages and error.doc_url', () => {
     const unauthenticated = await callApi(t.baseUrl, 'GET', '/api/v1/me');
     const malformed = await rawExchange(t.baseUrl, 'GET /health/live HTTP/1.1\r\nHost: evil.example\r\nHost: b\r\nConnection: close\r\n\r\n');
     const notHttp = await rawExchange(t.baseUrl, 'GARBAGE\r\n\r\n');
+    const twoTokens = await rawExchange(
+      t.baseUrl,
+      `GET /api/v1/me HTTP/1.1\r\nHost: ${new URL(t.baseUrl).host}\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\nConnection: close\r\n\r\n`,
+    );
 
-    const links = [unknown.body, unauthenticated.body, malformed.body, notHttp.body].map((body) => body?.error?.doc_url);
+    const links = [unknown.body, unauthenticated.body, twoTokens.body, malformed.body, notHttp.body].map((body) => body?.error?.doc_url);
 
-    expect(links).toEqual([`${t.baseUrl}/reference/errors#route-not-found`, `${t.baseUrl}/reference/errors#auth-token-missing`, undefined, undefined]);
+    expect(links).toEqual([
+      `${t.baseUrl}/reference/errors#route-not-found`,
+      `${t.baseUrl}/reference/errors#auth-token-missing`,
+      `${t.baseUrl}/reference/errors#request-malformed`,
+      undefined,
+      undefined,
+    ]);
     expect([malformed.body?.error?.id, notHttp.body?.error?.id]).toEqual([expect.any(String), expect.any(String)]);
-    for (const link of links.slice(0, 2)) expect(await follow(link!)).toMatchObject({ status: 200, anchored: true });
+    for (const link of links.slice(0, 3)) expect(await follow(link!)).toMatchObject({ status: 200, anchored: true });
   });
 
   it('when the pages are read, then each is HTML under the gateway’s CSP, their links between them resolve, and an unknown page is 404 in the envelope', async () => {

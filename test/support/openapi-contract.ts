@@ -60,7 +60,7 @@ export class OpenApiContract {
   /** Checks one answer to `method path` (the path as sent, its query aside). */
   check(method: string, path: string, status: number, contentType: string | null, body: string): void {
     const bare = path.split('?')[0];
-    const found = this.templates.find((candidate) => candidate.method === method.toLowerCase() && candidate.pattern.test(bare));
+    const found = this.templateOf(method, bare);
     const operation = found ? `${method.toUpperCase()} ${found.template}` : `${method.toUpperCase()} ${bare}`;
     this.checked += 1;
     if (!found) return void this.violations.push({ operation, status, problem: 'no such operation in the document' });
@@ -77,10 +77,7 @@ export class OpenApiContract {
     if (!(mediaType in content))
       return void this.violations.push({ operation, status, problem: `content type '${mediaType}' is not declared (${Object.keys(content).join(', ')})` });
     if (content[mediaType].schema === undefined || !mediaType.endsWith('json')) return;
-    const pointer = ['paths', found.template, found.method, 'responses', declared, 'content', mediaType, 'schema']
-      .map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1'))
-      .join('/');
-    const validate = this.ajv.getSchema(`openapi#/${pointer}`)!;
+    const validate = this.schemaAt('paths', found.template, found.method, 'responses', declared, 'content', mediaType, 'schema');
     let value: unknown;
     try {
       value = JSON.parse(body);
@@ -91,6 +88,11 @@ export class OpenApiContract {
       const problems = (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''}`).join('; ');
       this.violations.push({ operation, status, problem: problems });
     }
+  }
+
+  /** The operation `method bare` is an instance of (`bare`: a path as sent, without its query). */
+  private templateOf(method: string, bare: string) {
+    return this.templates.find((candidate) => candidate.method === method.toLowerCase() && candidate.pattern.test(bare));
   }
 
   /** The validator of the schema at this JSON pointer of the document. */
@@ -107,7 +109,7 @@ export class OpenApiContract {
    */
   requestProblems(method: string, pathAndQuery: string, body?: unknown, headers: Record<string, string> = {}): string[] {
     const [bare, query = ''] = pathAndQuery.split('?');
-    const found = this.templates.find((candidate) => candidate.method === method.toLowerCase() && candidate.pattern.test(bare));
+    const found = this.templateOf(method, bare);
     if (!found) return ['no such operation in the document'];
     const operation = this.document.paths[found.template][found.method];
     const problems: string[] = [];

@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { RESPONSE_MESSAGE } from '../../common/http/answer';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { API_VERSION_HEADER, API_VERSIONS, type ApiVersion, CURRENT_API_VERSION, isApiVersion } from '../../common/domain/api-versions';
+import { answeredVersion, API_VERSION_HEADER, API_VERSIONS } from '../../common/domain/api-versions';
 import { RequestValidationFailed } from '../../common/http/validation';
 import { contextOf, Identification } from '../../common/http/request-context';
 import type { AuthenticatedClient } from '../domain/api-client';
@@ -137,18 +137,11 @@ export class AccessGuard implements CanActivate {
     // Every controller route passes here first: the answer learns it is one, and its message.
     request.answer = { message: rule.message, recorded: false };
     if (!rule.public) checkAccess(rule, request.identity, this.missing, this.staffPolicy, request.record);
-    void http.getResponse<FastifyReply>().header(API_VERSION_HEADER, apiVersionOf(raw.headers['gateway-version'], request.identity?.caller));
+    const version = answeredVersion(raw.headers[API_VERSION_HEADER.toLowerCase()], request.identity?.caller?.apiVersion);
+    if (version === undefined) {
+      throw new RequestValidationFailed([{ field: API_VERSION_HEADER, message: `${API_VERSION_HEADER} must be one of ${API_VERSIONS.join(', ')}` }]);
+    }
+    void http.getResponse<FastifyReply>().header(API_VERSION_HEADER, version);
     return true;
   }
-}
-
-/**
- * The API version a request is answered under (docs/api-contract.md, "Versions"): the one its
- * `Gateway-Version` names, else its client's pinned one, else the current one.
- * @throws RequestValidationFailed naming `Gateway-Version` when it names no version this gateway knows.
- */
-export function apiVersionOf(asked: string | string[] | undefined, caller: AuthenticatedClient | undefined): ApiVersion {
-  if (asked === undefined) return caller?.apiVersion ?? CURRENT_API_VERSION;
-  if (isApiVersion(asked)) return asked;
-  throw new RequestValidationFailed([{ field: API_VERSION_HEADER, message: `${API_VERSION_HEADER} must be one of ${API_VERSIONS.join(', ')}` }]);
 }

@@ -1,6 +1,6 @@
 import { requestOrigin } from '../../common/http/request-origin';
 import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOperation, ApiProperty, ApiPropertyOptional, ApiQuery, ApiResponse, ApiTags, ApiSchema } from '@nestjs/swagger';
+import { ApiBody, ApiExtension, ApiConsumes, ApiOperation, ApiProperty, ApiPropertyOptional, ApiQuery, ApiResponse, ApiTags, ApiSchema } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OPERATION } from '../../common/domain/audit-operations';
@@ -137,6 +137,9 @@ export class SessionController {
   @ApiQuery({ name: 'state', required: true, type: String })
   @ApiQuery({ name: 'code', required: false, type: String })
   @ApiQuery({ name: 'iss', required: false, type: String })
+  // Passed whole to the relying-party library, not to the validation pipe: a provider may add its own (session_state,
+  // or error and error_description when the login failed), so no other parameter is refused here.
+  @ApiExtension('x-additional-query-parameters', true)
   @ApiResponse({ status: 302, description: 'Logged in: to `return_to`, with the session cookie.' })
   @ApiErrorResponses(ERRORS.edge, 'SESSION.LOGIN_FAILED', 'SESSION.NOT_CONFIGURED', 'AUTH.ISSUER_UNAVAILABLE')
   async callback(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<null> {

@@ -16,3 +16,13 @@ export const API_VERSION_HEADER = 'Gateway-Version';
 export function isApiVersion(value: unknown): value is ApiVersion {
   return typeof value === 'string' && (API_VERSIONS as readonly string[]).includes(value);
 }
+
+/**
+ * The version a request is answered under: the one it names (`asked`, its Gateway-Version), else
+ * its caller's pinned one, else the current one. Undefined when it names one this gateway does not
+ * know (or several): never answered under another.
+ */
+export function answeredVersion(asked: unknown, pinned: ApiVersion | undefined): ApiVersion | undefined {
+  if (asked === undefined) return pinned ?? CURRENT_API_VERSION;
+  return isApiVersion(asked) ? asked : undefined;
+}

@@ -6,7 +6,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, Optional 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, FieldProblem } from '../domain/domain-error';
 import { ErrorKind } from '../domain/error-codes';
-import { API_VERSION_HEADER, type ApiVersion, CURRENT_API_VERSION, isApiVersion } from '../domain/api-versions';
+import { answeredVersion, API_VERSION_HEADER, type ApiVersion, CURRENT_API_VERSION } from '../domain/api-versions';
 import { contextOf } from './request-context';
 import { ERROR_MESSAGES } from '../domain/error-messages';
 import { ERROR_CODES, ErrorCode } from '../domain/error-codes';
@@ -14,7 +14,7 @@ import { asFailureAnswer } from './answer';
 import { ErrorEnvelope } from './envelope';
 import { interruptionOf } from './interruption';
 import { ErrorDocs } from './error-docs';
-import { linkOrigin } from './request-origin';
+import { requestOrigin } from './request-origin';
 import { AUDIT_RECEIPT_HEADER, RequestRecorder } from './request-recorder.port';
 
 const STATUS_BY_KIND: Record<ErrorKind, number> = {
@@ -155,11 +155,10 @@ export function errorEnvelope(problem: Problem, errorId: string, links: { readon
   };
 }
 
-/** The version a refused request is answered under, when the access guard did not get to choose it. */
+/** The version a refused request is answered under, when the access guard did not get to choose it (an unknown one named: its caller's, or the current one). */
 function versionOfRefused(request: FastifyRequest): ApiVersion {
-  const asked = request.headers['gateway-version'];
-  if (isApiVersion(asked)) return asked;
-  return contextOf(request.raw).identity?.caller?.apiVersion ?? CURRENT_API_VERSION;
+  const pinned = contextOf(request.raw).identity?.caller?.apiVersion;
+  return answeredVersion(request.headers[API_VERSION_HEADER.toLowerCase()], pinned) ?? pinned ?? CURRENT_API_VERSION;
 }
 
 /**
@@ -206,7 +205,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
 
     const envelope = errorEnvelope(problem, errorId, {
       requestLogUrl: logAddress,
-      docUrl: this.docs?.urlOf(problem.code, linkOrigin(request, problem.code)),
+      docUrl: this.docs?.urlOf(problem.code, requestOrigin(request)),
     });
     this.metrics?.errorAnswered(problem.code);
     noteErrorCodeOnSpan(problem.code);

@@ -10,19 +10,20 @@ export function isHostAndPort(value: string): boolean {
 
 /**
  * The origin the request was sent to, from its validated parts only: the scheme and host (behind
- * TRUST_PROXY, the ones the proxy forwarded); undefined when either is not an origin's part.
+ * TRUST_PROXY, the ones the proxy forwarded); undefined when either is not an origin's part, or
+ * when Host was sent more than once (which one the request meant is not known: the edge refuses it).
  */
 export function requestOrigin(request: FastifyRequest): string | undefined {
   const { protocol, host } = request;
-  if ((protocol !== 'http' && protocol !== 'https') || !isHostAndPort(host)) return undefined;
+  if ((protocol !== 'http' && protocol !== 'https') || !isHostAndPort(host) || !hostSentOnce(request.raw.rawHeaders)) return undefined;
   return `${protocol}://${host.toLowerCase()}`;
 }
 
-/**
- * The origin to link a refused request's documentation on: the one it was sent to, unless its
- * headers were what was refused (a Host sent twice, say): then none (PUBLIC_BASE_URL or
- * ERROR_DOCS_URL still give one; the connection's own address would name a pod, not the gateway).
- */
-export function linkOrigin(request: FastifyRequest, code: string): string | undefined {
-  return code === 'REQUEST.MALFORMED' ? undefined : requestOrigin(request);
+/** Node keeps the first of two Host headers: whether there was only one. */
+function hostSentOnce(rawHeaders: readonly string[]): boolean {
+  let seen = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i].length === 4 && rawHeaders[i].toLowerCase() === 'host' && ++seen > 1) return false;
+  }
+  return true;
 }

@@ -8,8 +8,7 @@ import { ApiEnvelopeResponse, ApiErrorResponses, ERRORS } from '../../../common/
 import { Audited } from '../../../common/http/audited.decorator';
 import { REQUEST_LOG_PATH } from '../../../common/http/request-recorder.port';
 import { RequestLog } from '../domain/request-log.service';
-import { GatewayConfig } from '../../../config/gateway-config';
-import { ERROR_DOCS_PATH, errorDocAnchor } from '../../../common/http/error-docs';
+import { ERROR_DOCS_PATH, errorDocAnchor, ErrorDocs } from '../../../common/http/error-docs';
 import { requestOrigin } from '../../../common/http/request-origin';
 import { RequestIdParamDto, RequestLogLinks, RequestLogPageDto, RequestLogQueryDto, RequestTimelineDto } from './request-log.dto';
 
@@ -22,13 +21,13 @@ const DEFAULT_PAGE = 20;
 export class RequestsController {
   constructor(
     private readonly log: RequestLog,
-    private readonly config: GatewayConfig,
+    private readonly docs: ErrorDocs,
   ) {}
 
   /** The links of a page or a timeline, on the origin the reader's request reached (or PUBLIC_BASE_URL, or ERROR_DOCS_URL). */
   private linksFor(request: FastifyRequest): RequestLogLinks {
     const origin = requestOrigin(request);
-    return { docUrlOf: (code) => this.config.errorDocs.urlOf(code, origin) ?? `${ERROR_DOCS_PATH}#${errorDocAnchor(code)}` };
+    return { docUrlOf: (code) => this.docs.urlOf(code, origin) ?? `${ERROR_DOCS_PATH}#${errorDocAnchor(code)}` };
   }
 
   @Get()
