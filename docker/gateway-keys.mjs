@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Run by docker-compose.yml's keys service before the gateway starts: makes the keys that production
-// requires of the gateway (AUDIT_SIGNING_KEY, END_USER_PSEUDONYM_KEY) in the folder given (a named
+// requires of the gateway (AUDIT_SIGNING_KEY, END_USER_PSEUDONYM_KEY, DATA_KEY) in the folder given (a named
 // volume), each only when it is not there yet, so that they outlive the containers and never change
 // under the data they sign or name. Readable by their owner (the image's node user) only.
 //
@@ -15,6 +15,8 @@ const KEYS = {
   'audit-signing-key.pem': () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }),
   // Keys end users' pseudonyms: 32 random bytes, base64, as openssl rand -base64 32 prints.
   'end-user-pseudonym.key': () => `${randomBytes(32).toString('base64')}\n`,
+  // Seals partners' data at rest (bank accounts' identifiers, the answers kept to replay): 32 random bytes, base64.
+  'data.key': () => `${randomBytes(32).toString('base64')}\n`,
 };
 
 const dir = process.argv[2];

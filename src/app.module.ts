@@ -8,6 +8,7 @@ import { BalancesModule } from './partner-api/balances/balances.module';
 import { BankAccountsModule } from './partner-api/bank-accounts/bank-accounts.module';
 import { CustomersModule } from './partner-api/customers/customers.module';
 import { CommonModule } from './common/runtime/common.module';
+import { SealingModule } from './common/sealing/sealing.module';
 import { ErrorEnvelopeFilter } from './common/http/error-envelope.filter';
 import { ReferenceModule } from './reference/reference.module';
 import { createValidationPipe } from './common/http/validation';
@@ -42,6 +43,7 @@ export class AppModule {
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validatePredefined: false, skipProcessEnv: true, load: [() => ({ ...config.settings })] }),
         ConfigurationModule.of(config),
         CommonModule,
+        SealingModule,
         MetricsModule,
         DatabaseModule.forRoot(database, ENTITIES),
         UpstreamModule.forRoot(upstream),

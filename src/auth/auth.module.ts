@@ -14,7 +14,7 @@ import { BrowserSessions } from './domain/browser-sessions.service';
 import { SessionController } from './http/session.controller';
 import { MeController } from './http/me.controller';
 import { EndUserSessionsController } from './http/end-user-sessions.controller';
-import { JoseSealedBox } from './oidc/jose-sealed-box';
+import { JoseSealedBox } from '../common/sealing/jose-sealed-box';
 import { OpenIdRelyingParty } from './oidc/openid-relying-party';
 import { PostgresBrowserSessionRepository } from './persistence/postgres-browser-session.repository';
 import { PostgresNotifications } from '../database/postgres-notifications';

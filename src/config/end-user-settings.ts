@@ -149,6 +149,17 @@ export function loadSessionKey(settings: { SESSION_KEY?: string; DATA_DIR: strin
   return { key: sessionKeyOf(key), generated };
 }
 
+/** DATA_KEY, or DATA_DIR/data.key, and DATA_PREVIOUS_KEYS: what partners' data is sealed with at rest, each narrowed to 32 bytes. */
+export function loadDataKeys(settings: { DATA_KEY?: string; DATA_PREVIOUS_KEYS?: string; DATA_DIR: string }): {
+  key: Buffer;
+  previous: Buffer[];
+  generated: boolean;
+} {
+  const { key, generated } = loadKey(settings.DATA_KEY, join(settings.DATA_DIR, 'data.key'));
+  const previous = settings.DATA_PREVIOUS_KEYS ? readSecretKeys(settings.DATA_PREVIOUS_KEYS).map(sessionKeyOf) : [];
+  return { key: sessionKeyOf(key), previous, generated };
+}
+
 /** A key as configured (the key, or a file's path), or the one kept in `file`, made there at first use. */
 function loadKey(configured: string | undefined, file: string): { key: Buffer; generated: boolean } {
   if (configured) return { key: readSecretKey(configured), generated: false };

@@ -45,7 +45,7 @@ function isSecureUpstream(url: string): boolean {
  */
 export function productionProblems(
   config: Pick<ServiceEnvironment, 'NODE_ENV'> &
-    Pick<ServiceEnvironment, 'PUBLIC_BASE_URL'> &
+    Pick<ServiceEnvironment, 'PUBLIC_BASE_URL' | 'DATA_KEY'> &
     Pick<UpstreamEnvironment, 'UPSTREAM_BASE_URL'> &
     Pick<AuditEnvironment, 'AUDIT_SIGNING_KEY'> &
     Pick<EndUserEnvironment, 'END_USER_PSEUDONYM_KEY' | 'OIDC_ISSUER' | 'OIDC_ISSUERS'>,
@@ -79,6 +79,12 @@ export function productionProblems(
     problems.push(
       "END_USER_PSEUDONYM_KEY: required in production: 32 random bytes (openssl rand -base64 32), or a file's path, " +
         "shared by every replica; one made under each pod's DATA_DIR would give an end user other pseudonyms on other pods",
+    );
+  }
+  if (config.DATA_KEY === undefined) {
+    problems.push(
+      "DATA_KEY: required in production: 32 random bytes (openssl rand -base64 32), or a file's path, shared by every replica; " +
+        "bank accounts' identifiers and the answers kept to replay are sealed with it, and one made under each pod's DATA_DIR would open on that pod only",
     );
   }
   return problems;

@@ -24,6 +24,7 @@ const production = (): Record<string, string> => ({
   DATABASE_URL: 'postgres://u@db/x',
   AUDIT_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
   END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64'),
+  DATA_KEY: randomBytes(32).toString('base64'),
 });
 
 describe('validateEnvironment', () => {
@@ -232,12 +233,13 @@ describe('production refuses to start without a provider or a key the replicas s
   });
 
   it('when the keys are missing in production, then start-up fails naming each, with every other bad variable, in one error', () => {
-    const { AUDIT_SIGNING_KEY: _audit, END_USER_PSEUDONYM_KEY: _pseudonym, ...withoutKeys } = production();
+    const { AUDIT_SIGNING_KEY: _audit, END_USER_PSEUDONYM_KEY: _pseudonym, DATA_KEY: _data, ...withoutKeys } = production();
 
     const problems = problemsOf({ ...withoutKeys, PORT: 'eighty' });
 
-    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['AUDIT_SIGNING_KEY', 'END_USER_PSEUDONYM_KEY', 'PORT']);
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['AUDIT_SIGNING_KEY', 'DATA_KEY', 'END_USER_PSEUDONYM_KEY', 'PORT']);
     expect(problems.find((p) => p.startsWith('AUDIT_SIGNING_KEY:'))).toMatch(/required in production/);
+    expect(problems.find((p) => p.startsWith('DATA_KEY:'))).toMatch(/required in production/);
   });
 
   it('when it is not production, or it is the stand-alone sandbox, then sandbox mode and keys under DATA_DIR are allowed', () => {
@@ -250,6 +252,8 @@ describe('production refuses to start without a provider or a key the replicas s
     ['END_USER_PSEUDONYM_KEY', './keys/pseudonym.key'],
     ['SESSION_KEY', '/run/secrets/partner-gateway/session.key'],
     ['SESSION_KEY', '/data/sessionkey'],
+    ['DATA_KEY', '/run/secrets/partner-gateway/data.key'],
+    ['DATA_PREVIOUS_KEYS', '/run/secrets/partner-gateway/data-previous.key'],
     ['END_USER_PSEUDONYM_KEY', 'secrets/partnergateway/endUserPseudonymKeyFile12'],
   ])('when %s names a file that does not exist (%s), then it is refused, never taken for the key itself, in any mode', (variable, path) => {
     expect(problemsOf({ [variable]: path })).toEqual([

@@ -4,7 +4,7 @@ import { LogoutNotice, RelyingParty, SessionTokens } from '../../src/auth/domain
 import { BrowserSessions, hashOf } from '../../src/auth/domain/browser-sessions.service';
 import { NoAccessTokens } from '../../src/auth/domain/access-tokens.port';
 import { Pseudonyms } from '../../src/auth/domain/pseudonyms';
-import { JoseSealedBox } from '../../src/auth/oidc/jose-sealed-box';
+import { JoseSealedBox } from '../../src/common/sealing/jose-sealed-box';
 import { BROWSER_SESSIONS_ENDED, PostgresBrowserSessionRepository } from '../../src/auth/persistence/postgres-browser-session.repository';
 import { PostgresNotifications } from '../../src/database/postgres-notifications';
 import { startTestApp, TestApp } from '../support/app';

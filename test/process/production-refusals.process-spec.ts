@@ -21,11 +21,12 @@ describe('production refuses to start without what it must not make up', () => {
     const result = await runProcess(MAIN, [], cleanEnv({ NODE_ENV: 'production', DATA_DIR: dataDir }));
 
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('Invalid configuration (4 problems)');
+    expect(result.stderr).toContain('Invalid configuration (5 problems)');
     expect(result.stderr).toMatch(/UPSTREAM_BASE_URL: required in production \(NODE_ENV=production\): without it the service runs in sandbox mode/);
     expect(result.stderr).toMatch(/DATABASE_URL: required by the service, which uses an external PostgreSQL/);
     expect(result.stderr).toMatch(/AUDIT_SIGNING_KEY: required in production/);
     expect(result.stderr).toMatch(/END_USER_PSEUDONYM_KEY: required in production/);
+    expect(result.stderr).toMatch(/DATA_KEY: required in production/);
     expect(readdirSync(dataDir)).toEqual([]);
   });
 

@@ -163,6 +163,7 @@ describe('docker-compose.yml', () => {
       UPSTREAM_PUBLIC_KEY: join(dir, 'public.pem'),
       AUDIT_SIGNING_KEY: inVolume(env.AUDIT_SIGNING_KEY),
       END_USER_PSEUDONYM_KEY: inVolume(env.END_USER_PSEUDONYM_KEY),
+      DATA_KEY: inVolume(env.DATA_KEY),
     });
 
     expect(config.NODE_ENV).toBe('production');
@@ -172,6 +173,7 @@ describe('docker-compose.yml', () => {
     expect(compose.services.gateway.volumes).toContain(`gateway-keys:${keysMount}:ro`);
     expect(readAuditSigningKey(config.AUDIT_SIGNING_KEY!).asymmetricKeyType).toBe('ed25519');
     expect(readSecretKey(config.END_USER_PSEUDONYM_KEY!).length).toBeGreaterThanOrEqual(32);
+    expect(readSecretKey(config.DATA_KEY!).length).toBe(32);
   });
 
   it('when the keys service runs again, then it keeps the keys it made, readable by their owner only', () => {
@@ -183,10 +185,11 @@ describe('docker-compose.yml', () => {
 
     expect(made.map(({ file, mode }) => ({ file, mode }))).toEqual([
       { file: 'audit-signing-key.pem', mode: 0o600 },
+      { file: 'data.key', mode: 0o600 },
       { file: 'end-user-pseudonym.key', mode: 0o600 },
     ]);
     expect(first).toMatch(/audit-signing-key\.pem: made/);
-    expect(second).toMatch(/audit-signing-key\.pem: kept\n.*end-user-pseudonym\.key: kept/);
+    expect(second).toMatch(/audit-signing-key\.pem: kept\n.*end-user-pseudonym\.key: kept\n.*data\.key: kept/);
     for (const { file, text } of made) expect(readFileSync(join(dir, file), 'utf8')).toBe(text);
   });
 

@@ -44,11 +44,14 @@ const KEY_FILE_VARIABLES = [
   'END_USER_PSEUDONYM_KEY',
   'SESSION_KEY',
   'SESSION_PREVIOUS_KEYS',
+  'DATA_KEY',
+  'DATA_PREVIOUS_KEYS',
   'OIDC_CLIENT_PRIVATE_KEY',
   'METRICS_TOKEN',
 ];
 /** The paths a variable's value names: one, or a comma-separated list's. */
-const pathsIn = (variable: string, value: string) => (variable === 'SESSION_PREVIOUS_KEYS' ? value.split(',').map((item) => item.trim()) : [value]);
+const pathsIn = (variable: string, value: string) =>
+  variable === 'SESSION_PREVIOUS_KEYS' || variable === 'DATA_PREVIOUS_KEYS' ? value.split(',').map((item) => item.trim()) : [value];
 
 /** Test values that the configuration's validation accepts, for the secrets' keys: variables' and files'. */
 function secretValues(): Record<string, string> {
@@ -62,6 +65,7 @@ function secretValues(): Record<string, string> {
     // As `openssl rand -base64 32 > file` writes them: with a newline.
     'end-user-pseudonym.key': `${randomBytes(32).toString('base64')}\n`,
     'session.key': `${randomBytes(32).toString('base64')}\n`,
+    'data.key': `${randomBytes(32).toString('base64')}\n`,
     'metrics-token': `${randomBytes(32).toString('base64')}\n`,
   };
 }
@@ -190,7 +194,7 @@ describe.each(renderings)('deploy/kubernetes/%s', (name) => {
       expect(valid.UPSTREAM_BASE_URL).toBe(config.UPSTREAM_BASE_URL);
       expect(valid.MIGRATIONS_RUN).toBe(false);
       // The keys are read from the files, where the pod has them.
-      for (const variable of ['UPSTREAM_PUBLIC_KEY', 'AUDIT_SIGNING_KEY', 'END_USER_PSEUDONYM_KEY', 'SESSION_KEY'])
+      for (const variable of ['UPSTREAM_PUBLIC_KEY', 'AUDIT_SIGNING_KEY', 'END_USER_PSEUDONYM_KEY', 'SESSION_KEY', 'DATA_KEY'])
         expect(valid[variable as keyof typeof valid]).toBe(join(dir, 'partner-gateway', basename(config[variable])));
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -374,7 +378,7 @@ describe.each(renderings)('deploy/kubernetes/%s', (name) => {
         if (variable.valueFrom?.secretKeyRef) expect([variable.name, KEY_FILE_VARIABLES.includes(variable.name)]).toEqual([variable.name, false]);
     }
     // What production requires (live mode, OIDC_ISSUER set, web apps ready) and the metrics token.
-    for (const variable of ['UPSTREAM_PUBLIC_KEY', 'AUDIT_SIGNING_KEY', 'END_USER_PSEUDONYM_KEY', 'SESSION_KEY', 'METRICS_TOKEN'])
+    for (const variable of ['UPSTREAM_PUBLIC_KEY', 'AUDIT_SIGNING_KEY', 'END_USER_PSEUDONYM_KEY', 'SESSION_KEY', 'DATA_KEY', 'METRICS_TOKEN'])
       expect([variable, config[variable]?.startsWith('/')]).toEqual([variable, true]);
 
     const mounted: string[] = [];

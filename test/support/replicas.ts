@@ -7,6 +7,7 @@ import { TEST_AUDIT_SIGNING_KEY } from './app';
 
 /** The end users' pseudonym key the replicas share. */
 const TEST_PSEUDONYM_KEY = randomBytes(32).toString('hex');
+const TEST_DATA_KEY = randomBytes(32).toString('base64');
 import { createTestDatabase, TestDatabase } from './database';
 import { cleanEnv, portPrinted, removeDataDir, scratchDataDir, startProcess, Started, waitForOutput } from './processes';
 
@@ -72,6 +73,7 @@ export async function startReplicas(count: number, env: Record<string, string> =
           AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY,
           // Production requires the key every replica shares.
           END_USER_PSEUDONYM_KEY: TEST_PSEUDONYM_KEY,
+          DATA_KEY: TEST_DATA_KEY,
           ...env,
         }),
       );

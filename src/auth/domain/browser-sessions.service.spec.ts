@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { JoseSealedBox } from '../oidc/jose-sealed-box';
+import { JoseSealedBox } from '../../common/sealing/jose-sealed-box';
 import { InvalidLogoutToken, IssuerUnavailable, ReturnToRefused, SessionEnded, SessionsNotConfigured } from './auth.errors';
 import { BrowserSessionStore, StoredSession } from './browser-session-store.port';
 import { LogoutNotice, RefreshRefused, RelyingParty, SessionTokens } from './relying-party.port';

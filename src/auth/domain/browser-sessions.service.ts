@@ -4,7 +4,7 @@ import { endUserCaller, type AuthenticatedClient } from './api-client';
 import { InvalidToken, InvalidLogoutToken, LoginFailed, ReturnToRefused, SessionEnded, SessionsNotConfigured } from './auth.errors';
 import { BrowserSessionStore, StoredSession } from './browser-session-store.port';
 import { RelyingParty, SessionTokens } from './relying-party.port';
-import { SealedBox } from './sealed-box.port';
+import { SealedBox } from '../../common/domain/sealed-box.port';
 import { AccessTokens } from './access-tokens.port';
 import { Pseudonyms } from './pseudonyms';
 import { SessionTokenKeeper } from './session-token-keeper';

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { IssuerUnavailable, SessionEnded } from './auth.errors';
 import { BrowserSessionStore, StoredSession } from './browser-session-store.port';
 import { RefreshRefused, RelyingParty, SessionTokens } from './relying-party.port';
-import { SealedBox } from './sealed-box.port';
+import { SealedBox } from '../../common/domain/sealed-box.port';
 
 /** An access token is renewed when it has less than this left. */
 const RENEW_BEFORE_MS = 60_000;

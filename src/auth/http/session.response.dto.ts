@@ -38,7 +38,7 @@ export class SessionResponseDto {
   @ApiProperty({ example: 'default' })
   readonly tenant!: string;
 
-  @ApiProperty({ type: [String], example: ['customers:write', 'balances:read', 'bank_accounts:write'] })
+  @ApiProperty({ type: [String], example: ['customers:write', 'customers:read', 'balances:read', 'bank_accounts:write', 'bank_accounts:read'] })
   readonly scopes!: string[];
 
   @ApiProperty({

@@ -6,7 +6,7 @@ import type { ErrorDocs } from '../../common/http/error-docs';
 import { AccessTokens } from '../domain/access-tokens.port';
 import { InvalidToken, LoginFailed, MfaRequired, StaffNotAllowed } from '../domain/auth.errors';
 import { RelyingParty } from '../domain/relying-party.port';
-import { SealedBox } from '../domain/sealed-box.port';
+import { SealedBox } from '../../common/domain/sealed-box.port';
 import { rolesUsed, StaffPolicy, staffMemberOf } from '../domain/staff';
 import { STAFF_ROLES } from '../../common/domain/staff-roles';
 import { clearedCookie, loginCookie, onlyCookieOf } from './browser-session-http';

@@ -1,6 +1,7 @@
-import { IsIn, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { IsFlag, IsIntegerBetween, IsReadableBy } from '../env.validators';
 import { readTrustedProxies } from '../trusted-proxies';
+import { readSecretKey, readSecretKeys } from '../end-user-settings';
 import { type RawEnvironment, liveMode, LOG_LEVELS, type LogLevel } from './raw-environment';
 
 /** The process and its edge: where it listens, how it logs, what a request may be, who may call from a browser, how it stops. */
@@ -21,6 +22,21 @@ export class ServiceEnvironment {
   @IsString()
   @MinLength(1)
   readonly DATA_DIR: string = './.data';
+
+  /**
+   * The key partners' data is sealed with at rest (AES-256-GCM): bank accounts' identifiers and
+   * the answers the idempotency store keeps to replay. 32 bytes, hex or base64, or a file's path.
+   * Required in production; elsewhere unset means DATA_DIR/data.key, made at first start. Replicas
+   * must share one. Rotated as SESSION_KEY is: the old key moves to DATA_PREVIOUS_KEYS.
+   */
+  @IsOptional()
+  @IsReadableBy(readSecretKey)
+  readonly DATA_KEY?: string = undefined;
+
+  /** Keys DATA_KEY replaced, comma-separated: what was sealed under them still opens (docs/operations.md, "Keys"). */
+  @IsOptional()
+  @IsReadableBy(readSecretKeys)
+  readonly DATA_PREVIOUS_KEYS?: string = undefined;
 
   @IsString()
   @MinLength(1)

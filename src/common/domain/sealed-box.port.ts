@@ -4,3 +4,9 @@ export abstract class SealedBox {
   /** @throws when the value was not sealed with this key for this context. */
   abstract open<T>(sealed: string, context: string): Promise<T>;
 }
+
+/** The box partners' data is sealed in at rest (DATA_KEY): bank accounts' identifiers, and the answers kept to replay. */
+export abstract class DataBox extends SealedBox {
+  /** The key values are sealed under from now on, by its id: a value sealed under another is sealed again. */
+  abstract get keyId(): string;
+}

@@ -22,15 +22,21 @@ function sealedKeyId(sealed: string): string | undefined {
 /**
  * Secrets at rest as JWE (RFC 7516) with a direct key and AES-256-GCM, through jose (the service's
  * one JOSE library). The context is a member of the protected header, which GCM authenticates: a
- * value sealed for one session does not open as another's, even if the rows are swapped.
+ * value sealed for one session (or one row) does not open as another's, even if the rows are swapped.
  *
  * Sealed with the first key, named by `kid`; opened with the key the `kid` names, among the first
- * and the previous ones (SESSION_KEY, SESSION_PREVIOUS_KEYS), so that a new key ends no session: a
- * session sealed under a previous key is sealed again under the new one at its next renewal.
+ * and the previous ones (SESSION_KEY and SESSION_PREVIOUS_KEYS; DATA_KEY and DATA_PREVIOUS_KEYS),
+ * so that a new key ends no session and loses no data: what was sealed under a previous key is
+ * sealed again under the new one (a session at its next renewal, a bank account at the next start).
  */
 export class JoseSealedBox extends SealedBox {
   private readonly keys: ReadonlyMap<string, Uint8Array>;
   private readonly currentId: string;
+
+  /** The `kid` values are sealed under from now on. */
+  get keyId(): string {
+    return this.currentId;
+  }
 
   constructor(key: Uint8Array, previous: readonly Uint8Array[] = []) {
     super();
