@@ -7,6 +7,8 @@
 //                      --allocations what it allocates (garbage included)
 //   audit [--rows 10000000] [--without-index NAME]               the audit log at scale (--without-index: with that
 //                                                               index dropped, to show what it is for)
+//   lists [--accounts 1000000]                                  a partner's lists at scale: pages of bank accounts and
+//                                                               customers for a tenant of that many accounts
 //   seal [--rounds 3] [--duration 10] [--connections 50] [--events 1000000]
 //                                                               sealing on and off, and verify's speed
 //   soak [--minutes 10] [--rate 150] [--connections 20]          a steady load: memory, event-loop delay, handles
@@ -71,6 +73,7 @@ try {
       promoted: { type: 'boolean', default: false },
       rounds: { type: 'string', default: '3' },
       events: { type: 'string', default: '1000000' },
+      accounts: { type: 'string', default: '1000000' },
       minutes: { type: 'string', default: '10' },
       against: { type: 'string' },
       variants: { type: 'string', default: '' },
@@ -88,8 +91,8 @@ if (values.help) {
   process.exit(0);
 }
 const command = positionals[0] ?? 'all';
-if (!['throughput', 'audit', 'seal', 'soak', 'compare', 'memory', 'timeline', 'path', 'all'].includes(command)) {
-  process.stderr.write(`unknown command ${command}: throughput | audit | seal | soak | compare | memory | timeline | path | all\n`);
+if (!['throughput', 'audit', 'lists', 'seal', 'soak', 'compare', 'memory', 'timeline', 'path', 'all'].includes(command)) {
+  process.stderr.write(`unknown command ${command}: throughput | audit | lists | seal | soak | compare | memory | timeline | path | all\n`);
   process.exit(2);
 }
 
@@ -180,6 +183,10 @@ if (command === 'path') {
 if (command === 'audit' || command === 'all') {
   const { auditAtScale, report } = await import('./audit-scale.mjs');
   process.stdout.write(`\n## The audit log at scale\n\n${report(await auditAtScale({ rows: Number(values.rows), withoutIndex: values['without-index'] }))}\n`);
+}
+if (command === 'lists') {
+  const { listsAtScale, report } = await import('./lists.mjs');
+  process.stdout.write(`\n## A partner's lists at scale\n\n${report(await listsAtScale({ accounts: Number(values.accounts) }))}\n`);
 }
 if (command === 'seal') {
   const { sealing, report } = await import('./sealing.mjs');

@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const sandboxMode = !config.UPSTREAM_BASE_URL;
   const embeddedDefaults = sandboxMode && !config.DATABASE_URL;
   // The demo customer of an earlier start, if any (sandbox mode with embedded defaults only).
-  let demoCustomerId = embeddedDefaults ? readDemoCustomer(demoCustomerFile(config.DATA_DIR)) : undefined;
+  let demo = embeddedDefaults ? readDemoCustomer(demoCustomerFile(config.DATA_DIR)) : undefined;
   let identityProvider: DevIdentityProvider | undefined;
   let staffProvider: DevIdentityProvider | undefined;
   /** Where browsers reach the gateway: the web app's login starts and ends there, where its cookie lives. */
@@ -80,7 +80,7 @@ async function main(): Promise<void> {
         ...(staffProvider ? { staffProvider: asTrustedStaffProvider(staffProvider.issuer) } : {}),
       },
       companions,
-      appOptions: { demoCustomerId: () => demoCustomerId, ...(identityProvider ? { routes: serveWebApp } : {}) },
+      appOptions: { demo: () => demo, ...(identityProvider ? { routes: serveWebApp } : {}) },
       // Part of the start: a failure here stops the sandbox, the provider and the embedded database too.
       listening: async (port) => {
         const origin = publicOrigin(port);
@@ -92,13 +92,16 @@ async function main(): Promise<void> {
         if (!tokens) return;
         const baseUrl = shownBaseUrl(config, port);
         try {
-          demoCustomerId = await createDemoCustomer(baseUrl, tokens.partner, demoCustomerFile(config.DATA_DIR), identityProvider ? 'demo' : undefined);
-          log.info({ customerId: demoCustomerId }, 'Made the demo customer: Swagger UI’s examples use it');
+          demo = await createDemoCustomer(baseUrl, tokens.partner, demoCustomerFile(config.DATA_DIR), identityProvider ? 'demo' : undefined);
+          log.info(
+            { customerId: demo.customerId, bankAccountId: demo.bankAccountId },
+            'Made the demo customer and its account: Swagger UI’s examples use them',
+          );
         } catch (error) {
           log.warn({ err: error }, 'The demo customer could not be made: Swagger UI’s examples name a customer no one has');
         }
         process.stdout.write(
-          devTokensBanner(tokens, baseUrl, demoCustomerId, identityProvider?.issuer, identityProvider ? `${origin}/app/` : undefined, staffProvider?.issuer),
+          devTokensBanner(tokens, baseUrl, demo?.customerId, identityProvider?.issuer, identityProvider ? `${origin}/app/` : undefined, staffProvider?.issuer),
         );
       },
     };

@@ -17,6 +17,7 @@ import { AuditLogTree1765008000000 } from './1765008000000-AuditLogTree';
 import { AuditSearchesApart1765094400000 } from './1765094400000-AuditSearchesApart';
 import { DropSupersededAuditIndexes1765180800000 } from './1765180800000-DropSupersededAuditIndexes';
 import { ApiClientVersion1765267200000 } from './1765267200000-ApiClientVersion';
+import { PartnerResources1765353600000 } from './1765353600000-PartnerResources';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so the same list works compiled,
@@ -42,4 +43,5 @@ export const MIGRATIONS = [
   AuditSearchesApart1765094400000,
   DropSupersededAuditIndexes1765180800000,
   ApiClientVersion1765267200000,
+  PartnerResources1765353600000,
 ];

@@ -21,13 +21,14 @@ import { DatabaseUrls } from './database/database-roles';
 import { edgeStages } from './edge.pipeline';
 import { serveMetrics } from './metrics/metrics.routes';
 import { PrometheusMetrics } from './metrics/prometheus.metrics';
-import { setupSwagger } from './swagger';
+import { DemoResources, setupSwagger } from './swagger';
 import { UpstreamSettings } from './upstream/upstream.settings';
 
 export interface AppOptions {
   /** Where request log lines go: stdout in production (the entry point flushes it on exit), a capture in tests. */
   readonly logStream?: DestinationStream;
-  readonly demoCustomerId?: () => string | undefined;
+  /** In sandbox mode, the demo customer and its account: Swagger UI's examples name them. */
+  readonly demo?: () => DemoResources | undefined;
   /** Routes development tooling serves beside the service (the reference web app). */
   readonly routes?: (fastify: FastifyInstance) => void;
 }
@@ -63,7 +64,7 @@ export async function createApp(
   if (config.corsOrigins.length > 0) useCors(app, config.corsOrigins);
   if (config.settings.METRICS_ENABLED) serveMetrics(fastify, app.get(PrometheusMetrics));
   options.routes?.(fastify);
-  if (config.settings.DOCS_ENABLED) setupSwagger(app, config, options.demoCustomerId);
+  if (config.settings.DOCS_ENABLED) setupSwagger(app, config, options.demo);
   await app.init();
   return app;
 }

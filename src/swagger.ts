@@ -104,9 +104,11 @@ type Operation = {
   [extension: `x-${string}`]: unknown;
 };
 
-/** Every operation of the document, each path's methods in turn. */
-function operationsOf(document: OpenAPIObject): Operation[] {
-  return Object.values(document.paths).flatMap((operations) => Object.values(operations as Record<string, Operation>));
+/** Every operation of the document under `under` (all of them by default), each path's methods in turn. */
+function operationsOf(document: OpenAPIObject, under = '/'): Operation[] {
+  return Object.entries(document.paths)
+    .filter(([path]) => path.startsWith(under))
+    .flatMap(([, operations]) => Object.values(operations as Record<string, Operation>));
 }
 
 /**
@@ -170,14 +172,19 @@ export function withoutDailyExamples(document: OpenAPIObject): OpenAPIObject {
   return stable;
 }
 
-/** Every example of a customer id: the body of a bank account, and the path of a balance. */
-function useCustomerIdExample(document: OpenAPIObject, customerId: string): void {
-  const field = propertiesOf(document, 'OpenBankAccountRequest')?.customer_id;
-  if (field) field.example = customerId;
-  for (const parameter of operationsOf(document).flatMap((operation) => operation.parameters ?? [])) {
-    if (parameter.in !== 'path' || parameter.name !== 'customer_id') continue;
-    parameter.example = customerId;
-    if (parameter.schema) parameter.schema.example = customerId;
+/**
+ * Every example of an id: a customer's in the body of a bank account and in paths; a bank
+ * account's in the paths under `under`.
+ */
+function useIdExample(document: OpenAPIObject, name: 'customer_id' | 'id', value: string, under = '/'): void {
+  if (name === 'customer_id') {
+    const field = propertiesOf(document, 'OpenBankAccountRequest')?.customer_id;
+    if (field) field.example = value;
+  }
+  for (const parameter of operationsOf(document, under).flatMap((operation) => operation.parameters ?? [])) {
+    if (parameter.in !== 'path' || parameter.name !== name) continue;
+    parameter.example = value;
+    if (parameter.schema) parameter.schema.example = value;
   }
 }
 
@@ -187,13 +194,20 @@ function useCustomerIdExample(document: OpenAPIObject, customerId: string): void
  * reused one would be a replay, or a 422 with another body), and, in sandbox mode, for the demo
  * customer that exists (development's demo customer, dev/demo/demo-customer.ts) rather than an id no provider knows.
  */
-export function withExamplesForToday(document: OpenAPIObject, now: Date, demoCustomerId?: string): OpenAPIObject {
+/** In sandbox mode, what the examples name: the demo customer, and its account once it has one. */
+export interface DemoResources {
+  readonly customerId: string;
+  readonly bankAccountId?: string;
+}
+
+export function withExamplesForToday(document: OpenAPIObject, now: Date, demo?: DemoResources): OpenAPIObject {
   const patched = structuredClone(document);
   for (const [schema, property] of DAILY_EXAMPLES) {
     const field = propertiesOf(patched, schema)?.[property];
     if (field) field.example = property === 'expiration_date' ? exampleDocumentExpiry(now) : randomUUID();
   }
-  if (demoCustomerId) useCustomerIdExample(patched, demoCustomerId);
+  if (demo) useIdExample(patched, 'customer_id', demo.customerId);
+  if (demo?.bankAccountId) useIdExample(patched, 'id', demo.bankAccountId, '/api/v1/bank-accounts/');
   return patched;
 }
 
@@ -268,8 +282,8 @@ function serveDiscoveryForSwaggerUi(app: NestFastifyApplication, issuer: string,
 
 /** What Swagger UI offers: its logins at the configured providers, and the demo customer in the examples. */
 interface SwaggerOptions {
-  /** In sandbox mode, the demo customer (its id in the examples). */
-  readonly demoCustomerId?: () => string | undefined;
+  /** In sandbox mode, the demo customer and its account (their ids in the examples). */
+  readonly demo?: () => DemoResources | undefined;
   /** The first trusted issuer, and the audience its tokens must name: Swagger UI's end-user login (authorization code + PKCE). */
   readonly endUsers?: { readonly issuer: string; readonly audience: string; readonly clientId: string };
   /** The company's provider: Swagger UI's staff login (authorization code + PKCE), with its client there when known. */
@@ -279,11 +293,11 @@ interface SwaggerOptions {
 }
 
 /** Swagger UI's options from the configuration: the first trusted issuer's login (the development provider's public client), the staff's. */
-function swaggerOptionsOf(config: GatewayConfig, demoCustomerId?: () => string | undefined): SwaggerOptions {
+function swaggerOptionsOf(config: GatewayConfig, demo?: () => DemoResources | undefined): SwaggerOptions {
   const [issuer] = config.issuers;
   const staff = config.staffProvider;
   return {
-    demoCustomerId,
+    demo,
     publicBaseUrl: config.settings.PUBLIC_BASE_URL,
     // Live mode: the client is typed in Authorize.
     endUsers: issuer && { issuer: issuer.issuer, audience: issuer.audience, clientId: config.development.identityProvider?.swaggerClientId ?? '' },
@@ -318,8 +332,8 @@ function serveOAuth2Redirect(app: NestFastifyApplication): void {
   }
 }
 
-export function setupSwagger(app: NestFastifyApplication, config: GatewayConfig, demoCustomerId?: () => string | undefined): void {
-  const options = swaggerOptionsOf(config, demoCustomerId);
+export function setupSwagger(app: NestFastifyApplication, config: GatewayConfig, demo?: () => DemoResources | undefined): void {
+  const options = swaggerOptionsOf(config, demo);
   const clock = app.get(Clock);
   const { endUsers, staff } = options;
   if (endUsers || staff) serveOAuth2Redirect(app);
@@ -349,6 +363,6 @@ export function setupSwagger(app: NestFastifyApplication, config: GatewayConfig,
         : {}),
     },
     patchDocumentOnRequest: (_request, _reply, document) =>
-      forThisDeployment(withExamplesForToday(document, clock.now(), options.demoCustomerId?.()), discoveryUrl, staffDiscoveryUrl),
+      forThisDeployment(withExamplesForToday(document, clock.now(), options.demo?.()), discoveryUrl, staffDiscoveryUrl),
   });
 }

@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 
 function digits(count: number): string {
   let out = '';
@@ -32,4 +32,16 @@ export function newEuroIban(): string {
 
 export function newSterlingAccount(): { sortCode: string; accountNumber: string } {
   return { sortCode: `${digits(2)}-${digits(2)}-${digits(2)}`, accountNumber: digits(8) };
+}
+
+/** An account's opening balance in the sandbox, in cents: fixed by its id (so a restarted sandbox shows the same), 0.00 to 9,999.99. */
+export function openingBalanceCents(accountId: string): number {
+  return createHash('sha256').update(accountId).digest().readUInt32BE(0) % 1_000_000;
+}
+
+/** Cents as the provider's decimal string: 1234.50. */
+export function decimalOf(cents: number): string {
+  const sign = cents < 0 ? '-' : '';
+  const whole = Math.abs(cents);
+  return `${sign}${Math.floor(whole / 100)}.${String(whole % 100).padStart(2, '0')}`;
 }

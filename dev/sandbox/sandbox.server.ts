@@ -1,7 +1,7 @@
 import { createHash, createPublicKey, KeyObject, randomUUID, timingSafeEqual } from 'node:crypto';
 import Fastify, { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { calculateJwkThumbprint, compactDecrypt, importJWK, JWK } from 'jose';
-import { newEuroIban, newSterlingAccount } from './sandbox-accounts';
+import { decimalOf, newEuroIban, newSterlingAccount, openingBalanceCents } from './sandbox-accounts';
 import { FaultBook } from './sandbox-faults';
 import { checkBankAccount, checkCustomer, FieldRefusal } from './sandbox-rules';
 import { SandboxAccount, SandboxCustomer, SandboxState } from './sandbox-state';
@@ -201,14 +201,22 @@ export async function createSandboxServer(options: SandboxOptions): Promise<Fast
     return reply.status(201).send(created({ id: customer.id, reference, created_at: customer.createdAt }));
   });
 
-  app.get<{ Params: { id: string } }>('/api/v1/customer/balance/:id', async (request, reply) => {
+  // A customer's balance in one currency: the sum of its accounts' in it (each starts at its own opening balance). Asked for a
+  // currency it has no account in, or for none, it answers as a provider that ignores the parameter would: its first account's
+  // currency, or EUR 0.00 with no account at all.
+  app.get<{ Params: { id: string }; Querystring: { currency?: string } }>('/api/v1/customer/balance/:id', async (request, reply) => {
     const { id } = request.params;
     if (!/^[0-9a-f-]{36}$/i.test(id)) return reply.status(400).send(envelope(400, 'The customer id must be a UUID', 'Invalid customer id'));
     if (!state.customers.has(id)) return reply.status(404).send(envelope(404, 'No customer with this id', 'Customer not found'));
+    const accounts = [...state.accounts.values()].filter((account) => account.customer_id === id);
+    const asked = accounts.filter((account) => account.currency === request.query.currency);
+    const shown = asked.length > 0 ? asked : accounts.filter((account) => account.currency === accounts[0]?.currency);
+    const cents = shown.reduce((sum, account) => sum + openingBalanceCents(account.id), 0);
+    const balance = decimalOf(cents);
     return {
       status: 200,
       message: 'OK',
-      data: { customer_id: id, currency: 'EUR', available: '0.00', current: '0.00', as_of: now().toISOString() },
+      data: { customer_id: id, currency: shown[0]?.currency ?? 'EUR', available: balance, current: balance, as_of: now().toISOString() },
       error: null,
     };
   });

@@ -27,6 +27,10 @@ export const SERVICE_PRIVILEGES: Readonly<Record<string, string>> = {
   api_clients: 'SELECT',
   idempotency_keys: 'SELECT, INSERT, UPDATE, DELETE',
   customer_tenants: 'SELECT, INSERT, UPDATE, DELETE',
+  // Accounts are recorded once and their sealed identifiers sealed again under a new DATA_KEY; none is deleted.
+  bank_accounts: 'SELECT, INSERT, UPDATE',
+  // What a data upgrade did (the accounts reconstructed at the first start after their migration), written once.
+  data_upgrades: 'SELECT, INSERT',
   dpop_proofs: 'SELECT, INSERT, UPDATE, DELETE',
   browser_logins: 'SELECT, INSERT, DELETE',
   browser_sessions: 'SELECT, INSERT, UPDATE, DELETE',

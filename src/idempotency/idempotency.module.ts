@@ -15,6 +15,7 @@ import { DomainError } from '../common/domain/domain-error';
 import { ProviderWrites } from './domain/provider-writes.service';
 import { IdempotencyKeyEntity } from './persistence/idempotency-key.entity';
 import { PostgresIdempotencyRepository } from './persistence/postgres-idempotency.repository';
+import { KeptAnswersSealing } from './persistence/kept-answers-sealing';
 
 const HOUR_MS = 60 * 60 * 1000;
 /** How much longer than the slowest provider call a claim lasts before another attempt may take it over. */
@@ -93,6 +94,7 @@ export class IdempotencyPurgeSchedule implements OnApplicationBootstrap, OnAppli
     IdempotencyService,
     ProviderWrites,
     IdempotencyPurgeSchedule,
+    KeptAnswersSealing,
   ],
   exports: [IdempotencyService, ProviderWrites],
 })

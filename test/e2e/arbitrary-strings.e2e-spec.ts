@@ -137,10 +137,15 @@ describe('arbitrary strings in every field of every body, query and path', () =>
     'GET /api/v1/session/callback': { token: () => partner },
     'GET /api/v1/requests': { token: () => partner },
     'GET /api/v1/checkpoints/consistency': { token: () => partner },
+    'GET /api/v1/customers': { token: () => partner },
+    'GET /api/v1/bank-accounts': { token: () => partner },
   };
   const paths: Record<string, { token: () => string }> = {
     'GET /api/v1/audit-events/{id}': { token: () => admin },
     'GET /api/v1/customers/{customer_id}/balance': { token: () => partner },
+    'GET /api/v1/customers/{customer_id}': { token: () => partner },
+    'GET /api/v1/bank-accounts/{id}': { token: () => partner },
+    'GET /api/v1/bank-accounts/{id}/balance': { token: () => partner },
     'GET /api/v1/requests/{request_id}': { token: () => partner },
     'GET /api/v1/receipts/{event_id}': { token: () => partner },
   };

@@ -76,7 +76,11 @@ describe('browser sessions of web apps', () => {
     expect(setCookie.split(';').map((part) => part.trim().toLowerCase())).toEqual(expect.arrayContaining(['path=/', 'httponly', 'secure', 'samesite=strict']));
     expect(setCookie.toLowerCase()).not.toContain('domain=');
     expect(me.status).toBe(200);
-    expect(me.body.data).toMatchObject({ tenant: 'default', scopes: ['customers:write', 'balances:read', 'bank_accounts:write'], customer_ids: [] });
+    expect(me.body.data).toMatchObject({
+      tenant: 'default',
+      scopes: ['customers:write', 'customers:read', 'balances:read', 'bank_accounts:write', 'bank_accounts:read'],
+      customer_ids: [],
+    });
     expect(Date.parse(me.body.data!.expires_at as string)).toBeGreaterThan(Date.now());
     expect(JSON.stringify(me.body)).not.toMatch(JWT_LIKE);
   });

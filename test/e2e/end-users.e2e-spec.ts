@@ -63,7 +63,11 @@ describe('end users of the partner’s OpenID provider', () => {
     const account = await callApi(t.baseUrl, 'POST', '/api/v1/bank-accounts', { token, body: buildBankAccountRequest({ customer_id: customerId }) });
 
     expect(me.status).toBe(200);
-    expect(me.body.data).toMatchObject({ role: 'end_user', tenant: 'default', scopes: ['customers:write', 'balances:read', 'bank_accounts:write'] });
+    expect(me.body.data).toMatchObject({
+      role: 'end_user',
+      tenant: 'default',
+      scopes: ['customers:write', 'customers:read', 'balances:read', 'bank_accounts:write', 'bank_accounts:read'],
+    });
     expect(me.body.data!.customer_ids).toContain(customerId);
     expect(balance.status).toBe(200);
     expect(account.status).toBe(201);

@@ -61,6 +61,22 @@ describe('the OpenAPI document admits every answer the service gives', () => {
       json(partner, buildBankAccountRequest({ customer_id: customerId, currency: 'GBP', country: 'GB', issued_country_code: 'GB' })),
     );
     await call('/api/v1/bank-accounts', json(partner, buildBankAccountRequest({ customer_id: customerId, expiration_date: '2020-01-01' })));
+    // What was created, read back and listed; a currency the customer has no balance in; bad ids, cursors and ranges.
+    const accountId = (await call(`/api/v1/bank-accounts?customer_id=${customerId}&limit=1`, json(partner))).json().data.bank_accounts[0].id as string;
+    await call(`/api/v1/bank-accounts?customer_id=${customerId}&currency=GBP&from=2026-01-01&to=2099-01-01`, json(partner));
+    await call('/api/v1/bank-accounts?cursor=bm9wZQ', json(partner));
+    await call('/api/v1/bank-accounts?from=2027-01-01&to=2026-01-01', json(partner));
+    await call(`/api/v1/bank-accounts?customer_id=${randomUUID()}`, json(partner));
+    await call(`/api/v1/bank-accounts/${accountId}`, json(partner));
+    await call('/api/v1/bank-accounts/no%20such', json(partner));
+    await call(`/api/v1/bank-accounts/${randomUUID()}`, json(partner));
+    await call(`/api/v1/bank-accounts/${accountId}/balance`, json(partner));
+    await call(`/api/v1/bank-accounts/${randomUUID()}/balance`, json(partner));
+    await call(`/api/v1/customers/${customerId}/balance?currency=GBP`, json(partner));
+    await call('/api/v1/customers?limit=1', json(partner));
+    await call('/api/v1/customers?limit=0', json(partner));
+    await call(`/api/v1/customers/${customerId}`, json(partner));
+    await call(`/api/v1/customers/${randomUUID()}`, json(partner));
     const reference = randomUUID();
     await call('/api/v1/customers', json(partner, buildCustomerRequest({ reference })));
     await call('/api/v1/customers', json(partner, buildCustomerRequest({ reference })));

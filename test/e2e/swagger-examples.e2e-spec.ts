@@ -1,6 +1,7 @@
 import { startTestApp, TestApp } from '../support/app';
 import { callApi } from '../support/http';
 import { createDemoCustomer } from '../../dev/demo/demo-customer';
+import type { DemoResources } from '../../src/swagger';
 
 interface Schema {
   properties: Record<string, { example?: unknown }>;
@@ -54,14 +55,14 @@ function exampleOf(schema: Schema): Record<string, unknown> {
 describe('Try it out, as served, in sandbox mode with the demo customer', () => {
   let t: TestApp;
   let partner: string;
-  let demo: string | undefined;
+  let demo: DemoResources | undefined;
   let served: () => Promise<OpenApi>;
 
   beforeAll(async () => {
     // An issuer is trusted, so that a partner may bind a customer to one of its end users.
     t = await startTestApp(
       { OIDC_ISSUER: 'http://127.0.0.1:9/issuer', END_USER_PSEUDONYM_KEY: 'c2FuZGJveC1wc2V1ZG9ueW0ta2V5LW9mLTMyLWJ5dGVzISE=' },
-      { demoCustomerId: () => demo },
+      { demo: () => demo },
     );
     partner = await t.createClient('partner');
     demo = await createDemoCustomer(t.baseUrl, partner);
@@ -90,6 +91,11 @@ describe('Try it out, as served, in sandbox mode with the demo customer', () => 
     }
 
     expect(answers.map((a) => a.call).sort()).toEqual([
+      'GET /api/v1/bank-accounts',
+      'GET /api/v1/bank-accounts/{id}',
+      'GET /api/v1/bank-accounts/{id}/balance',
+      'GET /api/v1/customers',
+      'GET /api/v1/customers/{customer_id}',
       'GET /api/v1/customers/{customer_id}/balance',
       'GET /api/v1/me',
       'GET /api/v1/requests',
@@ -110,15 +116,17 @@ describe('Try it out, as served, in sandbox mode with the demo customer', () => 
     expect(answers.find((a) => a.call === 'POST /api/v1/bank-accounts')?.message).toBe('Bank account created');
   });
 
-  it('when the document names a customer, then it is the demo customer, which belongs to the partner’s tenant', async () => {
+  it('when the document names a customer or an account, then it is the demo customer’s, which belongs to the partner’s tenant', async () => {
     const spec = await served();
     const balance = spec.paths['/api/v1/customers/{customer_id}/balance'].get.parameters!.find((p) => p.name === 'customer_id')!;
+    const account = spec.paths['/api/v1/bank-accounts/{id}'].get.parameters!.find((p) => p.name === 'id')!;
+    const another = await t.createClient('partner', { tenant: 'another' });
 
-    expect(spec.components.schemas.OpenBankAccountRequest.properties.customer_id.example).toBe(demo);
-    expect(balance.example).toBe(demo);
-    expect(
-      (await callApi(t.baseUrl, 'GET', `/api/v1/customers/${demo}/balance`, { token: await t.createClient('partner', { tenant: 'another' }) })).status,
-    ).toBe(404);
+    expect(spec.components.schemas.OpenBankAccountRequest.properties.customer_id.example).toBe(demo!.customerId);
+    expect(balance.example).toBe(demo!.customerId);
+    expect(account.example).toBe(demo!.bankAccountId);
+    expect((await callApi(t.baseUrl, 'GET', `/api/v1/customers/${demo!.customerId}/balance`, { token: another })).status).toBe(404);
+    expect((await callApi(t.baseUrl, 'GET', `/api/v1/bank-accounts/${demo!.bankAccountId}`, { token: another })).status).toBe(404);
   });
 });
 

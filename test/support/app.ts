@@ -1,3 +1,4 @@
+import type { DemoResources } from '../../src/swagger';
 import type { FastifyInstance } from 'fastify';
 import { generateKeyPairSync } from 'node:crypto';
 import { Writable } from 'node:stream';
@@ -87,7 +88,7 @@ export async function startTestApp(
   options: {
     database?: TestDatabase;
     oneRole?: boolean;
-    demoCustomerId?: () => string | undefined;
+    demo?: () => DemoResources | undefined;
     development?: DevelopmentProviders;
     routes?: (fastify: FastifyInstance) => void;
   } = {},
@@ -115,7 +116,7 @@ export async function startTestApp(
       liveUpstreamSettings(config),
       {
         logStream: capture,
-        demoCustomerId: options.demoCustomerId,
+        demo: options.demo,
         routes: options.routes,
       },
     );

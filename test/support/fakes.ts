@@ -1,3 +1,7 @@
+import type { KeptResult } from '../../src/idempotency/domain/idempotency-store.port';
+import { BankAccountPage, BankAccountRecords, RecordedBankAccount, RecordOrigin } from '../../src/partner-api/bank-accounts/domain/bank-account-records.port';
+import type { BankAccount, BankAccountCurrency } from '../../src/partner-api/bank-accounts/domain/bank-account.gateway.port';
+import { CustomerDirectory, CustomerPage, CustomerRecord } from '../../src/partner-api/customers/domain/customer-directory.port';
 import { useContainer } from 'class-validator';
 import { AuditEvent } from '../../src/audit/trail/domain/audit-event';
 import { DocumentExpiryConstraint } from '../../src/partner-api/bank-accounts/http/document-expiry.validator';
@@ -150,6 +154,39 @@ export class InMemoryCustomerOwnership extends CustomerOwnership {
   }
 }
 
+/** Records accounts as the service hands them over; reads belong to PostgreSQL (test/medium, test/e2e), and are refused here. */
+export class RecordingBankAccountRecords extends BankAccountRecords {
+  readonly recorded: { account: BankAccount; tenant: string; origin: RecordOrigin }[] = [];
+
+  record(account: BankAccount, tenant: string, origin: RecordOrigin): Promise<void> {
+    if (!this.recorded.some((row) => row.account.id === account.id)) this.recorded.push({ account, tenant, origin });
+    return Promise.resolve();
+  }
+
+  find(): Promise<RecordedBankAccount | undefined> {
+    return Promise.reject(new Error('Reads are PostgreSQL’s: see test/e2e/partner-resources.e2e-spec.ts'));
+  }
+
+  list(): Promise<BankAccountPage> {
+    return Promise.reject(new Error('Reads are PostgreSQL’s: see test/e2e/partner-resources.e2e-spec.ts'));
+  }
+
+  accountsOf(): Promise<{ id: string; currency: BankAccountCurrency }[]> {
+    return Promise.reject(new Error('Reads are PostgreSQL’s: see test/e2e/partner-resources.e2e-spec.ts'));
+  }
+}
+
+/** The customers' read side is PostgreSQL's (test/e2e/partner-resources.e2e-spec.ts): unit tests of writes never read it. */
+export class UnreadCustomerDirectory extends CustomerDirectory {
+  find(): Promise<CustomerRecord | undefined> {
+    return Promise.reject(new Error('Reads are PostgreSQL’s: see test/e2e/partner-resources.e2e-spec.ts'));
+  }
+
+  list(): Promise<CustomerPage> {
+    return Promise.reject(new Error('Reads are PostgreSQL’s: see test/e2e/partner-resources.e2e-spec.ts'));
+  }
+}
+
 interface KeyRow {
   clientId: string;
   fingerprint: string;
@@ -235,6 +272,14 @@ export class InMemoryIdempotencyStore extends IdempotencyStore {
 
   purgeExpired(): Promise<number> {
     return Promise.resolve(0);
+  }
+
+  keptResults(): Promise<KeptResult[]> {
+    return Promise.resolve(
+      [...this.rows.entries()]
+        .filter(([, row]) => row.state === 'completed')
+        .map(([reference, row]) => ({ reference, createdAt: row.claimedAt, result: row.result })),
+    );
   }
 }
 

@@ -191,7 +191,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List your customers
+         * @description Your tenant’s customers (an end user: their own, with the `customers:read` scope), newest first, a page at a time: follow `next_cursor` until it is null.
+         */
+        get: operations["listCustomers"];
         put?: never;
         /**
          * Create a customer
@@ -224,6 +228,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/customers/{customer_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a customer
+         * @description One of your tenant’s customers, with its accounts’ ids. Anyone else’s is 404. End users need the `customers:read` scope.
+         */
+        get: operations["getCustomer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/customers/{customer_id}/balance": {
         parameters: {
             query?: never;
@@ -233,9 +257,29 @@ export interface paths {
         };
         /**
          * Read a customer’s balance
-         * @description Only for customers of your tenant, and for an end user only their own; anyone else’s is 404. End users need the `balances:read` scope.
+         * @description Only for customers of your tenant, and for an end user only their own; anyone else’s is 404. End users need the `balances:read` scope. With `currency`, the balance in that currency, or 404 `BALANCE.NOT_FOUND` when the provider has none in it.
          */
         get: operations["getBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bank-accounts/{id}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a bank account’s balance
+         * @description The balance of the account’s customer in the account’s currency (the provider keeps balances per customer and currency). Another tenant’s account, or another end user’s, is 404. End users need the `balances:read` scope.
+         */
+        get: operations["getBankAccountBalance"];
         put?: never;
         post?: never;
         delete?: never;
@@ -251,13 +295,37 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List your bank accounts
+         * @description Every account opened through this service for your tenant’s customers (an end user: for their own, with the `bank_accounts:read` scope), newest first, a page at a time: follow `next_cursor` until it is null. Identifiers are masked to their last four characters; read one account for them in full. A `customer_id` that is not yours is 404, never an empty list.
+         */
+        get: operations["listBankAccounts"];
         put?: never;
         /**
          * Open an EUR or GBP bank account
          * @description For a customer of your tenant (an end user: one of their own, with the `bank_accounts:write` scope). Every field is checked before anything is sent, the document expiry rule above all (`expiration_date` at least one calendar month from today, UTC). `reference` is the idempotency key: the same body again returns the first result with `Idempotent-Replayed: true`; a different body with a used reference is 422.
          */
         post: operations["openBankAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bank-accounts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a bank account
+         * @description One account opened through this service, its identifiers (IBAN, or sort code and account number) in full. Another tenant’s account, or another end user’s, is 404. End users need the `bank_accounts:read` scope.
+         */
+        get: operations["getBankAccount"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -532,7 +600,7 @@ export interface components {
          * @description Stable and machine-readable: branch on it (docs/errors.md says what each means and what to do).
          * @enum {string}
          */
-        ErrorCode: "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.TIMEOUT" | "REQUEST.EXPECTATION_FAILED" | "REQUEST.URI_TOO_LONG" | "REQUEST.HEADERS_TOO_LARGE" | "REQUEST.CLIENT_CLOSED" | "REQUEST.BODY_TOO_LARGE" | "REQUEST.UNSUPPORTED_MEDIA_TYPE" | "REQUEST.UNSUPPORTED_ENCODING" | "ROUTE.NOT_FOUND" | "RATE_LIMIT.EXCEEDED" | "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE" | "AUTH.MFA_REQUIRED" | "AUTH.INVALID_DPOP_PROOF" | "AUTH.ISSUER_UNAVAILABLE" | "AUTH.CLIENT_NAME_TAKEN" | "AUTH.INVALID_CLIENT" | "SESSION.NOT_CONFIGURED" | "SESSION.ENDED" | "SESSION.CSRF_REJECTED" | "SESSION.RETURN_TO_REFUSED" | "SESSION.LOGIN_FAILED" | "SESSION.INVALID_LOGOUT_TOKEN" | "CUSTOMER.ALREADY_BOUND" | "CUSTOMER.NOT_FOUND" | "IDEMPOTENCY.IN_FLIGHT" | "IDEMPOTENCY.REFERENCE_REUSED" | "IDEMPOTENCY.REFERENCE_TAKEN" | "IDEMPOTENCY.OUTCOME_UNKNOWN" | "IDEMPOTENCY.OUTCOME_PENDING" | "UPSTREAM.BAD_RESPONSE" | "UPSTREAM.CREDENTIALS_REFUSED" | "UPSTREAM.NOT_FOUND" | "UPSTREAM.CONFLICT" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.REJECTED" | "UPSTREAM.SERVER_ERROR" | "UPSTREAM.TIMEOUT" | "UPSTREAM.UNREACHABLE" | "UPSTREAM.CONNECTION_LOST" | "UPSTREAM.CIRCUIT_OPEN" | "AUDIT.EVENT_NOT_FOUND" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE" | "REQUEST_LOG.NOT_FOUND" | "RECEIPT.NOT_FOUND" | "RECEIPT.PROOF_UNAVAILABLE" | "CHECKPOINT.NOT_FOUND" | "CHECKPOINT.PROOF_UNAVAILABLE" | "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "SERVICE.NOT_READY" | "INTERNAL";
+        ErrorCode: "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.TIMEOUT" | "REQUEST.EXPECTATION_FAILED" | "REQUEST.URI_TOO_LONG" | "REQUEST.HEADERS_TOO_LARGE" | "REQUEST.CLIENT_CLOSED" | "REQUEST.BODY_TOO_LARGE" | "REQUEST.UNSUPPORTED_MEDIA_TYPE" | "REQUEST.UNSUPPORTED_ENCODING" | "ROUTE.NOT_FOUND" | "RATE_LIMIT.EXCEEDED" | "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE" | "AUTH.MFA_REQUIRED" | "AUTH.INVALID_DPOP_PROOF" | "AUTH.ISSUER_UNAVAILABLE" | "AUTH.CLIENT_NAME_TAKEN" | "AUTH.INVALID_CLIENT" | "SESSION.NOT_CONFIGURED" | "SESSION.ENDED" | "SESSION.CSRF_REJECTED" | "SESSION.RETURN_TO_REFUSED" | "SESSION.LOGIN_FAILED" | "SESSION.INVALID_LOGOUT_TOKEN" | "CUSTOMER.ALREADY_BOUND" | "CUSTOMER.NOT_FOUND" | "BANK_ACCOUNT.NOT_FOUND" | "BALANCE.NOT_FOUND" | "IDEMPOTENCY.IN_FLIGHT" | "IDEMPOTENCY.REFERENCE_REUSED" | "IDEMPOTENCY.REFERENCE_TAKEN" | "IDEMPOTENCY.OUTCOME_UNKNOWN" | "IDEMPOTENCY.OUTCOME_PENDING" | "UPSTREAM.BAD_RESPONSE" | "UPSTREAM.CREDENTIALS_REFUSED" | "UPSTREAM.NOT_FOUND" | "UPSTREAM.CONFLICT" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.REJECTED" | "UPSTREAM.SERVER_ERROR" | "UPSTREAM.TIMEOUT" | "UPSTREAM.UNREACHABLE" | "UPSTREAM.CONNECTION_LOST" | "UPSTREAM.CIRCUIT_OPEN" | "AUDIT.EVENT_NOT_FOUND" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE" | "REQUEST_LOG.NOT_FOUND" | "RECEIPT.NOT_FOUND" | "RECEIPT.PROOF_UNAVAILABLE" | "CHECKPOINT.NOT_FOUND" | "CHECKPOINT.PROOF_UNAVAILABLE" | "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "SERVICE.NOT_READY" | "INTERNAL";
         FieldProblem: {
             /** @example currency */
             field: string;
@@ -702,8 +770,10 @@ export interface components {
             /**
              * @example [
              *       "customers:write",
+             *       "customers:read",
              *       "balances:read",
-             *       "bank_accounts:write"
+             *       "bank_accounts:write",
+             *       "bank_accounts:read"
              *     ]
              */
             scopes: string[];
@@ -882,6 +952,53 @@ export interface components {
             /** @description The end user’s issuer (its URL, as OIDC_ISSUER or OIDC_ISSUERS names it); needed only when the service trusts more than one. */
             issuer?: string;
         };
+        CustomerDetails: {
+            /**
+             * Format: uuid
+             * @description The provider’s customer id.
+             * @example 5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44
+             */
+            customer_id: string;
+            /**
+             * Format: uuid
+             * @description The reference it was created with; null for a customer linked to your tenant by an operator.
+             * @example 1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b
+             */
+            reference: string | null;
+            /**
+             * Format: date-time
+             * @description When it became your tenant’s.
+             * @example 2026-12-02T09:30:00.123456Z
+             */
+            created_at: string;
+            /**
+             * Format: uuid
+             * @description The end user it belongs to (their pseudonym, the `id` of GET /api/v1/me); null: your servers only.
+             * @example null
+             */
+            end_user_id: string | null;
+            /**
+             * @description The country you sent. No other field you sent is kept: names, email, phone and date of birth go to the provider only.
+             * @example DE
+             */
+            country: string | null;
+            /**
+             * @description Its bank accounts’ ids, oldest first (GET /api/v1/bank-accounts/{id} reads one).
+             * @example [
+             *       "0f9b5c2e-8d1a-4c3b-9e7f-6a5d4c3b2a19"
+             *     ]
+             */
+            bank_account_ids: string[];
+        };
+        CustomerList: {
+            /**
+             * @description Pass as `cursor` for the next, older page; null on the last page.
+             * @example null
+             */
+            next_cursor: string | null;
+            /** @description Newest first. */
+            customers: components["schemas"]["CustomerDetails"][];
+        };
         Balance: {
             /**
              * Format: uuid
@@ -952,6 +1069,12 @@ export interface components {
              * @example 12345678
              */
             account_number?: string;
+            /**
+             * Format: date-time
+             * @description When the service recorded the account: on reads (GET), not in the answer that opened it.
+             * @example 2026-12-02T09:30:00.123456Z
+             */
+            created_at?: string;
         };
         OpenBankAccountRequest: {
             /**
@@ -1033,6 +1156,54 @@ export interface components {
              * @example 1990-12-10
              */
             date_of_birth: string;
+        };
+        BankAccountSummary: {
+            /**
+             * @description The provider’s account id.
+             * @example 0f9b5c2e-8d1a-4c3b-9e7f-6a5d4c3b2a19
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44
+             */
+            customer_id: string;
+            /**
+             * @example EUR
+             * @enum {string}
+             */
+            currency: "EUR" | "GBP";
+            /**
+             * Format: uuid
+             * @description The reference the account was opened with.
+             * @example 7d0c1f6e-5a43-4c1e-9b2a-2f6d8e0b9c11
+             */
+            reference: string;
+            /**
+             * @description As the provider reported it when the account was opened.
+             * @example active
+             */
+            status: string;
+            /**
+             * Format: date-time
+             * @description When the service recorded the account.
+             * @example 2026-12-02T09:30:00.123456Z
+             */
+            created_at: string;
+            /**
+             * @description The last four characters of the IBAN (EUR) or of the account number (GBP): a list never shows more. Read the account for them in full.
+             * @example 3000
+             */
+            last4: string;
+        };
+        BankAccountList: {
+            /**
+             * @description Pass as `cursor` for the next, older page; null on the last page.
+             * @example null
+             */
+            next_cursor: string | null;
+            /** @description Newest first. */
+            bank_accounts: components["schemas"]["BankAccountSummary"][];
         };
         Liveness: {
             /**
@@ -1266,7 +1437,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
             /**
              * @example succeeded
              * @enum {string}
@@ -1535,7 +1706,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
             /**
              * @description `succeeded`; `rejected` (refused: by the gateway, or by the provider, which did nothing); `failed` (the provider did not act); `unknown` (the provider may have acted: see `settled_by`); `no_outcome` (no answer recorded: still at work, or the gateway stopped before learning it).
              * @example succeeded
@@ -1665,7 +1836,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
             /**
              * @description `succeeded`; `rejected` (refused: by the gateway, or by the provider, which did nothing); `failed` (the provider did not act); `unknown` (the provider may have acted: see `settled_by`); `no_outcome` (no answer recorded: still at work, or the gateway stopped before learning it).
              * @example succeeded
@@ -1730,7 +1901,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
             /**
              * Format: uuid
              * @description The transaction’s reference, as the provider knows it.
@@ -6284,6 +6455,517 @@ export interface operations {
             };
         };
     };
+    listCustomers: {
+        parameters: {
+            query?: {
+                /** @description Created at or after this instant (ISO 8601; a date means its midnight UTC). */
+                from?: string;
+                /** @description Created before this instant (exclusive). */
+                to?: string;
+                /** @description Items per page. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example Customers listed */
+                        message: string;
+                        data: components["schemas"]["CustomerList"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `AUDIT.INVALID_CURSOR`, `AUDIT.INVALID_RANGE`. */
+            400: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
+            401: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
+            403: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+        };
+    };
     createCustomer: {
         parameters: {
             query?: never;
@@ -7687,9 +8369,559 @@ export interface operations {
             };
         };
     };
-    getBalance: {
+    getCustomer: {
         parameters: {
             query?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
+            path: {
+                /** @description A customer created through this service (or linked to your tenant). */
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example Customer retrieved */
+                        message: string;
+                        data: components["schemas"]["CustomerDetails"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
+            400: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
+            401: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
+            403: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Not found, or not visible to this client. Codes: `CUSTOMER.NOT_FOUND`. */
+            404: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "data": null,
+                     *       "message": "Not Found",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "CUSTOMER.NOT_FOUND",
+                     *         "details": "There is no customer with this id",
+                     *         "message": "There is no customer with this id",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#customer-not-found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "CUSTOMER.NOT_FOUND";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+        };
+    };
+    getBalance: {
+        parameters: {
+            query?: {
+                /** @description The balance in this currency (a customer with EUR and GBP accounts has one in each). Unset: the currency the provider chooses, which the answer says. */
+                currency?: "EUR" | "GBP";
+            };
             header?: {
                 /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
                 "Gateway-Version"?: "2026-12-01";
@@ -7854,7 +9086,7 @@ export interface operations {
                     } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
                 };
             };
-            /** @description Not found, or not visible to this client. Codes: `CUSTOMER.NOT_FOUND`, `UPSTREAM.NOT_FOUND`. */
+            /** @description Not found, or not visible to this client. Codes: `CUSTOMER.NOT_FOUND`, `BALANCE.NOT_FOUND`, `UPSTREAM.NOT_FOUND`. */
             404: {
                 headers: {
                     "Gateway-Version": components["headers"]["Gateway-Version"];
@@ -7885,7 +9117,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            code: "CUSTOMER.NOT_FOUND" | "UPSTREAM.NOT_FOUND";
+                            code: "CUSTOMER.NOT_FOUND" | "BALANCE.NOT_FOUND" | "UPSTREAM.NOT_FOUND";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -8306,6 +9538,1194 @@ export interface operations {
                             id: string;
                             /** @enum {string} */
                             code: "UPSTREAM.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+        };
+    };
+    getBankAccountBalance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
+            path: {
+                /** @description The account’s id, as it was returned when the account was opened. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example Balance retrieved */
+                        message: string;
+                        data: components["schemas"]["Balance"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
+            400: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
+            401: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
+            403: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Not found, or not visible to this client. Codes: `BANK_ACCOUNT.NOT_FOUND`, `BALANCE.NOT_FOUND`, `UPSTREAM.NOT_FOUND`. */
+            404: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "data": null,
+                     *       "message": "Not Found",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "BANK_ACCOUNT.NOT_FOUND",
+                     *         "details": "There is no bank account with this id",
+                     *         "message": "There is no bank account with this id",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#bank-account-not-found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "BANK_ACCOUNT.NOT_FOUND" | "BALANCE.NOT_FOUND" | "UPSTREAM.NOT_FOUND";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The provider refused the request or answered garbage. Codes: `UPSTREAM.BAD_RESPONSE`, `UPSTREAM.CREDENTIALS_REFUSED`, `UPSTREAM.REJECTED`, `UPSTREAM.SERVER_ERROR`, `UPSTREAM.UNREACHABLE`, `UPSTREAM.CONNECTION_LOST`. */
+            502: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 502,
+                     *       "data": null,
+                     *       "message": "Bad Gateway",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "UPSTREAM.REJECTED",
+                     *         "details": "The provider answered 400. Quote the error id to support.",
+                     *         "message": "The provider refused the request",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#upstream-rejected"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 502;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "UPSTREAM.BAD_RESPONSE" | "UPSTREAM.CREDENTIALS_REFUSED" | "UPSTREAM.REJECTED" | "UPSTREAM.SERVER_ERROR" | "UPSTREAM.UNREACHABLE" | "UPSTREAM.CONNECTION_LOST";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`, `UPSTREAM.RATE_LIMITED`, `UPSTREAM.CIRCUIT_OPEN`. */
+            503: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.CIRCUIT_OPEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The provider did not answer in time. Codes: `UPSTREAM.TIMEOUT`. */
+            504: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 504,
+                     *       "data": null,
+                     *       "message": "Gateway Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "UPSTREAM.TIMEOUT",
+                     *         "details": "The request may or may not have been processed; retry with the same reference to find out.",
+                     *         "message": "The provider did not answer in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#upstream-timeout"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 504;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "UPSTREAM.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+        };
+    };
+    listBankAccounts: {
+        parameters: {
+            query?: {
+                /** @description Created at or after this instant (ISO 8601; a date means its midnight UTC). */
+                from?: string;
+                /** @description Created before this instant (exclusive). */
+                to?: string;
+                /** @description Items per page. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Only this customer’s accounts (404 when the customer is not yours). */
+                customer_id?: string;
+                /** @description Only accounts in this currency. */
+                currency?: "EUR" | "GBP";
+            };
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example Bank accounts listed */
+                        message: string;
+                        data: components["schemas"]["BankAccountList"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `AUDIT.INVALID_CURSOR`, `AUDIT.INVALID_RANGE`. */
+            400: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
+            401: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
+            403: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Not found, or not visible to this client. Codes: `CUSTOMER.NOT_FOUND`. */
+            404: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "data": null,
+                     *       "message": "Not Found",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "CUSTOMER.NOT_FOUND",
+                     *         "details": "There is no customer with this id",
+                     *         "message": "There is no customer with this id",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#customer-not-found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "CUSTOMER.NOT_FOUND";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -9072,6 +11492,553 @@ export interface operations {
                             id: string;
                             /** @enum {string} */
                             code: "UPSTREAM.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+        };
+    };
+    getBankAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
+            path: {
+                /** @description The account’s id, as it was returned when the account was opened. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example Bank account retrieved */
+                        message: string;
+                        data: components["schemas"]["BankAccount"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
+            400: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`, `AUTH.DPOP_REQUIRED`, `AUTH.INVALID_DPOP_PROOF`. */
+            401: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.INVALID_DPOP_PROOF";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`, `AUTH.INSUFFICIENT_SCOPE`. */
+            403: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Not found, or not visible to this client. Codes: `BANK_ACCOUNT.NOT_FOUND`. */
+            404: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "data": null,
+                     *       "message": "Not Found",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "BANK_ACCOUNT.NOT_FOUND",
+                     *         "details": "There is no bank account with this id",
+                     *         "message": "There is no bank account with this id",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#bank-account-not-found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "BANK_ACCOUNT.NOT_FOUND";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`, `AUTH.ISSUER_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "AUTH.ISSUER_UNAVAILABLE";
                             details: string;
                             message: string;
                             fields?: components["schemas"]["FieldProblem"][];
@@ -11168,7 +14135,7 @@ export interface operations {
                 /** @description The customer the events are about. */
                 customer_id?: string;
                 /** @description What the request did. */
-                operation?: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
+                operation?: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
                 /** @description The event’s phase. */
                 outcome?: "attempted" | "succeeded" | "rejected" | "failed" | "unknown";
                 /** @description The API client’s id. */
@@ -12758,7 +15725,7 @@ export interface operations {
                 /** @description The class of the status: `4xx` lists every refusal. */
                 status_class?: "2xx" | "3xx" | "4xx" | "5xx";
                 /** @description What the request did. Reads of this log and of proofs are left out unless named here (`request_log.list`, `request_log.read`, `receipt.proof`, `checkpoint.consistency`). */
-                operation?: "customer.create" | "customer.link" | "customer.bind" | "balance.read" | "bank_account.create" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
+                operation?: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
                 /** @description The `error.code` the request was answered with. */
                 error_code?: components["schemas"]["ErrorCode"];
                 /** @description An `error.id` you were given, or the provider’s error id. */

@@ -69,6 +69,8 @@ export const ERROR_CODES = {
   // The partner API
   'CUSTOMER.ALREADY_BOUND': 'conflict',
   'CUSTOMER.NOT_FOUND': 'not_found',
+  'BANK_ACCOUNT.NOT_FOUND': 'not_found',
+  'BALANCE.NOT_FOUND': 'not_found',
   'IDEMPOTENCY.IN_FLIGHT': 'conflict',
   'IDEMPOTENCY.REFERENCE_REUSED': 'unprocessable',
   'IDEMPOTENCY.REFERENCE_TAKEN': 'unprocessable',

@@ -36,6 +36,8 @@ export const ERROR_MESSAGES = {
   'SESSION.INVALID_LOGOUT_TOKEN': 'The logout token is invalid',
   'CUSTOMER.ALREADY_BOUND': 'The customer already belongs to another end user',
   'CUSTOMER.NOT_FOUND': 'There is no customer with this id',
+  'BANK_ACCOUNT.NOT_FOUND': 'There is no bank account with this id',
+  'BALANCE.NOT_FOUND': 'The provider has no balance in this currency for this customer',
   'IDEMPOTENCY.IN_FLIGHT': 'A request with this reference is still being processed',
   'IDEMPOTENCY.REFERENCE_REUSED': 'This reference was already used with a different request',
   'IDEMPOTENCY.REFERENCE_TAKEN': 'This reference was already used by another API client',

@@ -18,6 +18,11 @@ export interface OwnClaim {
   readonly claimedAt: Date;
 }
 
+/** A completed write's result as the store keeps it (IdempotencyStore.keptResults). */
+export type KeptResult =
+  | { readonly reference: string; readonly createdAt: Date; readonly result: unknown }
+  | { readonly reference: string; readonly createdAt: Date; readonly unreadable: true };
+
 /** Reference-keyed replay store, shared by every replica. */
 export abstract class IdempotencyStore {
   /**
@@ -42,6 +47,12 @@ export abstract class IdempotencyStore {
    * With `concluded`, as for complete.
    */
   abstract release(claim: OwnClaim, concluded?: AuditEvent): Promise<CommittedEvent | undefined>;
+
+  /**
+   * The results still kept of one operation's completed writes, opened, oldest first; a result that
+   * does not open (sealed under a key the service no longer has) comes as `unreadable`.
+   */
+  abstract keptResults(operation: string): Promise<KeptResult[]>;
 
   /** Deletes keys past their expiry; returns how many. */
   abstract purgeExpired(now: Date): Promise<number>;

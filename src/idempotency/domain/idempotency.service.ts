@@ -5,7 +5,7 @@ import { DomainError } from '../../common/domain/domain-error';
 import type { AuditEvent } from '../../audit/trail/domain/audit-event';
 import type { CommittedEvent } from '../../audit/trail/domain/audit-log.port';
 import { Claim, IdempotencyKey } from './idempotency';
-import { ClaimRequest, IdempotencyStore, OwnClaim } from './idempotency-store.port';
+import { ClaimRequest, IdempotencyStore, KeptResult, OwnClaim } from './idempotency-store.port';
 import { OutcomePending, ReferenceInFlight, ReferenceReused, ReferenceTaken } from './idempotency.errors';
 import { HeldOutcome, HeldOutcomes, WriteEnding } from './held-outcomes';
 import { Metrics } from '../../common/domain/metrics.port';
@@ -152,6 +152,11 @@ export class IdempotencyService {
 
   purgeExpired(): Promise<number> {
     return this.store.purgeExpired(this.clock.now());
+  }
+
+  /** The results still kept of one operation's writes (what a record rebuilt from them reads): see IdempotencyStore.keptResults. */
+  keptResults(operation: string): Promise<KeptResult[]> {
+    return this.store.keptResults(operation);
   }
 
   /**

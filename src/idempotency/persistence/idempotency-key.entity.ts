@@ -24,7 +24,7 @@ export class IdempotencyKeyEntity {
   @Column({ name: 'locked_until', type: 'timestamptz', nullable: true })
   lockedUntil!: Date | null;
 
-  /** The response data to replay: identifiers the caller was given, no request fields. */
+  /** The response data to replay, sealed under DATA_KEY (a JSON string, the JWE): identifiers the caller was given, no request fields. */
   @Column({ type: 'jsonb', nullable: true })
   result!: unknown;
 

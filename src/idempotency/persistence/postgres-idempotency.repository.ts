@@ -6,8 +6,9 @@ import { AuditLog, CommittedEvent } from '../../audit/trail/domain/audit-log.por
 import { Sql } from '../../database/sql';
 import { unavailableOnOutage } from '../../database/store-errors';
 import { Claim } from '../domain/idempotency';
-import { ClaimRequest, IdempotencyStore, OwnClaim } from '../domain/idempotency-store.port';
+import { ClaimRequest, IdempotencyStore, KeptResult, OwnClaim } from '../domain/idempotency-store.port';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
+import { DataBox } from '../../common/domain/sealed-box.port';
 
 /**
  * One statement claims references: insert each, or take it over when it expired, or when its own
@@ -47,12 +48,30 @@ const RELEASE_SQL = `
   WHERE k.client_id = c.client_id AND k.reference = c.reference AND k.created_at = c.claimed_at AND k.state = 'in_flight'
   RETURNING k.reference AS key`;
 
+/** What a kept answer is sealed to: it opens as no other reference's. */
+const resultContext = (reference: string): string => `idempotency:${reference.toLowerCase()}`;
+
+/**
+ * A result to replay, sealed under DATA_KEY (a bank account's answer holds its IBAN, or its sort
+ * code and account number): stored as a JSON string, the JWE, in the jsonb column.
+ */
+export function sealResult(box: DataBox, reference: string, result: unknown): Promise<string> {
+  return box.seal({ result }, resultContext(reference));
+}
+
+/** A kept result, opened; one kept before answers were sealed (an object) as it is, until the first start seals it (idempotency-sealing.ts). */
+export async function openResult(box: DataBox, reference: string, kept: unknown): Promise<unknown> {
+  if (typeof kept !== 'string') return kept;
+  return (await box.open<{ result: unknown }>(kept, resultContext(reference))).result;
+}
+
 @Injectable()
 export class PostgresIdempotencyRepository extends IdempotencyStore {
   constructor(
     @InjectRepository(IdempotencyKeyEntity) private readonly rows: Repository<IdempotencyKeyEntity>,
     private readonly sql: Sql,
     private readonly audit: AuditLog,
+    private readonly box: DataBox,
   ) {
     super();
   }
@@ -76,13 +95,14 @@ export class PostgresIdempotencyRepository extends IdempotencyStore {
       if (!held) return { kind: 'in_flight', since: request.now }; // purged between the two statements: a retry claims it
       if (held.clientId !== key.clientId) return { kind: 'taken' };
       if (held.fingerprint !== request.fingerprint) return { kind: 'mismatch' };
-      if (held.state === 'completed') return { kind: 'completed', result: held.result };
+      if (held.state === 'completed') return { kind: 'completed', result: await openResult(this.box, held.reference, held.result) };
       return { kind: 'in_flight', since: held.createdAt };
     });
   }
 
-  complete(claim: OwnClaim, result: unknown, concluded?: AuditEvent): Promise<CommittedEvent | undefined> {
-    return this.end(COMPLETE_SQL, [claim.key.clientId, claim.key.reference, JSON.stringify(result)], claim, concluded);
+  async complete(claim: OwnClaim, result: unknown, concluded?: AuditEvent): Promise<CommittedEvent | undefined> {
+    const sealed = await sealResult(this.box, claim.key.reference, result);
+    return this.end(COMPLETE_SQL, [claim.key.clientId, claim.key.reference, JSON.stringify(sealed)], claim, concluded);
   }
 
   release(claim: OwnClaim, concluded?: AuditEvent): Promise<CommittedEvent | undefined> {
@@ -99,6 +119,24 @@ export class PostgresIdempotencyRepository extends IdempotencyStore {
       );
       return undefined;
     });
+  }
+
+  async keptResults(operation: string): Promise<KeptResult[]> {
+    const rows = await unavailableOnOutage(() =>
+      this.sql.query<{ reference: string; result: unknown; created_at: Date }>(
+        `SELECT reference, result, created_at FROM idempotency_keys WHERE operation = $1 AND state = 'completed' AND result IS NOT NULL ORDER BY created_at`,
+        [operation],
+      ),
+    );
+    const kept: KeptResult[] = [];
+    for (const row of rows) {
+      try {
+        kept.push({ reference: row.reference, createdAt: row.created_at, result: await openResult(this.box, row.reference, row.result) });
+      } catch {
+        kept.push({ reference: row.reference, createdAt: row.created_at, unreadable: true });
+      }
+    }
+    return kept;
   }
 
   async purgeExpired(now: Date): Promise<number> {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../../audit/audit.module';
+import { BankAccountsModule } from '../bank-accounts/bank-accounts.module';
 import { CustomersModule } from '../customers/customers.module';
 import { BalanceGateway } from './domain/balance.gateway.port';
 import { BalancesService } from './domain/balances.service';
@@ -7,7 +8,7 @@ import { BalancesController } from './http/balances.controller';
 import { ProviderBalanceAdapter } from './provider/provider-balance.adapter';
 
 @Module({
-  imports: [AuditModule, CustomersModule],
+  imports: [AuditModule, CustomersModule, BankAccountsModule],
   controllers: [BalancesController],
   providers: [BalancesService, { provide: BalanceGateway, useClass: ProviderBalanceAdapter }],
 })

@@ -5,6 +5,7 @@ import { AuditModule } from '../../audit/audit.module';
 import { IdempotencyModule } from '../../idempotency/idempotency.module';
 import { CustomerTenancy } from './domain/customer-tenancy.service';
 import { CustomerOwnership } from './domain/customer-ownership.port';
+import { CustomerDirectory } from './domain/customer-directory.port';
 import { CustomerGateway } from './domain/customer.gateway.port';
 import { CustomersService } from './domain/customers.service';
 import { ProviderCustomerAdapter } from './provider/provider-customer.adapter';
@@ -21,6 +22,7 @@ import { PostgresCustomerOwnershipRepository } from './persistence/postgres-cust
     PostgresCustomerOwnershipRepository,
     { provide: CustomerOwnership, useExisting: PostgresCustomerOwnershipRepository },
     { provide: EndUserCustomers, useExisting: PostgresCustomerOwnershipRepository },
+    { provide: CustomerDirectory, useExisting: PostgresCustomerOwnershipRepository },
     CustomerTenancy,
     CustomersService,
     { provide: CustomerGateway, useClass: ProviderCustomerAdapter },

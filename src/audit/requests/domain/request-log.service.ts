@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { decodeCursor, encodeCursor } from '../../search/domain/audit-events.service';
-import { InvalidAuditRange } from '../../search/domain/search.errors';
+import { InvalidRange } from '../../../common/domain/list-cursor';
 import type { AuditEvent } from '../../trail/domain/audit-event';
 import { RequestLogFilter, RequestLogStore, RequestTimeline } from './request-log.port';
 import { RequestNotFound } from './request-log.errors';
@@ -21,7 +21,7 @@ export class RequestLog {
   constructor(private readonly store: RequestLogStore) {}
 
   async list(filter: RequestLogFilter, limit: number, cursor?: string): Promise<RequestLogListing> {
-    if (filter.from && filter.to && filter.from >= filter.to) throw new InvalidAuditRange();
+    if (filter.from && filter.to && filter.from >= filter.to) throw new InvalidRange();
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
     const page = await this.store.list(filter, Math.min(limit, MAX_REQUEST_LOG_PAGE), after);
     return { requests: page.requests, ...(page.next ? { nextCursor: encodeCursor(page.next) } : {}) };

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { decodeCursor, encodeCursor } from './audit-events.service';
-import { InvalidAuditCursor } from './search.errors';
+import { InvalidCursor } from '../../../common/domain/list-cursor';
 
 describe('audit cursors', () => {
   it('when a position is encoded, then decoding gives it back exactly', () => {
@@ -27,7 +27,7 @@ describe('audit cursors', () => {
     Buffer.from('["2026-02-30T25:61:00.000000Z","9a7e3c1d-2b4f-4e6a-8c0d-1f2e3a4b5c6d"]').toString('base64url'),
     // A real instant to JavaScript, but before PostgreSQL's first year (1).
     Buffer.from('["0000-12-31T23:59:59.999999Z","9a7e3c1d-2b4f-4e6a-8c0d-1f2e3a4b5c6d"]').toString('base64url'),
-  ])('when the cursor is %p, then InvalidAuditCursor', (cursor) => {
-    expect(() => decodeCursor(cursor)).toThrow(InvalidAuditCursor);
+  ])('when the cursor is %p, then InvalidCursor', (cursor) => {
+    expect(() => decodeCursor(cursor)).toThrow(InvalidCursor);
   });
 });

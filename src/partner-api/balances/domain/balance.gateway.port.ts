@@ -8,6 +8,10 @@ export interface Balance {
 }
 
 export abstract class BalanceGateway {
-  /** The customer's balance. Throws UpstreamError; kind `not_found` when the provider knows no such customer. */
-  abstract read(customerId: string): Promise<Balance>;
+  /**
+   * The customer's balance, in `currency` when given (the provider reads balances per customer; the
+   * currency is asked as a query parameter, and what it answers says its own). Throws UpstreamError;
+   * kind `not_found` when the provider knows no such customer.
+   */
+  abstract read(customerId: string, currency?: string): Promise<Balance>;
 }

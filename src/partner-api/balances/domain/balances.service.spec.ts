@@ -6,6 +6,7 @@ import { CustomerNotFound } from '../../customers/domain/customers.errors';
 import { CountingMetrics, FixedClock, InMemoryAuditLog, InMemoryCustomerOwnership } from '../../../../test/support/fakes';
 import { Balance, BalanceGateway } from './balance.gateway.port';
 import { BalancesService } from './balances.service';
+import type { BankAccountsService } from '../../bank-accounts/domain/bank-accounts.service';
 
 class RecordingBalanceGateway extends BalanceGateway {
   readonly reads: string[] = [];
@@ -28,7 +29,14 @@ describe(BalancesService.name, () => {
     gateway = new RecordingBalanceGateway();
     const ownership = new InMemoryCustomerOwnership();
     await ownership.assign(ACME_CUSTOMER, 'acme', 'created');
-    sut = new BalancesService(gateway, new CustomerTenancy(ownership), new AuditTrail(new InMemoryAuditLog(), new FixedClock(), new CountingMetrics()));
+    // The accounts' reads are PostgreSQL's (test/e2e/partner-resources.e2e-spec.ts): a customer's balance never asks them.
+    const accounts = { read: () => Promise.reject(new Error('not read by a customer’s balance')) } as unknown as BankAccountsService;
+    sut = new BalancesService(
+      gateway,
+      new CustomerTenancy(ownership),
+      new AuditTrail(new InMemoryAuditLog(), new FixedClock(), new CountingMetrics()),
+      accounts,
+    );
   });
 
   describe('read', () => {

@@ -10,8 +10,9 @@ export class ProviderBalanceAdapter extends BalanceGateway {
     super();
   }
 
-  async read(customerId: string): Promise<Balance> {
-    const reply = await this.client.get(BALANCE_OPERATIONS.read, `/api/v1/customer/balance/${encodeURIComponent(customerId)}`);
+  async read(customerId: string, currency?: string): Promise<Balance> {
+    const path = `/api/v1/customer/balance/${encodeURIComponent(customerId)}${currency ? `?currency=${encodeURIComponent(currency)}` : ''}`;
+    const reply = await this.client.get(BALANCE_OPERATIONS.read, path);
     const fields = new UpstreamResponseMapper(reply, 'GET');
     const available = fields.string('available', 'available_balance', 'balance');
     return {

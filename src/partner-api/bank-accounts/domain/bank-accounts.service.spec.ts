@@ -11,6 +11,7 @@ import {
   InMemoryCustomerOwnership,
   InMemoryIdempotencyStore,
   idempotencyService,
+  RecordingBankAccountRecords,
 } from '../../../../test/support/fakes';
 import { buildOpenBankAccount } from '../../../../test/support/builders';
 import { BankAccount, BankAccountGateway, OpenBankAccount } from './bank-account.gateway.port';
@@ -45,6 +46,7 @@ describe(BankAccountsService.name, () => {
   let gateway: RecordingBankAccountGateway;
   let sut: BankAccountsService;
   let trail: AuditTrail;
+  let records: RecordingBankAccountRecords;
   const record = () => new RequestRecord('request-1');
 
   beforeEach(async () => {
@@ -56,7 +58,14 @@ describe(BankAccountsService.name, () => {
     const clock = new FixedClock();
     const metrics = new CountingMetrics();
     trail = new AuditTrail(log, clock, metrics);
-    sut = new BankAccountsService(gateway, new CustomerTenancy(ownership), new ProviderWrites(idempotencyService(store, clock, metrics).service, trail));
+    records = new RecordingBankAccountRecords();
+    sut = new BankAccountsService(
+      gateway,
+      new CustomerTenancy(ownership),
+      new ProviderWrites(idempotencyService(store, clock, metrics).service, trail),
+      records,
+      trail,
+    );
   });
 
   describe('open', () => {

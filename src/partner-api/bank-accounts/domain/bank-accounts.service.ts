@@ -1,17 +1,35 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthenticatedClient } from '../../../auth/domain/api-client';
+import { AuditTrail } from '../../../audit/trail/domain/audit-trail.service';
+import { decodeCursor, encodeCursor, InvalidRange } from '../../../common/domain/list-cursor';
 import { CustomerTenancy } from '../../customers/domain/customer-tenancy.service';
+import { CustomerNotFound } from '../../customers/domain/customers.errors';
 import { Idempotent } from '../../../idempotency/domain/idempotency.service';
 import { ProviderWrites } from '../../../idempotency/domain/provider-writes.service';
-import { BankAccount, BankAccountGateway, OpenBankAccount } from './bank-account.gateway.port';
+import { BankAccount, BankAccountCurrency, BankAccountGateway, OpenBankAccount } from './bank-account.gateway.port';
+import { BankAccountRecords, ListedBankAccount, RecordedBankAccount } from './bank-account-records.port';
+import { isAccountId } from '../../../common/domain/identifiers';
+import { BankAccountNotFound } from './bank-accounts.errors';
 
 /** What the bank-accounts slice's requests are audited as (`audit_events.operation`). */
-export const BANK_ACCOUNT_OPERATIONS = { open: 'bank_account.create' } as const;
+export const BANK_ACCOUNT_OPERATIONS = { open: 'bank_account.create', read: 'bank_account.read', list: 'bank_account.list' } as const;
 
 /** What an end user's access token must grant to call them. */
-export const BANK_ACCOUNT_SCOPES = { open: 'bank_accounts:write' } as const;
+export const BANK_ACCOUNT_SCOPES = { open: 'bank_accounts:write', read: 'bank_accounts:read' } as const;
 
 export type BankAccountRequest = Omit<OpenBankAccount, 'reference'> & { readonly reference?: string };
+
+export interface BankAccountQuery {
+  readonly customerId?: string;
+  readonly currency?: BankAccountCurrency;
+  readonly from?: Date;
+  readonly to?: Date;
+}
+
+export interface BankAccountListing {
+  readonly accounts: readonly ListedBankAccount[];
+  readonly nextCursor?: string;
+}
 
 @Injectable()
 export class BankAccountsService {
@@ -19,11 +37,14 @@ export class BankAccountsService {
     private readonly gateway: BankAccountGateway,
     private readonly customers: CustomerTenancy,
     private readonly writes: ProviderWrites,
+    private readonly records: BankAccountRecords,
+    private readonly audit: AuditTrail,
   ) {}
 
   /**
    * Opens an EUR or GBP account for one of the caller's tenant's customers, once per reference.
-   * The request has passed the DTO rules (the expiry rule among them) before it gets here.
+   * The request has passed the DTO rules (the expiry rule among them) before it gets here. The
+   * account is recorded with the outcome (and with it when the outcome is held through an outage).
    */
   async open(caller: AuthenticatedClient, request: BankAccountRequest): Promise<Idempotent<BankAccount>> {
     const write = this.writes.begin(BANK_ACCOUNT_OPERATIONS.open, {
@@ -33,6 +54,34 @@ export class BankAccountsService {
     });
     await this.customers.assertVisibleTo(caller, request.customerId);
     const command: OpenBankAccount = { ...request, reference: write.reference };
-    return write.once(caller, command, () => this.gateway.open(command));
+    return write.once(caller, command, () => this.gateway.open(command), {
+      settle: (account) => this.records.record(account, caller.tenant, 'opened'),
+    });
+  }
+
+  /** One of the caller's accounts, its identifiers in full. @throws BankAccountNotFound for anyone else's. */
+  async read(caller: AuthenticatedClient, id: string): Promise<RecordedBankAccount> {
+    const account = isAccountId(id) ? await this.records.find(id) : undefined;
+    if (!account || account.tenant !== caller.tenant) throw new BankAccountNotFound();
+    this.audit.about({ customerId: account.customerId, currency: account.currency });
+    await this.customers.assertVisibleTo(caller, account.customerId).catch((error: unknown) => {
+      throw error instanceof CustomerNotFound ? new BankAccountNotFound() : error;
+    });
+    return account;
+  }
+
+  /**
+   * The caller's accounts, newest first, a page at a time (an end user: those of their own
+   * customers). A customer named that is not the caller's is CustomerNotFound, never an empty list.
+   */
+  async list(caller: AuthenticatedClient, query: BankAccountQuery, limit: number, cursor?: string): Promise<BankAccountListing> {
+    if (query.from && query.to && query.from >= query.to) throw new InvalidRange();
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, isAccountId);
+    if (query.customerId) {
+      this.audit.about({ customerId: query.customerId });
+      await this.customers.assertVisibleTo(caller, query.customerId);
+    }
+    const page = await this.records.list({ ...query, tenant: caller.tenant, ...(caller.role === 'end_user' ? { endUser: caller.id } : {}) }, limit, after);
+    return { accounts: page.accounts, ...(page.next ? { nextCursor: encodeCursor(page.next) } : {}) };
   }
 }

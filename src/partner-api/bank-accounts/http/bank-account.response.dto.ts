@@ -31,7 +31,14 @@ export class BankAccountResponseDto {
   @ApiPropertyOptional({ description: 'GBP accounts: eight digits.', example: '12345678' })
   readonly account_number?: string;
 
-  static from(account: BankAccount): BankAccountResponseDto {
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'When the service recorded the account: on reads (GET), not in the answer that opened it.',
+    example: '2026-12-02T09:30:00.123456Z',
+  })
+  readonly created_at?: string;
+
+  static from(account: BankAccount & { readonly createdAt?: string }): BankAccountResponseDto {
     return {
       id: account.id,
       customer_id: account.customerId,
@@ -41,6 +48,7 @@ export class BankAccountResponseDto {
       ...(account.iban ? { iban: account.iban } : {}),
       ...(account.sortCode ? { sort_code: account.sortCode } : {}),
       ...(account.accountNumber ? { account_number: account.accountNumber } : {}),
+      ...(account.createdAt ? { created_at: account.createdAt } : {}),
     };
   }
 }

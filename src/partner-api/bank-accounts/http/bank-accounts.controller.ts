@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Audited } from '../../../common/http/audited.decorator';
@@ -11,6 +11,9 @@ import { BANK_ACCOUNT_FIELDS } from '../domain/bank-account.gateway.port';
 import { BANK_ACCOUNT_OPERATIONS, BANK_ACCOUNT_SCOPES, BankAccountRequest, BankAccountsService } from '../domain/bank-accounts.service';
 import { BankAccountResponseDto } from './bank-account.response.dto';
 import { OpenBankAccountRequestDto } from './open-bank-account.request.dto';
+import { BankAccountListDto, BankAccountListQueryDto } from './bank-account-list.dto';
+import { BankAccountIdParamDto } from '../../../common/http/bank-account-id.param.dto';
+import { createdRange, DEFAULT_LIST_PAGE } from '../../../common/http/list-query.dto';
 
 @ApiTags('bank-accounts')
 @ApiBearerAuth()
@@ -41,5 +44,45 @@ export class BankAccountsController {
   ): Promise<BankAccountResponseDto> {
     const result = await this.accounts.open(client, fromWire<BankAccountRequest>(BANK_ACCOUNT_FIELDS, body));
     return BankAccountResponseDto.from(markReplayed(reply, result));
+  }
+
+  @Get()
+  @Audited(BANK_ACCOUNT_OPERATIONS.list)
+  @EndUsers(BANK_ACCOUNT_SCOPES.read)
+  @ApiOperation({
+    operationId: 'listBankAccounts',
+    summary: 'List your bank accounts',
+    description:
+      'Every account opened through this service for your tenant’s customers (an end user: for their own, with the ' +
+      `\`${BANK_ACCOUNT_SCOPES.read}\` scope), newest first, a page at a time: follow \`next_cursor\` until it is null. ` +
+      'Identifiers are masked to their last four characters; read one account for them in full. ' +
+      'A `customer_id` that is not yours is 404, never an empty list.',
+  })
+  @ApiEnvelopeResponse(200, BankAccountListDto, { message: 'Bank accounts listed' })
+  @ApiErrorResponses(ERRORS.edge, ERRORS.endUser, ERRORS.query, 'CUSTOMER.NOT_FOUND', 'AUDIT.INVALID_CURSOR', 'AUDIT.INVALID_RANGE')
+  async list(@CurrentClient() client: AuthenticatedClient, @Query() query: BankAccountListQueryDto): Promise<BankAccountListDto> {
+    const listing = await this.accounts.list(
+      client,
+      { customerId: query.customer_id?.toLowerCase(), currency: query.currency, ...createdRange(query) },
+      query.limit ?? DEFAULT_LIST_PAGE,
+      query.cursor,
+    );
+    return BankAccountListDto.from(listing);
+  }
+
+  @Get(':id')
+  @Audited(BANK_ACCOUNT_OPERATIONS.read)
+  @EndUsers(BANK_ACCOUNT_SCOPES.read)
+  @ApiOperation({
+    operationId: 'getBankAccount',
+    summary: 'Read a bank account',
+    description:
+      'One account opened through this service, its identifiers (IBAN, or sort code and account number) in full. ' +
+      `Another tenant’s account, or another end user’s, is 404. End users need the \`${BANK_ACCOUNT_SCOPES.read}\` scope.`,
+  })
+  @ApiEnvelopeResponse(200, BankAccountResponseDto, { message: 'Bank account retrieved' })
+  @ApiErrorResponses(ERRORS.edge, ERRORS.endUser, ERRORS.query, 'BANK_ACCOUNT.NOT_FOUND')
+  async read(@CurrentClient() client: AuthenticatedClient, @Param() params: BankAccountIdParamDto): Promise<BankAccountResponseDto> {
+    return BankAccountResponseDto.from(await this.accounts.read(client, params.id));
   }
 }

@@ -7,6 +7,12 @@ export interface CustomerOwner {
   readonly endUser?: string;
 }
 
+/** What the service keeps of a customer it created, besides its tenancy: its reference and country (never personal data). */
+export interface CustomerDetails {
+  readonly reference?: string;
+  readonly country?: string;
+}
+
 /** What binding a customer to an end user came to. */
 export type Binding = 'bound' | 'unchanged' | 'taken';
 
@@ -28,7 +34,7 @@ export abstract class CustomerOwnership {
    * Resolves to the tenant that holds it afterwards: `tenant` itself, or another tenant that
    * already had it (nothing is changed then).
    */
-  abstract assign(customerId: string, tenant: string, origin: OwnershipOrigin, endUser?: string): Promise<string>;
+  abstract assign(customerId: string, tenant: string, origin: OwnershipOrigin, endUser?: string, details?: CustomerDetails): Promise<string>;
 
   /**
    * Binds a customer of `tenant` to one of its end users, once: `unchanged` when it already is

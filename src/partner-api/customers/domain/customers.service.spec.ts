@@ -11,7 +11,9 @@ import {
   InMemoryIdempotencyStore,
   RecordingLogger,
   idempotencyService,
+  UnreadCustomerDirectory,
 } from '../../../../test/support/fakes';
+import { CustomerTenancy } from './customer-tenancy.service';
 import { CreatedCustomer, CustomerGateway, NewCustomer } from './customer.gateway.port';
 import { CustomerRequest, CustomersService } from './customers.service';
 
@@ -65,6 +67,8 @@ describe(CustomersService.name, () => {
       ownership,
       new ProviderWrites(idempotencyService(new InMemoryIdempotencyStore(log), clock, metrics).service, trail),
       trail,
+      new UnreadCustomerDirectory(),
+      new CustomerTenancy(ownership),
     );
   });
 

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { EndUserIds } from '../../../auth/domain/end-user-ids';
 import { CustomerIdParamDto } from '../../../common/http/customer-id.param.dto';
 import { BindCustomerRequestDto, BoundCustomerResponseDto } from './bind-customer.dto';
@@ -14,6 +14,8 @@ import { CUSTOMER_FIELDS } from '../domain/customer.gateway.port';
 import { CUSTOMER_OPERATIONS, CUSTOMER_SCOPES, CustomerRequest, CustomersService } from '../domain/customers.service';
 import { CreateCustomerRequestDto } from './create-customer.request.dto';
 import { CustomerResponseDto } from './customer.response.dto';
+import { CustomerDetailsDto, CustomerListDto } from './customer-list.dto';
+import { createdRange, DEFAULT_LIST_PAGE, ListQueryDto } from '../../../common/http/list-query.dto';
 
 @ApiTags('customers')
 @ApiBearerAuth()
@@ -72,5 +74,35 @@ export class CustomersController {
     });
     const binding = await this.customers.bind(client, params.customer_id, endUserId);
     return { customer_id: params.customer_id, end_user_id: endUserId, binding };
+  }
+
+  @Get()
+  @Audited(CUSTOMER_OPERATIONS.list)
+  @EndUsers(CUSTOMER_SCOPES.read)
+  @ApiOperation({
+    operationId: 'listCustomers',
+    summary: 'List your customers',
+    description:
+      'Your tenant’s customers (an end user: their own, with the ' +
+      `\`${CUSTOMER_SCOPES.read}\` scope), newest first, a page at a time: follow \`next_cursor\` until it is null.`,
+  })
+  @ApiEnvelopeResponse(200, CustomerListDto, { message: 'Customers listed' })
+  @ApiErrorResponses(ERRORS.edge, ERRORS.endUser, ERRORS.query, 'AUDIT.INVALID_CURSOR', 'AUDIT.INVALID_RANGE')
+  async list(@CurrentClient() client: AuthenticatedClient, @Query() query: ListQueryDto): Promise<CustomerListDto> {
+    return CustomerListDto.from(await this.customers.list(client, createdRange(query), query.limit ?? DEFAULT_LIST_PAGE, query.cursor));
+  }
+
+  @Get(':customer_id')
+  @Audited(CUSTOMER_OPERATIONS.read)
+  @EndUsers(CUSTOMER_SCOPES.read)
+  @ApiOperation({
+    operationId: 'getCustomer',
+    summary: 'Read a customer',
+    description: `One of your tenant’s customers, with its accounts’ ids. Anyone else’s is 404. End users need the \`${CUSTOMER_SCOPES.read}\` scope.`,
+  })
+  @ApiEnvelopeResponse(200, CustomerDetailsDto, { message: 'Customer retrieved' })
+  @ApiErrorResponses(ERRORS.edge, ERRORS.endUser, ERRORS.query, 'CUSTOMER.NOT_FOUND')
+  async read(@CurrentClient() client: AuthenticatedClient, @Param() params: CustomerIdParamDto): Promise<CustomerDetailsDto> {
+    return CustomerDetailsDto.from(await this.customers.read(client, params.customer_id.toLowerCase()));
   }
 }

@@ -4,7 +4,9 @@ import { LRUCache } from 'lru-cache';
 import { Repository } from 'typeorm';
 import { unavailableOnOutage } from '../../../database/store-errors';
 import { CustomerNotFound } from '../domain/customers.errors';
-import { Binding, CustomerOwner, CustomerOwnership, OwnershipOrigin } from '../domain/customer-ownership.port';
+import { Binding, CustomerDetails, CustomerOwner, CustomerOwnership, OwnershipOrigin } from '../domain/customer-ownership.port';
+import { CustomerDirectory, CustomerFilter, CustomerPage, CustomerRecord } from '../domain/customer-directory.port';
+import { ListPosition, positionTimeSql } from '../../../common/domain/list-cursor';
 import { CustomerTenantEntity } from './customer-tenant.entity';
 
 /** How many customers' owners one instance keeps in memory (about 200 bytes each). */
@@ -21,7 +23,7 @@ interface OwnerRow {
 const ownerOfRow = (row: OwnerRow): CustomerOwner => (row.end_user === null ? { tenant: row.tenant } : { tenant: row.tenant, endUser: row.end_user });
 
 @Injectable()
-export class PostgresCustomerOwnershipRepository extends CustomerOwnership {
+export class PostgresCustomerOwnershipRepository extends CustomerOwnership implements CustomerDirectory {
   /**
    * A customer's tenant never changes once written (the first assignment wins, and nothing
    * deletes a row), and its end user, once set, never changes either. So an owner found once is
@@ -47,12 +49,12 @@ export class PostgresCustomerOwnershipRepository extends CustomerOwnership {
     return owner;
   }
 
-  assign(customerId: string, tenant: string, origin: OwnershipOrigin, endUser?: string): Promise<string> {
+  assign(customerId: string, tenant: string, origin: OwnershipOrigin, endUser?: string, details: CustomerDetails = {}): Promise<string> {
     return unavailableOnOutage(async () => {
       await this.rows
         .createQueryBuilder()
         .insert()
-        .values({ customerId, tenant, linkedBy: origin, endUser: endUser ?? null })
+        .values({ customerId, tenant, linkedBy: origin, endUser: endUser ?? null, reference: details.reference ?? null, country: details.country ?? null })
         .orIgnore()
         .execute();
       const [row]: OwnerRow[] = await this.rows.query('SELECT tenant, end_user FROM customer_tenants WHERE customer_id = $1', [customerId]);
@@ -87,4 +89,58 @@ export class PostgresCustomerOwnershipRepository extends CustomerOwnership {
     );
     return rows.map((row) => row.customer_id);
   }
+
+  async find(customerId: string): Promise<CustomerRecord | undefined> {
+    const [row]: DirectoryRow[] = await unavailableOnOutage(() =>
+      this.rows.query(`SELECT ${DIRECTORY_COLUMNS} FROM customer_tenants c WHERE c.customer_id = $1`, [customerId]),
+    );
+    return row ? recordOf(row) : undefined;
+  }
+
+  async list(filter: CustomerFilter, limit: number, after?: ListPosition): Promise<CustomerPage> {
+    const values: unknown[] = [];
+    const bind = (value: unknown) => `$${values.push(value)}`;
+    const where = [`c.tenant = ${bind(filter.tenant)}`];
+    if (filter.endUser) where.push(`c.end_user = ${bind(filter.endUser)}`);
+    if (filter.from) where.push(`c.created_at >= ${bind(filter.from)}`);
+    if (filter.to) where.push(`c.created_at < ${bind(filter.to)}`);
+    if (after) where.push(`(c.created_at, c.customer_id) < (${bind(after.at)}::timestamptz, ${bind(after.id)}::uuid)`);
+    const rows: DirectoryRow[] = await unavailableOnOutage(() =>
+      this.rows.query(
+        `SELECT ${DIRECTORY_COLUMNS} FROM customer_tenants c WHERE ${where.join(' AND ')} ORDER BY c.created_at DESC, c.customer_id DESC LIMIT ${bind(limit + 1)}`,
+        values,
+      ),
+    );
+    const customers = rows.slice(0, limit).map(recordOf);
+    return rows.length > limit ? { customers, next: customers[limit - 1].position } : { customers };
+  }
+}
+
+interface DirectoryRow {
+  customer_id: string;
+  tenant: string;
+  end_user: string | null;
+  reference: string | null;
+  country: string | null;
+  linked_by: 'created' | 'linked';
+  created_at: string;
+  bank_account_ids: string[];
+}
+
+/** A customer's row, and its accounts' ids (the bank-accounts slice records them), oldest first. */
+const DIRECTORY_COLUMNS = `c.customer_id, c.tenant, c.end_user, c.reference, c.country, c.linked_by, ${positionTimeSql('c.created_at')} AS created_at,
+  ARRAY(SELECT a.id FROM bank_accounts a WHERE a.customer_id = c.customer_id AND a.tenant = c.tenant ORDER BY a.created_at, a.id LIMIT 1000) AS bank_account_ids`;
+
+function recordOf(row: DirectoryRow): CustomerRecord {
+  return {
+    customerId: row.customer_id,
+    tenant: row.tenant,
+    ...(row.end_user ? { endUser: row.end_user } : {}),
+    ...(row.reference ? { reference: row.reference } : {}),
+    ...(row.country ? { country: row.country } : {}),
+    origin: row.linked_by,
+    createdAt: row.created_at,
+    bankAccountIds: row.bank_account_ids,
+    position: { at: row.created_at, id: row.customer_id },
+  };
 }

@@ -1,0 +1,48 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInstant } from './date.validators';
+import { Rules, toDecimalInteger } from './field-rules';
+
+/** Items per page of a partner's lists, unless `limit` says otherwise, and at most. */
+export const DEFAULT_LIST_PAGE = 20;
+export const MAX_LIST_PAGE = 100;
+
+/** What every list of a partner's resources takes: a created range, a page size, and the cursor (common/domain/list-cursor.ts). */
+export class ListQueryDto {
+  @ApiPropertyOptional({ description: 'Created at or after this instant (ISO 8601; a date means its midnight UTC).', example: '2026-12-01T00:00:00Z' })
+  @IsOptional()
+  @IsInstant('from')
+  readonly from?: string;
+
+  @ApiPropertyOptional({ description: 'Created before this instant (exclusive).', example: '2026-12-02T00:00:00Z' })
+  @IsOptional()
+  @IsInstant('to')
+  readonly to?: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_LIST_PAGE, default: DEFAULT_LIST_PAGE, description: 'Items per page.' })
+  @IsOptional()
+  @Transform(toDecimalInteger)
+  @Rules(
+    IsInt({ message: 'limit must be an integer' }),
+    Min(1, { message: `limit must be between 1 and ${MAX_LIST_PAGE}` }),
+    Max(MAX_LIST_PAGE, { message: `limit must be between 1 and ${MAX_LIST_PAGE}` }),
+  )
+  readonly limit?: number;
+
+  @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page.', maxLength: 200 })
+  @IsOptional()
+  @Rules(IsString(), MaxLength(200, { message: 'cursor is not one this service issued' }))
+  readonly cursor?: string;
+}
+
+/** What a page of a list ends with. */
+export class NextCursorDto {
+  @ApiProperty({ nullable: true, type: String, description: 'Pass as `cursor` for the next, older page; null on the last page.', example: null })
+  readonly next_cursor!: string | null;
+}
+
+/** A list query's created range, as the domain takes it. */
+export function createdRange(query: Pick<ListQueryDto, 'from' | 'to'>): { from?: Date; to?: Date } {
+  return { ...(query.from ? { from: new Date(query.from) } : {}), ...(query.to ? { to: new Date(query.to) } : {}) };
+}
