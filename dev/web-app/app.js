@@ -46,13 +46,70 @@ function problem(envelope) {
   return error ? `${error.message}${error.details ? ` (${error.details})` : ''} [error id ${error.id ?? 'n/a'}]` : 'The gateway did not answer';
 }
 
-async function showBalance(customerId, item) {
+async function showBalance(accountId, item) {
   const shown = item.querySelector('.balance');
-  const { status, envelope } = await api('GET', `/api/v1/customers/${encodeURIComponent(customerId)}/balance`);
+  const { status, envelope } = await api('GET', `/api/v1/bank-accounts/${encodeURIComponent(accountId)}/balance`);
   if (status !== 200) return say(problem(envelope), true, shown);
   const { available, current, currency, as_of: asOf } = envelope.data;
   const when = asOf ? ` (as of ${new Date(asOf).toLocaleString()})` : '';
   say(`Balance: ${money(available, currency)} available, ${money(current, currency)} booked${when}`, false, shown);
+}
+
+/** Every page of a list: the gateway's lists hand out `next_cursor` until the last page. */
+async function everything(path, key) {
+  const items = [];
+  let cursor = null;
+  do {
+    const { status, envelope } = await api('GET', `${path}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    if (status !== 200) throw new Error(problem(envelope));
+    items.push(...envelope.data[key]);
+    cursor = envelope.data.next_cursor;
+  } while (cursor);
+  return items;
+}
+
+/** How the user knows an account: its currency and the last four characters of its number, never an internal id. */
+function accountLabel(account) {
+  return `${account.currency} account •••• ${account.last4} (${account.status}), opened ${new Date(account.created_at).toLocaleDateString()}`;
+}
+
+/** How the user knows a customer: when it was made and what it holds. */
+function customerLabel(customer) {
+  const accounts = customer.bank_account_ids.length;
+  return `Customer since ${new Date(customer.created_at).toLocaleDateString()}${customer.country ? ` (${customer.country})` : ''} · ${accounts} account${accounts === 1 ? '' : 's'}`;
+}
+
+async function renderAccounts() {
+  let accounts;
+  let customers;
+  try {
+    [accounts, customers] = await Promise.all([everything('/api/v1/bank-accounts', 'bank_accounts'), everything('/api/v1/customers', 'customers')]);
+  } catch (error) {
+    return say(error.message, true);
+  }
+  const list = $('accounts');
+  list.replaceChildren();
+  $('no-accounts').hidden = accounts.length > 0;
+  for (const account of accounts) {
+    const item = document.createElement('li');
+    item.dataset.accountId = account.id;
+    const label = document.createElement('span');
+    label.className = 'account';
+    label.textContent = accountLabel(account);
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = 'Show balance';
+    button.className = 'show-balance';
+    button.addEventListener('click', () => void showBalance(account.id, item));
+    const balance = document.createElement('span');
+    balance.className = 'balance';
+    item.append(label, ' ', button, ' ', balance);
+    list.append(item);
+  }
+  const select = $('account-customer');
+  select.replaceChildren();
+  $('no-customers').hidden = customers.length > 0;
+  for (const customer of customers) select.append(new Option(customerLabel(customer), customer.customer_id));
 }
 
 async function render() {
@@ -72,27 +129,7 @@ async function render() {
   $('user-id').textContent = session.id;
   $('tenant').textContent = session.tenant;
   $('expires-at').textContent = new Date(session.expires_at).toLocaleString();
-  const list = $('customers');
-  const select = $('account-customer');
-  list.replaceChildren();
-  select.replaceChildren();
-  $('no-customers').hidden = session.customer_ids.length > 0;
-  for (const customerId of session.customer_ids) {
-    const item = document.createElement('li');
-    item.dataset.customerId = customerId;
-    const code = document.createElement('code');
-    code.textContent = customerId;
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.textContent = 'Show balance';
-    button.className = 'show-balance';
-    button.addEventListener('click', () => void showBalance(customerId, item));
-    const balance = document.createElement('span');
-    balance.className = 'balance';
-    item.append(code, ' ', button, ' ', balance);
-    list.append(item);
-    select.append(new Option(customerId, customerId));
-  }
+  await renderAccounts();
 }
 
 $('open-account').addEventListener('submit', async (event) => {
@@ -104,6 +141,7 @@ $('open-account').addEventListener('submit', async (event) => {
   if (status !== 201) return say(problem(envelope), true, $('open-account-status'));
   const account = envelope.data;
   say(`Account opened (${account.currency}, ${account.status}): ${accountNumbers(account) || `id ${account.id}`}`, false, $('open-account-status'));
+  await renderAccounts();
 });
 
 $('logout').addEventListener('click', async () => {

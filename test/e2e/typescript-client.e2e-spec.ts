@@ -1,6 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
+  type BankAccountSummary,
   createDpopSigner,
+  type Customer,
+  eachBankAccount,
+  eachCustomer,
+  getBankAccount,
   createGatewayClient,
   errorCodeOf,
   GatewayClient,
@@ -63,6 +68,29 @@ describe('the typed TypeScript client, used as a partner app uses it', () => {
     expect(balance.data?.data).toMatchObject({ customer_id: customerId, available: expect.stringMatching(/^\d+\.\d{2}$/) });
     expect(eur.data?.data).toMatchObject({ customer_id: customerId, currency: 'EUR', iban: expect.stringMatching(/^[A-Z]{2}\d{2}/) });
     expect(gbp.data?.data).toMatchObject({ customer_id: customerId, currency: 'GBP', sort_code: expect.stringMatching(/^\d{2}-\d{2}-\d{2}$/) });
+  });
+
+  it('when a tenant’s customers and accounts are read back, then eachCustomer and eachBankAccount follow every page and getBankAccount reads one in full', async () => {
+    const customerId = (
+      await api.POST('/api/v1/customers', { body: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone_number: '+447700900123' } })
+    ).data!.data.customer_id;
+    const opened = [];
+    for (const currency of ['EUR', 'GBP', 'EUR'] as const)
+      opened.push((await api.POST('/api/v1/bank-accounts', { body: document(customerId, currency) })).data!.data);
+
+    const listed: BankAccountSummary[] = [];
+    for await (const account of eachBankAccount(api, { customer_id: customerId, limit: 2 })) listed.push(account);
+    const customers: Customer[] = [];
+    for await (const customer of eachCustomer(api, { limit: 1 })) customers.push(customer);
+    const read = await getBankAccount(api, opened[1].id);
+    const refused = eachBankAccount(api, { customer_id: '00000000-0000-4000-8000-000000000000' })[Symbol.asyncIterator]().next();
+
+    expect(listed.map((account) => [account.id, account.last4])).toEqual(
+      opened.map((account) => [account.id, (account.iban ?? account.account_number)!.slice(-4)]).reverse(),
+    );
+    expect(customers.find((customer) => customer.customer_id === customerId)?.bank_account_ids).toEqual(opened.map((account) => account.id));
+    expect(read.data?.data).toMatchObject({ id: opened[1].id, sort_code: opened[1].sort_code, account_number: opened[1].account_number });
+    await expect(refused).rejects.toMatchObject({ name: 'GatewayListError', error: { code: 'CUSTOMER.NOT_FOUND' } });
   });
 
   it('when a request fails, then its error id leads, through listRequests and getRequest, to the request’s timeline in the partner’s log', async () => {

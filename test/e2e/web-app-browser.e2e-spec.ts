@@ -89,18 +89,22 @@ describe('the reference web app in a real browser (the browser session of RFC 10
   const withCookie = (base: string, value: string) =>
     callApi(base, 'GET', '/api/v1/session', { headers: { cookie: `__Host-gw_session=${value}`, 'x-csrf': '1' } });
 
-  it('when demo logs in through the app, reads a balance, opens an account and logs out, then no token ever reaches the page and the old cookie is refused', async () => {
+  it('when demo logs in through the app, opens an account, finds it listed, reads its balance and logs out, then no token ever reaches the page and the old cookie is refused', async () => {
     const { context, page, bodies, problems } = await openBrowser();
     await logIn(page, 'demo');
+    const noAccounts = await page.locator('#no-accounts').isVisible();
+    const customerOption = await page.locator('#account-customer option').first().innerText();
 
-    const item = page.locator(`#customers li[data-customer-id="${customerId}"]`);
-    await item.locator('button.show-balance').click();
-    await item.locator('.balance').filter({ hasText: 'Balance' }).waitFor();
-    const balance = await item.locator('.balance').innerText();
     await page.locator('#open-account button[type="submit"]').click();
     // Where the user acted: under the form, not at the page's top.
     await page.locator('#open-account #open-account-status').filter({ hasText: 'Account opened' }).waitFor();
     const opened = await page.locator('#open-account-status').innerText();
+    const item = page.locator('#accounts li').first();
+    await item.waitFor();
+    const listed = await page.locator('#accounts').innerText();
+    await item.locator('button.show-balance').click();
+    await item.locator('.balance').filter({ hasText: 'Balance' }).waitFor();
+    const balance = await item.locator('.balance').innerText();
     mkdirSync(OUTPUT, { recursive: true });
     await page.screenshot({ path: join(OUTPUT, 'web-app-logged-in.png'), fullPage: true });
 
@@ -123,6 +127,14 @@ describe('the reference web app in a real browser (the browser session of RFC 10
     expect(balance).toMatch(/^Balance: .*€.* available, .*€.* booked/);
     expect(balance).not.toMatch(/[{}"]/);
     expect(opened).toMatch(/^Account opened \(EUR, \w+\): IBAN [A-Z]{2}\d{2}( [0-9A-Z]{1,4})+$/);
+    // The list names accounts as the user knows them: currency and the last four of the IBAN, no id, not the whole number.
+    const iban = opened.replace(/^.*IBAN /, '').replace(/ /g, '');
+    expect(noAccounts).toBe(true);
+    expect(listed).toMatch(new RegExp(`^EUR account •••• ${iban.slice(-4)} \\(active\\), opened `));
+    expect(listed).not.toContain(iban);
+    expect(listed).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+    expect(customerOption).toMatch(/^Customer since .* · 0 accounts$/);
+    expect(customerOption).not.toContain(customerId);
     expect(cookie).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Strict', path: '/', domain: '127.0.0.1' });
     expect(seenByScript.cookie).not.toContain('gw_session');
     for (const stored of Object.values(seenByScript)) expect(stored).not.toMatch(JWT_LIKE);

@@ -166,6 +166,55 @@ export function requestIdOf(error: { error: object }): string | undefined {
   return typeof address === 'string' ? decodeURIComponent(address.slice(address.lastIndexOf('/') + 1)) : undefined;
 }
 
+/** A customer as the gateway reads it back: reference, created, end user, country, its accounts' ids. */
+export type Customer = components['schemas']['CustomerDetails'];
+
+/** A bank account as one read shows it: its identifiers (IBAN, or sort code and account number) in full. */
+export type BankAccount = components['schemas']['BankAccount'];
+
+/** A bank account as a list shows it: its identifiers masked to `last4`. */
+export type BankAccountSummary = components['schemas']['BankAccountSummary'];
+
+/** What `eachCustomer` filters by: the created range, a page size. */
+export type CustomerFilters = Omit<NonNullable<operations['listCustomers']['parameters']['query']>, 'cursor'>;
+
+/** What `eachBankAccount` filters by: customer, currency, the created range, a page size. */
+export type BankAccountFilters = Omit<NonNullable<operations['listBankAccounts']['parameters']['query']>, 'cursor'>;
+
+/** An error answer of a list, thrown by the iterators below: its `error` is the envelope's (code, id, message). */
+export class GatewayListError extends Error {
+  constructor(readonly error: ErrorEnvelope['error'] | null) {
+    super(`${error?.code ?? 'error'}: ${error?.message ?? ''} (error id ${error?.id ?? 'none'})`);
+    this.name = 'GatewayListError';
+  }
+}
+
+/** Every page of a list, following `next_cursor` until it is null; an error answer is thrown as GatewayListError. */
+async function* everyPage<T>(read: (cursor: string | undefined) => Promise<{ data?: { data: T & { next_cursor: string | null } }; error?: unknown }>) {
+  let cursor: string | undefined;
+  do {
+    const { data, error } = await read(cursor);
+    if (!data) throw new GatewayListError((error as ErrorEnvelope | undefined)?.error ?? null);
+    yield data.data;
+    cursor = data.data.next_cursor ?? undefined;
+  } while (cursor);
+}
+
+/** Your customers (an end user: their own), newest first, every page: `for await (const customer of eachCustomer(api)) …`. */
+export async function* eachCustomer(client: GatewayClient, filters: CustomerFilters = {}): AsyncGenerator<Customer> {
+  for await (const page of everyPage((cursor) => client.GET('/api/v1/customers', { params: { query: { ...filters, cursor } } }))) yield* page.customers;
+}
+
+/** Your bank accounts (an end user: their own customers'), newest first, every page, identifiers masked; getBankAccount reads one in full. */
+export async function* eachBankAccount(client: GatewayClient, filters: BankAccountFilters = {}): AsyncGenerator<BankAccountSummary> {
+  for await (const page of everyPage((cursor) => client.GET('/api/v1/bank-accounts', { params: { query: { ...filters, cursor } } }))) yield* page.bank_accounts;
+}
+
+/** One of your bank accounts, its identifiers in full. */
+export function getBankAccount(client: GatewayClient, id: string) {
+  return client.GET('/api/v1/bank-accounts/{id}', { params: { path: { id } } });
+}
+
 export {
   type AuditKeySet,
   type ConsistencyProof,
