@@ -288,12 +288,15 @@ function sharedKeys(dataDir) {
   } catch (error) {
     if (error.code !== 'EEXIST') throw error;
   }
-  try {
-    writeFileSync(pseudonym, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
-  } catch (error) {
-    if (error.code !== 'EEXIST') throw error;
+  const data = join(dataDir, 'data.key');
+  for (const file of [pseudonym, data]) {
+    try {
+      writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+    }
   }
-  return { AUDIT_SIGNING_KEY: audit, END_USER_PSEUDONYM_KEY: pseudonym };
+  return { AUDIT_SIGNING_KEY: audit, END_USER_PSEUDONYM_KEY: pseudonym, DATA_KEY: data };
 }
 
 /**

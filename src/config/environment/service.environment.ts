@@ -33,7 +33,7 @@ export class ServiceEnvironment {
   @IsReadableBy(readSecretKey)
   readonly DATA_KEY?: string = undefined;
 
-  /** Keys DATA_KEY replaced, comma-separated: what was sealed under them still opens (docs/operations.md, "Keys"). */
+  /** Keys DATA_KEY replaced, comma-separated: what was sealed under them still opens (docs/operations.md, "Rotating credentials"). */
   @IsOptional()
   @IsReadableBy(readSecretKeys)
   readonly DATA_PREVIOUS_KEYS?: string = undefined;
