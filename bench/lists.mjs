@@ -41,6 +41,7 @@ export async function listsAtScale({ accounts = 1_000_000 } = {}) {
   const { DataSource } = await import('typeorm');
   const { dataSourceOptions, runMigrations } = dist('database/typeorm-options.js');
   const { Sql } = dist('database/sql.js');
+  const { SharedCommit } = dist('database/shared-commit.js');
   const { JoseSealedBox } = dist('common/sealing/jose-sealed-box.js');
   const { PostgresBankAccountRepository } = dist('partner-api/bank-accounts/persistence/postgres-bank-account.repository.js');
   const { PostgresCustomerOwnershipRepository } = dist('partner-api/customers/persistence/postgres-customer-ownership.repository.js');
@@ -80,7 +81,7 @@ export async function listsAtScale({ accounts = 1_000_000 } = {}) {
     );
 
     const sql = Sql.of(dataSource);
-    const records = new PostgresBankAccountRepository(sql, new JoseSealedBox(randomBytes(32)));
+    const records = new PostgresBankAccountRepository(sql, new JoseSealedBox(randomBytes(32)), new SharedCommit(sql));
     const directory = new PostgresCustomerOwnershipRepository(dataSource.getRepository(CustomerTenantEntity));
     const big = { tenant: 'tenant-big' };
     const sampleCustomers = await dataSource.query(

@@ -98,6 +98,13 @@ describe('partner data at rest: bank accounts’ identifiers', () => {
   it('when accounts were opened before they were recorded, then those whose answer is kept are rebuilt, and the others are reported by reference', async () => {
     const kept = await open('GBP');
     const lostReference = randomUUID();
+    const garbledReference = randomUUID();
+    // A kept answer of a shape no account has (null fields): reported, and no reason not to start.
+    await t.asOwner(
+      `INSERT INTO idempotency_keys (reference, client_id, operation, fingerprint, state, locked_until, result, created_at, expires_at)
+       VALUES ($1, $2, 'bank_account.create', repeat('0', 64), 'completed', NULL, '{"id":null,"customerId":"x"}'::jsonb, now(), now() + interval '1 hour')`,
+      [garbledReference, randomUUID()],
+    );
     // Before this change: no record of either; the second's kept answer has expired, and only its terminal audit event says it was opened.
     await t.asOwner('DELETE FROM bank_accounts WHERE id = $1', [kept.id]);
     await t.asOwner(`DELETE FROM data_upgrades WHERE name = $1`, [RECONSTRUCTION]);
@@ -119,8 +126,10 @@ describe('partner data at rest: bank accounts’ identifiers', () => {
     expect(read.body.data).toMatchObject({ id: kept.id, sort_code: kept.sort_code, account_number: kept.account_number });
     expect(origin.origin).toBe('reconstructed');
     expect(upgrade.report.notReconstructed).toEqual([
+      { reference: garbledReference, customer_id: null, opened_at: expect.any(String), why: expect.stringContaining('not an account') },
       { reference: lostReference, customer_id: customerId, opened_at: expect.any(String), why: expect.stringContaining('no longer kept') },
     ]);
+    expect(upgrade.report.reconstructed).toBe(1);
     expect(JSON.stringify(upgrade.report)).not.toContain(kept.account_number!);
   });
 

@@ -1,6 +1,6 @@
 import type { KeptResult } from '../../src/idempotency/domain/idempotency-store.port';
-import { BankAccountPage, BankAccountRecords, RecordedBankAccount, RecordOrigin } from '../../src/partner-api/bank-accounts/domain/bank-account-records.port';
-import type { BankAccount, BankAccountCurrency } from '../../src/partner-api/bank-accounts/domain/bank-account.gateway.port';
+import { BankAccountPage, BankAccountRecords, FoundBankAccount, RecordOrigin } from '../../src/partner-api/bank-accounts/domain/bank-account-records.port';
+import type { BankAccount } from '../../src/partner-api/bank-accounts/domain/bank-account.gateway.port';
 import { CustomerDirectory, CustomerPage, CustomerRecord } from '../../src/partner-api/customers/domain/customer-directory.port';
 import { useContainer } from 'class-validator';
 import { AuditEvent } from '../../src/audit/trail/domain/audit-event';
@@ -163,15 +163,11 @@ export class RecordingBankAccountRecords extends BankAccountRecords {
     return Promise.resolve();
   }
 
-  find(): Promise<RecordedBankAccount | undefined> {
+  find(): Promise<FoundBankAccount | undefined> {
     return Promise.reject(new Error('Reads are PostgreSQL’s: see test/e2e/partner-resources.e2e-spec.ts'));
   }
 
   list(): Promise<BankAccountPage> {
-    return Promise.reject(new Error('Reads are PostgreSQL’s: see test/e2e/partner-resources.e2e-spec.ts'));
-  }
-
-  accountsOf(): Promise<{ id: string; currency: BankAccountCurrency }[]> {
     return Promise.reject(new Error('Reads are PostgreSQL’s: see test/e2e/partner-resources.e2e-spec.ts'));
   }
 }

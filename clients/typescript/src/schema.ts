@@ -277,7 +277,7 @@ export interface paths {
         };
         /**
          * Read a bank account’s balance
-         * @description The balance of the account’s customer in the account’s currency (the provider keeps balances per customer and currency). Another tenant’s account, or another end user’s, is 404. End users need the `balances:read` scope.
+         * @description The balance of the account’s customer in the account’s currency, as the provider reads it (per customer; 404 `BALANCE.NOT_FOUND` when its answer is in another currency). Another tenant’s account, or another end user’s, is 404. End users need the `balances:read` scope.
          */
         get: operations["getBankAccountBalance"];
         put?: never;
@@ -297,7 +297,7 @@ export interface paths {
         };
         /**
          * List your bank accounts
-         * @description Every account opened through this service for your tenant’s customers (an end user: for their own, with the `bank_accounts:read` scope), newest first, a page at a time: follow `next_cursor` until it is null. Identifiers are masked to their last four characters; read one account for them in full. A `customer_id` that is not yours is 404, never an empty list.
+         * @description The accounts this service recorded as opened for your tenant’s customers (an end user: for their own, with the `bank_accounts:read` scope), newest first, a page at a time: follow `next_cursor` until it is null. Identifiers are masked to their last four characters; read one account for them in full. A `customer_id` that is not yours is 404, never an empty list.
          */
         get: operations["listBankAccounts"];
         put?: never;
@@ -983,7 +983,7 @@ export interface components {
              */
             country: string | null;
             /**
-             * @description Its bank accounts’ ids, oldest first (GET /api/v1/bank-accounts/{id} reads one).
+             * @description Its bank accounts’ ids, oldest first, the first 1,000 (GET /api/v1/bank-accounts?customer_id= pages through all; GET /api/v1/bank-accounts/{id} reads one).
              * @example [
              *       "0f9b5c2e-8d1a-4c3b-9e7f-6a5d4c3b2a19"
              *     ]
@@ -8919,7 +8919,7 @@ export interface operations {
     getBalance: {
         parameters: {
             query?: {
-                /** @description The balance in this currency (a customer with EUR and GBP accounts has one in each). Unset: the currency the provider chooses, which the answer says. */
+                /** @description The balance in this currency, asked of the provider (which reads balances per customer); an answer in another currency is 404 `BALANCE.NOT_FOUND`, never shown. Unset: the currency the provider chooses, which the answer says. */
                 currency?: "EUR" | "GBP";
             };
             header?: {

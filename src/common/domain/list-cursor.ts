@@ -46,6 +46,16 @@ export class InvalidRange extends DomainError {
   }
 }
 
+/**
+ * Whether a created range leaves nothing between its ends: `from` at or after `to`. Compared to the
+ * millisecond (what Date reads); two ends within one millisecond are left to the database, which
+ * answers an empty page.
+ */
+export function isEmptyRange(range: { from?: string; to?: string }): boolean {
+  if (range.from === undefined || range.to === undefined) return false;
+  return new Date(range.from).getTime() > new Date(range.to).getTime() || range.from === range.to;
+}
+
 export function encodeCursor(position: ListPosition): string {
   return Buffer.from(JSON.stringify([position.at, position.id]), 'utf8').toString('base64url');
 }

@@ -9,4 +9,6 @@ export abstract class SealedBox {
 export abstract class DataBox extends SealedBox {
   /** The key values are sealed under from now on, by its id: a value sealed under another is sealed again. */
   abstract get keyId(): string;
+  /** The ids of the keys it had before (DATA_PREVIOUS_KEYS): what is sealed under them is sealed again under the current one. */
+  abstract get previousKeyIds(): string[];
 }

@@ -42,7 +42,10 @@ export class NextCursorDto {
   readonly next_cursor!: string | null;
 }
 
-/** A list query's created range, as the domain takes it. */
-export function createdRange(query: Pick<ListQueryDto, 'from' | 'to'>): { from?: Date; to?: Date } {
-  return { ...(query.from ? { from: new Date(query.from) } : {}), ...(query.to ? { to: new Date(query.to) } : {}) };
+/** A list query's created range, as the domain takes it: the instants as sent (checked), read by PostgreSQL to the microsecond. */
+export function createdRange(query: Pick<ListQueryDto, 'from' | 'to'>): { from?: string; to?: string } {
+  return { ...(query.from ? { from: utcInstant(query.from) } : {}), ...(query.to ? { to: utcInstant(query.to) } : {}) };
 }
+
+/** A date alone is its midnight UTC (whatever the database session's time zone); a date-time has its zone already (IsInstant requires one). */
+const utcInstant = (instant: string): string => (instant.length === 10 ? `${instant}T00:00:00Z` : instant);

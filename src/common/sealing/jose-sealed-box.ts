@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CompactEncrypt, compactDecrypt, decodeProtectedHeader } from 'jose';
+import { CompactEncrypt, compactDecrypt, type CryptoKey, decodeProtectedHeader } from 'jose';
 import { SealedBox } from '../domain/sealed-box.port';
 
 const encoder = new TextEncoder();
@@ -32,6 +32,12 @@ function sealedKeyId(sealed: string): string | undefined {
 export class JoseSealedBox extends SealedBox {
   private readonly keys: ReadonlyMap<string, Uint8Array>;
   private readonly currentId: string;
+  /**
+   * Each key imported once as a Web Crypto key (AES-GCM, encrypt and decrypt), which jose takes as
+   * it is: given the bytes, it imports them again for every value, which cost a sealed value more
+   * than its encryption (docs/benchmarks.md, "Sealing partners' data").
+   */
+  private readonly imported = new Map<string, Promise<CryptoKey>>();
 
   /** The `kid` values are sealed under from now on. */
   get keyId(): string {
@@ -45,10 +51,24 @@ export class JoseSealedBox extends SealedBox {
     this.keys = new Map([...previous.map((k) => [keyIdOf(k), k] as const), [this.currentId, key]]);
   }
 
-  seal(value: object, context: string): Promise<string> {
+  /** The ids of the keys this service had before the current one (DATA_PREVIOUS_KEYS): what is sealed under them is sealed again. */
+  get previousKeyIds(): string[] {
+    return [...this.keys.keys()].filter((id) => id !== this.currentId);
+  }
+
+  async seal(value: object, context: string): Promise<string> {
     return new CompactEncrypt(encoder.encode(JSON.stringify(value)))
       .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: this.currentId, ctx: context })
-      .encrypt(this.keys.get(this.currentId)!);
+      .encrypt(await this.cryptoKey(this.currentId));
+  }
+
+  private cryptoKey(id: string): Promise<CryptoKey> {
+    let key = this.imported.get(id);
+    if (!key) {
+      key = crypto.subtle.importKey('raw', this.keys.get(id)!, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
+      this.imported.set(id, key);
+    }
+    return key;
   }
 
   async open<T>(sealed: string, context: string): Promise<T> {
@@ -57,10 +77,9 @@ export class JoseSealedBox extends SealedBox {
     const candidates = kid === undefined ? [...this.keys.keys()].reverse() : [kid];
     let last: unknown;
     for (const id of candidates) {
-      const key = this.keys.get(id);
-      if (!key) throw new Error('The sealed value names a key this service does not have');
+      if (!this.keys.has(id)) throw new Error('The sealed value names a key this service does not have');
       try {
-        const { plaintext, protectedHeader } = await compactDecrypt(sealed, key, {
+        const { plaintext, protectedHeader } = await compactDecrypt(sealed, await this.cryptoKey(id), {
           keyManagementAlgorithms: ['dir'],
           contentEncryptionAlgorithms: ['A256GCM'],
         });

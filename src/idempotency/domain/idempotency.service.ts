@@ -154,6 +154,11 @@ export class IdempotencyService {
     return this.store.purgeExpired(this.clock.now());
   }
 
+  /** How long a result is kept to replay (IDEMPOTENCY_TTL_HOURS). */
+  get keptForMs(): number {
+    return this.options.ttlMs;
+  }
+
   /** The results still kept of one operation's writes (what a record rebuilt from them reads): see IdempotencyStore.keptResults. */
   keptResults(operation: string): Promise<KeptResult[]> {
     return this.store.keptResults(operation);

@@ -30,7 +30,7 @@ describe(BalancesService.name, () => {
     const ownership = new InMemoryCustomerOwnership();
     await ownership.assign(ACME_CUSTOMER, 'acme', 'created');
     // The accounts' reads are PostgreSQL's (test/e2e/partner-resources.e2e-spec.ts): a customer's balance never asks them.
-    const accounts = { read: () => Promise.reject(new Error('not read by a customer’s balance')) } as unknown as BankAccountsService;
+    const accounts = { visible: () => Promise.reject(new Error('not read by a customer’s balance')) } as unknown as BankAccountsService;
     sut = new BalancesService(
       gateway,
       new CustomerTenancy(ownership),

@@ -36,7 +36,7 @@ export class BalancesService {
 
   /** The balance of one of the caller's accounts: its customer's, in its currency. @throws BankAccountNotFound for anyone else's. */
   async readAccount(caller: AuthenticatedClient, accountId: string): Promise<Balance> {
-    const account = await this.accounts.read(caller, accountId);
+    const account = await this.accounts.visible(caller, accountId);
     return this.inCurrency(account.customerId, account.currency);
   }
 

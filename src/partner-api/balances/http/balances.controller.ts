@@ -15,7 +15,7 @@ export class BalanceQueryDto {
   @ApiPropertyOptional({
     enum: BANK_ACCOUNT_CURRENCIES,
     description:
-      'The balance in this currency (a customer with EUR and GBP accounts has one in each). Unset: the currency the provider chooses, which the answer says.',
+      'The balance in this currency, asked of the provider (which reads balances per customer); an answer in another currency is 404 `BALANCE.NOT_FOUND`, never shown. Unset: the currency the provider chooses, which the answer says.',
   })
   @IsOptional()
   @IsIn(BANK_ACCOUNT_CURRENCIES, { message: 'currency must be EUR or GBP' })
@@ -52,7 +52,7 @@ export class BalancesController {
     operationId: 'getBankAccountBalance',
     summary: 'Read a bank account’s balance',
     description:
-      'The balance of the account’s customer in the account’s currency (the provider keeps balances per customer and currency). ' +
+      'The balance of the account’s customer in the account’s currency, as the provider reads it (per customer; 404 `BALANCE.NOT_FOUND` when its answer is in another currency). ' +
       `Another tenant’s account, or another end user’s, is 404. End users need the \`${BALANCE_SCOPES.read}\` scope.`,
   })
   @ApiEnvelopeResponse(200, BalanceResponseDto, { message: 'Balance retrieved' })

@@ -10,6 +10,12 @@ export interface RecordedBankAccount extends BankAccount {
   readonly createdAt: string;
 }
 
+/** An account as it was found: opened only once the caller is known to be allowed it. */
+export interface FoundBankAccount extends Omit<RecordedBankAccount, 'iban' | 'sortCode' | 'accountNumber'> {
+  /** The account with its identifiers opened. */
+  withIdentifiers(): Promise<RecordedBankAccount>;
+}
+
 /** An account as a list shows it: its identifiers masked to their last four characters. */
 export interface ListedBankAccount extends Omit<BankAccount, 'iban' | 'sortCode' | 'accountNumber'> {
   readonly createdAt: string;
@@ -23,10 +29,10 @@ export interface BankAccountFilter {
   readonly endUser?: string;
   readonly customerId?: string;
   readonly currency?: BankAccountCurrency;
-  /** Created at or after. */
-  readonly from?: Date;
+  /** Created at or after: an instant as ISO 8601 text, read by PostgreSQL to the microsecond. */
+  readonly from?: string;
   /** Created before. */
-  readonly to?: Date;
+  readonly to?: string;
 }
 
 export interface BankAccountPage {
@@ -44,12 +50,9 @@ export abstract class BankAccountRecords {
   /** Records an account once (by its id, and by its reference): a second record of either changes nothing. */
   abstract record(account: BankAccount, tenant: string, origin: RecordOrigin, createdAt?: Date): Promise<void>;
 
-  /** The account, its identifiers opened; undefined when none has this id. */
-  abstract find(id: string): Promise<RecordedBankAccount | undefined>;
+  /** The tenant's account with this id, its identifiers still sealed; undefined when the tenant has none with this id. */
+  abstract find(id: string, tenant: string): Promise<FoundBankAccount | undefined>;
 
   /** A page of the tenant's accounts, newest first, after `after`. */
   abstract list(filter: BankAccountFilter, limit: number, after?: ListPosition): Promise<BankAccountPage>;
-
-  /** The ids of one customer's accounts, oldest first, and each one's currency. */
-  abstract accountsOf(customerId: string): Promise<{ id: string; currency: BankAccountCurrency }[]>;
 }

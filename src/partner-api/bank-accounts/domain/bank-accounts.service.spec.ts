@@ -19,6 +19,8 @@ import { BankAccountsService } from './bank-accounts.service';
 
 class RecordingBankAccountGateway extends BankAccountGateway {
   readonly opened: { request: OpenBankAccount; phasesBefore: string[] }[] = [];
+  /** The customer id the provider's answer names, when it is not the one asked for. */
+  answeredCustomer?: string;
   constructor(private readonly log: InMemoryAuditLog) {
     super();
   }
@@ -27,7 +29,7 @@ class RecordingBankAccountGateway extends BankAccountGateway {
     this.opened.push({ request, phasesBefore: this.log.events.map((event) => event.phase) });
     return Promise.resolve({
       id: 'acc-1',
-      customerId: request.customerId,
+      customerId: this.answeredCustomer ?? request.customerId,
       currency: request.currency,
       reference: request.reference,
       status: 'active',
@@ -84,6 +86,19 @@ describe(BankAccountsService.name, () => {
         reference: opened.value.reference,
       });
       expect(gateway.opened[0].request.reference).toBe(opened.value.reference);
+    });
+
+    it('when the provider’s answer names another customer, then the account is recorded under the one it was opened for, in the caller’s tenant', async () => {
+      gateway.answeredCustomer = '0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11';
+      const request = buildOpenBankAccount({ customerId: ACME_CUSTOMER });
+      const first = record();
+      await inRequestScope(first, () => sut.open(acme, request));
+      // As the edge ends the request: its terminal event, with the account's record before the stored answer.
+      await trail.conclude(first, { operation: 'bank_account.create', phase: 'succeeded', httpStatus: 201 });
+
+      expect(records.recorded).toEqual([
+        { account: expect.objectContaining({ id: 'acc-1', customerId: ACME_CUSTOMER, iban: 'DE89370400440532013000' }), tenant: 'acme', origin: 'opened' },
+      ]);
     });
 
     it('when the customer is another tenant’s, then CustomerNotFound before any claim, event or provider call', async () => {

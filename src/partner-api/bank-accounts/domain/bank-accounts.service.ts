@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthenticatedClient } from '../../../auth/domain/api-client';
 import { AuditTrail } from '../../../audit/trail/domain/audit-trail.service';
-import { decodeCursor, encodeCursor, InvalidRange } from '../../../common/domain/list-cursor';
+import { decodeCursor, encodeCursor, InvalidRange, isEmptyRange } from '../../../common/domain/list-cursor';
 import { CustomerTenancy } from '../../customers/domain/customer-tenancy.service';
 import { CustomerNotFound } from '../../customers/domain/customers.errors';
 import { Idempotent } from '../../../idempotency/domain/idempotency.service';
 import { ProviderWrites } from '../../../idempotency/domain/provider-writes.service';
 import { BankAccount, BankAccountCurrency, BankAccountGateway, OpenBankAccount } from './bank-account.gateway.port';
-import { BankAccountRecords, ListedBankAccount, RecordedBankAccount } from './bank-account-records.port';
+import { BankAccountRecords, FoundBankAccount, ListedBankAccount, RecordedBankAccount } from './bank-account-records.port';
 import { isAccountId } from '../../../common/domain/identifiers';
 import { BankAccountNotFound } from './bank-accounts.errors';
 
@@ -22,8 +22,9 @@ export type BankAccountRequest = Omit<OpenBankAccount, 'reference'> & { readonly
 export interface BankAccountQuery {
   readonly customerId?: string;
   readonly currency?: BankAccountCurrency;
-  readonly from?: Date;
-  readonly to?: Date;
+  /** Instants as ISO 8601 text (list-query.dto.ts has checked them). */
+  readonly from?: string;
+  readonly to?: string;
 }
 
 export interface BankAccountListing {
@@ -55,14 +56,23 @@ export class BankAccountsService {
     await this.customers.assertVisibleTo(caller, request.customerId);
     const command: OpenBankAccount = { ...request, reference: write.reference };
     return write.once(caller, command, () => this.gateway.open(command), {
-      settle: (account) => this.records.record(account, caller.tenant, 'opened'),
+      // Under the customer it was opened for, the caller's: whatever id the provider's answer names.
+      settle: (account) => this.records.record({ ...account, customerId: command.customerId }, caller.tenant, 'opened'),
     });
   }
 
   /** One of the caller's accounts, its identifiers in full. @throws BankAccountNotFound for anyone else's. */
   async read(caller: AuthenticatedClient, id: string): Promise<RecordedBankAccount> {
-    const account = isAccountId(id) ? await this.records.find(id) : undefined;
-    if (!account || account.tenant !== caller.tenant) throw new BankAccountNotFound();
+    return (await this.visible(caller, id)).withIdentifiers();
+  }
+
+  /**
+   * One of the caller's accounts, its identifiers still sealed: found by the caller's tenant and
+   * held to the caller's customers before anything is opened. @throws BankAccountNotFound for anyone else's.
+   */
+  async visible(caller: AuthenticatedClient, id: string): Promise<FoundBankAccount> {
+    const account = isAccountId(id) ? await this.records.find(id, caller.tenant) : undefined;
+    if (!account) throw new BankAccountNotFound();
     this.audit.about({ customerId: account.customerId, currency: account.currency });
     await this.customers.assertVisibleTo(caller, account.customerId).catch((error: unknown) => {
       throw error instanceof CustomerNotFound ? new BankAccountNotFound() : error;
@@ -75,7 +85,7 @@ export class BankAccountsService {
    * customers). A customer named that is not the caller's is CustomerNotFound, never an empty list.
    */
   async list(caller: AuthenticatedClient, query: BankAccountQuery, limit: number, cursor?: string): Promise<BankAccountListing> {
-    if (query.from && query.to && query.from >= query.to) throw new InvalidRange();
+    if (isEmptyRange(query)) throw new InvalidRange();
     const after = cursor === undefined ? undefined : decodeCursor(cursor, isAccountId);
     if (query.customerId) {
       this.audit.about({ customerId: query.customerId });

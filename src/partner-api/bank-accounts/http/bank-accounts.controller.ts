@@ -53,7 +53,7 @@ export class BankAccountsController {
     operationId: 'listBankAccounts',
     summary: 'List your bank accounts',
     description:
-      'Every account opened through this service for your tenant’s customers (an end user: for their own, with the ' +
+      'The accounts this service recorded as opened for your tenant’s customers (an end user: for their own, with the ' +
       `\`${BANK_ACCOUNT_SCOPES.read}\` scope), newest first, a page at a time: follow \`next_cursor\` until it is null. ` +
       'Identifiers are masked to their last four characters; read one account for them in full. ' +
       'A `customer_id` that is not yours is 404, never an empty list.',

@@ -1,9 +1,10 @@
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataBox } from '../../../common/domain/sealed-box.port';
+import { isAccountId, isUuid } from '../../../common/domain/identifiers';
+import { PeriodicTask, startPeriodicTask } from '../../../common/runtime/periodic-task';
 import { Sql } from '../../../database/sql';
-import { isUuid } from '../../../common/domain/identifiers';
 import { IdempotencyService } from '../../../idempotency/domain/idempotency.service';
-import type { BankAccount } from '../domain/bank-account.gateway.port';
+import { BANK_ACCOUNT_CURRENCIES, type BankAccount } from '../domain/bank-account.gateway.port';
 import { BankAccountRecords } from '../domain/bank-account-records.port';
 import { BANK_ACCOUNT_OPERATIONS } from '../domain/bank-accounts.service';
 import { identifiersContext } from './postgres-bank-account.repository';
@@ -11,25 +12,49 @@ import { identifiersContext } from './postgres-bank-account.repository';
 /** The name its report is kept under in data_upgrades. */
 export const RECONSTRUCTION = 'bank_accounts.reconstruct';
 
+/** While replicas of the release before may still open accounts they do not record, how often their kept answers are read again. */
+const AGAIN_EVERY_MS = 10 * 60_000;
+
+type NotReconstructed = { reference: string; customer_id: string | null; opened_at: string; why: string };
+
 /** What the reconstruction did, kept in data_upgrades (never an identifier: references and ids only). */
 export interface ReconstructionReport {
   /** Accounts rebuilt from the answers the idempotency store still kept. */
   readonly reconstructed: number;
-  /** Accounts the audit log says were opened, of which nothing the service holds says the id or the identifiers. */
-  readonly notReconstructed: readonly { reference: string; customer_id: string | null; opened_at: string; why: string }[];
+  /** Accounts the service knows were opened, and could not rebuild: each by reference, and why. */
+  readonly notReconstructed: readonly NotReconstructed[];
+}
+
+/** Whether a kept answer is an account the table can hold (an answer from before, of any shape, is not trusted). */
+function isAccount(value: unknown): value is BankAccount {
+  const account = value as Partial<BankAccount> | null;
+  return (
+    typeof account === 'object' &&
+    account !== null &&
+    isAccountId(account.id) &&
+    isUuid(account.customerId) &&
+    isUuid(account.reference) &&
+    typeof account.status === 'string' &&
+    (BANK_ACCOUNT_CURRENCIES as readonly unknown[]).includes(account.currency)
+  );
 }
 
 /**
  * Accounts opened before the service recorded them (migration PartnerResources1765353600000),
- * rebuilt once, at the first start after it, from what the service holds: the answers the
- * idempotency store keeps (for IDEMPOTENCY_TTL_HOURS), which hold the whole account, and the audit
- * log's terminal events, which name the reference, customer and currency of every account opened
- * but not its id or identifiers. Those the audit log names and no kept answer holds are reported.
- * Also, at every start, what is sealed under a previous DATA_KEY is sealed again under the current one.
+ * rebuilt by the service, which holds DATA_KEY: from the answers the idempotency store keeps (for
+ * IDEMPOTENCY_TTL_HOURS), which hold the whole account; the audit log's terminal events name the
+ * reference, customer and currency of every account opened, not its id or identifiers, so those it
+ * names that no kept answer holds are reported. The report is written once, by the first start. For
+ * IDEMPOTENCY_TTL_HOURS after it, the kept answers are read again at each start and every 10
+ * minutes: replicas of the release before, during a rolling update, open accounts without recording
+ * them. Bad data is reported, never a reason not to start.
+ *
+ * Also, at every start, identifiers sealed under a key in DATA_PREVIOUS_KEYS are sealed again under DATA_KEY.
  */
 @Injectable()
-export class BankAccountReconstruction implements OnApplicationBootstrap {
+export class BankAccountReconstruction implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('BankAccounts');
+  private again?: PeriodicTask;
 
   constructor(
     private readonly sql: Sql,
@@ -39,7 +64,10 @@ export class BankAccountReconstruction implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const [done] = await this.sql.query('SELECT 1 FROM data_upgrades WHERE name = $1', [RECONSTRUCTION]);
+    const [done] = await this.sql.query<{ age_ms: number }>(
+      `SELECT (extract(epoch FROM now() - completed_at) * 1000)::float8 AS age_ms FROM data_upgrades WHERE name = $1`,
+      [RECONSTRUCTION],
+    );
     if (!done) {
       const report = await this.reconstruct();
       const [written] = await this.sql.query('INSERT INTO data_upgrades (name, report) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING name', [
@@ -50,34 +78,30 @@ export class BankAccountReconstruction implements OnApplicationBootstrap {
         const log = report.notReconstructed.length > 0 ? 'warn' : 'log';
         this.logger[log](
           { reconstructed: report.reconstructed, not_reconstructed: report.notReconstructed.map((account) => account.reference) },
-          'Bank accounts opened before they were recorded: reconstructed what the service held (the report: data_upgrades, docs/operations.md)',
+          'Bank accounts opened before they were recorded: reconstructed what the service held (the report: data_upgrades, docs/partner-resources.md)',
         );
       }
+    }
+    const window = this.idempotency.keptForMs - (done?.age_ms ?? 0);
+    if (done && window > 0) await this.fromKeptAnswers();
+    if (window > 0) {
+      await this.again?.stop();
+      const until = Date.now() + window;
+      this.again = startPeriodicTask('BankAccountReconstruction', AGAIN_EVERY_MS, AGAIN_EVERY_MS, async () => {
+        if (Date.now() < until) await this.fromKeptAnswers();
+      });
     }
     const resealed = await this.resealIdentifiers();
     if (resealed > 0) this.logger.log({ resealed }, 'Bank accounts’ identifiers sealed again under the current DATA_KEY');
   }
 
+  async onApplicationShutdown(): Promise<void> {
+    await this.again?.stop();
+  }
+
   /** Rebuilds what it can; returns what it did, and what it could not. */
   async reconstruct(): Promise<ReconstructionReport> {
-    let reconstructed = 0;
-    const unreadable: ReconstructionReport['notReconstructed'][number][] = [];
-    for (const kept of await this.idempotency.keptResults(BANK_ACCOUNT_OPERATIONS.open)) {
-      if ('unreadable' in kept) {
-        unreadable.push({
-          reference: kept.reference,
-          customer_id: null,
-          opened_at: kept.createdAt.toISOString(),
-          why: 'its kept answer does not open with DATA_KEY or DATA_PREVIOUS_KEYS',
-        });
-        continue;
-      }
-      const account = kept.result as BankAccount;
-      const tenant = isUuid(account.customerId) ? await this.tenantOf(account.customerId) : undefined;
-      if (!tenant) continue; // a customer no tenant holds: nobody could read the account
-      await this.records.record(account, tenant, 'reconstructed', kept.createdAt);
-      reconstructed += 1;
-    }
+    const { reconstructed, failed } = await this.fromKeptAnswers();
     // Every account opened (its terminal event), once, that is still not recorded.
     const missing = await this.sql.query<{ reference: string; customer_id: string | null; opened_at: Date }>(
       `SELECT DISTINCT ON (e.reference) e.reference, e.customer_id, e.occurred_at AS opened_at
@@ -87,13 +111,13 @@ export class BankAccountReconstruction implements OnApplicationBootstrap {
        ORDER BY e.reference, e.occurred_at`,
       [BANK_ACCOUNT_OPERATIONS.open],
     );
-    const unreadableReferences = new Set(unreadable.map((row) => row.reference));
+    const explained = new Set(failed.map((row) => row.reference));
     return {
       reconstructed,
       notReconstructed: [
-        ...unreadable,
+        ...failed,
         ...missing
-          .filter((row) => !unreadableReferences.has(row.reference))
+          .filter((row) => !explained.has(row.reference))
           .map((row) => ({
             reference: row.reference,
             customer_id: row.customer_id,
@@ -104,14 +128,48 @@ export class BankAccountReconstruction implements OnApplicationBootstrap {
     };
   }
 
-  /** Identifiers sealed under a key other than the current one, sealed again under it, a batch at a time; returns how many. */
+  /** The accounts the kept answers hold, recorded where they are not yet; what was recorded now, and what could not be. */
+  private async fromKeptAnswers(): Promise<{ reconstructed: number; failed: NotReconstructed[] }> {
+    const count = async () => (await this.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM bank_accounts WHERE origin = 'reconstructed'`, []))[0].n;
+    const before = await count();
+    const failed: NotReconstructed[] = [];
+    const fail = (reference: string, openedAt: Date, why: string) => failed.push({ reference, customer_id: null, opened_at: openedAt.toISOString(), why });
+    for (const kept of await this.idempotency.keptResults(BANK_ACCOUNT_OPERATIONS.open)) {
+      if ('unreadable' in kept) {
+        fail(kept.reference, kept.createdAt, 'its kept answer does not open with DATA_KEY or DATA_PREVIOUS_KEYS');
+        continue;
+      }
+      if (!isAccount(kept.result)) {
+        fail(kept.reference, kept.createdAt, 'its kept answer is not an account the service can record');
+        continue;
+      }
+      try {
+        const tenant = await this.tenantOf(kept.result.customerId);
+        if (!tenant) {
+          fail(kept.reference, kept.createdAt, 'its customer belongs to no tenant');
+          continue;
+        }
+        await this.records.record(kept.result, tenant, 'reconstructed', kept.createdAt);
+      } catch (error) {
+        this.logger.error({ reference: kept.reference, err: error }, 'A bank account could not be reconstructed');
+        fail(kept.reference, kept.createdAt, 'recording it failed (the log says why)');
+      }
+    }
+    const reconstructed = (await count()) - before;
+    if (reconstructed > 0) this.logger.log({ reconstructed }, 'Bank accounts recorded from the answers the idempotency store kept');
+    return { reconstructed, failed };
+  }
+
+  /** Identifiers sealed under a key of DATA_PREVIOUS_KEYS, sealed again under DATA_KEY, a batch at a time; returns how many. */
   async resealIdentifiers(): Promise<number> {
+    const previous = this.box.previousKeyIds;
+    if (previous.length === 0) return 0;
     let resealed = 0;
     let after = '';
     for (;;) {
       const stale = await this.sql.query<{ id: string; identifiers: string }>(
-        'SELECT id, identifiers FROM bank_accounts WHERE identifiers_key <> $1 AND id > $2 ORDER BY id LIMIT 500',
-        [this.box.keyId, after],
+        'SELECT id, identifiers FROM bank_accounts WHERE identifiers_key = ANY($1::varchar[]) AND id > $2 ORDER BY id LIMIT 500',
+        [previous, after],
       );
       if (stale.length === 0) return resealed;
       for (const row of stale) {
@@ -126,11 +184,8 @@ export class BankAccountReconstruction implements OnApplicationBootstrap {
             row.identifiers,
           ]);
           resealed += 1;
-        } catch {
-          this.logger.error(
-            { bank_account_id: row.id },
-            'A bank account’s identifiers do not open with DATA_KEY or DATA_PREVIOUS_KEYS: the key they were sealed under is missing',
-          );
+        } catch (error) {
+          this.logger.error({ bank_account_id: row.id, err: error }, 'A bank account’s identifiers could not be sealed again under DATA_KEY');
         }
       }
     }

@@ -22,8 +22,9 @@ export interface CustomerFilter {
   readonly tenant: string;
   /** An end user's pseudonym: only their own customers. */
   readonly endUser?: string;
-  readonly from?: Date;
-  readonly to?: Date;
+  /** Instants as ISO 8601 text, read by PostgreSQL to the microsecond. */
+  readonly from?: string;
+  readonly to?: string;
 }
 
 export interface CustomerPage {

@@ -8,7 +8,7 @@ import { CustomerOwnership } from './customer-ownership.port';
 import { CustomerAlreadyBound, CustomerNotFound } from './customers.errors';
 import { CustomerDirectory, CustomerRecord } from './customer-directory.port';
 import { CustomerTenancy } from './customer-tenancy.service';
-import { decodeCursor, encodeCursor, InvalidRange } from '../../../common/domain/list-cursor';
+import { decodeCursor, encodeCursor, InvalidRange, isEmptyRange } from '../../../common/domain/list-cursor';
 import { isUuid } from '../../../common/domain/identifiers';
 import { AuditTrail } from '../../../audit/trail/domain/audit-trail.service';
 
@@ -54,8 +54,8 @@ export class CustomersService {
   }
 
   /** The caller's tenant's customers (an end user: their own), newest first, a page at a time. */
-  async list(caller: AuthenticatedClient, range: { from?: Date; to?: Date }, limit: number, cursor?: string): Promise<CustomerListing> {
-    if (range.from && range.to && range.from >= range.to) throw new InvalidRange();
+  async list(caller: AuthenticatedClient, range: { from?: string; to?: string }, limit: number, cursor?: string): Promise<CustomerListing> {
+    if (isEmptyRange(range)) throw new InvalidRange();
     const after = cursor === undefined ? undefined : decodeCursor(cursor, isUuid);
     const page = await this.directory.list({ ...range, tenant: caller.tenant, ...(caller.role === 'end_user' ? { endUser: caller.id } : {}) }, limit, after);
     return { customers: page.customers, ...(page.next ? { nextCursor: encodeCursor(page.next) } : {}) };

@@ -40,7 +40,8 @@ export class CustomerDetailsDto {
 
   @ApiProperty({
     type: [String],
-    description: 'Its bank accounts’ ids, oldest first (GET /api/v1/bank-accounts/{id} reads one).',
+    description:
+      'Its bank accounts’ ids, oldest first, the first 1,000 (GET /api/v1/bank-accounts?customer_id= pages through all; GET /api/v1/bank-accounts/{id} reads one).',
     example: ['0f9b5c2e-8d1a-4c3b-9e7f-6a5d4c3b2a19'],
   })
   readonly bank_account_ids!: string[];

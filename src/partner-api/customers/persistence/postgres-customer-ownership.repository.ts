@@ -101,9 +101,9 @@ export class PostgresCustomerOwnershipRepository extends CustomerOwnership imple
     const values: unknown[] = [];
     const bind = (value: unknown) => `$${values.push(value)}`;
     const where = [`c.tenant = ${bind(filter.tenant)}`];
-    if (filter.endUser) where.push(`c.end_user = ${bind(filter.endUser)}`);
-    if (filter.from) where.push(`c.created_at >= ${bind(filter.from)}`);
-    if (filter.to) where.push(`c.created_at < ${bind(filter.to)}`);
+    if (filter.endUser) where.push(`c.end_user = ${bind(filter.endUser)}::uuid`);
+    if (filter.from) where.push(`c.created_at >= ${bind(filter.from)}::timestamptz`);
+    if (filter.to) where.push(`c.created_at < ${bind(filter.to)}::timestamptz`);
     if (after) where.push(`(c.created_at, c.customer_id) < (${bind(after.at)}::timestamptz, ${bind(after.id)}::uuid)`);
     const rows: DirectoryRow[] = await unavailableOnOutage(() =>
       this.rows.query(
