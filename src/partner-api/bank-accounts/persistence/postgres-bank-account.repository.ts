@@ -171,10 +171,11 @@ export class PostgresBankAccountRepository extends BankAccountRecords {
     const bind = (value: unknown) => `$${values.push(value)}`;
     const where = [`a.tenant = ${bind(filter.tenant)}`];
     if (filter.customerId) where.push(`a.customer_id = ${bind(filter.customerId)}::uuid`);
-    // An end user's accounts: those of their customers (at most a thousand), each read on the customer's index.
+    // An end user's accounts: those of their customers (at most a thousand), read once (nothing of the row in the
+    // subquery: a correlated one would run for every account), each customer's on its own index.
     if (filter.endUser)
       where.push(
-        `a.customer_id = ANY (ARRAY(SELECT c.customer_id FROM customer_tenants c WHERE c.tenant = a.tenant AND c.end_user = ${bind(filter.endUser)}::uuid LIMIT 1000))`,
+        `a.customer_id = ANY (ARRAY(SELECT c.customer_id FROM customer_tenants c WHERE c.tenant = ${bind(filter.tenant)} AND c.end_user = ${bind(filter.endUser)}::uuid LIMIT 1000))`,
       );
     if (filter.currency) where.push(`a.currency = ${bind(filter.currency)}`);
     if (filter.from) where.push(`a.created_at >= ${bind(filter.from)}::timestamptz`);
