@@ -155,11 +155,14 @@ describe('partner resources: customers and bank accounts read and listed', () =>
     const gbp = await get<AccountList>(`/api/v1/bank-accounts?customer_id=${customerId}&currency=GBP`);
     const ranged = await get<AccountList>(`/api/v1/bank-accounts?customer_id=${customerId}&from=${secondAt}&to=${thirdAt}`);
     const empty = await get(`/api/v1/bank-accounts?from=${thirdAt}&to=${secondAt}`);
+    // An offset ISO 8601 allows and PostgreSQL does not (past ±15:59): read as the instant it names.
+    const farOffset = await get<AccountList>(`/api/v1/bank-accounts?customer_id=${customerId}&from=${encodeURIComponent('2000-01-01T00:00:00+16:00')}`);
 
     expect(gbp.body.data!.bank_accounts.map((a) => a.id)).toEqual([third.id, second.id]);
     expect(ranged.body.data!.bank_accounts.map((a) => a.id)).toEqual([second.id]);
     expect(ranged.body.data!.bank_accounts.map((a) => a.id)).not.toContain(first.id);
     expect([empty.status, empty.body.error?.code]).toEqual([400, 'AUDIT.INVALID_RANGE']);
+    expect(farOffset.body.data!.bank_accounts).toHaveLength(3);
   });
 
   it('when the customers are listed a page at a time, then each of the tenant’s is seen once, newest first, and no other tenant’s', async () => {

@@ -1,4 +1,4 @@
-import type { KeptResult } from '../../src/idempotency/domain/idempotency-store.port';
+import type { KeptResult, KeptWrite } from '../../src/idempotency/domain/idempotency-store.port';
 import { BankAccountPage, BankAccountRecords, FoundBankAccount, RecordOrigin } from '../../src/partner-api/bank-accounts/domain/bank-account-records.port';
 import type { BankAccount } from '../../src/partner-api/bank-accounts/domain/bank-account.gateway.port';
 import { CustomerDirectory, CustomerPage, CustomerRecord } from '../../src/partner-api/customers/domain/customer-directory.port';
@@ -270,12 +270,17 @@ export class InMemoryIdempotencyStore extends IdempotencyStore {
     return Promise.resolve(0);
   }
 
-  keptResults(): Promise<KeptResult[]> {
+  keptWrites(): Promise<KeptWrite[]> {
     return Promise.resolve(
       [...this.rows.entries()]
         .filter(([, row]) => row.state === 'completed')
-        .map(([reference, row]) => ({ reference, createdAt: row.claimedAt, result: row.result })),
+        .map(([reference, row]) => ({ reference, createdAt: row.claimedAt, clientId: row.clientId })),
     );
+  }
+
+  keptResult(reference: string): Promise<KeptResult | undefined> {
+    const row = this.rows.get(reference);
+    return Promise.resolve(row?.state === 'completed' ? { result: row.result } : undefined);
   }
 }
 

@@ -47,5 +47,13 @@ export function createdRange(query: Pick<ListQueryDto, 'from' | 'to'>): { from?:
   return { ...(query.from ? { from: utcInstant(query.from) } : {}), ...(query.to ? { to: utcInstant(query.to) } : {}) };
 }
 
-/** A date alone is its midnight UTC (whatever the database session's time zone); a date-time has its zone already (IsInstant requires one). */
-const utcInstant = (instant: string): string => (instant.length === 10 ? `${instant}T00:00:00Z` : instant);
+/**
+ * An instant in UTC, as PostgreSQL reads it whatever its session's time zone: a date alone is its
+ * midnight UTC; a date-time in UTC (`Z`, as the service writes `created_at`) is kept to the
+ * microsecond; one with an offset is converted (PostgreSQL refuses offsets past ±15:59, which
+ * IsInstant accepts, as ISO 8601 does).
+ */
+function utcInstant(instant: string): string {
+  if (instant.length === 10) return `${instant}T00:00:00Z`;
+  return instant.endsWith('Z') ? instant : new Date(instant).toISOString();
+}

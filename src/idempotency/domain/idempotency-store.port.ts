@@ -18,10 +18,16 @@ export interface OwnClaim {
   readonly claimedAt: Date;
 }
 
-/** A completed write's result as the store keeps it (IdempotencyStore.keptResults). */
-export type KeptResult =
-  | { readonly reference: string; readonly createdAt: Date; readonly result: unknown }
-  | { readonly reference: string; readonly createdAt: Date; readonly unreadable: true };
+/** A completed write whose result the store still keeps (IdempotencyStore.keptWrites): whose it is, and when. */
+export interface KeptWrite {
+  readonly reference: string;
+  readonly createdAt: Date;
+  /** The client that made it: an API client's id, or an end user's pseudonym. */
+  readonly clientId: string;
+}
+
+/** A kept result, opened; `unreadable` when it does not open (sealed under a key the service no longer has). */
+export type KeptResult = { readonly result: unknown } | { readonly unreadable: true };
 
 /** Reference-keyed replay store, shared by every replica. */
 export abstract class IdempotencyStore {
@@ -48,11 +54,11 @@ export abstract class IdempotencyStore {
    */
   abstract release(claim: OwnClaim, concluded?: AuditEvent): Promise<CommittedEvent | undefined>;
 
-  /**
-   * The results still kept of one operation's completed writes, opened, oldest first; a result that
-   * does not open (sealed under a key the service no longer has) comes as `unreadable`.
-   */
-  abstract keptResults(operation: string): Promise<KeptResult[]>;
+  /** One operation's completed writes whose results are still kept, oldest first, but those of `except` (references): nothing opened. */
+  abstract keptWrites(operation: string, except: (references: string[]) => Promise<Set<string>>): Promise<KeptWrite[]>;
+
+  /** A kept result, opened; undefined when the reference has none (any more). */
+  abstract keptResult(reference: string): Promise<KeptResult | undefined>;
 
   /** Deletes keys past their expiry; returns how many. */
   abstract purgeExpired(now: Date): Promise<number>;

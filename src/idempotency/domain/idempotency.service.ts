@@ -5,7 +5,7 @@ import { DomainError } from '../../common/domain/domain-error';
 import type { AuditEvent } from '../../audit/trail/domain/audit-event';
 import type { CommittedEvent } from '../../audit/trail/domain/audit-log.port';
 import { Claim, IdempotencyKey } from './idempotency';
-import { ClaimRequest, IdempotencyStore, KeptResult, OwnClaim } from './idempotency-store.port';
+import { ClaimRequest, IdempotencyStore, KeptResult, KeptWrite, OwnClaim } from './idempotency-store.port';
 import { OutcomePending, ReferenceInFlight, ReferenceReused, ReferenceTaken } from './idempotency.errors';
 import { HeldOutcome, HeldOutcomes, WriteEnding } from './held-outcomes';
 import { Metrics } from '../../common/domain/metrics.port';
@@ -159,9 +159,14 @@ export class IdempotencyService {
     return this.options.ttlMs;
   }
 
-  /** The results still kept of one operation's writes (what a record rebuilt from them reads): see IdempotencyStore.keptResults. */
-  keptResults(operation: string): Promise<KeptResult[]> {
-    return this.store.keptResults(operation);
+  /** One operation's writes whose results are still kept (what a record rebuilt from them reads): IdempotencyStore.keptWrites. */
+  keptWrites(operation: string, except: (references: string[]) => Promise<Set<string>>): Promise<KeptWrite[]> {
+    return this.store.keptWrites(operation, except);
+  }
+
+  /** A kept result, opened: IdempotencyStore.keptResult. */
+  keptResult(reference: string): Promise<KeptResult | undefined> {
+    return this.store.keptResult(reference);
   }
 
   /**

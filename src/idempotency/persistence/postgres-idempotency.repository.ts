@@ -6,7 +6,7 @@ import { AuditLog, CommittedEvent } from '../../audit/trail/domain/audit-log.por
 import { Sql } from '../../database/sql';
 import { unavailableOnOutage } from '../../database/store-errors';
 import { Claim } from '../domain/idempotency';
-import { ClaimRequest, IdempotencyStore, KeptResult, OwnClaim } from '../domain/idempotency-store.port';
+import { ClaimRequest, IdempotencyStore, KeptResult, KeptWrite, OwnClaim } from '../domain/idempotency-store.port';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
 import { DataBox } from '../../common/domain/sealed-box.port';
 
@@ -121,22 +121,29 @@ export class PostgresIdempotencyRepository extends IdempotencyStore {
     });
   }
 
-  async keptResults(operation: string): Promise<KeptResult[]> {
+  async keptWrites(operation: string, except: (references: string[]) => Promise<Set<string>>): Promise<KeptWrite[]> {
     const rows = await unavailableOnOutage(() =>
-      this.sql.query<{ reference: string; result: unknown; created_at: Date }>(
-        `SELECT reference, result, created_at FROM idempotency_keys WHERE operation = $1 AND state = 'completed' AND result IS NOT NULL ORDER BY created_at`,
+      this.sql.query<{ reference: string; created_at: Date; client_id: string }>(
+        `SELECT reference, created_at, client_id FROM idempotency_keys WHERE operation = $1 AND state = 'completed' AND result IS NOT NULL ORDER BY created_at`,
         [operation],
       ),
     );
-    const kept: KeptResult[] = [];
-    for (const row of rows) {
-      try {
-        kept.push({ reference: row.reference, createdAt: row.created_at, result: await openResult(this.box, row.reference, row.result) });
-      } catch {
-        kept.push({ reference: row.reference, createdAt: row.created_at, unreadable: true });
-      }
+    const skipped = rows.length === 0 ? new Set<string>() : await except(rows.map((row) => row.reference));
+    return rows.filter((row) => !skipped.has(row.reference)).map((row) => ({ reference: row.reference, createdAt: row.created_at, clientId: row.client_id }));
+  }
+
+  async keptResult(reference: string): Promise<KeptResult | undefined> {
+    const [row] = await unavailableOnOutage(() =>
+      this.sql.query<{ result: unknown }>(`SELECT result FROM idempotency_keys WHERE reference = $1 AND state = 'completed' AND result IS NOT NULL`, [
+        reference,
+      ]),
+    );
+    if (!row) return undefined;
+    try {
+      return { result: await openResult(this.box, reference, row.result) };
+    } catch {
+      return { unreadable: true };
     }
-    return kept;
   }
 
   async purgeExpired(now: Date): Promise<number> {

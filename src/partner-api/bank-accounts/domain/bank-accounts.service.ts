@@ -56,7 +56,7 @@ export class BankAccountsService {
     await this.customers.assertVisibleTo(caller, request.customerId);
     const command: OpenBankAccount = { ...request, reference: write.reference };
     return write.once(caller, command, () => this.gateway.open(command), {
-      // Under the customer it was opened for, the caller's: whatever id the provider's answer names.
+      // Under the customer it was opened for, the caller's (the adapter answers it, whatever id the provider's answer names).
       settle: (account) => this.records.record({ ...account, customerId: command.customerId }, caller.tenant, 'opened'),
     });
   }

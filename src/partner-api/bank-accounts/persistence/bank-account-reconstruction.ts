@@ -12,8 +12,10 @@ import { identifiersContext } from './postgres-bank-account.repository';
 /** The name its report is kept under in data_upgrades. */
 export const RECONSTRUCTION = 'bank_accounts.reconstruct';
 
-/** While replicas of the release before may still open accounts they do not record, how often their kept answers are read again. */
+/** While replicas of the release before may still open accounts they do not record, how often their kept answers are read again (and identifiers under a previous key sealed again). */
 const AGAIN_EVERY_MS = 10 * 60_000;
+/** After a start that found the reconstruction done: its first pass, in the background. */
+const AGAIN_FIRST_MS = 5_000;
 
 type NotReconstructed = { reference: string; customer_id: string | null; opened_at: string; why: string };
 
@@ -45,11 +47,15 @@ function isAccount(value: unknown): value is BankAccount {
  * IDEMPOTENCY_TTL_HOURS), which hold the whole account; the audit log's terminal events name the
  * reference, customer and currency of every account opened, not its id or identifiers, so those it
  * names that no kept answer holds are reported. The report is written once, by the first start. For
- * IDEMPOTENCY_TTL_HOURS after it, the kept answers are read again at each start and every 10
- * minutes: replicas of the release before, during a rolling update, open accounts without recording
- * them. Bad data is reported, never a reason not to start.
+ * IDEMPOTENCY_TTL_HOURS after it, the kept answers of accounts not recorded yet are read again, in
+ * the background, soon after each start and every 10 minutes: replicas of the release before,
+ * during a rolling update, open accounts without recording them. Bad data is reported (and logged),
+ * never a reason not to start. An account is recorded in the tenant of the client that opened it,
+ * and only when its customer is that tenant's.
  *
- * Also, at every start, identifiers sealed under a key in DATA_PREVIOUS_KEYS are sealed again under DATA_KEY.
+ * Also, every 10 minutes while DATA_PREVIOUS_KEYS names keys, identifiers sealed under one of them
+ * are sealed again under DATA_KEY (replicas still on the old configuration seal under the old key
+ * until they are rolled), and the log says how many are left.
  */
 @Injectable()
 export class BankAccountReconstruction implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -82,17 +88,13 @@ export class BankAccountReconstruction implements OnApplicationBootstrap, OnAppl
         );
       }
     }
-    const window = this.idempotency.keptForMs - (done?.age_ms ?? 0);
-    if (done && window > 0) await this.fromKeptAnswers();
-    if (window > 0) {
-      await this.again?.stop();
-      const until = Date.now() + window;
-      this.again = startPeriodicTask('BankAccountReconstruction', AGAIN_EVERY_MS, AGAIN_EVERY_MS, async () => {
-        if (Date.now() < until) await this.fromKeptAnswers();
-      });
-    }
-    const resealed = await this.resealIdentifiers();
-    if (resealed > 0) this.logger.log({ resealed }, 'Bank accounts’ identifiers sealed again under the current DATA_KEY');
+    // In the background, after the start: the kept answers again while the release before may still be serving, and identifiers under a previous key.
+    await this.again?.stop();
+    const until = Date.now() + this.idempotency.keptForMs - (done?.age_ms ?? 0);
+    this.again = startPeriodicTask('BankAccountRecords', done ? AGAIN_FIRST_MS : AGAIN_EVERY_MS, AGAIN_EVERY_MS, async () => {
+      if (Date.now() < until) await this.fromKeptAnswers();
+      await this.resealIdentifiers();
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -128,35 +130,46 @@ export class BankAccountReconstruction implements OnApplicationBootstrap, OnAppl
     };
   }
 
-  /** The accounts the kept answers hold, recorded where they are not yet; what was recorded now, and what could not be. */
+  /** The accounts the kept answers hold, recorded where they are not yet; how many were recorded now, and what could not be. */
   private async fromKeptAnswers(): Promise<{ reconstructed: number; failed: NotReconstructed[] }> {
-    const count = async () => (await this.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM bank_accounts WHERE origin = 'reconstructed'`, []))[0].n;
-    const before = await count();
+    let reconstructed = 0;
     const failed: NotReconstructed[] = [];
     const fail = (reference: string, openedAt: Date, why: string) => failed.push({ reference, customer_id: null, opened_at: openedAt.toISOString(), why });
-    for (const kept of await this.idempotency.keptResults(BANK_ACCOUNT_OPERATIONS.open)) {
+    // Only the answers of accounts not recorded yet are opened.
+    const recorded = async (references: string[]) =>
+      new Set(
+        (await this.sql.query<{ reference: string }>('SELECT reference::text FROM bank_accounts WHERE reference = ANY($1::uuid[])', [references])).map(
+          (row) => row.reference,
+        ),
+      );
+    for (const write of await this.idempotency.keptWrites(BANK_ACCOUNT_OPERATIONS.open, recorded)) {
+      const kept = await this.idempotency.keptResult(write.reference);
+      if (!kept) continue; // expired meanwhile
       if ('unreadable' in kept) {
-        fail(kept.reference, kept.createdAt, 'its kept answer does not open with DATA_KEY or DATA_PREVIOUS_KEYS');
+        fail(write.reference, write.createdAt, 'its kept answer does not open with DATA_KEY or DATA_PREVIOUS_KEYS');
         continue;
       }
       if (!isAccount(kept.result)) {
-        fail(kept.reference, kept.createdAt, 'its kept answer is not an account the service can record');
+        fail(write.reference, write.createdAt, 'its kept answer is not an account the service can record');
         continue;
       }
       try {
-        const tenant = await this.tenantOf(kept.result.customerId);
+        // The tenant of whoever opened it, held to the customer's: never the tenant a provider's answer would name.
+        const tenant = await this.tenantOf(write.clientId, kept.result.customerId);
         if (!tenant) {
-          fail(kept.reference, kept.createdAt, 'its customer belongs to no tenant');
+          fail(write.reference, write.createdAt, 'its customer is not the tenant’s of the client that opened it');
           continue;
         }
-        await this.records.record(kept.result, tenant, 'reconstructed', kept.createdAt);
+        await this.records.record(kept.result, tenant, 'reconstructed', write.createdAt);
+        reconstructed += 1;
       } catch (error) {
-        this.logger.error({ reference: kept.reference, err: error }, 'A bank account could not be reconstructed');
-        fail(kept.reference, kept.createdAt, 'recording it failed (the log says why)');
+        this.logger.error({ reference: write.reference, err: error }, 'A bank account could not be reconstructed');
+        fail(write.reference, write.createdAt, 'recording it failed (the log says why)');
       }
     }
-    const reconstructed = (await count()) - before;
     if (reconstructed > 0) this.logger.log({ reconstructed }, 'Bank accounts recorded from the answers the idempotency store kept');
+    if (failed.length > 0)
+      this.logger.warn({ not_reconstructed: failed.map((row) => row.reference) }, 'Bank accounts the kept answers hold that could not be recorded');
     return { reconstructed, failed };
   }
 
@@ -171,7 +184,7 @@ export class BankAccountReconstruction implements OnApplicationBootstrap, OnAppl
         'SELECT id, identifiers FROM bank_accounts WHERE identifiers_key = ANY($1::varchar[]) AND id > $2 ORDER BY id LIMIT 500',
         [previous, after],
       );
-      if (stale.length === 0) return resealed;
+      if (stale.length === 0) break;
       for (const row of stale) {
         after = row.id;
         try {
@@ -189,10 +202,24 @@ export class BankAccountReconstruction implements OnApplicationBootstrap, OnAppl
         }
       }
     }
+    // What the operator waits for before removing a previous key (docs/operations.md): none left under one.
+    const [{ left }] = await this.sql.query<{ left: number }>('SELECT count(*)::int AS left FROM bank_accounts WHERE identifiers_key = ANY($1::varchar[])', [
+      previous,
+    ]);
+    this.logger.log({ resealed, left_under_previous_keys: left }, 'Bank accounts’ identifiers sealed again under DATA_KEY');
+    return resealed;
   }
 
-  private async tenantOf(customerId: string): Promise<string | undefined> {
-    const [row] = await this.sql.query<{ tenant: string }>('SELECT tenant FROM customer_tenants WHERE customer_id = $1', [customerId]);
+  /**
+   * The tenant of the client that opened the account (an API client's, or, for an end user's
+   * pseudonym, the tenant whose customer is theirs), when the customer is that tenant's; undefined otherwise.
+   */
+  private async tenantOf(clientId: string, customerId: string): Promise<string | undefined> {
+    const [row] = await this.sql.query<{ tenant: string }>(
+      `SELECT c.tenant FROM customer_tenants c
+       WHERE c.customer_id = $2::uuid AND (c.end_user = $1::uuid OR c.tenant = (SELECT k.tenant FROM api_clients k WHERE k.id = $1::uuid))`,
+      [clientId, customerId],
+    );
     return row?.tenant;
   }
 }

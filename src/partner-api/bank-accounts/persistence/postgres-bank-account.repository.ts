@@ -175,7 +175,7 @@ export class PostgresBankAccountRepository extends BankAccountRecords {
     // subquery: a correlated one would run for every account), each customer's on its own index.
     if (filter.endUser)
       where.push(
-        `a.customer_id = ANY (ARRAY(SELECT c.customer_id FROM customer_tenants c WHERE c.tenant = ${bind(filter.tenant)} AND c.end_user = ${bind(filter.endUser)}::uuid LIMIT 1000))`,
+        `a.customer_id = ANY (ARRAY(SELECT c.customer_id FROM customer_tenants c WHERE c.tenant = ${bind(filter.tenant)} AND c.end_user = ${bind(filter.endUser)}::uuid ORDER BY c.created_at, c.customer_id LIMIT 1000))`,
       );
     if (filter.currency) where.push(`a.currency = ${bind(filter.currency)}`);
     if (filter.from) where.push(`a.created_at >= ${bind(filter.from)}::timestamptz`);

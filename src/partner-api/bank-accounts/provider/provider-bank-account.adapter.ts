@@ -32,7 +32,8 @@ export class ProviderBankAccountAdapter extends BankAccountGateway {
     const accountNumber = fields.optionalString('account_number');
     return {
       id: fields.string('id', 'account_id'),
-      customerId: fields.optionalString('customer_id') ?? request.customerId,
+      // The customer it was opened for: an answer naming another is not taken for it (the account is recorded, and kept, under this one).
+      customerId: request.customerId,
       currency: request.currency,
       reference: request.reference,
       status: fields.optionalString('status') ?? 'active',
