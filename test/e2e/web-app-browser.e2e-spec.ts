@@ -92,6 +92,8 @@ describe('the reference web app in a real browser (the browser session of RFC 10
   it('when demo logs in through the app, opens an account, finds it listed, reads its balance and logs out, then no token ever reaches the page and the old cookie is refused', async () => {
     const { context, page, bodies, problems } = await openBrowser();
     await logIn(page, 'demo');
+    // The lists are rendered after the session is read: the customer's option is the last of it.
+    await page.locator('#account-customer option').first().waitFor({ state: 'attached' });
     const noAccounts = await page.locator('#no-accounts').isVisible();
     const customerOption = await page.locator('#account-customer option').first().innerText();
 
