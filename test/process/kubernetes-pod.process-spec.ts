@@ -48,6 +48,7 @@ describe('the Kubernetes pod, run as its manifests say', () => {
       'audit-signing-key.pem': auditKey,
       'end-user-pseudonym.key': randomBytes(32).toString('base64'),
       'session.key': randomBytes(32).toString('base64'),
+      'data.key': randomBytes(32).toString('base64'),
       'metrics-token': randomBytes(32).toString('base64url'),
     },
     'partner-gateway-migrations': { MIGRATIONS_DATABASE_URL: database.ownerUrl },

@@ -13,7 +13,8 @@ import { JoseSealedBox } from './jose-sealed-box';
       inject: [GatewayConfig],
       useFactory: ({ settings }: GatewayConfig): DataBox => {
         const { key, previous, generated } = loadDataKeys(settings);
-        if (generated) new Logger('Sealing').warn('Made the data key under DATA_DIR: replicas must share one (DATA_KEY)');
+        // Only where DATA_KEY may be unset (production requires it): development's own key, as expected.
+        if (generated) new Logger('Sealing').debug('Made the data key under DATA_DIR: replicas must share one (DATA_KEY)');
         return new JoseSealedBox(key, previous);
       },
     },

@@ -80,7 +80,7 @@ export class BankAccountReconstruction implements OnApplicationBootstrap, OnAppl
         RECONSTRUCTION,
         JSON.stringify(report),
       ]);
-      if (written) {
+      if (written && (report.reconstructed > 0 || report.notReconstructed.length > 0)) {
         const log = report.notReconstructed.length > 0 ? 'warn' : 'log';
         this.logger[log](
           { reconstructed: report.reconstructed, not_reconstructed: report.notReconstructed.map((account) => account.reference) },
