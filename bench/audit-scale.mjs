@@ -5,7 +5,7 @@
 // through the service's own repository, so they are the SQL the admin API runs.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { benchDatabase, dist, fixed, percentile, table } from './support.mjs';
+import { benchDatabase, dist, fixed, table, timed } from './support.mjs';
 
 const INSERTS = 2000;
 const QUERIES = 500;
@@ -33,17 +33,6 @@ function event(now) {
     sourceIp: '127.0.0.1',
     replayed: false,
   };
-}
-
-async function timed(count, work) {
-  const times = [];
-  for (let i = 0; i < count; i++) {
-    const start = performance.now();
-    await work(i);
-    times.push(performance.now() - start);
-  }
-  times.sort((a, b) => a - b);
-  return { p50: percentile(times, 50), p99: percentile(times, 99), mean: times.reduce((a, b) => a + b, 0) / times.length };
 }
 
 const FILL = `

@@ -6,7 +6,7 @@
 // run. Lists never read the sealed identifiers: the column holds a value of a sealed one's length.
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { benchDatabase, dist, fixed, percentile, table } from './support.mjs';
+import { benchDatabase, dist, fixed, table, timed } from './support.mjs';
 
 const QUERIES = 500;
 const CHUNK = 500_000;
@@ -22,17 +22,6 @@ INSERT INTO bank_accounts (id, tenant, customer_id, currency, status, reference,
 SELECT gen_random_uuid()::text, $3::text, md5($3::text || (g % $4)::text)::uuid, CASE WHEN g % 2 = 0 THEN 'EUR' ELSE 'GBP' END, 'active', gen_random_uuid(),
        now() - (random() * interval '400 days'), repeat('x', 180), 'bench', lpad((g % 10000)::text, 4, '0'), 'opened'
 FROM generate_series($1::bigint, $2::bigint) AS g`;
-
-async function timed(count, work) {
-  const times = [];
-  for (let i = 0; i < count; i++) {
-    const start = performance.now();
-    await work(i);
-    times.push(performance.now() - start);
-  }
-  times.sort((a, b) => a - b);
-  return { p50: percentile(times, 50), p99: percentile(times, 99) };
-}
 
 export async function listsAtScale({ accounts = 1_000_000 } = {}) {
   const log = (message) => process.stderr.write(`[bench] ${message}\n`);

@@ -128,6 +128,18 @@ function describe(url) {
   return `${url.hostname}:${url.port || 5432}${url.pathname}`;
 }
 
+/** `work` run `count` times one after another (given its index): its p50, p99 and mean, in ms. */
+export async function timed(count, work) {
+  const times = [];
+  for (let i = 0; i < count; i++) {
+    const start = performance.now();
+    await work(i);
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p99: percentile(times, 99), mean: times.reduce((a, b) => a + b, 0) / times.length };
+}
+
 export function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];

@@ -138,15 +138,15 @@ describe('partner data at rest: bank accounts’ identifiers', () => {
     const rotated = await startTestApp({ DATA_KEY: newKey.toString('base64'), DATA_PREVIOUS_KEYS: DATA_KEY.toString('base64') }, { database: t.database });
     try {
       const token = await rotated.createClient('partner');
-      // What the replica does soon after its start, in the background, and every 10 minutes while a previous key is set.
-      const resealed = await rotated.app.get(BankAccountReconstruction).resealIdentifiers();
+      // What the replica does soon after its start, in the background, and every 10 minutes while a previous key is set
+      // (its own pass may come first: what is held is the end state, every row under the new key alone).
+      await rotated.app.get(BankAccountReconstruction).resealIdentifiers();
       const stale = await rotated.asOwner<{ n: number }>(`SELECT count(*)::int AS n FROM bank_accounts WHERE identifiers_key <> $1`, [
         new JoseSealedBox(newKey).keyId,
       ]);
       const customers = await callApi<{ bank_account_ids: string[] }>(rotated.baseUrl, 'GET', `/api/v1/customers/${customerId}`, { token });
       const read = await callApi<Account>(rotated.baseUrl, 'GET', `/api/v1/bank-accounts/${eur.id}`, { token });
 
-      expect(resealed).toBeGreaterThanOrEqual(2);
       expect(stale[0].n).toBe(0);
       expect(customers.body.data!.bank_account_ids).toEqual(expect.arrayContaining([eur.id, gbp.id]));
       expect(read.body.data).toMatchObject({ id: eur.id, iban: eur.iban });

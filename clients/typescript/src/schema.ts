@@ -1175,12 +1175,12 @@ export interface components {
             currency: "EUR" | "GBP";
             /**
              * Format: uuid
-             * @description The reference the account was opened with.
+             * @description The transaction reference (yours, or the one generated for you).
              * @example 7d0c1f6e-5a43-4c1e-9b2a-2f6d8e0b9c11
              */
             reference: string;
             /**
-             * @description As the provider reported it when the account was opened.
+             * @description As the provider reports it.
              * @example active
              */
             status: string;

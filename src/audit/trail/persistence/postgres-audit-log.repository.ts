@@ -1,3 +1,4 @@
+import { positionTimeSql } from '../../../common/domain/list-cursor';
 import { Injectable } from '@nestjs/common';
 import { SPAN_ATTRIBUTES, traced } from '../../../common/telemetry/tracing';
 import { InjectRepository } from '@nestjs/typeorm';
@@ -15,7 +16,7 @@ import { AuditEventEntity, AuditEventRow } from './audit-event.entity';
 import { AuditEventMapper } from './audit-event.mapper';
 
 /** occurred_at to the microsecond, so a page boundary never skips or repeats an event. */
-export const POSITION_SQL = `to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+export const POSITION_SQL = positionTimeSql('e.occurred_at');
 
 /**
  * Attempts (newest first, on the phase index) whose own request ended neither `rejected` nor

@@ -1,4 +1,5 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema, PickType } from '@nestjs/swagger';
+import { BankAccountResponseDto } from './bank-account.response.dto';
 import { IsIn, IsOptional } from 'class-validator';
 import { IsUuidField } from '../../../common/http/field-rules';
 import { ListQueryDto, NextCursorDto } from '../../../common/http/list-query.dto';
@@ -18,23 +19,9 @@ export class BankAccountListQueryDto extends ListQueryDto {
   readonly currency?: BankAccountCurrency;
 }
 
+/** An account as a list shows it: the fields of a read (BankAccount) but its identifiers, and their last four. */
 @ApiSchema({ name: 'BankAccountSummary' })
-export class BankAccountSummaryDto {
-  @ApiProperty({ description: 'The provider’s account id.', example: '0f9b5c2e-8d1a-4c3b-9e7f-6a5d4c3b2a19' })
-  readonly id!: string;
-
-  @ApiProperty({ format: 'uuid', example: '5b1f2d7c-3e0a-4f4e-8d61-0a9c3b7e2f44' })
-  readonly customer_id!: string;
-
-  @ApiProperty({ enum: BANK_ACCOUNT_CURRENCIES, example: 'EUR' })
-  readonly currency!: string;
-
-  @ApiProperty({ format: 'uuid', description: 'The reference the account was opened with.', example: '7d0c1f6e-5a43-4c1e-9b2a-2f6d8e0b9c11' })
-  readonly reference!: string;
-
-  @ApiProperty({ description: 'As the provider reported it when the account was opened.', example: 'active' })
-  readonly status!: string;
-
+export class BankAccountSummaryDto extends PickType(BankAccountResponseDto, ['id', 'customer_id', 'currency', 'reference', 'status'] as const) {
   @ApiProperty({ format: 'date-time', description: 'When the service recorded the account.', example: '2026-12-02T09:30:00.123456Z' })
   readonly created_at!: string;
 

@@ -190,13 +190,12 @@ export class BankAccountReconstruction implements OnApplicationBootstrap, OnAppl
         try {
           const identifiers = await this.box.open<object>(row.identifiers, identifiersContext(row.id));
           const sealed = await this.box.seal(identifiers, identifiersContext(row.id));
-          await this.sql.query('UPDATE bank_accounts SET identifiers = $2, identifiers_key = $3 WHERE id = $1 AND identifiers = $4', [
-            row.id,
-            sealed,
-            this.box.keyId,
-            row.identifiers,
-          ]);
-          resealed += 1;
+          // Unless another replica sealed it again meanwhile.
+          const changed = await this.sql.query(
+            'UPDATE bank_accounts SET identifiers = $2, identifiers_key = $3 WHERE id = $1 AND identifiers = $4 RETURNING id',
+            [row.id, sealed, this.box.keyId, row.identifiers],
+          );
+          resealed += changed.length;
         } catch (error) {
           this.logger.error({ bank_account_id: row.id, err: error }, 'A bank account’s identifiers could not be sealed again under DATA_KEY');
         }
