@@ -18,6 +18,7 @@ import { AuditSearchesApart1765094400000 } from './1765094400000-AuditSearchesAp
 import { DropSupersededAuditIndexes1765180800000 } from './1765180800000-DropSupersededAuditIndexes';
 import { ApiClientVersion1765267200000 } from './1765267200000-ApiClientVersion';
 import { PartnerResources1765353600000 } from './1765353600000-PartnerResources';
+import { PartnerEvents1765440000000 } from './1765440000000-PartnerEvents';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so the same list works compiled,
@@ -44,4 +45,5 @@ export const MIGRATIONS = [
   DropSupersededAuditIndexes1765180800000,
   ApiClientVersion1765267200000,
   PartnerResources1765353600000,
+  PartnerEvents1765440000000,
 ];

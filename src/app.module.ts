@@ -7,6 +7,8 @@ import { AuthModule } from './auth/auth.module';
 import { BalancesModule } from './partner-api/balances/balances.module';
 import { BankAccountsModule } from './partner-api/bank-accounts/bank-accounts.module';
 import { CustomersModule } from './partner-api/customers/customers.module';
+import { EventsModule } from './partner-api/events/events.module';
+import { WebhooksModule } from './partner-api/webhooks/webhooks.module';
 import { CommonModule } from './common/runtime/common.module';
 import { SealingModule } from './common/sealing/sealing.module';
 import { ErrorEnvelopeFilter } from './common/http/error-envelope.filter';
@@ -53,6 +55,9 @@ export class AppModule {
         CustomersModule,
         BalancesModule,
         BankAccountsModule,
+        EventsModule,
+        // The job engine runs as the owner of its schema, as graphile-worker has it; the service's role only asks for jobs.
+        WebhooksModule.forRoot({ databaseUrl: database.ownerUrl ?? database.url, deliver: config.settings.WEBHOOK_DELIVERY }),
         HealthModule,
         ReferenceModule,
       ],

@@ -45,7 +45,7 @@ function isSecureUpstream(url: string): boolean {
  */
 export function productionProblems(
   config: Pick<ServiceEnvironment, 'NODE_ENV'> &
-    Pick<ServiceEnvironment, 'PUBLIC_BASE_URL' | 'DATA_KEY'> &
+    Pick<ServiceEnvironment, 'PUBLIC_BASE_URL' | 'DATA_KEY' | 'WEBHOOK_LOCAL_URLS'> &
     Pick<UpstreamEnvironment, 'UPSTREAM_BASE_URL'> &
     Pick<AuditEnvironment, 'AUDIT_SIGNING_KEY'> &
     Pick<EndUserEnvironment, 'END_USER_PSEUDONYM_KEY' | 'OIDC_ISSUER' | 'OIDC_ISSUERS'>,
@@ -85,6 +85,12 @@ export function productionProblems(
     problems.push(
       "DATA_KEY: required in production: 32 random bytes (openssl rand -base64 32), or a file's path, shared by every replica; " +
         "bank accounts' identifiers and the answers kept to replay are sealed with it, and one made under each pod's DATA_DIR would open on that pod only",
+    );
+  }
+  if (config.WEBHOOK_LOCAL_URLS === true) {
+    problems.push(
+      'WEBHOOK_LOCAL_URLS: not in production: webhook endpoints must be https and reach public addresses only, ' +
+        'or a partner could have the service call into its own network (SSRF)',
     );
   }
   return problems;

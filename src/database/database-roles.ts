@@ -34,6 +34,13 @@ export const SERVICE_PRIVILEGES: Readonly<Record<string, string>> = {
   dpop_proofs: 'SELECT, INSERT, UPDATE, DELETE',
   browser_logins: 'SELECT, INSERT, DELETE',
   browser_sessions: 'SELECT, INSERT, UPDATE, DELETE',
+  // Events are facts, written once and never changed (a trigger refuses it).
+  partner_events: 'SELECT, INSERT',
+  webhook_endpoints: 'SELECT, INSERT, UPDATE, DELETE',
+  webhook_deliveries: 'SELECT, INSERT, UPDATE, DELETE',
+  webhook_attempts: 'SELECT, INSERT, DELETE',
+  // Made once by the first process that signs, never changed.
+  webhook_signing_keys: 'SELECT, INSERT',
   // So that a tool run with DATABASE_URL alone sees that nothing is pending.
   schema_migrations: 'SELECT',
 };
@@ -52,6 +59,8 @@ export const SERVICE_FUNCTIONS: readonly string[] = [
   'purge_sealed_audit_events(timestamptz, integer)',
   'append_audit_checkpoint(text, character varying, bytea, bytea)',
   'audit_log_root(bigint)',
+  // A webhook delivery's attempt asked of the job engine, whose tables are the owner's alone.
+  'webhook_attempt_due(uuid, timestamp with time zone)',
 ];
 
 /** What the owner sets at start-up besides the grants. */

@@ -1,3 +1,5 @@
+import { Logger as EngineNestLogger } from '@nestjs/common';
+import { Logger as JobEngineLogger, runMigrations as installJobEngine } from 'graphile-worker';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations/index';
 
@@ -19,6 +21,20 @@ export function dataSourceOptions(
     extra: { max: poolSize, connectionTimeoutMillis: 5000 },
   };
 }
+
+const engineLogger = new EngineNestLogger('JobEngine');
+
+/** The database a data source connects to. */
+function urlOf(dataSource: DataSource): string {
+  const { url } = dataSource.options as { url?: string };
+  if (!url) throw new Error('The data source has no URL');
+  return url;
+}
+
+/** The job engine's own log lines at warning and above, through the service's logger. */
+export const quietJobEngineLogger = new JobEngineLogger((scope) => (level, message, meta) => {
+  if (level === 'error' || level === 'warning') engineLogger.warn({ scope, ...meta }, message);
+});
 
 /** An arbitrary constant: the key of the advisory lock that serialises migrations across replicas. */
 export const MIGRATION_LOCK_KEY = 7_204_118_553;
@@ -44,6 +60,9 @@ export async function runMigrations(dataSource: DataSource): Promise<string[]> {
       if (locked) break;
       await new Promise((resolve) => setTimeout(resolve, MIGRATION_LOCK_POLL_MS));
     }
+    // The job engine's schema (graphile_worker), which the migrations' triggers enqueue into: its own
+    // migrations, as its documentation has them run, by the same role and under the same lock.
+    await installJobEngine({ connectionString: urlOf(dataSource), logger: quietJobEngineLogger });
     const applied = await dataSource.runMigrations({ transaction: 'each' });
     return applied.map((m) => m.name);
   } finally {

@@ -17,7 +17,7 @@ export interface Answer<T = Record<string, unknown>> {
 /** A JSON call to the service, as a partner app makes it. */
 export async function callApi<T = Record<string, unknown>>(
   baseUrl: string,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
   path: string,
   options: { token?: string; body?: unknown; requestId?: string; headers?: Record<string, string>; rawBody?: string } = {},
 ): Promise<Answer<T>> {

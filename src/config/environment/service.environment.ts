@@ -38,6 +38,22 @@ export class ServiceEnvironment {
   @IsReadableBy(readSecretKeys)
   readonly DATA_PREVIOUS_KEYS?: string = undefined;
 
+  /**
+   * Whether webhook endpoints may be plain http and reach private, loopback or link-local addresses
+   * (a development receiver on localhost). Unset: yes, except in production, which refuses it set.
+   */
+  @IsOptional()
+  @IsFlag()
+  readonly WEBHOOK_LOCAL_URLS?: boolean = undefined;
+
+  /** Whether this process delivers webhooks (the job engine shares the work between the processes that do). */
+  @IsFlag()
+  readonly WEBHOOK_DELIVERY: boolean = true;
+
+  /** How many deliveries one process attempts at once. */
+  @IsIntegerBetween(1, 100)
+  readonly WEBHOOK_CONCURRENCY: number = 10;
+
   @IsString()
   @MinLength(1)
   @MaxLength(64)

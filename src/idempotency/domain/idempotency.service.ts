@@ -9,6 +9,7 @@ import { ClaimRequest, IdempotencyStore, KeptResult, KeptWrite, OwnClaim } from 
 import { OutcomePending, ReferenceInFlight, ReferenceReused, ReferenceTaken } from './idempotency.errors';
 import { HeldOutcome, HeldOutcomes, WriteEnding } from './held-outcomes';
 import { Metrics } from '../../common/domain/metrics.port';
+import type { EventOrigin } from '../../common/domain/event-origin';
 
 /** Provided by the module from configuration. */
 export abstract class IdempotencyOptions {
@@ -20,6 +21,9 @@ export abstract class IdempotencyOptions {
   /** How long a request finding its reference in flight waits for that attempt to end before it answers. */
   abstract readonly settleWaitMs: number;
 }
+
+/** What else a completed write's result needs written, told what records it (RunOptions.settle). */
+type Settle = (recordedBy: EventOrigin) => Promise<void>;
 
 /** How often a request waiting for an attempt in flight looks again. */
 const SETTLE_POLL_MS = 100;
@@ -57,7 +61,7 @@ export interface RunOptions<T> {
    * What else must be written for a result to stand (a new customer's tenancy): written with the
    * result, before it; and again when a held result is written late. It must be idempotent.
    */
-  readonly settle?: (value: T) => Promise<void>;
+  readonly settle?: (value: T, recordedBy: EventOrigin) => Promise<void>;
 }
 
 export interface Idempotent<T> {
@@ -146,7 +150,7 @@ export class IdempotencyService {
       await this.end(own, fingerprint, { kind: 'released' }, writeBehind);
       throw error;
     }
-    await this.end(own, fingerprint, { kind: 'completed', result: value }, writeBehind, settle && (() => settle(value)));
+    await this.end(own, fingerprint, { kind: 'completed', result: value }, writeBehind, settle && ((recordedBy) => settle(value, recordedBy)));
     return { value, replayed: false };
   }
 
@@ -214,13 +218,13 @@ export class IdempotencyService {
   }
 
   /** Writes the end at once, or hands it to the request's terminal event. */
-  private async end(own: OwnClaim, fingerprint: string, ending: WriteEnding, writeBehind?: WriteBehind, settle?: () => Promise<void>): Promise<void> {
+  private async end(own: OwnClaim, fingerprint: string, ending: WriteEnding, writeBehind?: WriteBehind, settle?: Settle): Promise<void> {
     if (writeBehind) {
       writeBehind(this.ending(own, fingerprint, ending, settle));
       return;
     }
     if (ending.kind === 'completed') {
-      await settle?.();
+      await settle?.({});
       await this.store.complete(own, ending.result);
       return;
     }
@@ -231,10 +235,11 @@ export class IdempotencyService {
   }
 
   /** `settle`: what else a completed write's result needs written, before the result (RunOptions.settle). */
-  private ending(own: OwnClaim, fingerprint: string, ending: WriteEnding, settle?: () => Promise<void>): ClaimEnding {
+  private ending(own: OwnClaim, fingerprint: string, ending: WriteEnding, settle?: Settle): ClaimEnding {
     const write = async (event: AuditEvent) => {
       if (ending.kind === 'released') return this.store.release(own, event);
-      await settle?.();
+      // What the result records is recorded by the request's terminal event: its partner event names it.
+      await settle?.({ requestId: event.requestId, auditEventId: event.id });
       return this.store.complete(own, ending.result, event);
     };
     return {
@@ -242,7 +247,7 @@ export class IdempotencyService {
       write,
       writeAlone: async () => {
         if (ending.kind === 'released') return void (await this.store.release(own));
-        await settle?.();
+        await settle?.({});
         await this.store.complete(own, ending.result);
       },
       hold: (event, error) => {

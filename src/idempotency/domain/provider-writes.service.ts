@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { RequestSubject } from '../../common/domain/request-record';
 import { AuditTrail } from '../../audit/trail/domain/audit-trail.service';
 import type { AuthenticatedClient } from '../../auth/domain/api-client';
+import type { EventOrigin } from '../../common/domain/event-origin';
 import type { AuditOperation } from '../../common/domain/audit-operations';
 import { fingerprintOf } from './idempotency';
 import { Idempotent, IdempotencyService } from './idempotency.service';
@@ -16,7 +17,7 @@ export interface WriteOptions<T> {
    * result and the request's terminal event, and with them when they are held through a database
    * outage and written late, so that whatever the provider did is part of the outcome held.
    */
-  readonly settle?: (result: T) => Promise<void>;
+  readonly settle?: (result: T, recordedBy: EventOrigin) => Promise<void>;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { EventOrigin } from '../../../common/domain/event-origin';
 import type { ListPosition } from '../../../common/domain/list-cursor';
 import type { BankAccount, BankAccountCurrency } from './bank-account.gateway.port';
 
@@ -47,8 +48,11 @@ export interface BankAccountPage {
  * at rest under DATA_KEY, never stored readable.
  */
 export abstract class BankAccountRecords {
-  /** Records an account once (by its id, and by its reference): a second record of either changes nothing. */
-  abstract record(account: BankAccount, tenant: string, origin: RecordOrigin, createdAt?: Date): Promise<void>;
+  /**
+   * Records an account once (by its id, and by its reference): a second record of either changes
+   * nothing. An account opened makes its `bank_account.created` event with it, naming `recordedBy`.
+   */
+  abstract record(account: BankAccount, tenant: string, origin: RecordOrigin, createdAt?: Date, recordedBy?: EventOrigin): Promise<void>;
 
   /** The tenant's account with this id, its identifiers still sealed; undefined when the tenant has none with this id. */
   abstract find(id: string, tenant: string): Promise<FoundBankAccount | undefined>;

@@ -57,7 +57,7 @@ export class BankAccountsService {
     const command: OpenBankAccount = { ...request, reference: write.reference };
     return write.once(caller, command, () => this.gateway.open(command), {
       // Under the customer it was opened for, the caller's (the adapter answers it, whatever id the provider's answer names).
-      settle: (account) => this.records.record({ ...account, customerId: command.customerId }, caller.tenant, 'opened'),
+      settle: (account, recordedBy) => this.records.record({ ...account, customerId: command.customerId }, caller.tenant, 'opened', undefined, recordedBy),
     });
   }
 

@@ -3,6 +3,8 @@ import { isAccountId } from '../../../common/domain/identifiers';
 import { DataBox } from '../../../common/domain/sealed-box.port';
 import { ListPosition, positionTimeSql } from '../../../common/domain/list-cursor';
 import { SharedCommit } from '../../../database/shared-commit';
+import type { EventOrigin } from '../../../common/domain/event-origin';
+import { eventInsertSql } from '../../../database/partner-event-outbox.sql';
 import { Sql } from '../../../database/sql';
 import { isRefusedData, unavailableOnOutage } from '../../../database/store-errors';
 import type { BankAccount, BankAccountCurrency } from '../domain/bank-account.gateway.port';
@@ -36,6 +38,8 @@ interface AccountRow {
   readonly identifiers_key: string;
   readonly last4: string;
   readonly origin: RecordOrigin;
+  readonly request_id: string | null;
+  readonly audit_event_id: string | null;
 }
 
 const ROW_COLUMNS = [
@@ -50,30 +54,57 @@ const ROW_COLUMNS = [
   'identifiers_key',
   'last4',
   'origin',
+  'request_id',
+  'audit_event_id',
 ] as const;
 const TABLE_COLUMNS = 'id, tenant, customer_id, currency, status, reference, created_at, identifiers, identifiers_key, last4, origin';
+
+/** The event an account's record makes, by how it came to be recorded (a reconstructed one makes none: it is history). */
+const ACCOUNT_EVENT_SOURCE = (recorded: string, input: string) => `
+  SELECT r.tenant, r.id AS resource_id, 1 AS sequence, t.request_id, r.reference::text AS reference, t.audit_event_id,
+         jsonb_build_object('id', r.id, 'customer_id', r.customer_id, 'currency', r.currency, 'status', r.status) AS data,
+         jsonb_build_object('id', r.id, 'customer_id', r.customer_id, 'currency', r.currency, 'status', r.status,
+                            'reference', r.reference, 'last4', r.last4, 'created_at', r.created_at) AS snapshot
+  FROM ${recorded} r JOIN ${input} t ON t.id = r.id
+  WHERE r.origin = 'opened'`;
+
+const INPUT_COLUMNS = `id text, tenant text, customer_id uuid, currency text, status text, reference uuid,
+        created_ms bigint, identifiers text, identifiers_key text, last4 text, origin text, request_id text, audit_event_id text`;
 
 /**
  * Accounts recorded at the same moment share a statement, and its commit, with the audit events and
  * DPoP proofs of that moment (SharedCommit): a separate INSERT per account cost an account's opening
  * as much CPU as the rest of it (docs/benchmarks.md, "Opening an account"). A second record of an
- * account (by id or by reference) changes nothing.
+ * account (by id or by reference) changes nothing. An account opened makes its
+ * `bank_account.created` event in the same statement (the outbox: docs/events.md).
  */
 const RECORD_BATCH = (parameter: string) => ({
   with: [
+    `accounts_input AS (SELECT * FROM json_to_recordset(${parameter}::json) AS t(${INPUT_COLUMNS}))`,
     `accounts_recorded AS (
       INSERT INTO bank_accounts (${TABLE_COLUMNS})
       SELECT t.id, t.tenant, t.customer_id, t.currency, t.status, t.reference, coalesce(to_timestamp(t.created_ms / 1000.0), now()),
              t.identifiers, t.identifiers_key, t.last4, t.origin
-      FROM json_to_recordset(${parameter}::json) AS t(id text, tenant text, customer_id uuid, currency text, status text, reference uuid,
-        created_ms bigint, identifiers text, identifiers_key text, last4 text, origin text)
-      ON CONFLICT DO NOTHING)`,
+      FROM accounts_input t
+      ON CONFLICT DO NOTHING
+      RETURNING id, tenant, customer_id, currency, status, reference, created_at, last4, origin)`,
+    eventInsertSql('accounts_events', 'bank_account.created', 'bank_account', ACCOUNT_EVENT_SOURCE('accounts_recorded', 'accounts_input')),
   ],
 });
 
-const RECORD_ONE = `INSERT INTO bank_accounts (${TABLE_COLUMNS})
-  VALUES ($1, $2, $3::uuid, $4, $5, $6::uuid, coalesce(to_timestamp($7::bigint / 1000.0), now()), $8, $9, $10, $11)
-  ON CONFLICT DO NOTHING`;
+const RECORD_ONE = `WITH one_input AS (
+    SELECT $1::text AS id, $2::text AS tenant, $3::uuid AS customer_id, $4::text AS currency, $5::text AS status, $6::uuid AS reference,
+           $7::bigint AS created_ms, $8::text AS identifiers, $9::text AS identifiers_key, $10::text AS last4, $11::text AS origin,
+           $12::text AS request_id, $13::text AS audit_event_id),
+  one_recorded AS (
+    INSERT INTO bank_accounts (${TABLE_COLUMNS})
+    SELECT t.id, t.tenant, t.customer_id, t.currency, t.status, t.reference, coalesce(to_timestamp(t.created_ms / 1000.0), now()),
+           t.identifiers, t.identifiers_key, t.last4, t.origin
+    FROM one_input t
+    ON CONFLICT DO NOTHING
+    RETURNING id, tenant, customer_id, currency, status, reference, created_at, last4, origin),
+  ${eventInsertSql('one_events', 'bank_account.created', 'bank_account', ACCOUNT_EVENT_SOURCE('one_recorded', 'one_input'))}
+  SELECT 1`;
 
 interface Row {
   id: string;
@@ -109,7 +140,7 @@ export class PostgresBankAccountRepository extends BankAccountRecords {
     });
   }
 
-  async record(account: BankAccount, tenant: string, origin: RecordOrigin, createdAt?: Date): Promise<void> {
+  async record(account: BankAccount, tenant: string, origin: RecordOrigin, createdAt?: Date, recordedBy: EventOrigin = {}): Promise<void> {
     if (!isAccountId(account.id)) {
       // Not one the service can name in a path: the account stands (the provider opened it), unrecorded, and says so.
       this.logger.error({ reference: account.reference }, 'The provider returned an account id the service cannot record');
@@ -128,6 +159,8 @@ export class PostgresBankAccountRepository extends BankAccountRecords {
       identifiers_key: this.box.keyId,
       last4: lastFourOf(identifiers),
       origin,
+      request_id: recordedBy.requestId ?? null,
+      audit_event_id: recordedBy.auditEventId ?? null,
     };
     try {
       await unavailableOnOutage(() => this.records(row));

@@ -1,3 +1,5 @@
+import type { EventOrigin } from '../../../common/domain/event-origin';
+
 export type OwnershipOrigin = 'created' | 'linked';
 
 /** Who may act on a customer: its tenant's partner servers and, when it has one, its end user. */
@@ -32,16 +34,25 @@ export abstract class CustomerOwnership {
   /**
    * Records that the customer belongs to `tenant` (and to `endUser` within it, when given).
    * Resolves to the tenant that holds it afterwards: `tenant` itself, or another tenant that
-   * already had it (nothing is changed then).
+   * already had it (nothing is changed then). A customer newly the tenant's makes its
+   * `customer.created` event with it, naming `recordedBy`.
    */
-  abstract assign(customerId: string, tenant: string, origin: OwnershipOrigin, endUser?: string, details?: CustomerDetails): Promise<string>;
+  abstract assign(
+    customerId: string,
+    tenant: string,
+    origin: OwnershipOrigin,
+    endUser?: string,
+    details?: CustomerDetails,
+    recordedBy?: EventOrigin,
+  ): Promise<string>;
 
   /**
    * Binds a customer of `tenant` to one of its end users, once: `unchanged` when it already is
-   * theirs, `taken` when it is another end user's (nothing changes then).
+   * theirs, `taken` when it is another end user's (nothing changes then). A binding makes its
+   * `customer.assigned` event with it, naming `recordedBy`.
    * @throws CustomerNotFound when the customer is not the tenant's.
    */
-  abstract bind(customerId: string, tenant: string, endUser: string): Promise<Binding>;
+  abstract bind(customerId: string, tenant: string, endUser: string, recordedBy?: EventOrigin): Promise<Binding>;
 
   /** The customers of one end user of a tenant, oldest first. */
   abstract customersOf(tenant: string, endUser: string): Promise<string[]>;

@@ -68,7 +68,7 @@ export class CustomersService {
    */
   async bind(caller: AuthenticatedClient, customerId: string, endUser: string): Promise<'bound' | 'unchanged'> {
     this.audit.about({ customerId });
-    const binding = await this.ownership.bind(customerId, caller.tenant, endUser);
+    const binding = await this.ownership.bind(customerId, caller.tenant, endUser, { requestId: currentRecord().requestId });
     if (binding === 'taken') throw new CustomerAlreadyBound();
     return binding;
   }
@@ -82,11 +82,15 @@ export class CustomersService {
     return write.once(caller, customer, () => this.gateway.create(customer), {
       about: (created) => ({ customerId: created.customerId }),
       // The customer's tenancy is part of the outcome: written with the result, or with it once the database is back.
-      settle: async (created) => {
-        const owner = await this.ownership.assign(created.customerId, caller.tenant, 'created', caller.role === 'end_user' ? caller.id : undefined, {
-          reference: created.reference,
-          country: request.country,
-        });
+      settle: async (created, recordedBy) => {
+        const owner = await this.ownership.assign(
+          created.customerId,
+          caller.tenant,
+          'created',
+          caller.role === 'end_user' ? caller.id : undefined,
+          { reference: created.reference, country: request.country },
+          recordedBy,
+        );
         if (owner !== caller.tenant) {
           // The provider handed out an id another tenant holds: keep the other tenant's claim.
           this.logger.error({ ...logContext, reference: write.reference }, 'The provider returned a customer id that belongs to another tenant');

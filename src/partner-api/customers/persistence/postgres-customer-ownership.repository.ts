@@ -8,6 +8,8 @@ import { Binding, CustomerDetails, CustomerOwner, CustomerOwnership, OwnershipOr
 import { CustomerDirectory, CustomerFilter, CustomerPage, CustomerRecord } from '../domain/customer-directory.port';
 import { ListPosition, positionTimeSql } from '../../../common/domain/list-cursor';
 import { CustomerTenantEntity } from './customer-tenant.entity';
+import type { EventOrigin } from '../../../common/domain/event-origin';
+import { eventInsertSql, nextSequenceSql } from '../../../database/partner-event-outbox.sql';
 
 /** How many customers' owners one instance keeps in memory (about 200 bytes each). */
 const REMEMBERED_CUSTOMERS = 100_000;
@@ -49,28 +51,62 @@ export class PostgresCustomerOwnershipRepository extends CustomerOwnership imple
     return owner;
   }
 
-  assign(customerId: string, tenant: string, origin: OwnershipOrigin, endUser?: string, details: CustomerDetails = {}): Promise<string> {
+  assign(
+    customerId: string,
+    tenant: string,
+    origin: OwnershipOrigin,
+    endUser?: string,
+    details: CustomerDetails = {},
+    recordedBy: EventOrigin = {},
+  ): Promise<string> {
     return unavailableOnOutage(async () => {
-      await this.rows
-        .createQueryBuilder()
-        .insert()
-        .values({ customerId, tenant, linkedBy: origin, endUser: endUser ?? null, reference: details.reference ?? null, country: details.country ?? null })
-        .orIgnore()
-        .execute();
-      const [row]: OwnerRow[] = await this.rows.query('SELECT tenant, end_user FROM customer_tenants WHERE customer_id = $1', [customerId]);
+      // The tenancy and its event in one statement (the outbox); the tenant that holds the customer afterwards, whoever wrote it.
+      const [row]: OwnerRow[] = await this.rows.query(
+        `WITH assigned AS (
+           INSERT INTO customer_tenants (customer_id, tenant, linked_by, end_user, reference, country)
+           VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING
+           RETURNING customer_id, tenant, end_user, reference, country, linked_by, created_at),
+         ${eventInsertSql(
+           'created',
+           'customer.created',
+           'customer',
+           `SELECT a.tenant, a.customer_id::text AS resource_id, 1 AS sequence, $7::text AS request_id, a.reference::text AS reference,
+                   $8::text AS audit_event_id,
+                   jsonb_build_object('id', a.customer_id, 'end_user', a.end_user, 'origin', a.linked_by) AS data,
+                   jsonb_build_object('id', a.customer_id, 'reference', a.reference, 'country', a.country, 'end_user', a.end_user,
+                                      'created_at', a.created_at) AS snapshot
+            FROM assigned a`,
+         )}
+         SELECT tenant, end_user FROM assigned
+         UNION ALL (SELECT tenant, end_user FROM customer_tenants WHERE customer_id = $1)
+         LIMIT 1`,
+        [customerId, tenant, origin, endUser ?? null, details.reference ?? null, details.country ?? null, recordedBy.requestId ?? null, recordedBy.auditEventId ?? null],
+      );
       this.known.set(customerId, ownerOfRow(row));
       return row.tenant;
     });
   }
 
-  async bind(customerId: string, tenant: string, endUser: string): Promise<Binding> {
-    // Set once: only where the tenant holds it and no end user has it yet.
+  async bind(customerId: string, tenant: string, endUser: string, recordedBy: EventOrigin = {}): Promise<Binding> {
+    // Set once: only where the tenant holds it and no end user has it yet; the binding and its event in one statement.
     const [{ bound }]: { bound: number }[] = await unavailableOnOutage(() =>
       this.rows.query(
         `WITH bound AS (
-           UPDATE customer_tenants SET end_user = $3 WHERE customer_id = $1 AND tenant = $2 AND end_user IS NULL RETURNING 1
-         ) SELECT count(*)::int AS bound FROM bound`,
-        [customerId, tenant, endUser],
+           UPDATE customer_tenants SET end_user = $3 WHERE customer_id = $1 AND tenant = $2 AND end_user IS NULL
+           RETURNING customer_id, tenant, end_user, reference, country, created_at),
+         ${eventInsertSql(
+           'assigned',
+           'customer.assigned',
+           'customer',
+           `SELECT b.tenant, b.customer_id::text AS resource_id, ${nextSequenceSql('customer', 'b.customer_id::text')} AS sequence,
+                   $4::text AS request_id, NULL::text AS reference, $5::text AS audit_event_id,
+                   jsonb_build_object('id', b.customer_id, 'end_user', b.end_user) AS data,
+                   jsonb_build_object('id', b.customer_id, 'reference', b.reference, 'country', b.country, 'end_user', b.end_user,
+                                      'created_at', b.created_at) AS snapshot
+            FROM bound b`,
+         )}
+         SELECT count(*)::int AS bound FROM bound`,
+        [customerId, tenant, endUser, recordedBy.requestId ?? null, recordedBy.auditEventId ?? null],
       ),
     );
     const owner = await this.ownerOf(customerId, { fresh: true });
