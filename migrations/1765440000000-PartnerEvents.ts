@@ -117,9 +117,7 @@ export class PartnerEvents1765440000000 implements MigrationInterface {
         RETURN NULL;
       END $$`);
     await queryRunner.query(`REVOKE ALL ON FUNCTION "partner_event_due"() FROM PUBLIC`);
-    await queryRunner.query(
-      `CREATE TRIGGER "partner_events_due" AFTER INSERT ON "partner_events" FOR EACH ROW EXECUTE FUNCTION "partner_event_due"()`,
-    );
+    await queryRunner.query(`CREATE TRIGGER "partner_events_due" AFTER INSERT ON "partner_events" FOR EACH ROW EXECUTE FUNCTION "partner_event_due"()`);
     // A delivery's attempt, due at `run_at` (now when null): its key replaces a job already waiting for it.
     await queryRunner.query(`
       CREATE FUNCTION "webhook_attempt_due"(delivery_id uuid, run_at timestamptz) RETURNS void LANGUAGE plpgsql SECURITY DEFINER

@@ -81,6 +81,8 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
     .addTag('customers', 'Customers at the provider, owned by the calling client’s tenant')
     .addTag('balances', 'A customer’s balance, read from the provider')
     .addTag('bank-accounts', 'Bank accounts opened at the provider; the document expiry rule is enforced here first')
+    .addTag('events', 'What happened to your resources, as your webhooks are sent it (docs/events.md)')
+    .addTag('webhooks', 'Your webhook endpoints, signed as Standard Webhooks sign them, their deliveries and their keys (docs/webhooks.md)')
     .addTag('audit', 'The audit log, for support and compliance staff (staff roles, or an admin token)')
     .addTag('request-log', 'Your own requests and what became of each, from an `error.id` to the provider’s attempts (a partner’s server token)')
     .addTag(

@@ -111,7 +111,10 @@ describe('events and webhooks', () => {
   const verifyV1a = async (delivery: Delivery): Promise<boolean> => {
     const jwks = (await (await fetch(`${t.baseUrl}/api/v1/webhooks/jwks`)).json()) as { keys: JsonWebKey[] };
     const key = createPublicKey({ key: jwks.keys[0], format: 'jwk' });
-    const signature = delivery.headers['webhook-signature'].split(' ').find((part) => part.startsWith('v1a,'))!.slice(4);
+    const signature = delivery.headers['webhook-signature']
+      .split(' ')
+      .find((part) => part.startsWith('v1a,'))!
+      .slice(4);
     const signed = `${delivery.headers['webhook-id']}.${delivery.headers['webhook-timestamp']}.${delivery.body}`;
     return ed25519Verify(null, Buffer.from(signed), key, Buffer.from(signature, 'base64'));
   };
@@ -141,13 +144,21 @@ describe('events and webhooks', () => {
     const customer = listed.body.data!.events.find((event) => event.resource.id === customerId)!;
     expect(account).toMatchObject({ type: 'bank_account.created', sequence: 1, data: { id: accountId, customer_id: customerId } });
     expect(customer).toMatchObject({ type: 'customer.created', sequence: 1 });
-    const read = await call<{ audit_event_id: string; request_id: string; reference: string; object: { last4: string } }>('GET', `/api/v1/events/${account.id}`);
+    const read = await call<{ audit_event_id: string; request_id: string; reference: string; object: { last4: string } }>(
+      'GET',
+      `/api/v1/events/${account.id}`,
+    );
     expect(read.status).toBe(200);
     const [recorded] = await t.asOwner<{ operation: string; http_status: number; request_id: string; reference: string }>(
       'SELECT operation, http_status, request_id, reference FROM audit_events WHERE id = $1',
       [read.body.data!.audit_event_id],
     );
-    expect(recorded).toEqual({ operation: 'bank_account.create', http_status: 201, request_id: read.body.data!.request_id, reference: read.body.data!.reference });
+    expect(recorded).toEqual({
+      operation: 'bank_account.create',
+      http_status: 201,
+      request_id: read.body.data!.request_id,
+      reference: read.body.data!.reference,
+    });
     expect(read.body.data!.object.last4).toMatch(/^[A-Za-z0-9]{4}$/);
 
     expect((await call('GET', `/api/v1/events/${account.id}`, undefined, globex)).body.error).toMatchObject({ code: 'EVENT.NOT_FOUND' });
@@ -196,7 +207,9 @@ describe('events and webhooks', () => {
     // The Standard Webhooks schedule's second attempt: 5 s after the first, ±10 %.
     expect(delivered.at - failed.at).toBeGreaterThanOrEqual(4_400);
 
-    const attempts = await waitFor(async () => ((await attemptsOf(endpoint.id)).length >= 2 ? attemptsOf(endpoint.id) : undefined), { what: 'two attempts logged' });
+    const attempts = await waitFor(async () => ((await attemptsOf(endpoint.id)).length >= 2 ? attemptsOf(endpoint.id) : undefined), {
+      what: 'two attempts logged',
+    });
     expect(attempts.map((attempt) => [attempt.attempt, attempt.http_status, attempt.failure])).toEqual([
       [2, 200, null],
       [1, 500, 'http_status'],
@@ -250,7 +263,10 @@ describe('events and webhooks', () => {
     const bound = await call('POST', `/api/v1/customers/${customerId}/end-user`, { subject: `user-${randomBytes(4).toString('hex')}` }, initech);
     expect(bound.status).toBe(200);
 
-    const received = await waitFor(() => (receiver.of('/ordered').length >= 3 ? receiver.of('/ordered') : undefined), { timeoutMs: 15_000, what: 'three deliveries' });
+    const received = await waitFor(() => (receiver.of('/ordered').length >= 3 ? receiver.of('/ordered') : undefined), {
+      timeoutMs: 15_000,
+      what: 'three deliveries',
+    });
     expect(received.map((delivery) => [delivery.event.type, delivery.event.sequence])).toEqual([
       ['customer.created', 1],
       ['customer.created', 1],

@@ -332,6 +332,198 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your events
+         * @description What happened to your tenant’s resources, newest first, a page at a time (follow `next_cursor`): what your webhooks were sent, to catch up after an outage or to poll instead. Kept for at least 30 days. docs/events.md is the catalogue.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an event
+         * @description One of your tenant’s events. Another tenant’s is 404.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your webhook endpoints
+         * @description Newest first, a page at a time.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Add a webhook endpoint
+         * @description Events of your tenant are POSTed to it, signed as Standard Webhooks sign them (docs/webhooks.md). The answer holds its signing secret, shown this once.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint
+         * @description Its settings; never its secret.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a webhook endpoint
+         * @description Nothing more is sent to it; its delivery log goes with it.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Only the fields sent change. Enabling an endpoint the service disabled clears why it was.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint’s secret
+         * @description A new secret, shown this once. The old one keeps signing beside it for `overlap_hours` (24 by default), or is revoked at once with 0.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a webhook endpoint’s delivery attempts
+         * @description Every attempt, newest first: when, the status, the latency, the first 1 KiB of the answer, why it failed, and when the next is due.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{id}/redeliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver events again
+         * @description One event (`event_id`), or every delivery to this endpoint that failed in a time range (`from`, `to`): each is attempted at once, with the same `webhook-id`.
+         */
+        post: operations["redeliverWebhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an event’s delivery attempts
+         * @description To every endpoint, newest first.
+         */
+        get: operations["listEventDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/jwks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The webhook signing keys (a JWKS)
+         * @description The Ed25519 public keys (RFC 8037 OKP keys) that every delivery’s `v1a` signature verifies against, without a shared secret (docs/webhooks.md, "Verifying a delivery").
+         */
+        get: operations["getWebhookKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health/live": {
         parameters: {
             query?: never;
@@ -600,7 +792,7 @@ export interface components {
          * @description Stable and machine-readable: branch on it (docs/errors.md says what each means and what to do).
          * @enum {string}
          */
-        ErrorCode: "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.TIMEOUT" | "REQUEST.EXPECTATION_FAILED" | "REQUEST.URI_TOO_LONG" | "REQUEST.HEADERS_TOO_LARGE" | "REQUEST.CLIENT_CLOSED" | "REQUEST.BODY_TOO_LARGE" | "REQUEST.UNSUPPORTED_MEDIA_TYPE" | "REQUEST.UNSUPPORTED_ENCODING" | "ROUTE.NOT_FOUND" | "RATE_LIMIT.EXCEEDED" | "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE" | "AUTH.MFA_REQUIRED" | "AUTH.INVALID_DPOP_PROOF" | "AUTH.ISSUER_UNAVAILABLE" | "AUTH.CLIENT_NAME_TAKEN" | "AUTH.INVALID_CLIENT" | "SESSION.NOT_CONFIGURED" | "SESSION.ENDED" | "SESSION.CSRF_REJECTED" | "SESSION.RETURN_TO_REFUSED" | "SESSION.LOGIN_FAILED" | "SESSION.INVALID_LOGOUT_TOKEN" | "CUSTOMER.ALREADY_BOUND" | "CUSTOMER.NOT_FOUND" | "BANK_ACCOUNT.NOT_FOUND" | "BALANCE.NOT_FOUND" | "IDEMPOTENCY.IN_FLIGHT" | "IDEMPOTENCY.REFERENCE_REUSED" | "IDEMPOTENCY.REFERENCE_TAKEN" | "IDEMPOTENCY.OUTCOME_UNKNOWN" | "IDEMPOTENCY.OUTCOME_PENDING" | "UPSTREAM.BAD_RESPONSE" | "UPSTREAM.CREDENTIALS_REFUSED" | "UPSTREAM.NOT_FOUND" | "UPSTREAM.CONFLICT" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.REJECTED" | "UPSTREAM.SERVER_ERROR" | "UPSTREAM.TIMEOUT" | "UPSTREAM.UNREACHABLE" | "UPSTREAM.CONNECTION_LOST" | "UPSTREAM.CIRCUIT_OPEN" | "AUDIT.EVENT_NOT_FOUND" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE" | "REQUEST_LOG.NOT_FOUND" | "RECEIPT.NOT_FOUND" | "RECEIPT.PROOF_UNAVAILABLE" | "CHECKPOINT.NOT_FOUND" | "CHECKPOINT.PROOF_UNAVAILABLE" | "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "SERVICE.NOT_READY" | "INTERNAL";
+        ErrorCode: "REQUEST.VALIDATION_FAILED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.TIMEOUT" | "REQUEST.EXPECTATION_FAILED" | "REQUEST.URI_TOO_LONG" | "REQUEST.HEADERS_TOO_LARGE" | "REQUEST.CLIENT_CLOSED" | "REQUEST.BODY_TOO_LARGE" | "REQUEST.UNSUPPORTED_MEDIA_TYPE" | "REQUEST.UNSUPPORTED_ENCODING" | "ROUTE.NOT_FOUND" | "RATE_LIMIT.EXCEEDED" | "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN" | "AUTH.DPOP_REQUIRED" | "AUTH.FORBIDDEN" | "AUTH.INSUFFICIENT_SCOPE" | "AUTH.MFA_REQUIRED" | "AUTH.INVALID_DPOP_PROOF" | "AUTH.ISSUER_UNAVAILABLE" | "AUTH.CLIENT_NAME_TAKEN" | "AUTH.INVALID_CLIENT" | "SESSION.NOT_CONFIGURED" | "SESSION.ENDED" | "SESSION.CSRF_REJECTED" | "SESSION.RETURN_TO_REFUSED" | "SESSION.LOGIN_FAILED" | "SESSION.INVALID_LOGOUT_TOKEN" | "CUSTOMER.ALREADY_BOUND" | "CUSTOMER.NOT_FOUND" | "BANK_ACCOUNT.NOT_FOUND" | "EVENT.NOT_FOUND" | "WEBHOOK_ENDPOINT.NOT_FOUND" | "WEBHOOK_ENDPOINT.DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT.URL_REFUSED" | "BALANCE.NOT_FOUND" | "IDEMPOTENCY.IN_FLIGHT" | "IDEMPOTENCY.REFERENCE_REUSED" | "IDEMPOTENCY.REFERENCE_TAKEN" | "IDEMPOTENCY.OUTCOME_UNKNOWN" | "IDEMPOTENCY.OUTCOME_PENDING" | "UPSTREAM.BAD_RESPONSE" | "UPSTREAM.CREDENTIALS_REFUSED" | "UPSTREAM.NOT_FOUND" | "UPSTREAM.CONFLICT" | "UPSTREAM.RATE_LIMITED" | "UPSTREAM.REJECTED" | "UPSTREAM.SERVER_ERROR" | "UPSTREAM.TIMEOUT" | "UPSTREAM.UNREACHABLE" | "UPSTREAM.CONNECTION_LOST" | "UPSTREAM.CIRCUIT_OPEN" | "AUDIT.EVENT_NOT_FOUND" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE" | "REQUEST_LOG.NOT_FOUND" | "RECEIPT.NOT_FOUND" | "RECEIPT.PROOF_UNAVAILABLE" | "CHECKPOINT.NOT_FOUND" | "CHECKPOINT.PROOF_UNAVAILABLE" | "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN" | "SERVICE.NOT_READY" | "INTERNAL";
         FieldProblem: {
             /** @example currency */
             field: string;
@@ -1205,6 +1397,274 @@ export interface components {
             /** @description Newest first. */
             bank_accounts: components["schemas"]["BankAccountSummary"][];
         };
+        EventResource: {
+            /**
+             * @example bank_account
+             * @enum {string}
+             */
+            type: "customer" | "bank_account" | "request" | "webhook_endpoint";
+            /**
+             * @description Its id: read it with its own GET.
+             * @example 0f9b5c2e-8d1a-4c3b-9e7f-6a5d4c3b2a19
+             */
+            id: string;
+        };
+        Event: {
+            /**
+             * Format: uuid
+             * @description The event’s id: the `webhook-id` of its deliveries, the same on every attempt.
+             */
+            id: string;
+            /**
+             * @example bank_account.created
+             * @enum {string}
+             */
+            type: "customer.created" | "customer.assigned" | "bank_account.created" | "request.outcome_unknown" | "webhook_endpoint.disabled";
+            /**
+             * Format: date-time
+             * @description When it was written, with the fact it reports.
+             * @example 2026-12-02T09:30:00.123456Z
+             */
+            created_at: string;
+            resource: components["schemas"]["EventResource"];
+            /**
+             * @description The resource’s events in order: 1 for its first. Deliveries may arrive out of it.
+             * @example 1
+             */
+            sequence: number;
+            /** @description The request that caused it (your request log’s `request_id`). */
+            request_id: string | null;
+            /**
+             * Format: uuid
+             * @description The reference of the write that caused it.
+             */
+            reference: string | null;
+            /**
+             * Format: uuid
+             * @description The audit event that records the fact: its signed receipt (GET /api/v1/audit-receipts/{event_id}) proves this event.
+             */
+            audit_event_id: string | null;
+            /**
+             * @description Ids and status: read the resource for the rest.
+             * @example {
+             *       "id": "0f9b…",
+             *       "status": "ACTIVE"
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description The resource as it stood when the event was written (masked as its list shows it). In a webhook, only for an endpoint with `snapshot`. */
+            object: {
+                [key: string]: unknown;
+            } | null;
+        };
+        EventList: {
+            /**
+             * @description Pass as `cursor` for the next, older page; null on the last page.
+             * @example null
+             */
+            next_cursor: string | null;
+            /** @description Newest first. */
+            events: components["schemas"]["Event"][];
+        };
+        WebhookEndpointWithSecret: {
+            /** Format: uuid */
+            id: string;
+            /** @example https://partner.example/webhooks/gateway */
+            url: string;
+            /** @description Empty: every type. */
+            event_types: ("customer.created" | "customer.assigned" | "bank_account.created" | "request.outcome_unknown" | "webhook_endpoint.disabled")[];
+            enabled: boolean;
+            description: string | null;
+            ordered: boolean;
+            snapshot: boolean;
+            /**
+             * @description Why the service disabled it: it answered 410 (`gone`), or every attempt failed for 5 days (`failing`). Enable it again to clear.
+             * @enum {string|null}
+             */
+            disabled_reason: "gone" | "failing" | null;
+            /**
+             * Format: date-time
+             * @description Until when the secret before the last rotation still signs too.
+             */
+            previous_secret_expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /**
+             * @description The signing secret (`whsec_…`), shown this once: verify each delivery’s `v1` signature with it.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        WebhookEndpointRequest: {
+            /**
+             * @description Where events are POSTed. In production: https, to a public address (checked now and as each delivery connects); redirects are not followed.
+             * @example https://partner.example/webhooks/gateway
+             */
+            url: string;
+            /**
+             * @description The event types it is sent; empty or left out: every type.
+             * @example [
+             *       "bank_account.created"
+             *     ]
+             */
+            event_types?: ("customer.created" | "customer.assigned" | "bank_account.created" | "request.outcome_unknown" | "webhook_endpoint.disabled")[];
+            /**
+             * @description A disabled endpoint is sent nothing.
+             * @default true
+             */
+            enabled: boolean;
+            /** @example Ledger sync */
+            description?: string;
+            /**
+             * @description In order per resource: a resource’s next event waits until the one before was delivered (or given up on).
+             * @default false
+             */
+            ordered: boolean;
+            /**
+             * @description Each delivery carries the resource as it stood (`object`), not its ids alone.
+             * @default false
+             */
+            snapshot: boolean;
+        };
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            /** @example https://partner.example/webhooks/gateway */
+            url: string;
+            /** @description Empty: every type. */
+            event_types: ("customer.created" | "customer.assigned" | "bank_account.created" | "request.outcome_unknown" | "webhook_endpoint.disabled")[];
+            enabled: boolean;
+            description: string | null;
+            ordered: boolean;
+            snapshot: boolean;
+            /**
+             * @description Why the service disabled it: it answered 410 (`gone`), or every attempt failed for 5 days (`failing`). Enable it again to clear.
+             * @enum {string|null}
+             */
+            disabled_reason: "gone" | "failing" | null;
+            /**
+             * Format: date-time
+             * @description Until when the secret before the last rotation still signs too.
+             */
+            previous_secret_expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        WebhookEndpointList: {
+            /**
+             * @description Pass as `cursor` for the next, older page; null on the last page.
+             * @example null
+             */
+            next_cursor: string | null;
+            /** @description Newest first. */
+            endpoints: components["schemas"]["WebhookEndpoint"][];
+        };
+        WebhookEndpointChanges: {
+            /**
+             * @description Where events are POSTed. In production: https, to a public address (checked now and as each delivery connects); redirects are not followed.
+             * @example https://partner.example/webhooks/gateway
+             */
+            url?: string;
+            /**
+             * @description The event types it is sent; empty or left out: every type.
+             * @example [
+             *       "bank_account.created"
+             *     ]
+             */
+            event_types?: ("customer.created" | "customer.assigned" | "bank_account.created" | "request.outcome_unknown" | "webhook_endpoint.disabled")[];
+            /**
+             * @description A disabled endpoint is sent nothing.
+             * @default true
+             */
+            enabled: boolean;
+            /** @example Ledger sync */
+            description?: string;
+            /**
+             * @description In order per resource: a resource’s next event waits until the one before was delivered (or given up on).
+             * @default false
+             */
+            ordered: boolean;
+            /**
+             * @description Each delivery carries the resource as it stood (`object`), not its ids alone.
+             * @default false
+             */
+            snapshot: boolean;
+        };
+        DeletedWebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        RotateWebhookSecretRequest: {
+            /**
+             * @description How many hours the old secret keeps signing beside the new one (both `v1` signatures are sent); 0 revokes it at once.
+             * @default 24
+             */
+            overlap_hours: number;
+        };
+        WebhookAttempt: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The event (its `webhook-id`).
+             */
+            event_id: string;
+            /** Format: uuid */
+            endpoint_id: string;
+            /** @enum {string} */
+            event_type: "customer.created" | "customer.assigned" | "bank_account.created" | "request.outcome_unknown" | "webhook_endpoint.disabled";
+            /** @description Its place in the delivery’s schedule (a redelivery starts again at 1). */
+            attempt: number;
+            /** Format: date-time */
+            attempted_at: string;
+            /** @description The endpoint’s status; null when it gave none. */
+            http_status: number | null;
+            latency_ms: number;
+            /** @description The first 1 KiB of the endpoint’s answer. */
+            response: string | null;
+            /**
+             * @description Why it failed; null when it was delivered.
+             * @enum {string|null}
+             */
+            failure: "http_status" | "redirect" | "timeout" | "connection" | "refused_address" | "endpoint_disabled" | null;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null when none is.
+             */
+            next_attempt_at: string | null;
+        };
+        WebhookAttemptList: {
+            /**
+             * @description Pass as `cursor` for the next, older page; null on the last page.
+             * @example null
+             */
+            next_cursor: string | null;
+            /** @description Newest first. */
+            attempts: components["schemas"]["WebhookAttempt"][];
+        };
+        Redelivery: {
+            /** @description How many deliveries were asked for: each is attempted at once, on a fresh schedule. */
+            redelivered: number;
+        };
+        RedeliverRequest: {
+            /**
+             * Format: uuid
+             * @description One event to deliver again (any of your events of a type the endpoint takes, or not).
+             */
+            event_id?: string;
+            /** @description Without `event_id`: every delivery that failed, made at or after this instant. */
+            from?: string;
+            /** @description Without `event_id`: … and before this instant. */
+            to?: string;
+        };
         Liveness: {
             /**
              * @example ok
@@ -1437,7 +1897,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "event.list" | "event.read" | "webhook_endpoint.create" | "webhook_endpoint.list" | "webhook_endpoint.read" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.rotate_secret" | "webhook_endpoint.deliveries" | "webhook_endpoint.redeliver" | "event.deliveries" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
             /**
              * @example succeeded
              * @enum {string}
@@ -1706,7 +2166,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "event.list" | "event.read" | "webhook_endpoint.create" | "webhook_endpoint.list" | "webhook_endpoint.read" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.rotate_secret" | "webhook_endpoint.deliveries" | "webhook_endpoint.redeliver" | "event.deliveries" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
             /**
              * @description `succeeded`; `rejected` (refused: by the gateway, or by the provider, which did nothing); `failed` (the provider did not act); `unknown` (the provider may have acted: see `settled_by`); `no_outcome` (no answer recorded: still at work, or the gateway stopped before learning it).
              * @example succeeded
@@ -1836,7 +2296,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "event.list" | "event.read" | "webhook_endpoint.create" | "webhook_endpoint.list" | "webhook_endpoint.read" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.rotate_secret" | "webhook_endpoint.deliveries" | "webhook_endpoint.redeliver" | "event.deliveries" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
             /**
              * @description `succeeded`; `rejected` (refused: by the gateway, or by the provider, which did nothing); `failed` (the provider did not act); `unknown` (the provider may have acted: see `settled_by`); `no_outcome` (no answer recorded: still at work, or the gateway stopped before learning it).
              * @example succeeded
@@ -1901,7 +2361,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "event.list" | "event.read" | "webhook_endpoint.create" | "webhook_endpoint.list" | "webhook_endpoint.read" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.rotate_secret" | "webhook_endpoint.deliveries" | "webhook_endpoint.redeliver" | "event.deliveries" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
             /**
              * Format: uuid
              * @description The transaction’s reference, as the provider knows it.
@@ -12051,6 +12511,6155 @@ export interface operations {
             };
         };
     };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Created at or after this instant (ISO 8601; a date means its midnight UTC). */
+                from?: string;
+                /** @description Created before this instant (exclusive). */
+                to?: string;
+                /** @description Items per page. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Only events of these types, comma-separated: customer.created, customer.assigned, bank_account.created, request.outcome_unknown, webhook_endpoint.disabled. */
+                type?: string;
+            };
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example Events listed */
+                        message: string;
+                        data: components["schemas"]["EventList"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `AUDIT.INVALID_CURSOR`, `AUDIT.INVALID_RANGE`. */
+            400: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "AUDIT.INVALID_CURSOR" | "AUDIT.INVALID_RANGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            401: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            403: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            503: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
+            path: {
+                /** @description An event’s id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example Event retrieved */
+                        message: string;
+                        data: components["schemas"]["Event"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
+            400: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            401: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            403: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Not found, or not visible to this client. Codes: `EVENT.NOT_FOUND`. */
+            404: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "data": null,
+                     *       "message": "Not Found",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "EVENT.NOT_FOUND",
+                     *         "details": "There is no event with this id",
+                     *         "message": "There is no event with this id",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#event-not-found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "EVENT.NOT_FOUND";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            503: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Created at or after this instant (ISO 8601; a date means its midnight UTC). */
+                from?: string;
+                /** @description Created before this instant (exclusive). */
+                to?: string;
+                /** @description Items per page. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example Webhook endpoints listed */
+                        message: string;
+                        data: components["schemas"]["WebhookEndpointList"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `AUDIT.INVALID_CURSOR`. */
+            400: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "AUDIT.INVALID_CURSOR";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            401: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            403: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            503: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 201 */
+                        status: number;
+                        /** @example Webhook endpoint created */
+                        message: string;
+                        data: components["schemas"]["WebhookEndpointWithSecret"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.MALFORMED_JSON`, `REQUEST.JSON_TOO_DEEP`, `REQUEST.BAD_CONTENT_LENGTH`, `WEBHOOK_ENDPOINT.URL_REFUSED`. */
+            400: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH" | "WEBHOOK_ENDPOINT.URL_REFUSED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            401: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            403: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request body is too large. Codes: `REQUEST.BODY_TOO_LARGE`. */
+            413: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "data": null,
+                     *       "message": "Payload Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.BODY_TOO_LARGE",
+                     *         "details": "The request body is larger than the service accepts",
+                     *         "message": "The request body is larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-body-too-large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 413;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.BODY_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`, `REQUEST.UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING" | "REQUEST.UNSUPPORTED_MEDIA_TYPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            503: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
+            path: {
+                /** @description A webhook endpoint’s id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example Webhook endpoint retrieved */
+                        message: string;
+                        data: components["schemas"]["WebhookEndpoint"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
+            400: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            401: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            403: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Not found, or not visible to this client. Codes: `WEBHOOK_ENDPOINT.NOT_FOUND`. */
+            404: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "data": null,
+                     *       "message": "Not Found",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "WEBHOOK_ENDPOINT.NOT_FOUND",
+                     *         "details": "There is no webhook endpoint with this id",
+                     *         "message": "There is no webhook endpoint with this id",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#webhook-endpoint-not-found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "WEBHOOK_ENDPOINT.NOT_FOUND";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            503: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
+            path: {
+                /** @description A webhook endpoint’s id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example Webhook endpoint deleted */
+                        message: string;
+                        data: components["schemas"]["DeletedWebhookEndpoint"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`. */
+            400: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            401: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            403: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Not found, or not visible to this client. Codes: `WEBHOOK_ENDPOINT.NOT_FOUND`. */
+            404: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "data": null,
+                     *       "message": "Not Found",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "WEBHOOK_ENDPOINT.NOT_FOUND",
+                     *         "details": "There is no webhook endpoint with this id",
+                     *         "message": "There is no webhook endpoint with this id",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#webhook-endpoint-not-found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "WEBHOOK_ENDPOINT.NOT_FOUND";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            503: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
+            path: {
+                /** @description A webhook endpoint’s id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointChanges"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example Webhook endpoint updated */
+                        message: string;
+                        data: components["schemas"]["WebhookEndpoint"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.MALFORMED_JSON`, `REQUEST.JSON_TOO_DEEP`, `REQUEST.BAD_CONTENT_LENGTH`, `WEBHOOK_ENDPOINT.URL_REFUSED`. */
+            400: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH" | "WEBHOOK_ENDPOINT.URL_REFUSED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            401: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            403: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Not found, or not visible to this client. Codes: `WEBHOOK_ENDPOINT.NOT_FOUND`. */
+            404: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "data": null,
+                     *       "message": "Not Found",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "WEBHOOK_ENDPOINT.NOT_FOUND",
+                     *         "details": "There is no webhook endpoint with this id",
+                     *         "message": "There is no webhook endpoint with this id",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#webhook-endpoint-not-found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "WEBHOOK_ENDPOINT.NOT_FOUND";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request body is too large. Codes: `REQUEST.BODY_TOO_LARGE`. */
+            413: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "data": null,
+                     *       "message": "Payload Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.BODY_TOO_LARGE",
+                     *         "details": "The request body is larger than the service accepts",
+                     *         "message": "The request body is larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-body-too-large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 413;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.BODY_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`, `REQUEST.UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING" | "REQUEST.UNSUPPORTED_MEDIA_TYPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            503: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
+            path: {
+                /** @description A webhook endpoint’s id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RotateWebhookSecretRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example Webhook secret rotated */
+                        message: string;
+                        data: components["schemas"]["WebhookEndpointWithSecret"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.MALFORMED_JSON`, `REQUEST.JSON_TOO_DEEP`, `REQUEST.BAD_CONTENT_LENGTH`. */
+            400: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            401: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            403: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Not found, or not visible to this client. Codes: `WEBHOOK_ENDPOINT.NOT_FOUND`. */
+            404: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "data": null,
+                     *       "message": "Not Found",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "WEBHOOK_ENDPOINT.NOT_FOUND",
+                     *         "details": "There is no webhook endpoint with this id",
+                     *         "message": "There is no webhook endpoint with this id",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#webhook-endpoint-not-found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "WEBHOOK_ENDPOINT.NOT_FOUND";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request body is too large. Codes: `REQUEST.BODY_TOO_LARGE`. */
+            413: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "data": null,
+                     *       "message": "Payload Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.BODY_TOO_LARGE",
+                     *         "details": "The request body is larger than the service accepts",
+                     *         "message": "The request body is larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-body-too-large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 413;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.BODY_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`, `REQUEST.UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING" | "REQUEST.UNSUPPORTED_MEDIA_TYPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            503: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Created at or after this instant (ISO 8601; a date means its midnight UTC). */
+                from?: string;
+                /** @description Created before this instant (exclusive). */
+                to?: string;
+                /** @description Items per page. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
+            path: {
+                /** @description A webhook endpoint’s id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example Webhook deliveries listed */
+                        message: string;
+                        data: components["schemas"]["WebhookAttemptList"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `AUDIT.INVALID_CURSOR`. */
+            400: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "AUDIT.INVALID_CURSOR";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            401: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            403: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Not found, or not visible to this client. Codes: `WEBHOOK_ENDPOINT.NOT_FOUND`. */
+            404: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "data": null,
+                     *       "message": "Not Found",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "WEBHOOK_ENDPOINT.NOT_FOUND",
+                     *         "details": "There is no webhook endpoint with this id",
+                     *         "message": "There is no webhook endpoint with this id",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#webhook-endpoint-not-found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "WEBHOOK_ENDPOINT.NOT_FOUND";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            503: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+        };
+    };
+    redeliverWebhooks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
+            path: {
+                /** @description A webhook endpoint’s id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RedeliverRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 202 */
+                        status: number;
+                        /** @example Redelivery asked for */
+                        message: string;
+                        data: components["schemas"]["Redelivery"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `REQUEST.MALFORMED_JSON`, `REQUEST.JSON_TOO_DEEP`, `REQUEST.BAD_CONTENT_LENGTH`, `AUDIT.INVALID_RANGE`. */
+            400: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "REQUEST.MALFORMED_JSON" | "REQUEST.JSON_TOO_DEEP" | "REQUEST.BAD_CONTENT_LENGTH" | "AUDIT.INVALID_RANGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            401: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            403: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Not found, or not visible to this client. Codes: `WEBHOOK_ENDPOINT.NOT_FOUND`, `WEBHOOK_ENDPOINT.DELIVERY_NOT_FOUND`. */
+            404: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "data": null,
+                     *       "message": "Not Found",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "WEBHOOK_ENDPOINT.NOT_FOUND",
+                     *         "details": "There is no webhook endpoint with this id",
+                     *         "message": "There is no webhook endpoint with this id",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#webhook-endpoint-not-found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 404;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "WEBHOOK_ENDPOINT.NOT_FOUND" | "WEBHOOK_ENDPOINT.DELIVERY_NOT_FOUND";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request body is too large. Codes: `REQUEST.BODY_TOO_LARGE`. */
+            413: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "data": null,
+                     *       "message": "Payload Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.BODY_TOO_LARGE",
+                     *         "details": "The request body is larger than the service accepts",
+                     *         "message": "The request body is larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-body-too-large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 413;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.BODY_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`, `REQUEST.UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING" | "REQUEST.UNSUPPORTED_MEDIA_TYPE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            503: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+        };
+    };
+    listEventDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Created at or after this instant (ISO 8601; a date means its midnight UTC). */
+                from?: string;
+                /** @description Created before this instant (exclusive). */
+                to?: string;
+                /** @description Items per page. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
+            path: {
+                /** @description A webhook endpoint’s id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 200 */
+                        status: number;
+                        /** @example Event deliveries listed */
+                        message: string;
+                        data: components["schemas"]["WebhookAttemptList"];
+                        /**
+                         * @description Always null on success
+                         * @example null
+                         */
+                        error: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.VALIDATION_FAILED`, `REQUEST.BAD_PATH`, `REQUEST.NON_CANONICAL_PATH`, `REQUEST.MALFORMED`, `REQUEST.REFUSED`, `AUDIT.INVALID_CURSOR`. */
+            400: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.VALIDATION_FAILED" | "REQUEST.BAD_PATH" | "REQUEST.NON_CANONICAL_PATH" | "REQUEST.MALFORMED" | "REQUEST.REFUSED" | "AUDIT.INVALID_CURSOR";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description No credentials, or a token, proof or session that is not accepted (the provider’s envelope, with the code added). Codes: `AUTH.TOKEN_MISSING`, `AUTH.INVALID_TOKEN`. */
+            401: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "data": null,
+                     *       "message": "Unauthorized",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.TOKEN_MISSING",
+                     *         "details": "Send the token as `Authorization: Bearer <token>`",
+                     *         "message": "The request carries no token this service can read",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-token-missing"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 401;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.TOKEN_MISSING" | "AUTH.INVALID_TOKEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The client token lacks the role this endpoint needs. Codes: `AUTH.FORBIDDEN`. */
+            403: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "data": null,
+                     *       "message": "Forbidden",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUTH.FORBIDDEN",
+                     *         "details": "Requires the admin role",
+                     *         "message": "This client is not allowed to call this endpoint",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#auth-forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 403;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUTH.FORBIDDEN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request did not arrive whole in time. Codes: `REQUEST.TIMEOUT`. */
+            408: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "data": null,
+                     *       "message": "Request Timeout",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.TIMEOUT",
+                     *         "details": "The request did not arrive whole in time",
+                     *         "message": "The request did not arrive whole in time",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-timeout"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 408;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.TIMEOUT";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request path is too long. Codes: `REQUEST.URI_TOO_LONG`. */
+            414: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 414,
+                     *       "data": null,
+                     *       "message": "URI Too Long",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.URI_TOO_LONG",
+                     *         "details": "URI Too Long",
+                     *         "message": "URI Too Long",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-uri-too-long"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 414;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.URI_TOO_LONG";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The content type is not application/json, or the body is compressed. Codes: `REQUEST.UNSUPPORTED_ENCODING`. */
+            415: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "data": null,
+                     *       "message": "Unsupported Media Type",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.UNSUPPORTED_ENCODING",
+                     *         "details": "The content encoding is not supported; send the body uncompressed",
+                     *         "message": "The content encoding is not supported; send the body uncompressed",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-unsupported-encoding"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 415;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.UNSUPPORTED_ENCODING";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The Expect header cannot be met (only 100-continue is understood). Codes: `REQUEST.EXPECTATION_FAILED`. */
+            417: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 417,
+                     *       "data": null,
+                     *       "message": "Expectation Failed",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.EXPECTATION_FAILED",
+                     *         "details": "Only Expect: 100-continue is understood; send the request without the header",
+                     *         "message": "The Expect header cannot be met",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-expectation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 417;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.EXPECTATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description Rate limited; see Retry-After. Codes: `RATE_LIMIT.EXCEEDED`. */
+            429: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "data": null,
+                     *       "message": "Too Many Requests",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "RATE_LIMIT.EXCEEDED",
+                     *         "details": "At most 600 requests per minute per caller",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#rate-limit-exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 429;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "RATE_LIMIT.EXCEEDED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The request headers are too large. Codes: `REQUEST.HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 431,
+                     *       "data": null,
+                     *       "message": "Request Header Fields Too Large",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.HEADERS_TOO_LARGE",
+                     *         "details": "The request headers are larger than the service accepts",
+                     *         "message": "The request headers are larger than the service accepts",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-headers-too-large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 431;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.HEADERS_TOO_LARGE";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description The service failed; quote the error id to support. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 500,
+                     *       "data": null,
+                     *       "message": "Internal Server Error",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "INTERNAL",
+                     *         "details": "Internal Server Error",
+                     *         "message": "Internal Server Error",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#internal"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 500;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+            /** @description A dependency is unavailable; see Retry-After. Codes: `AUDIT.UNAVAILABLE`, `DATABASE.UNAVAILABLE`, `SERVICE.SHUTTING_DOWN`. */
+            503: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "data": null,
+                     *       "message": "Service Unavailable",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "AUDIT.UNAVAILABLE",
+                     *         "details": "Every request is recorded before it is acted on, and the record could not be written.",
+                     *         "message": "The service cannot record requests right now; try again shortly",
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#audit-unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 503;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "AUDIT.UNAVAILABLE" | "DATABASE.UNAVAILABLE" | "SERVICE.SHUTTING_DOWN";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+        };
+    };
+    getWebhookKeys: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version this request is written for; without it, the calling client’s pinned version (the current one for end users and staff). Every answer names the version it was answered under in its own `Gateway-Version` header. An unknown version is 400 `REQUEST.VALIDATION_FAILED`. */
+                "Gateway-Version"?: "2026-12-01";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JWK Set (RFC 7517), as it is: no envelope. */
+            200: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/jwk-set+json": {
+                        keys: {
+                            /** @enum {string} */
+                            kty: "OKP";
+                            /** @enum {string} */
+                            crv: "Ed25519";
+                            /** @description The public key, base64url (RFC 8037). */
+                            x: string;
+                            /** @description The key’s RFC 7638 thumbprint. */
+                            kid: string;
+                            /** @enum {string} */
+                            alg: "EdDSA";
+                            /** @enum {string} */
+                            use: "sig";
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad input: malformed JSON, unknown field, bad format or a broken rule. Codes: `REQUEST.MALFORMED`, `REQUEST.VALIDATION_FAILED`. */
+            400: {
+                headers: {
+                    "Gateway-Version": components["headers"]["Gateway-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "data": null,
+                     *       "message": "Bad Request",
+                     *       "error": {
+                     *         "id": "0b5a3f5e-3f0c-4c55-9a2c-7f1d2b9a7c11",
+                     *         "code": "REQUEST.VALIDATION_FAILED",
+                     *         "details": "currency must be EUR or GBP",
+                     *         "message": "The request has invalid fields",
+                     *         "fields": [
+                     *           {
+                     *             "field": "currency",
+                     *             "message": "currency must be EUR or GBP"
+                     *           }
+                     *         ],
+                     *         "doc_url": "https://gateway.partner.example/reference/errors#request-validation-failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {integer} */
+                        status: 400;
+                        message: string;
+                        data: null;
+                        /** @description As `Error`, its code one of this answer’s. */
+                        error: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            code: "REQUEST.MALFORMED" | "REQUEST.VALIDATION_FAILED";
+                            details: string;
+                            message: string;
+                            fields?: components["schemas"]["FieldProblem"][];
+                            request_log_url?: string;
+                            /** Format: uri */
+                            doc_url?: string;
+                        };
+                    } & WithRequired<components["schemas"]["ErrorEnvelope"], "status" | "message" | "data" | "error">;
+                };
+            };
+        };
+    };
     getLiveness: {
         parameters: {
             query?: never;
@@ -14135,7 +20744,7 @@ export interface operations {
                 /** @description The customer the events are about. */
                 customer_id?: string;
                 /** @description What the request did. */
-                operation?: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
+                operation?: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "event.list" | "event.read" | "webhook_endpoint.create" | "webhook_endpoint.list" | "webhook_endpoint.read" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.rotate_secret" | "webhook_endpoint.deliveries" | "webhook_endpoint.redeliver" | "event.deliveries" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
                 /** @description The event’s phase. */
                 outcome?: "attempted" | "succeeded" | "rejected" | "failed" | "unknown";
                 /** @description The API client’s id. */
@@ -15725,7 +22334,7 @@ export interface operations {
                 /** @description The class of the status: `4xx` lists every refusal. */
                 status_class?: "2xx" | "3xx" | "4xx" | "5xx";
                 /** @description What the request did. Reads of this log and of proofs are left out unless named here (`request_log.list`, `request_log.read`, `receipt.proof`, `checkpoint.consistency`). */
-                operation?: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
+                operation?: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "event.list" | "event.read" | "webhook_endpoint.create" | "webhook_endpoint.list" | "webhook_endpoint.read" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.rotate_secret" | "webhook_endpoint.deliveries" | "webhook_endpoint.redeliver" | "event.deliveries" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
                 /** @description The `error.code` the request was answered with. */
                 error_code?: components["schemas"]["ErrorCode"];
                 /** @description An `error.id` you were given, or the provider’s error id. */

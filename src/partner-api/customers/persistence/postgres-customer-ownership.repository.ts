@@ -80,7 +80,16 @@ export class PostgresCustomerOwnershipRepository extends CustomerOwnership imple
          SELECT tenant, end_user FROM assigned
          UNION ALL (SELECT tenant, end_user FROM customer_tenants WHERE customer_id = $1)
          LIMIT 1`,
-        [customerId, tenant, origin, endUser ?? null, details.reference ?? null, details.country ?? null, recordedBy.requestId ?? null, recordedBy.auditEventId ?? null],
+        [
+          customerId,
+          tenant,
+          origin,
+          endUser ?? null,
+          details.reference ?? null,
+          details.country ?? null,
+          recordedBy.requestId ?? null,
+          recordedBy.auditEventId ?? null,
+        ],
       );
       this.known.set(customerId, ownerOfRow(row));
       return row.tenant;

@@ -49,7 +49,12 @@ export class EventDto implements EventView {
   })
   readonly audit_event_id!: string | null;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Ids and status: read the resource for the rest.', example: { id: '0f9b…', status: 'ACTIVE' } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Ids and status: read the resource for the rest.',
+    example: { id: '0f9b…', status: 'ACTIVE' },
+  })
   readonly data!: Record<string, unknown>;
 
   @ApiProperty({

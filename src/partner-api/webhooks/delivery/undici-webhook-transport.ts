@@ -80,7 +80,7 @@ async function readSome(body: AsyncIterable<Buffer> & { destroy(): unknown }): P
     if (size >= MOST_READ_BYTES) break;
   }
   body.destroy();
-  return Buffer.concat(chunks).subarray(0, MOST_READ_BYTES).toString('utf8').replace(/\u0000/g, '');
+  return Buffer.concat(chunks).subarray(0, MOST_READ_BYTES).toString('utf8').replaceAll(String.fromCharCode(0), '');
 }
 
 function failureOf(error: unknown): string {

@@ -59,7 +59,11 @@ export class WebhookDelivery {
       response: answer.response,
       failure: answer.failure ?? (answer.status !== undefined && (answer.status < 200 || answer.status >= 300) ? 'http_status' : undefined),
     };
-    await this.jobs.finish(delivery, attempt, this.ending(delivery, attempt, answer.failure ? { kind: 'failed' } : outcomeOf(answer.status, answer.retryAfter)));
+    await this.jobs.finish(
+      delivery,
+      attempt,
+      this.ending(delivery, attempt, answer.failure ? { kind: 'failed' } : outcomeOf(answer.status, answer.retryAfter)),
+    );
   }
 
   private ending(delivery: DueDelivery, attempt: AttemptRecord, outcome: ReturnType<typeof outcomeOf>): DeliveryEnding {

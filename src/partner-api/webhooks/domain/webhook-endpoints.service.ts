@@ -85,7 +85,12 @@ export class WebhookEndpointsService {
   }
 
   /** The endpoint's attempts, newest first; one event's with `eventId`. */
-  async attempts(caller: AuthenticatedClient, which: { endpointId?: string; eventId?: string }, limit: number, cursor?: string): Promise<Listing<DeliveryAttempt>> {
+  async attempts(
+    caller: AuthenticatedClient,
+    which: { endpointId?: string; eventId?: string },
+    limit: number,
+    cursor?: string,
+  ): Promise<Listing<DeliveryAttempt>> {
     if (which.endpointId !== undefined) await this.read(caller, which.endpointId);
     const after = cursor === undefined ? undefined : decodeCursor(cursor, isEventId);
     const page = await this.endpoints.attempts({ tenant: caller.tenant, ...which }, limit, after);

@@ -10,8 +10,7 @@ import type { Listing, WithSecret } from '../domain/webhook-endpoints.service';
 @ApiSchema({ name: 'WebhookEndpointRequest' })
 export class WebhookEndpointRequestDto {
   @ApiProperty({
-    description:
-      'Where events are POSTed. In production: https, to a public address (checked now and as each delivery connects); redirects are not followed.',
+    description: 'Where events are POSTed. In production: https, to a public address (checked now and as each delivery connects); redirects are not followed.',
     maxLength: 2048,
     example: 'https://partner.example/webhooks/gateway',
   })
@@ -145,7 +144,11 @@ export class RotateSecretRequestDto {
     description: 'How many hours the old secret keeps signing beside the new one (both `v1` signatures are sent); 0 revokes it at once.',
   })
   @IsOptional()
-  @Rules(IsInt({ message: 'overlap_hours must be an integer' }), Min(0, { message: 'overlap_hours must be between 0 and 168' }), Max(168, { message: 'overlap_hours must be between 0 and 168' }))
+  @Rules(
+    IsInt({ message: 'overlap_hours must be an integer' }),
+    Min(0, { message: 'overlap_hours must be between 0 and 168' }),
+    Max(168, { message: 'overlap_hours must be between 0 and 168' }),
+  )
   readonly overlap_hours?: number;
 }
 

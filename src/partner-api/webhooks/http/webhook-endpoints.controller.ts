@@ -91,7 +91,11 @@ export class WebhookEndpointsController {
 
   @Delete(':id')
   @Audited(WEBHOOK_OPERATIONS.delete)
-  @ApiOperation({ operationId: 'deleteWebhookEndpoint', summary: 'Remove a webhook endpoint', description: 'Nothing more is sent to it; its delivery log goes with it.' })
+  @ApiOperation({
+    operationId: 'deleteWebhookEndpoint',
+    summary: 'Remove a webhook endpoint',
+    description: 'Nothing more is sent to it; its delivery log goes with it.',
+  })
   @ApiEnvelopeResponse(200, DeletedEndpointDto, { message: 'Webhook endpoint deleted' })
   @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.query, 'WEBHOOK_ENDPOINT.NOT_FOUND')
   async remove(@CurrentClient() client: AuthenticatedClient, @Param() params: EndpointIdParamDto): Promise<DeletedEndpointDto> {
@@ -140,7 +144,8 @@ export class WebhookEndpointsController {
   @ApiOperation({
     operationId: 'redeliverWebhooks',
     summary: 'Deliver events again',
-    description: 'One event (`event_id`), or every delivery to this endpoint that failed in a time range (`from`, `to`): each is attempted at once, with the same `webhook-id`.',
+    description:
+      'One event (`event_id`), or every delivery to this endpoint that failed in a time range (`from`, `to`): each is attempted at once, with the same `webhook-id`.',
   })
   @ApiEnvelopeResponse(202, RedeliveryDto, { message: 'Redelivery asked for' })
   @ApiErrorResponses(ERRORS.edge, ERRORS.authenticated, ERRORS.body, 'WEBHOOK_ENDPOINT.NOT_FOUND', 'WEBHOOK_ENDPOINT.DELIVERY_NOT_FOUND', 'AUDIT.INVALID_RANGE')
@@ -171,7 +176,9 @@ export class EventDeliveriesController {
     @Param() params: EndpointIdParamDto,
     @Query() query: ListQueryDto,
   ): Promise<DeliveryAttemptListDto> {
-    return DeliveryAttemptListDto.from(await this.endpoints.attempts(client, { eventId: params.id.toLowerCase() }, query.limit ?? DEFAULT_LIST_PAGE, query.cursor));
+    return DeliveryAttemptListDto.from(
+      await this.endpoints.attempts(client, { eventId: params.id.toLowerCase() }, query.limit ?? DEFAULT_LIST_PAGE, query.cursor),
+    );
   }
 }
 

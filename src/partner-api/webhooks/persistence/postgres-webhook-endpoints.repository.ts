@@ -85,7 +85,18 @@ export class PostgresWebhookEndpoints extends WebhookEndpoints {
            INSERT INTO webhook_endpoints (id, tenant, url, event_types, enabled, description, ordered, snapshot, secret, secret_key)
            VALUES ($1, $2, $3, $4::text[], $5, $6, $7, $8, $9, $10) RETURNING *)
          SELECT ${ENDPOINT_COLUMNS} FROM w`,
-        [id, tenant, settings.url, settings.eventTypes, settings.enabled, settings.description ?? null, settings.ordered, settings.snapshot, sealed, this.box.keyId],
+        [
+          id,
+          tenant,
+          settings.url,
+          settings.eventTypes,
+          settings.enabled,
+          settings.description ?? null,
+          settings.ordered,
+          settings.snapshot,
+          sealed,
+          this.box.keyId,
+        ],
       ),
     );
     return endpointOf(row);
