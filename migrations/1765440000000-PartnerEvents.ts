@@ -127,6 +127,25 @@ export class PartnerEvents1765440000000 implements MigrationInterface {
                                         job_key => 'deliver:' || delivery_id);
       END $$`);
     await queryRunner.query(`REVOKE ALL ON FUNCTION "webhook_attempt_due"(uuid, timestamptz) FROM PUBLIC`);
+    // A write whose outcome is unknown (the provider did not answer in time) is told to its tenant by
+    // the same statement that records it in the audit log: the audit event is the fact.
+    await queryRunner.query(`
+      CREATE FUNCTION "request_outcome_unknown"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+      BEGIN
+        INSERT INTO partner_events (id, tenant, type, resource_type, resource_id, sequence, request_id, reference, audit_event_id, data)
+        VALUES (gen_random_uuid(), NEW.tenant, 'request.outcome_unknown', 'request', NEW.reference::text,
+                (SELECT coalesce(max(e.sequence), 0) + 1 FROM partner_events e WHERE e.resource_type = 'request' AND e.resource_id = NEW.reference::text),
+                NEW.request_id, NEW.reference::uuid, NEW.id,
+                jsonb_build_object('operation', NEW.operation, 'reference', NEW.reference, 'request_id', NEW.request_id,
+                                   'customer_id', NEW.customer_id, 'error_id', NEW.error_id));
+        RETURN NULL;
+      END $$`);
+    await queryRunner.query(`REVOKE ALL ON FUNCTION "request_outcome_unknown"() FROM PUBLIC`);
+    await queryRunner.query(`
+      CREATE TRIGGER "audit_events_outcome_unknown" AFTER INSERT ON "audit_events" FOR EACH ROW
+      WHEN (NEW.phase = 'unknown' AND NEW.tenant IS NOT NULL AND NEW.reference IS NOT NULL
+            AND NEW.operation IN ('customer.create', 'bank_account.create'))
+      EXECUTE FUNCTION "request_outcome_unknown"()`);
     // An event is a fact: never changed, never removed by the service.
     await queryRunner.query(`
       CREATE FUNCTION "partner_events_unchanged"() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -139,6 +158,8 @@ export class PartnerEvents1765440000000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP TRIGGER "audit_events_outcome_unknown" ON "audit_events"`);
+    await queryRunner.query(`DROP FUNCTION "request_outcome_unknown"()`);
     await queryRunner.query(`DROP TABLE "webhook_signing_keys"`);
     await queryRunner.query(`DROP TABLE "webhook_attempts"`);
     await queryRunner.query(`DROP TABLE "webhook_deliveries"`);

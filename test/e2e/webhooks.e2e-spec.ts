@@ -1,4 +1,4 @@
-import { createPublicKey, randomBytes, verify as ed25519Verify } from 'node:crypto';
+import { createPublicKey, type JsonWebKey, randomBytes, verify as ed25519Verify } from 'node:crypto';
 import { createServer, IncomingMessage, Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { DevIdentityProvider, startDevIdentityProvider } from '../../dev/identity-provider/dev-identity-provider';
@@ -6,6 +6,7 @@ import { startTestApp, TestApp } from '../support/app';
 import { buildBankAccountRequest } from '../support/builders';
 import { Answer, callApi, createCustomer } from '../support/http';
 import { TEST_AUDIENCE } from '../support/oidc';
+import { injectFault } from '../support/sandbox';
 import { waitFor } from '../support/wait-for';
 
 interface Delivery {
@@ -122,7 +123,13 @@ describe('events and webhooks', () => {
   beforeAll(async () => {
     await receiver.start();
     idp = await startDevIdentityProvider({ port: 0, audience: TEST_AUDIENCE });
-    t = await startTestApp({ OIDC_ISSUER: idp.issuer, OIDC_AUDIENCE: TEST_AUDIENCE, END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64') });
+    t = await startTestApp({
+      OIDC_ISSUER: idp.issuer,
+      OIDC_AUDIENCE: TEST_AUDIENCE,
+      END_USER_PSEUDONYM_KEY: randomBytes(32).toString('base64'),
+      // An opening the sandbox holds past this has an unknown outcome (504).
+      UPSTREAM_TIMEOUT_MS: '1500',
+    });
     acme = await t.createClient('partner', { tenant: 'acme' });
     globex = await t.createClient('partner', { tenant: 'globex' });
     initech = await t.createClient('partner', { tenant: 'default' });
@@ -275,6 +282,50 @@ describe('events and webhooks', () => {
     // The resource's second event was sent only once its first was delivered.
     expect(received[2].at).toBeGreaterThanOrEqual(received[1].at);
     await call('DELETE', `/api/v1/webhook-endpoints/${made.body.data!.id}`, undefined, initech);
+  });
+
+  it('when an opening gets no answer from the provider, then its unknown outcome is an event, naming the audit event that records it', async () => {
+    const endpoint = await addEndpoint('/unknown', { event_types: ['request.outcome_unknown'] });
+    const customerId = await createCustomer(t.baseUrl, acme);
+    await injectFault(t.sandbox, { path: 'account', latency_ms: 2500, drop: true, count: 1 });
+    const body = buildBankAccountRequest({ customer_id: customerId });
+    const timedOut = await call('POST', '/api/v1/bank-accounts', body);
+    expect(timedOut.status).toBe(504);
+
+    const told = await waitFor(() => receiver.of('/unknown')[0], { timeoutMs: 10_000, what: 'request.outcome_unknown delivered' });
+    expect(told.event).toMatchObject({
+      type: 'request.outcome_unknown',
+      resource: { type: 'request', id: body.reference },
+      data: { operation: 'bank_account.create', reference: body.reference, customer_id: customerId, error_id: timedOut.body.error!.id },
+    });
+    const [recorded] = await t.asOwner<{ phase: string }>('SELECT phase FROM audit_events WHERE id = $1', [
+      (told.event as unknown as { audit_event_id: string }).audit_event_id,
+    ]);
+    expect(recorded).toEqual({ phase: 'unknown' });
+    await call('DELETE', `/api/v1/webhook-endpoints/${endpoint.id}`);
+  });
+
+  it('when the service runs as production does, then endpoints that are not https, or point to a private, loopback or link-local address, are refused', async () => {
+    const strict = await startTestApp({ WEBHOOK_LOCAL_URLS: 'false' });
+    try {
+      const partner = await strict.createClient('partner');
+      for (const url of [
+        'http://partner.example/hook',
+        'https://127.0.0.1/hook',
+        'https://169.254.169.254/latest',
+        'https://[::1]/hook',
+        'https://10.0.0.8/hook',
+        'https://localhost/hook',
+      ]) {
+        const refused = await callApi(strict.baseUrl, 'POST', '/api/v1/webhook-endpoints', { token: partner, body: { url } });
+        expect([url, refused.status, refused.body.error?.code]).toEqual([url, 400, 'WEBHOOK_ENDPOINT.URL_REFUSED']);
+        expect(refused.body.error!.id).toEqual(expect.any(String));
+      }
+      const allowed = await callApi(strict.baseUrl, 'POST', '/api/v1/webhook-endpoints', { token: partner, body: { url: 'https://partner.example/hook' } });
+      expect(allowed.status).toBe(201);
+    } finally {
+      await strict.close();
+    }
   });
 
   it('when a secret is rotated, then both sign through the overlap, and a revoked one no longer does', async () => {
