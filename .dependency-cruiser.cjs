@@ -7,7 +7,7 @@
  * service's (src/main.ts, the commands, the TypeORM data source) and development's (dev/main.ts,
  * `npm start`; the sandbox; the users and OpenAPI commands; the preload the npm commands use).
  */
-const ENTRY_POINTS = '^src/(main|data-source)[.]ts$|^dev/(main|local-database|sandbox/main|openapi[.]cli)[.]ts$|[.]cli[.]ts$';
+const ENTRY_POINTS = '^src/(main|worker|data-source)[.]ts$|^dev/(main|local-database|sandbox/main|openapi[.]cli)[.]ts$|[.]cli[.]ts$';
 /** The features: each folder under src/, and each slice of the partner API (partner-api/customers, …) as one of its own. */
 const FEATURES = '(audit|auth|health|idempotency|metrics|partner-api/[^/]+|rate-limit|upstream)';
 

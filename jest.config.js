@@ -28,6 +28,7 @@ const shared = {
     ...Object.fromEntries(ESM_REQUIRED_FROM_CJS.map((name) => [`^${name}$`, `<rootDir>/test/support/native/${name}.cjs`])),
     // The typed client (clients/typescript, an ES module package) names its own modules as they are built (`./receipts.js`).
     '^\\./receipts\\.js$': '<rootDir>/clients/typescript/src/receipts.ts',
+    '^\\./webhooks\\.js$': '<rootDir>/clients/typescript/src/webhooks.ts',
   },
 };
 

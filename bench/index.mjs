@@ -30,6 +30,10 @@
 //                                                               one request at a time (--gap ms between them), split by
 //                                                               hop from the packets on loopback (tcpdump, as root): the
 //                                                               gateway's own time, and PostgreSQL's and the provider's
+//   webhooks [--events 2000] [--connections 20] [--duration 10]
+//                                                               webhook delivery: one worker draining a backlog of
+//                                                               account openings' events (events/s), then the delivery
+//                                                               lag while the API serves balance reads and openings
 //   path [--against DIR]                                        one balance read, file by file: the service's source
 //                                                               files that run for it (V8 coverage, three windows of
 //                                                               one request each); --against: another work tree's too
@@ -91,8 +95,8 @@ if (values.help) {
   process.exit(0);
 }
 const command = positionals[0] ?? 'all';
-if (!['throughput', 'audit', 'lists', 'seal', 'soak', 'compare', 'memory', 'timeline', 'path', 'all'].includes(command)) {
-  process.stderr.write(`unknown command ${command}: throughput | audit | lists | seal | soak | compare | memory | timeline | path | all\n`);
+if (!['throughput', 'audit', 'lists', 'seal', 'soak', 'compare', 'memory', 'timeline', 'path', 'webhooks', 'all'].includes(command)) {
+  process.stderr.write(`unknown command ${command}: throughput | audit | lists | seal | soak | compare | memory | timeline | path | webhooks | all\n`);
   process.exit(2);
 }
 
@@ -183,6 +187,16 @@ if (command === 'path') {
 if (command === 'audit' || command === 'all') {
   const { auditAtScale, report } = await import('./audit-scale.mjs');
   process.stdout.write(`\n## The audit log at scale\n\n${report(await auditAtScale({ rows: Number(values.rows), withoutIndex: values['without-index'] }))}\n`);
+}
+if (command === 'webhooks') {
+  const { webhookDelivery, report } = await import('./webhooks.mjs');
+  const result = await webhookDelivery({
+    events: explicit('events', 2000),
+    connections: explicit('connections', 20),
+    duration: Number(values.duration),
+  });
+  process.stdout.write(`\n## Webhook delivery\n\n${report(result)}\n`);
+  failed += result.failures;
 }
 if (command === 'lists') {
   const { listsAtScale, report } = await import('./lists.mjs');

@@ -341,12 +341,12 @@ export function allocatorOf(pid) {
   return readFileSync(`/proc/${pid}/maps`, 'utf8').includes('/libjemalloc.so') ? 'jemalloc' : "glibc's malloc";
 }
 
-/** A gateway process in live mode against the bench sandbox, on `database`, with the rate limits out of the way. */
-export async function startBenchGatewayProcess({ database, dataDir, sandboxUrl, env = {}, nodeArgs = [], root = ROOT }) {
+/** A gateway process (`entry`: its worker, worker.js) in live mode against the bench sandbox, on `database`, with the rate limits out of the way. */
+export async function startBenchGatewayProcess({ database, dataDir, sandboxUrl, env = {}, nodeArgs = [], root = ROOT, entry = 'main.js' }) {
   const port = await freePort();
   const allocator = productionAllocatorEnv(root);
   const gateway = await startNode(
-    [...productionNodeFlags(root), ...nodeArgs, join(root, 'dist', 'src', 'main.js')],
+    [...productionNodeFlags(root), ...nodeArgs, join(root, 'dist', 'src', entry)],
     {
       NODE_ENV: 'production',
       PORT: String(port),

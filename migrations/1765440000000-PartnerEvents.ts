@@ -55,6 +55,7 @@ export class PartnerEvents1765440000000 implements MigrationInterface {
         "secret_key" character varying(16) NOT NULL,
         "disabled_reason" character varying(32),
         "failing_since" timestamptz,
+        "last_failure_at" timestamptz,
         "created_at" timestamptz NOT NULL DEFAULT now(),
         "updated_at" timestamptz NOT NULL DEFAULT now(),
         CONSTRAINT "webhook_endpoints_pkey" PRIMARY KEY ("id")
@@ -67,6 +68,7 @@ export class PartnerEvents1765440000000 implements MigrationInterface {
         "event_id" uuid NOT NULL,
         "status" character varying(16) NOT NULL,
         "attempts" integer NOT NULL DEFAULT 0,
+        "generation" integer NOT NULL DEFAULT 0,
         "next_attempt_at" timestamptz,
         "created_at" timestamptz NOT NULL DEFAULT clock_timestamp(),
         "updated_at" timestamptz NOT NULL DEFAULT clock_timestamp(),
@@ -105,6 +107,14 @@ export class PartnerEvents1765440000000 implements MigrationInterface {
         "created_at" timestamptz NOT NULL DEFAULT now(),
         CONSTRAINT "webhook_signing_keys_pkey" PRIMARY KEY ("kid")
       )`);
+    // The job engine's workers alive, by their last heartbeat: a worker silent past the limit is
+    // taken for dead (killed, its machine lost), and its jobs unlocked for another (DeliveryRunner).
+    await queryRunner.query(`
+      CREATE TABLE "job_workers" (
+        "worker_id" character varying(128) NOT NULL,
+        "seen_at" timestamptz NOT NULL DEFAULT now(),
+        CONSTRAINT "job_workers_pkey" PRIMARY KEY ("worker_id")
+      )`);
     // The outbox's other half: the fan-out is due in the same transaction as the event. The job
     // engine's tables are its owner's alone (row-level security, as graphile-worker sets them): jobs
     // are asked for through these two functions, which run with the owner's rights, their search_path fixed.
@@ -112,19 +122,27 @@ export class PartnerEvents1765440000000 implements MigrationInterface {
       CREATE FUNCTION "partner_event_due"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
       BEGIN
         IF EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.tenant = NEW.tenant AND e.enabled) THEN
-          PERFORM graphile_worker.add_job('webhooks.fan_out', json_build_object('event_id', NEW.id), job_key => 'fan_out:' || NEW.id);
+          -- One tenant's fan-outs one at a time, in order: an ordered endpoint's deliveries are made in sequence.
+          PERFORM graphile_worker.add_job('webhooks.fan_out', json_build_object('event_id', NEW.id), queue_name => 'fan_out:' || NEW.tenant,
+                                          job_key => 'fan_out:' || NEW.id);
         END IF;
         RETURN NULL;
       END $$`);
     await queryRunner.query(`REVOKE ALL ON FUNCTION "partner_event_due"() FROM PUBLIC`);
     await queryRunner.query(`CREATE TRIGGER "partner_events_due" AFTER INSERT ON "partner_events" FOR EACH ROW EXECUTE FUNCTION "partner_event_due"()`);
-    // A delivery's attempt, due at `run_at` (now when null): its key replaces a job already waiting for it.
+    // A delivery's next attempt, due at `run_at` (now when null). Its key names the delivery, its
+    // generation (a redelivery starts a new one) and the attempts made: asked for twice, it is one
+    // job; an attempt still running under an older key is never replaced by the next one's job.
     await queryRunner.query(`
       CREATE FUNCTION "webhook_attempt_due"(delivery_id uuid, run_at timestamptz) RETURNS void LANGUAGE plpgsql SECURITY DEFINER
       SET search_path = public, pg_temp AS $$
+      DECLARE
+        d webhook_deliveries;
       BEGIN
-        PERFORM graphile_worker.add_job('webhooks.deliver', json_build_object('delivery_id', delivery_id), run_at => run_at,
-                                        job_key => 'deliver:' || delivery_id);
+        SELECT * INTO d FROM webhook_deliveries WHERE id = delivery_id;
+        IF NOT FOUND THEN RETURN; END IF;
+        PERFORM graphile_worker.add_job('webhooks.deliver', json_build_object('delivery_id', d.id, 'generation', d.generation), run_at => run_at,
+                                        job_key => 'deliver:' || d.id || ':' || d.generation || ':' || d.attempts);
       END $$`);
     await queryRunner.query(`REVOKE ALL ON FUNCTION "webhook_attempt_due"(uuid, timestamptz) FROM PUBLIC`);
     // A write whose outcome is unknown (the provider did not answer in time) is told to its tenant by
@@ -132,6 +150,8 @@ export class PartnerEvents1765440000000 implements MigrationInterface {
     await queryRunner.query(`
       CREATE FUNCTION "request_outcome_unknown"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
       BEGIN
+        -- Two unknown outcomes of one reference at once take their sequence numbers in turn.
+        PERFORM pg_advisory_xact_lock(hashtext('partner_event:request:' || NEW.reference));
         INSERT INTO partner_events (id, tenant, type, resource_type, resource_id, sequence, request_id, reference, audit_event_id, data)
         VALUES (gen_random_uuid(), NEW.tenant, 'request.outcome_unknown', 'request', NEW.reference::text,
                 (SELECT coalesce(max(e.sequence), 0) + 1 FROM partner_events e WHERE e.resource_type = 'request' AND e.resource_id = NEW.reference::text),
@@ -160,6 +180,7 @@ export class PartnerEvents1765440000000 implements MigrationInterface {
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DROP TRIGGER "audit_events_outcome_unknown" ON "audit_events"`);
     await queryRunner.query(`DROP FUNCTION "request_outcome_unknown"()`);
+    await queryRunner.query(`DROP TABLE "job_workers"`);
     await queryRunner.query(`DROP TABLE "webhook_signing_keys"`);
     await queryRunner.query(`DROP TABLE "webhook_attempts"`);
     await queryRunner.query(`DROP TABLE "webhook_deliveries"`);

@@ -56,8 +56,7 @@ export class AppModule {
         BalancesModule,
         BankAccountsModule,
         EventsModule,
-        // The job engine runs as the owner of its schema, as graphile-worker has it; the service's role only asks for jobs.
-        WebhooksModule.forRoot({ databaseUrl: database.ownerUrl ?? database.url, deliver: config.settings.WEBHOOK_DELIVERY }),
+        WebhooksModule.forRoot({ databaseUrl: database.url, deliver: config.settings.WEBHOOK_DELIVERY }),
         HealthModule,
         ReferenceModule,
       ],

@@ -4,6 +4,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { staffPolicySettings } from '../config/staff-settings';
+import { BackgroundWork } from '../common/domain/background-work';
 import { GatewayConfig } from '../config/gateway-config';
 import { StaffDocsLogin } from './http/staff-docs-login';
 import { StaffPolicy } from './domain/staff';
@@ -59,10 +60,10 @@ import { PostgresApiClientRepository } from './persistence/postgres-api-client.r
     {
       // Redis where one is named for it, PostgreSQL otherwise (the default: durable, and always there).
       provide: ProofReplay,
-      inject: [GatewayConfig, DataSource, SharedCommit],
-      useFactory: ({ settings }: GatewayConfig, dataSource: DataSource, shared: SharedCommit) => {
+      inject: [GatewayConfig, DataSource, SharedCommit, BackgroundWork],
+      useFactory: ({ settings }: GatewayConfig, dataSource: DataSource, shared: SharedCommit, background: BackgroundWork) => {
         const redisUrl = settings.DPOP_REPLAY_REDIS_URL;
-        return redisUrl ? RedisProofReplayRepository.connect(redisUrl) : new PostgresProofReplayRepository(dataSource, shared);
+        return redisUrl ? RedisProofReplayRepository.connect(redisUrl) : new PostgresProofReplayRepository(dataSource, shared, background);
       },
     },
     // One directory of the issuers' discovery documents and keys, for the tokens and the relying party alike.
@@ -115,9 +116,9 @@ import { PostgresApiClientRepository } from './persistence/postgres-api-client.r
     },
     {
       provide: PostgresBrowserSessionRepository,
-      inject: [DataSource, PostgresNotifications, GatewayConfig],
-      useFactory: (dataSource: DataSource, notifications: PostgresNotifications, { settings }: GatewayConfig) =>
-        new PostgresBrowserSessionRepository(dataSource, notifications, settings.SESSION_IDLE_TIMEOUT_SECONDS),
+      inject: [DataSource, PostgresNotifications, GatewayConfig, BackgroundWork],
+      useFactory: (dataSource: DataSource, notifications: PostgresNotifications, { settings }: GatewayConfig, background: BackgroundWork) =>
+        new PostgresBrowserSessionRepository(dataSource, notifications, settings.SESSION_IDLE_TIMEOUT_SECONDS, background),
     },
     { provide: BrowserSessionStore, useExisting: PostgresBrowserSessionRepository },
     {

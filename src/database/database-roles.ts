@@ -41,6 +41,8 @@ export const SERVICE_PRIVILEGES: Readonly<Record<string, string>> = {
   webhook_attempts: 'SELECT, INSERT, DELETE',
   // Made once by the first process that signs, never changed.
   webhook_signing_keys: 'SELECT, INSERT',
+  // Each delivering process's heartbeat, and the removal of the dead ones'.
+  job_workers: 'SELECT, INSERT, UPDATE, DELETE',
   // So that a tool run with DATABASE_URL alone sees that nothing is pending.
   schema_migrations: 'SELECT',
 };
@@ -115,8 +117,35 @@ export async function grantServicePrivileges(owner: DataSource, serviceRole: str
     for (const fn of SERVICE_FUNCTIONS) {
       await manager.query(`GRANT EXECUTE ON FUNCTION ${fn} TO ${role}`);
     }
+    await grantJobEngine(manager, role);
   });
 }
+
+/**
+ * The job engine's schema (graphile-worker's, installed by the owner with the migrations) for the
+ * service's role, which runs it: its jobs, queues and tasks, and its functions. Its tables refuse
+ * every role but their owner (row-level security, as graphile-worker sets them): a policy per table
+ * lets the service's role in, and no further than those tables, which hold jobs, never partners' data.
+ */
+async function grantJobEngine(manager: { query(sql: string, values?: unknown[]): Promise<unknown> }, role: string): Promise<void> {
+  await manager.query(`GRANT USAGE ON SCHEMA ${JOB_ENGINE_SCHEMA} TO ${role}`);
+  await manager.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${JOB_ENGINE_SCHEMA} TO ${role}`);
+  await manager.query(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA ${JOB_ENGINE_SCHEMA} TO ${role}`);
+  await manager.query(`GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA ${JOB_ENGINE_SCHEMA} TO ${role}`);
+  const guarded = (await manager.query(
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND c.relrowsecurity`,
+    [JOB_ENGINE_SCHEMA],
+  )) as { name: string }[];
+  for (const { name } of guarded) {
+    const table = `${JOB_ENGINE_SCHEMA}.${quoteIdentifier(name)}`;
+    await manager.query(`DROP POLICY IF EXISTS service_runs_jobs ON ${table}`);
+    await manager.query(`CREATE POLICY service_runs_jobs ON ${table} TO ${role} USING (true) WITH CHECK (true)`);
+  }
+}
+
+/** graphile-worker's schema (its default name). */
+const JOB_ENGINE_SCHEMA = 'graphile_worker';
 
 /**
  * Applies pending migrations as the owner and grants the service's role (`service`, connected

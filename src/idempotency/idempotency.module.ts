@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { BackgroundWork } from '../common/domain/background-work';
 import { PeriodicTask, startPeriodicTask } from '../common/runtime/periodic-task';
 import type { IdempotencyEnvironment } from '../config/environment/idempotency.environment';
 import type { UpstreamEnvironment } from '../config/environment/upstream.environment';
@@ -47,9 +48,13 @@ export class HeldOutcomesAtShutdown implements BeforeApplicationShutdown {
 export class IdempotencyPurgeSchedule implements OnApplicationBootstrap, OnApplicationShutdown {
   private task?: PeriodicTask;
 
-  constructor(private readonly idempotency: IdempotencyService) {}
+  constructor(
+    private readonly idempotency: IdempotencyService,
+    private readonly background: BackgroundWork,
+  ) {}
 
   onApplicationBootstrap(): void {
+    if (!this.background.runs) return;
     this.task = startPeriodicTask('IdempotencyPurge', 30_000, HOUR_MS, () => this.idempotency.purgeExpired());
   }
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { startTestApp, TestApp } from '../support/app';
 import { buildBankAccountRequest, buildCustomerRequest } from '../support/builders';
-import { createCustomer } from '../support/http';
+import { callApi, createCustomer } from '../support/http';
 import { DevIdentityProvider, startDevIdentityProvider } from '../../dev/identity-provider/dev-identity-provider';
 
 /**
@@ -89,6 +89,8 @@ const ALSO_ACCEPTABLE: Record<string, number[]> = {
   'GET /api/v1/session/login': [302],
   // No session cookie: only a browser session logs out (401 SESSION.ENDED).
   'POST /api/v1/session/logout': [401],
+  // A redelivery is accepted (202): its attempts happen after the answer.
+  'POST /api/v1/webhook-endpoints/{id}/redeliveries': [202],
 };
 
 describe('arbitrary strings in every field of every body, query and path', () => {
@@ -97,9 +99,10 @@ describe('arbitrary strings in every field of every body, query and path', () =>
   let partner: string;
   let admin: string;
   let customerId: string;
+  let endpointId: string;
   const statuses = new Map<string, Set<number>>();
 
-  async function send(what: string, method: 'GET' | 'POST', path: string, token: string, body?: string, type = 'application/json'): Promise<void> {
+  async function send(what: string, method: string, path: string, token: string, body?: string, type = 'application/json'): Promise<void> {
     const response = await fetch(`${t.baseUrl}${path}`, {
       method,
       redirect: 'manual',
@@ -116,12 +119,17 @@ describe('arbitrary strings in every field of every body, query and path', () =>
   }
 
   /** Base requests that are accepted as they are; each run changes some of their fields. */
-  const bodies: Record<string, { token: () => string; base: () => Record<string, unknown>; customer?: true }> = {
+  /** `accepted`: a field whose valid value leaves the body accepted: the first run sends it so, whatever the seed. */
+  const bodies: Record<string, { token: () => string; base: () => Record<string, unknown>; customer?: true; endpoint?: true; accepted?: string }> = {
     'POST /api/v1/customers': { token: () => partner, base: () => buildCustomerRequest() },
     'POST /api/v1/bank-accounts': { token: () => partner, base: () => buildBankAccountRequest({ customer_id: customerId }) },
     'POST /api/v1/customers/{customer_id}/end-user': { token: () => partner, base: () => ({ subject: 'demo' }), customer: true },
     'POST /api/v1/session/logout': { token: () => partner, base: () => ({ return_to: '/app/' }) },
     'POST /api/v1/end-user-sessions/end': { token: () => admin, base: () => ({ end_user: 'demo' }) },
+    'POST /api/v1/webhook-endpoints': { token: () => partner, base: () => ({ url: 'https://partner.example/hook' }), accepted: 'url' },
+    'PATCH /api/v1/webhook-endpoints/{id}': { token: () => partner, base: () => ({ description: 'Ledger' }), endpoint: true, accepted: 'description' },
+    'POST /api/v1/webhook-endpoints/{id}/rotate-secret': { token: () => partner, base: () => ({ overlap_hours: 1 }), endpoint: true },
+    'POST /api/v1/webhook-endpoints/{id}/redeliveries': { token: () => partner, base: () => ({ from: '2026-01-01', to: '2099-01-01' }), endpoint: true },
   };
   /** The OpenID provider's form posts (application/x-www-form-urlencoded). */
   const forms: Record<string, { fields: string[] }> = {
@@ -139,6 +147,8 @@ describe('arbitrary strings in every field of every body, query and path', () =>
     'GET /api/v1/checkpoints/consistency': { token: () => partner },
     'GET /api/v1/customers': { token: () => partner },
     'GET /api/v1/bank-accounts': { token: () => partner },
+    'GET /api/v1/events': { token: () => partner },
+    'GET /api/v1/webhook-endpoints': { token: () => partner },
   };
   const paths: Record<string, { token: () => string }> = {
     'GET /api/v1/audit-events/{id}': { token: () => admin },
@@ -148,6 +158,11 @@ describe('arbitrary strings in every field of every body, query and path', () =>
     'GET /api/v1/bank-accounts/{id}/balance': { token: () => partner },
     'GET /api/v1/requests/{request_id}': { token: () => partner },
     'GET /api/v1/receipts/{event_id}': { token: () => partner },
+    'GET /api/v1/events/{id}': { token: () => partner },
+    'GET /api/v1/events/{id}/deliveries': { token: () => partner },
+    'GET /api/v1/webhook-endpoints/{id}': { token: () => partner },
+    'GET /api/v1/webhook-endpoints/{id}/deliveries': { token: () => partner },
+    'DELETE /api/v1/webhook-endpoints/{id}': { token: () => partner },
   };
 
   const operations = Object.entries(openapi.paths).flatMap(([path, ops]) =>
@@ -171,6 +186,11 @@ describe('arbitrary strings in every field of every body, query and path', () =>
     partner = await t.createClient('partner');
     admin = await t.createClient('admin');
     customerId = await createCustomer(t.baseUrl, partner);
+    const made = await callApi<{ id: string }>(t.baseUrl, 'POST', '/api/v1/webhook-endpoints', {
+      token: partner,
+      body: { url: 'https://partner.example/hook' },
+    });
+    endpointId = made.body.data!.id;
   });
   afterAll(async () => {
     await t?.close();
@@ -184,27 +204,29 @@ describe('arbitrary strings in every field of every body, query and path', () =>
   });
 
   it('when a body’s string fields hold arbitrary text, then the answer is 2xx or a 4xx naming the problem, never a 5xx', async () => {
-    for (const [key, { token, base, customer }] of Object.entries(bodies)) {
+    for (const [key, { token, base, customer, endpoint, accepted }] of Object.entries(bodies)) {
       const operation = operations.find((candidate) => candidate.key === key)!;
       const { op } = operation;
-      const path = customer ? operation.path.replace('{customer_id}', customerId) : operation.path;
+      const path = customer ? operation.path.replace('{customer_id}', customerId) : endpoint ? operation.path.replace('{id}', endpointId) : operation.path;
       const schema = openapi.components.schemas[op.requestBody!.content['application/json'].schema.$ref.split('/').pop()!];
       const fields = Object.keys(schema.properties);
       await fc.assert(
         fc.asyncProperty(changesOf(fields), async (changes) => {
           const body = base();
           for (const [field, text] of changes) body[field] = text.replace(VALID, typeof body[field] === 'string' ? body[field] : '');
-          await send(key, 'POST', path, token(), JSON.stringify(body));
+          await send(key, operation.method.toUpperCase(), path, token(), JSON.stringify(body));
         }),
         // The binding is accepted once per customer (any other subject after it is a 409): its first run, an example,
         // binds the subject as it is, so that the property is seen to hold over an accepted body too, whatever the seed.
-        { numRuns: 40 * fields.length, examples: customer ? [[[['subject', VALID] as const]]] : [] },
+        { numRuns: 40 * fields.length, examples: customer ? [[[['subject', VALID] as const]]] : accepted ? [[[[accepted, VALID] as const]]] : [] },
       );
     }
     // The property held over answers of both kinds: accepted bodies and refused ones.
     expect([...statuses.get('POST /api/v1/customers')!].sort()).toEqual([201, 400]);
     expect([...statuses.get('POST /api/v1/bank-accounts')!].sort()).toEqual(expect.arrayContaining([201, 400]));
     expect([...statuses.get('POST /api/v1/customers/{customer_id}/end-user')!].sort()).toEqual(expect.arrayContaining([200, 400]));
+    expect([...statuses.get('POST /api/v1/webhook-endpoints')!].sort()).toEqual(expect.arrayContaining([201, 400]));
+    expect([...statuses.get('PATCH /api/v1/webhook-endpoints/{id}')!].sort()).toEqual(expect.arrayContaining([200, 400]));
   });
 
   it('when a form the OpenID provider posts holds arbitrary text, then the answer is a 400 naming the problem, never a 5xx', async () => {
@@ -247,10 +269,10 @@ describe('arbitrary strings in every field of every body, query and path', () =>
 
   it('when a path parameter holds arbitrary bytes, then the answer is 400 or 404, never a 5xx', async () => {
     for (const [key, { token }] of Object.entries(paths)) {
-      const { path } = operations.find((operation) => operation.key === key)!;
+      const { path, method } = operations.find((operation) => operation.key === key)!;
       await fc.assert(
         fc.asyncProperty(anyBytes, async (bytes) => {
-          await send(key, 'GET', path.replace(/\{[^}]+\}/, percentEncoded(bytes)), token());
+          await send(key, method.toUpperCase(), path.replace(/\{[^}]+\}/, percentEncoded(bytes)), token());
         }),
         { numRuns: 100 },
       );

@@ -293,6 +293,7 @@ describe('health and docs', () => {
       'GET /.well-known/audit-keys.json',
       'GET /api/v1/session/callback',
       'GET /api/v1/session/login',
+      'GET /api/v1/webhooks/jwks',
       'GET /health/live',
       'GET /health/ready',
       'POST /api/v1/session/backchannel-logout',

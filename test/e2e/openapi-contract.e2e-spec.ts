@@ -86,6 +86,34 @@ describe('the OpenAPI document admits every answer the service gives', () => {
     await call('/api/v1/me', json(partner));
     await call('/api/v1/me', json('pgw_wrong'));
 
+    // Events and webhooks.
+    const made = await call('/api/v1/webhook-endpoints', json(partner, { url: 'https://partner.example/hook', event_types: ['customer.created'] }));
+    const endpointId = made.json().data.id as string;
+    await call('/api/v1/webhook-endpoints', json(partner, { url: 'ftp://partner.example/hook' }));
+    await call('/api/v1/webhook-endpoints', json(partner, { url: 'https://partner.example/hook', event_types: 'customer.created' }));
+    await call('/api/v1/webhook-endpoints?limit=1', json(partner));
+    await call('/api/v1/webhook-endpoints?limit=0', json(partner));
+    await call(`/api/v1/webhook-endpoints/${endpointId}`, json(partner));
+    await call(`/api/v1/webhook-endpoints/${randomUUID()}`, json(partner));
+    await call(`/api/v1/webhook-endpoints/${endpointId}`, { ...json(partner, { description: 'Ledger', ordered: true }), method: 'PATCH' });
+    await call(`/api/v1/webhook-endpoints/${endpointId}`, { ...json(partner, { enabled: 'yes' }), method: 'PATCH' });
+    await call(`/api/v1/webhook-endpoints/${endpointId}/rotate-secret`, json(partner, { overlap_hours: 1 }));
+    await call(`/api/v1/webhook-endpoints/${endpointId}/rotate-secret`, json(partner, { overlap_hours: 1000 }));
+    const listed = await call('/api/v1/events?limit=5&type=customer.created', json(partner));
+    const eventId = listed.json().data.events[0].id as string;
+    await call('/api/v1/events?type=customer.deleted', json(partner));
+    await call(`/api/v1/events/${eventId}`, json(partner));
+    await call(`/api/v1/events/${randomUUID()}`, json(partner));
+    await call(`/api/v1/events/${eventId}/deliveries`, json(partner));
+    await call('/api/v1/events/not-an-event/deliveries', json(partner));
+    await call(`/api/v1/webhook-endpoints/${endpointId}/deliveries`, json(partner));
+    await call(`/api/v1/webhook-endpoints/${randomUUID()}/deliveries`, json(partner));
+    await call(`/api/v1/webhook-endpoints/${endpointId}/redeliveries`, json(partner, { event_id: eventId }));
+    await call(`/api/v1/webhook-endpoints/${endpointId}/redeliveries`, json(partner, { from: '2027-01-01', to: '2026-01-01' }));
+    await call('/api/v1/webhooks/jwks');
+    await call(`/api/v1/webhook-endpoints/${endpointId}`, { ...json(partner), method: 'DELETE' });
+    await call(`/api/v1/webhook-endpoints/${endpointId}`, { ...json(partner), method: 'DELETE' });
+
     // The partner's own request log and receipts.
     const page = await call('/api/v1/requests?limit=5', json(partner));
     await call('/api/v1/requests?status_class=4xx&limit=100', json(partner));

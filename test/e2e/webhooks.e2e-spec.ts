@@ -1,4 +1,4 @@
-import { createPublicKey, type JsonWebKey, randomBytes, verify as ed25519Verify } from 'node:crypto';
+import { createPublicKey, type JsonWebKey, randomBytes, randomUUID, verify as ed25519Verify } from 'node:crypto';
 import { createServer, IncomingMessage, Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { DevIdentityProvider, startDevIdentityProvider } from '../../dev/identity-provider/dev-identity-provider';
@@ -8,6 +8,8 @@ import { Answer, callApi, createCustomer } from '../support/http';
 import { TEST_AUDIENCE } from '../support/oidc';
 import { injectFault } from '../support/sandbox';
 import { waitFor } from '../support/wait-for';
+import { verifyWebhook, WebhookVerificationError } from '../../clients/typescript/src/webhooks';
+import { runWebhooksCli } from '../../dev/cli/webhooks.command';
 
 interface Delivery {
   readonly at: number;
@@ -167,6 +169,9 @@ describe('events and webhooks', () => {
       reference: read.body.data!.reference,
     });
     expect(read.body.data!.object.last4).toMatch(/^[A-Za-z0-9]{4}$/);
+    // The request log's timeline names the events its request caused.
+    const timeline = await call<{ caused_events: { id: string; type: string }[] }>('GET', `/api/v1/requests/${read.body.data!.request_id}`);
+    expect(timeline.body.data!.caused_events).toEqual([expect.objectContaining({ id: account.id, type: 'bank_account.created' })]);
 
     expect((await call('GET', `/api/v1/events/${account.id}`, undefined, globex)).body.error).toMatchObject({ code: 'EVENT.NOT_FOUND' });
     const theirs = await call<{ events: unknown[] }>('GET', '/api/v1/events', undefined, globex);
@@ -209,6 +214,20 @@ describe('events and webhooks', () => {
     expect(new Webhook(endpoint.secret!).verify(delivered.body, delivered.headers)).toMatchObject({ id: delivered.event.id });
     expect(() => new Webhook(`whsec_${randomBytes(24).toString('base64')}`).verify(delivered.body, delivered.headers)).toThrow();
     expect(await verifyV1a(delivered)).toBe(true);
+    // The typed client verifies it in one call, either way, and types the event it returns.
+    const keys = (await (await fetch(`${t.baseUrl}/api/v1/webhooks/jwks`)).json()) as { keys: JsonWebKey[] };
+    const bySecret = await verifyWebhook(delivered.body, delivered.headers, { secret: endpoint.secret! });
+    const byKeys = await verifyWebhook(delivered.body, delivered.headers, { keys: keys, endpointId: endpoint.id });
+    // The keys are the gateway's, every tenant's: a delivery sent on to another endpoint names the one it was for.
+    await expect(verifyWebhook(delivered.body, delivered.headers, { keys: keys, endpointId: randomUUID() })).rejects.toThrow('another endpoint');
+    expect(bySecret.type === 'bank_account.created' && bySecret.data.customer_id).toEqual(expect.any(String));
+    expect(byKeys.id).toBe(delivered.event.id);
+    const tampered = delivered.body.replace(
+      accountId,
+      accountId.replace(/.$/, (c) => (c === '0' ? '1' : '0')),
+    );
+    await expect(verifyWebhook(tampered, delivered.headers, { secret: endpoint.secret! })).rejects.toBeInstanceOf(WebhookVerificationError);
+    await expect(verifyWebhook(tampered, delivered.headers, { keys: keys, endpointId: endpoint.id })).rejects.toBeInstanceOf(WebhookVerificationError);
     expect(delivered.headers['webhook-id']).toBe(failed.headers['webhook-id']);
     expect(delivered.headers['webhook-id']).toBe(delivered.event.id);
     // The Standard Webhooks schedule's second attempt: 5 s after the first, ±10 %.
@@ -326,6 +345,31 @@ describe('events and webhooks', () => {
     } finally {
       await strict.close();
     }
+  });
+
+  it('when `npm run webhooks -- listen` runs, then it forwards the tenant’s new events to a local server, signed with the secret it printed', async () => {
+    const out: string[] = [];
+    const stop = new AbortController();
+    const listening = runWebhooksCli(
+      ['listen', '--forward-to', receiver.url('/cli'), '--gateway', t.baseUrl, '--types', 'customer.created'],
+      { PARTNER_TOKEN: acme },
+      { out: (line) => out.push(line), err: (line) => out.push(line) },
+      stop.signal,
+    );
+    try {
+      const secret = await waitFor(() => /(whsec_\S+)$/.exec(out[0] ?? '')?.[1], { what: 'the secret printed' });
+      const customerId = await createCustomer(t.baseUrl, acme);
+      const forwarded = await waitFor(() => receiver.of('/cli')[0], { timeoutMs: 10_000, what: 'the event forwarded' });
+      const event = await verifyWebhook(forwarded.body, forwarded.headers, { secret });
+      expect(event).toMatchObject({ type: 'customer.created', resource: { id: customerId } });
+      expect(receiver.of('/cli')).toHaveLength(1);
+    } finally {
+      stop.abort();
+      expect(await listening).toBe(0);
+    }
+    const wrong: string[] = [];
+    const code = await runWebhooksCli(['listen', '--forward-to', 'ftp://x'], { PARTNER_TOKEN: acme }, { out: (l) => wrong.push(l), err: (l) => wrong.push(l) });
+    expect([code, wrong[0]]).toEqual([2, expect.stringContaining('--forward-to must be an http(s) URL')]);
   });
 
   it('when a secret is rotated, then both sign through the overlap, and a revoked one no longer does', async () => {

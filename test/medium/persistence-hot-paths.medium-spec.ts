@@ -1,3 +1,4 @@
+import { BackgroundWork } from '../../src/common/domain/background-work';
 import { randomUUID } from 'node:crypto';
 import { AuditEvent } from '../../src/audit/trail/domain/audit-event';
 import { AuditSearch } from '../../src/audit/search/domain/audit-search.port';
@@ -327,8 +328,8 @@ describe('persistence on the request path', () => {
     it('when two replicas record the same new proofs at once, in opposite orders, then neither waits on the other in a cycle: each proof is accepted once', async () => {
       const sql = t.app.get(Sql);
       const replicas = [
-        new PostgresProofReplayRepository(t.dataSource, new SharedCommit(sql)),
-        new PostgresProofReplayRepository(t.dataSource, new SharedCommit(sql)),
+        new PostgresProofReplayRepository(t.dataSource, new SharedCommit(sql), new BackgroundWork('all')),
+        new PostgresProofReplayRepository(t.dataSource, new SharedCommit(sql), new BackgroundWork('all')),
       ];
       for (let round = 0; round < 5; round++) {
         const keys = Array.from({ length: 50 }, () => randomUUID());

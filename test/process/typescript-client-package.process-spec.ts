@@ -91,6 +91,8 @@ describe('the typed client as a package', () => {
       'package/dist/receipts.js',
       'package/dist/schema.d.ts',
       'package/dist/schema.js',
+      'package/dist/webhooks.d.ts',
+      'package/dist/webhooks.js',
       'package/package.json',
     ]);
     expect(JSON.parse(stdout)).toEqual({

@@ -30,7 +30,8 @@ interface ComposeFile {
   volumes: Record<string, unknown>;
 }
 
-const compose = parse(readFileSync(join(process.cwd(), 'docker-compose.yml'), 'utf8')) as ComposeFile;
+// Merge keys (`<<: *gateway-environment`), as compose reads them.
+const compose = parse(readFileSync(join(process.cwd(), 'docker-compose.yml'), 'utf8'), { merge: true }) as ComposeFile;
 const dockerfile = readFileSync(join(process.cwd(), 'Dockerfile'), 'utf8');
 const packageJson = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as {
   scripts: Record<string, string>;
@@ -104,9 +105,9 @@ function withDefaults(environment: Record<string, string>): Record<string, strin
 }
 
 describe('docker-compose.yml', () => {
-  it('when read, then it has postgres, the sandbox and the gateway, each with a health check, and the one-off that makes the keys', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['gateway', 'keys', 'postgres', 'sandbox']);
-    for (const name of ['gateway', 'postgres', 'sandbox']) {
+  it('when read, then it has postgres, the sandbox, the gateway and its worker, each with a health check, and the one-off that makes the keys', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['gateway', 'keys', 'postgres', 'sandbox', 'worker']);
+    for (const name of ['gateway', 'postgres', 'sandbox', 'worker']) {
       expect(compose.services[name].healthcheck?.test.length).toBeGreaterThan(1);
     }
     expect(compose.services.keys.restart).toBe('no');
@@ -119,6 +120,13 @@ describe('docker-compose.yml', () => {
     for (const [name, service] of pulled) {
       expect({ service: name, image: service.image }).toEqual({ service: name, image: expect.stringMatching(/^[\w./-]+:\d+\.\d+(\.\d+)?(-[a-z0-9]+)?$/) });
     }
+  });
+
+  it('when the API runs beside the worker, then the API runs no background work, and the worker runs it with the API’s settings once the API has migrated', () => {
+    expect(compose.services.gateway.environment!.PROCESS_ROLE).toBe('api');
+    expect(compose.services.worker.environment).toEqual({ ...compose.services.gateway.environment, PORT: '3001', PROCESS_ROLE: 'worker' });
+    expect(compose.services.worker.command).toEqual(['node', 'dist/src/worker.js']);
+    expect(compose.services.worker.depends_on).toEqual({ gateway: { condition: 'service_healthy' } });
   });
 
   it('when the gateway starts, then it waits for a healthy database, a healthy sandbox and its keys made', () => {
@@ -141,8 +149,8 @@ describe('docker-compose.yml', () => {
   });
 
   it('when the gateway and sandbox environments are read, then every variable is one their settings know (the sandbox’s: development tooling’s too)', () => {
-    const known = { gateway: new Set(knownVariables()), sandbox: new Set(knownVariables([DevelopmentEnvironment])) };
-    for (const name of ['gateway', 'sandbox'] as const) {
+    const known = { gateway: new Set(knownVariables()), worker: new Set(knownVariables()), sandbox: new Set(knownVariables([DevelopmentEnvironment])) };
+    for (const name of ['gateway', 'worker', 'sandbox'] as const) {
       const unknown = Object.keys(compose.services[name].environment ?? {}).filter((key) => !known[name].has(key));
       expect({ service: name, unknown }).toEqual({ service: name, unknown: [] });
     }
@@ -328,7 +336,7 @@ describe('Dockerfile', () => {
     // Without src/ in the image, build-if-changed leaves the compiled dist/ as it is (its own test).
     expect(isCopied('src/main.ts', copied)).toBe(false);
     const entries = commands.map(([name, command]) => ({ name, entry: /&& node (?:--require (\S+) )?(dist\/\S+)\.js\b/.exec(command) }));
-    // The operator's commands run the service's code; start, users and sandbox are development's (dist/dev/, not in the image).
+    // The operator's commands run the service's code; start, users, sandbox and webhooks are development's (dist/dev/, not in the image).
     const operators = entries.filter(({ entry }) => entry?.[2].startsWith('dist/src/'));
     expect(operators.map(({ name }) => name)).toEqual(expect.arrayContaining(['clients', 'audit:verify', 'migration:run', 'psql']));
     expect(
@@ -336,7 +344,7 @@ describe('Dockerfile', () => {
         .filter(({ entry }) => !entry?.[2].startsWith('dist/src/'))
         .map(({ name }) => name)
         .sort(),
-    ).toEqual(['sandbox', 'start', 'users']);
+    ).toEqual(['sandbox', 'start', 'users', 'webhooks']);
     for (const { name, entry } of operators) {
       // dist/<path>.js is compiled from <path>.ts, which the build stage copies and compiles.
       expect({ name, source: existsSync(join(process.cwd(), `${entry![2].replace(/^dist\//, '')}.ts`)) }).toEqual({ name, source: true });

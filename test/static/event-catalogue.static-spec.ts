@@ -35,4 +35,11 @@ describe('docs/events.md and the service’s event types', () => {
     }
     expect([...written].sort()).toEqual([...EVENT_TYPE_NAMES].sort());
   });
+
+  it('when the typed client’s event types are read, then they are the catalogue’s, each with its data typed', () => {
+    const client = readFileSync(join(process.cwd(), 'clients', 'typescript', 'src', 'webhooks.ts'), 'utf8');
+    const eventData = client.slice(client.indexOf('export interface EventData {'), client.indexOf('export type EventType'));
+    const typed = [...eventData.matchAll(/^ {2}'([a-z_]+\.[a-z_]+)': \{/gm)].map(([, type]) => type);
+    expect(typed).toEqual(EVENT_TYPE_NAMES);
+  });
 });

@@ -12,6 +12,7 @@ import { createTestDatabase, TestDatabase } from './database';
 import { cleanEnv, portPrinted, removeDataDir, scratchDataDir, startProcess, Started, waitForOutput } from './processes';
 
 const MAIN = join(process.cwd(), 'dist', 'src', 'main.js');
+const WORKER = join(process.cwd(), 'dist', 'src', 'worker.js');
 
 export interface Replica {
   readonly name: string;
@@ -32,6 +33,8 @@ export interface ReplicaSet {
   readonly cliEnv: NodeJS.ProcessEnv;
   /** Makes an API client through `npm run clients` and returns its token. */
   createClient(role: 'partner' | 'admin', tenant?: string): Promise<string>;
+  /** Starts a worker (`node dist/src/worker.js`) with the replicas' settings and `env`; closed with them. */
+  startWorker(env?: Record<string, string>): Promise<Started>;
   close(): Promise<void>;
 }
 
@@ -44,6 +47,26 @@ export async function startReplicas(count: number, env: Record<string, string> =
   const replicas: Replica[] = [];
   /** Every process started, ready or not, so that a failed start still stops them all. */
   const processes: Started[] = [];
+  const envOf = (dataDir: string, extra: Record<string, string> = {}) =>
+    cleanEnv({
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      // A port of its own choosing, read from what it prints: ports picked beforehand and left
+      // unbound until each replica starts could be handed to two of them.
+      PORT: '0',
+      DATA_DIR: dataDir,
+      DATABASE_URL: database.url,
+      MIGRATIONS_DATABASE_URL: database.ownerUrl,
+      UPSTREAM_BASE_URL: sandbox.baseUrl,
+      UPSTREAM_BEARER_TOKEN: sandbox.bearerToken,
+      UPSTREAM_PUBLIC_KEY: sandbox.publicKeyPem,
+      AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY,
+      // Production requires the key every replica shares.
+      END_USER_PSEUDONYM_KEY: TEST_PSEUDONYM_KEY,
+      DATA_KEY: TEST_DATA_KEY,
+      ...env,
+      ...extra,
+    });
   const close = async () => {
     for (const started of processes) started.child.kill('SIGKILL');
     await Promise.all(processes.map((started) => started.exited));
@@ -55,28 +78,7 @@ export async function startReplicas(count: number, env: Record<string, string> =
     const starting = Array.from({ length: count }, async (_, i) => {
       const dataDir = scratchDataDir();
       dataDirs.push(dataDir);
-      const started = startProcess(
-        MAIN,
-        [],
-        cleanEnv({
-          NODE_ENV: 'production',
-          LOG_LEVEL: 'info',
-          // A port of its own choosing, read from what it prints: ports picked beforehand and left
-          // unbound until each replica starts could be handed to two of them.
-          PORT: '0',
-          DATA_DIR: dataDir,
-          DATABASE_URL: database.url,
-          MIGRATIONS_DATABASE_URL: database.ownerUrl,
-          UPSTREAM_BASE_URL: sandbox.baseUrl,
-          UPSTREAM_BEARER_TOKEN: sandbox.bearerToken,
-          UPSTREAM_PUBLIC_KEY: sandbox.publicKeyPem,
-          AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY,
-          // Production requires the key every replica shares.
-          END_USER_PSEUDONYM_KEY: TEST_PSEUDONYM_KEY,
-          DATA_KEY: TEST_DATA_KEY,
-          ...env,
-        }),
-      );
+      const started = startProcess(MAIN, [], envOf(dataDir));
       processes.push(started);
       await waitForOutput(started, /Partner gateway listening/);
       return { name: String.fromCharCode(65 + i), base: `http://127.0.0.1:${portPrinted(started, 'Partner gateway listening', 'url')}`, process: started };
@@ -103,6 +105,14 @@ export async function startReplicas(count: number, env: Record<string, string> =
       });
       if (code !== 0) throw new Error(`clients create exited ${code}: ${err.join('\n')}`);
       return (JSON.parse(out[0]) as { token: string }).token;
+    },
+    async startWorker(extra = {}) {
+      const dataDir = scratchDataDir();
+      dataDirs.push(dataDir);
+      const started = startProcess(WORKER, [], envOf(dataDir, extra));
+      processes.push(started);
+      await waitForOutput(started, /Partner gateway worker running/);
+      return started;
     },
     close,
   };

@@ -227,3 +227,5 @@ export {
   verifyInclusion,
   verifyReceipt,
 } from './receipts.js';
+
+export { type EventData, type EventType, type GatewayEvent, type WebhookVerification, verifyWebhook, WebhookVerificationError } from './webhooks.js';

@@ -1634,7 +1634,7 @@ export interface components {
              * @description Why it failed; null when it was delivered.
              * @enum {string|null}
              */
-            failure: "http_status" | "redirect" | "timeout" | "connection" | "refused_address" | "endpoint_disabled" | null;
+            failure: "http_status" | "redirect" | "timeout" | "connection" | "refused_address" | "endpoint_disabled" | "event_missing" | null;
             /**
              * Format: date-time
              * @description When the next attempt is due; null when none is.
@@ -1897,7 +1897,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "event.list" | "event.read" | "webhook_endpoint.create" | "webhook_endpoint.list" | "webhook_endpoint.read" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.rotate_secret" | "webhook_endpoint.deliveries" | "webhook_endpoint.redeliver" | "event.deliveries" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "event.list" | "event.read" | "webhook_endpoint.create" | "webhook_endpoint.list" | "webhook_endpoint.read" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.rotate_secret" | "webhook_endpoint.deliveries" | "webhook_endpoint.redeliver" | "event.deliveries" | "webhook.keys" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
             /**
              * @example succeeded
              * @enum {string}
@@ -2166,7 +2166,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "event.list" | "event.read" | "webhook_endpoint.create" | "webhook_endpoint.list" | "webhook_endpoint.read" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.rotate_secret" | "webhook_endpoint.deliveries" | "webhook_endpoint.redeliver" | "event.deliveries" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "event.list" | "event.read" | "webhook_endpoint.create" | "webhook_endpoint.list" | "webhook_endpoint.read" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.rotate_secret" | "webhook_endpoint.deliveries" | "webhook_endpoint.redeliver" | "event.deliveries" | "webhook.keys" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
             /**
              * @description `succeeded`; `rejected` (refused: by the gateway, or by the provider, which did nothing); `failed` (the provider did not act); `unknown` (the provider may have acted: see `settled_by`); `no_outcome` (no answer recorded: still at work, or the gateway stopped before learning it).
              * @example succeeded
@@ -2273,6 +2273,27 @@ export interface components {
             /** @example /api/v1/requests/a1b2c3d4-0000-4000-8000-000000000002 */
             log_url: string;
         };
+        CausedEvent: {
+            /**
+             * Format: uuid
+             * @description The event’s id (its deliveries’ `webhook-id`).
+             */
+            id: string;
+            /**
+             * @example bank_account.created
+             * @enum {string}
+             */
+            type: "customer.created" | "customer.assigned" | "bank_account.created" | "request.outcome_unknown" | "webhook_endpoint.disabled";
+            /** Format: date-time */
+            created_at: string;
+            /** @description What it is about. */
+            resource?: {
+                /** @example bank_account */
+                type: string;
+                /** @example 0f9b5c2e-8d1a-4c3b-9e7f-6a5d4c3b2a19 */
+                id: string;
+            };
+        };
         RequestTimeline: {
             /**
              * @description X-Request-Id: the address of its timeline.
@@ -2296,7 +2317,7 @@ export interface components {
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "event.list" | "event.read" | "webhook_endpoint.create" | "webhook_endpoint.list" | "webhook_endpoint.read" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.rotate_secret" | "webhook_endpoint.deliveries" | "webhook_endpoint.redeliver" | "event.deliveries" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "event.list" | "event.read" | "webhook_endpoint.create" | "webhook_endpoint.list" | "webhook_endpoint.read" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.rotate_secret" | "webhook_endpoint.deliveries" | "webhook_endpoint.redeliver" | "event.deliveries" | "webhook.keys" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
             /**
              * @description `succeeded`; `rejected` (refused: by the gateway, or by the provider, which did nothing); `failed` (the provider did not act); `unknown` (the provider may have acted: see `settled_by`); `no_outcome` (no answer recorded: still at work, or the gateway stopped before learning it).
              * @example succeeded
@@ -2355,13 +2376,15 @@ export interface components {
              * @example false
              */
             id_reused: boolean;
+            /** @description The events it caused (docs/events.md), oldest first: what your webhooks were sent of it. Read one at GET /api/v1/events/{id}. */
+            caused_events: components["schemas"]["CausedEvent"][];
         };
         UnresolvedCall: {
             /**
              * @example bank_account.create
              * @enum {string}
              */
-            operation: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "event.list" | "event.read" | "webhook_endpoint.create" | "webhook_endpoint.list" | "webhook_endpoint.read" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.rotate_secret" | "webhook_endpoint.deliveries" | "webhook_endpoint.redeliver" | "event.deliveries" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
+            operation: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "event.list" | "event.read" | "webhook_endpoint.create" | "webhook_endpoint.list" | "webhook_endpoint.read" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.rotate_secret" | "webhook_endpoint.deliveries" | "webhook_endpoint.redeliver" | "event.deliveries" | "webhook.keys" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
             /**
              * Format: uuid
              * @description The transaction’s reference, as the provider knows it.
@@ -20744,7 +20767,7 @@ export interface operations {
                 /** @description The customer the events are about. */
                 customer_id?: string;
                 /** @description What the request did. */
-                operation?: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "event.list" | "event.read" | "webhook_endpoint.create" | "webhook_endpoint.list" | "webhook_endpoint.read" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.rotate_secret" | "webhook_endpoint.deliveries" | "webhook_endpoint.redeliver" | "event.deliveries" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
+                operation?: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "event.list" | "event.read" | "webhook_endpoint.create" | "webhook_endpoint.list" | "webhook_endpoint.read" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.rotate_secret" | "webhook_endpoint.deliveries" | "webhook_endpoint.redeliver" | "event.deliveries" | "webhook.keys" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
                 /** @description The event’s phase. */
                 outcome?: "attempted" | "succeeded" | "rejected" | "failed" | "unknown";
                 /** @description The API client’s id. */
@@ -22334,7 +22357,7 @@ export interface operations {
                 /** @description The class of the status: `4xx` lists every refusal. */
                 status_class?: "2xx" | "3xx" | "4xx" | "5xx";
                 /** @description What the request did. Reads of this log and of proofs are left out unless named here (`request_log.list`, `request_log.read`, `receipt.proof`, `checkpoint.consistency`). */
-                operation?: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "event.list" | "event.read" | "webhook_endpoint.create" | "webhook_endpoint.list" | "webhook_endpoint.read" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.rotate_secret" | "webhook_endpoint.deliveries" | "webhook_endpoint.redeliver" | "event.deliveries" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
+                operation?: "customer.create" | "customer.link" | "customer.bind" | "customer.read" | "customer.list" | "balance.read" | "balance.read_account" | "bank_account.create" | "bank_account.read" | "bank_account.list" | "event.list" | "event.read" | "webhook_endpoint.create" | "webhook_endpoint.list" | "webhook_endpoint.read" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.rotate_secret" | "webhook_endpoint.deliveries" | "webhook_endpoint.redeliver" | "event.deliveries" | "webhook.keys" | "auth.rejected" | "audit.query" | "audit.access_report" | "request_log.list" | "request_log.read" | "receipt.proof" | "checkpoint.consistency" | "client.read" | "client.list" | "session.login" | "session.callback" | "session.read" | "session.logout" | "session.backchannel_logout" | "session.list" | "session.end_all" | "route.unknown" | "admin.docs" | "admin.metrics" | "admin.health_details";
                 /** @description The `error.code` the request was answered with. */
                 error_code?: components["schemas"]["ErrorCode"];
                 /** @description An `error.id` you were given, or the provider’s error id. */

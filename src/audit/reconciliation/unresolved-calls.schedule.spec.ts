@@ -1,3 +1,4 @@
+import { BackgroundWork } from '../../common/domain/background-work';
 import { randomUUID } from 'node:crypto';
 import { CountingMetrics, FixedClock, InMemoryAuditLog } from '../../../test/support/fakes';
 import { AuditEvent } from '../trail/domain/audit-event';
@@ -19,7 +20,7 @@ describe(UnresolvedCallsCount.name, () => {
   it('when calls have no outcome, then the metric is told how many are old enough to reconcile', async () => {
     const log = new InMemoryAuditLog();
     const metrics = new CountingMetrics();
-    const sut = new UnresolvedCallsCount(new UnresolvedCalls(log, clock), metrics);
+    const sut = new UnresolvedCallsCount(new UnresolvedCalls(log, clock), metrics, new BackgroundWork('all'));
     await sut.count();
 
     log.events.push(attempt(minutesAgo(10)), attempt(minutesAgo(5)));

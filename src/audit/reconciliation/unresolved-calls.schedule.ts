@@ -1,5 +1,6 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Metrics } from '../../common/domain/metrics.port';
+import { BackgroundWork } from '../../common/domain/background-work';
 import { PeriodicTask, startPeriodicTask } from '../../common/runtime/periodic-task';
 import { MAX_UNRESOLVED_PAGE, UnresolvedCalls } from './domain/unresolved-calls.service';
 
@@ -18,9 +19,11 @@ export class UnresolvedCallsCount implements OnApplicationBootstrap, OnApplicati
   constructor(
     private readonly calls: UnresolvedCalls,
     private readonly metrics: Metrics,
+    private readonly background: BackgroundWork,
   ) {}
 
   onApplicationBootstrap(): void {
+    if (!this.background.runs) return;
     this.task = startPeriodicTask('Unresolved calls count', 5_000, UNRESOLVED_COUNT_PERIOD_MS, () => this.count());
   }
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../../partner-api/events/events.module';
 import { AuditTrailModule } from '../trail/audit-trail.module';
 import { RequestLogStore } from './domain/request-log.port';
 import { RequestLog } from './domain/request-log.service';
@@ -7,7 +8,7 @@ import { PostgresRequestLogRepository } from './persistence/postgres-request-log
 
 /** Partners' own request logs (GET /api/v1/requests): the audit log, as a tenant's callers left it. */
 @Module({
-  imports: [AuditTrailModule],
+  imports: [AuditTrailModule, EventsModule],
   controllers: [RequestsController],
   providers: [{ provide: RequestLogStore, useClass: PostgresRequestLogRepository }, RequestLog],
 })

@@ -1,4 +1,5 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BackgroundWork } from '../../common/domain/background-work';
 import { PeriodicTask, startPeriodicTask } from '../../common/runtime/periodic-task';
 import { AuditSettings } from '../audit.settings';
 import { AuditRetention } from './domain/audit-retention.service';
@@ -13,10 +14,11 @@ export class AuditRetentionSchedule implements OnApplicationBootstrap, OnApplica
   constructor(
     private readonly retention: AuditRetention,
     private readonly settings: AuditSettings,
+    private readonly background: BackgroundWork,
   ) {}
 
   onApplicationBootstrap(): void {
-    if (!this.settings.purgeDaily) return;
+    if (!this.settings.purgeDaily || !this.background.runs) return;
     const days = this.settings.retentionDays;
     this.task = startPeriodicTask('AuditRetention', 60_000, DAY_MS, () => this.retention.purge(days));
   }

@@ -1,3 +1,4 @@
+import { BackgroundWork } from '../../common/domain/background-work';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AuditSealMonitor, SealerState, SealerStatus } from '../../common/domain/audit-seal-status';
 import { Clock } from '../../common/domain/clock.port';
@@ -32,6 +33,8 @@ export class AuditSealSchedule extends AuditSealMonitor implements OnApplication
     private readonly sealer: AuditSealer,
     private readonly settings: AuditSettings,
     private readonly metrics: Metrics,
+    /** An API replica (PROCESS_ROLE=api) seals nothing: it reads how far the worker's sealing reaches, for its readiness and metrics. */
+    private readonly background: BackgroundWork,
     private readonly clock: Clock,
   ) {
     super();
@@ -65,7 +68,7 @@ export class AuditSealSchedule extends AuditSealMonitor implements OnApplication
     clearInterval(this.timer);
     this.timer = undefined;
     await this.running;
-    if (this.state !== 'stopped') await this.seal();
+    if (this.state !== 'stopped' && this.background.runs) await this.seal();
   }
 
   private tick(): void {
@@ -76,7 +79,7 @@ export class AuditSealSchedule extends AuditSealMonitor implements OnApplication
   }
 
   private async round(): Promise<void> {
-    if (this.state !== 'stopped') await this.seal();
+    if (this.state !== 'stopped' && this.background.runs) await this.seal();
     try {
       this.progress = await this.sealer.progress();
       this.checkedAt = this.clock.now();

@@ -1,6 +1,7 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { DataSource, EntityManager } from 'typeorm';
+import { BackgroundWork } from '../../common/domain/background-work';
 import { PeriodicTask, startPeriodicTask } from '../../common/runtime/periodic-task';
 import { NotificationChannel, PostgresNotifications } from '../../database/postgres-notifications';
 import { unavailableOnOutage } from '../../database/store-errors';
@@ -67,6 +68,8 @@ export class PostgresBrowserSessionRepository extends BrowserSessionStore implem
     notifications: PostgresNotifications,
     /** Sessions unused this long are swept. */
     private readonly idleTimeoutSeconds: number,
+    /** Whether this process sweeps them (the worker's, or the only process's). */
+    private readonly background?: BackgroundWork,
   ) {
     super();
     this.channel = notifications.channel(BROWSER_SESSIONS_ENDED);
@@ -238,6 +241,7 @@ export class PostgresBrowserSessionRepository extends BrowserSessionStore implem
   }
 
   onApplicationBootstrap(): void {
+    if (this.background && !this.background.runs) return;
     this.sweeper = startPeriodicTask('BrowserSessionSweep', SWEEP_EVERY_MS, SWEEP_EVERY_MS, async () => {
       await this.dataSource.query('DELETE FROM browser_logins WHERE expires_at < now()');
       await this.dataSource.query(`DELETE FROM browser_sessions WHERE expires_at < now() OR last_seen_at < now() - make_interval(secs => $1)`, [

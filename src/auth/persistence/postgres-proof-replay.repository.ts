@@ -1,4 +1,5 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BackgroundWork } from '../../common/domain/background-work';
 import { PeriodicTask, startPeriodicTask } from '../../common/runtime/periodic-task';
 import { DataSource } from 'typeorm';
 import { SharedCommit } from '../../database/shared-commit';
@@ -61,6 +62,7 @@ export class PostgresProofReplayRepository extends ProofReplay implements OnAppl
   constructor(
     private readonly dataSource: DataSource,
     shared: SharedCommit,
+    private readonly background: BackgroundWork,
   ) {
     super();
     this.records = shared.writerOf<UsedProof, boolean>({
@@ -95,6 +97,7 @@ export class PostgresProofReplayRepository extends ProofReplay implements OnAppl
   }
 
   onApplicationBootstrap(): void {
+    if (!this.background.runs) return;
     this.sweeper = startPeriodicTask('DpopProofSweep', SWEEP_EVERY_MS, SWEEP_EVERY_MS, () => this.sweep());
   }
 

@@ -2,6 +2,7 @@ import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateIf }
 import { IsFlag, IsIntegerBetween, IsReadableBy } from '../env.validators';
 import { readTrustedProxies } from '../trusted-proxies';
 import { readSecretKey, readSecretKeys } from '../end-user-settings';
+import { PROCESS_ROLES, type ProcessRole } from '../../common/domain/background-work';
 import { type RawEnvironment, liveMode, LOG_LEVELS, type LogLevel } from './raw-environment';
 
 /** The process and its edge: where it listens, how it logs, what a request may be, who may call from a browser, how it stops. */
@@ -46,9 +47,23 @@ export class ServiceEnvironment {
   @IsFlag()
   readonly WEBHOOK_LOCAL_URLS?: boolean = undefined;
 
+  /**
+   * What this process runs: `all` (the API and the background work, the default), `api` (the API
+   * alone: API replicas beside a worker), `worker` (the background work alone; `node dist/src/worker.js` sets it).
+   */
+  @IsIn(PROCESS_ROLES)
+  readonly PROCESS_ROLE: ProcessRole = 'all';
+
   /** Whether this process delivers webhooks (the job engine shares the work between the processes that do). */
   @IsFlag()
   readonly WEBHOOK_DELIVERY: boolean = true;
+
+  /**
+   * How long a delivering process may go without its heartbeat (every fifth of this) before it is
+   * taken for dead and the attempts it held are handed to another process.
+   */
+  @IsIntegerBetween(3_000, 600_000)
+  readonly WEBHOOK_WORKER_LOST_AFTER_MS: number = 60_000;
 
   /** How many deliveries one process attempts at once. */
   @IsIntegerBetween(1, 100)

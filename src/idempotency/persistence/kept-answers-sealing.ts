@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataBox } from '../../common/domain/sealed-box.port';
+import { BackgroundWork } from '../../common/domain/background-work';
 import { Sql } from '../../database/sql';
 import { sealResult } from './postgres-idempotency.repository';
 
@@ -15,9 +16,11 @@ export class KeptAnswersSealing implements OnApplicationBootstrap {
   constructor(
     private readonly sql: Sql,
     private readonly box: DataBox,
+    private readonly background: BackgroundWork,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    if (!this.background.runs) return;
     const sealed = await this.sealClearAnswers();
     if (sealed > 0) this.logger.log({ sealed }, 'Kept answers stored in clear sealed under DATA_KEY');
   }

@@ -46,6 +46,7 @@ export class WebhooksModule {
             databaseUrl: options.databaseUrl,
             concurrency: settings.WEBHOOK_CONCURRENCY,
             enabled: options.deliver,
+            lostAfterMs: settings.WEBHOOK_WORKER_LOST_AFTER_MS,
           }),
         },
         { provide: WebhookEndpoints, useClass: PostgresWebhookEndpoints },

@@ -4,6 +4,7 @@ import { InvalidRange } from '../../../common/domain/list-cursor';
 import type { AuditEvent } from '../../trail/domain/audit-event';
 import { RequestLogFilter, RequestLogStore, RequestTimeline } from './request-log.port';
 import { RequestNotFound } from './request-log.errors';
+import { PartnerEvent, PartnerEventLog } from '../../../partner-api/events/domain/partner-event';
 
 export const MAX_REQUEST_LOG_PAGE = 100;
 /** A timeline holds at most this many events: a request leaves two or three, unless its caller reused its X-Request-Id. */
@@ -18,7 +19,10 @@ export interface RequestLogListing {
 /** A partner's own requests, and what became of each (docs/decisions.md, "Request logs"). */
 @Injectable()
 export class RequestLog {
-  constructor(private readonly store: RequestLogStore) {}
+  constructor(
+    private readonly store: RequestLogStore,
+    private readonly events: PartnerEventLog,
+  ) {}
 
   async list(filter: RequestLogFilter, limit: number, cursor?: string): Promise<RequestLogListing> {
     if (filter.from && filter.to && filter.from >= filter.to) throw new InvalidRange();
@@ -28,9 +32,10 @@ export class RequestLog {
   }
 
   /** @throws RequestNotFound when the tenant has no request with this id. */
-  async timeline(tenant: string, requestId: string): Promise<RequestTimeline> {
+  async timeline(tenant: string, requestId: string): Promise<RequestTimeline & { readonly caused: readonly PartnerEvent[] }> {
     const timeline = await this.store.timeline(tenant, requestId, MAX_TIMELINE_EVENTS);
     if (!timeline) throw new RequestNotFound();
-    return timeline;
+    // The events it caused (docs/events.md): what its tenant's webhooks were sent of it.
+    return { ...timeline, caused: await this.events.ofRequest(requestId, tenant) };
   }
 }

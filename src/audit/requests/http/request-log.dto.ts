@@ -1,3 +1,5 @@
+import type { PartnerEvent } from '../../../partner-api/events/domain/partner-event';
+import { EVENT_TYPE_NAMES } from '../../../partner-api/events/domain/event-types';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
@@ -349,6 +351,26 @@ export class RelatedRequestDto {
   }
 }
 
+@ApiSchema({ name: 'CausedEvent' })
+export class CausedEventDto {
+  @ApiProperty({ format: 'uuid', description: 'The event’s id (its deliveries’ `webhook-id`).' })
+  readonly id!: string;
+
+  @ApiProperty({ enum: EVENT_TYPE_NAMES, example: 'bank_account.created' })
+  readonly type!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  readonly created_at!: string;
+
+  @ApiProperty({
+    type: 'object',
+    required: ['type', 'id'],
+    properties: { type: { type: 'string', example: 'bank_account' }, id: { type: 'string', example: '0f9b5c2e-8d1a-4c3b-9e7f-6a5d4c3b2a19' } },
+    description: 'What it is about.',
+  })
+  readonly resource!: { type: string; id: string };
+}
+
 @ApiSchema({ name: 'RequestTimeline' })
 export class RequestTimelineDto extends LoggedRequestDto {
   @ApiProperty({ type: [RequestEventDto], description: 'Its audit events, oldest first: `attempted` before a provider write, then how it ended.' })
@@ -376,7 +398,13 @@ export class RequestTimelineDto extends LoggedRequestDto {
   })
   readonly id_reused!: boolean;
 
-  static fromTimeline(timeline: RequestTimeline, links: RequestLogLinks): RequestTimelineDto {
+  @ApiProperty({
+    type: [CausedEventDto],
+    description: 'The events it caused (docs/events.md), oldest first: what your webhooks were sent of it. Read one at GET /api/v1/events/{id}.',
+  })
+  readonly caused_events!: CausedEventDto[];
+
+  static fromTimeline(timeline: RequestTimeline & { readonly caused: readonly PartnerEvent[] }, links: RequestLogLinks): RequestTimelineDto {
     const events = timeline.events;
     const ends = events.filter((event) => event.phase !== 'attempted');
     const last = ends.at(-1) ?? events.at(-1)!;
@@ -394,6 +422,12 @@ export class RequestTimelineDto extends LoggedRequestDto {
       replay_of: RelatedRequestDto.from(timeline.replayOf),
       settled_by: RelatedRequestDto.from(timeline.settledBy),
       id_reused: ends.length > 1 || events.filter((event) => event.phase === 'attempted').length > 1,
+      caused_events: timeline.caused.map((event) => ({
+        id: event.id,
+        type: event.type,
+        created_at: event.createdAt,
+        resource: { type: event.resourceType, id: event.resourceId },
+      })),
     };
   }
 }

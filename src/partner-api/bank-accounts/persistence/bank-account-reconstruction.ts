@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataBox } from '../../../common/domain/sealed-box.port';
 import { isAccountId, isUuid } from '../../../common/domain/identifiers';
+import { BackgroundWork } from '../../../common/domain/background-work';
 import { PeriodicTask, startPeriodicTask } from '../../../common/runtime/periodic-task';
 import { Sql } from '../../../database/sql';
 import { IdempotencyService } from '../../../idempotency/domain/idempotency.service';
@@ -67,9 +68,11 @@ export class BankAccountReconstruction implements OnApplicationBootstrap, OnAppl
     private readonly records: BankAccountRecords,
     private readonly box: DataBox,
     private readonly idempotency: IdempotencyService,
+    private readonly background: BackgroundWork,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    if (!this.background.runs) return;
     const [done] = await this.sql.query<{ age_ms: number }>(
       `SELECT (extract(epoch FROM now() - completed_at) * 1000)::float8 AS age_ms FROM data_upgrades WHERE name = $1`,
       [RECONSTRUCTION],

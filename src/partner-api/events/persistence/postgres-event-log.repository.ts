@@ -23,10 +23,10 @@ export interface EventRow {
 /**
  * An event's columns. Its audit event is the one written with the fact where there is one; for a
  * fact written before its request's terminal event (a binding), that terminal event, found by the
- * request's id.
+ * request's id within the tenant (a caller chooses its X-Request-Id: another tenant's may be the same).
  */
 export const EVENT_COLUMNS = `e.id, e.type, e.tenant, e.resource_type, e.resource_id, e.sequence, e.request_id, e.reference,
-  coalesce(e.audit_event_id, (SELECT a.id FROM audit_events a WHERE a.request_id = e.request_id AND a.phase <> 'attempted'
+  coalesce(e.audit_event_id, (SELECT a.id FROM audit_events a WHERE a.request_id = e.request_id AND a.tenant = e.tenant AND a.phase <> 'attempted'
                               ORDER BY a.occurred_at LIMIT 1)) AS audit_event_id,
   e.data, e.snapshot, ${positionTimeSql('e.created_at')} AS created_at`;
 

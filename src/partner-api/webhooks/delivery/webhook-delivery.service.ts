@@ -4,11 +4,16 @@ import { eventView } from '../../events/domain/event-view';
 import { PartnerEvent, PartnerEventLog } from '../../events/domain/partner-event';
 import type { WebhookEndpoint } from '../domain/webhook-endpoint';
 import { AttemptRecord, DeliveryEnding, DeliveryJobs, DueDelivery, WebhookSigner, WebhookTransport } from '../domain/delivery.ports';
-import { DISABLE_AFTER_FAILING_MS, nextAttemptDelayMs, outcomeOf } from '../domain/delivery-schedule';
+import { DISABLE_AFTER_FAILING_MS, FAILURE_RUN_GAP_HOURS, nextAttemptDelayMs, outcomeOf } from '../domain/delivery-schedule';
 
-/** The body a delivery carries: the event as GET /api/v1/events/{id} shows it, `object` only for an endpoint that asks. */
-export function deliveryBody(event: PartnerEvent, endpoint: Pick<WebhookEndpoint, 'snapshot'>, timestamp: Date): string {
-  return JSON.stringify({ ...eventView(event, endpoint.snapshot), timestamp: timestamp.toISOString() });
+/**
+ * The body a delivery carries: the event as GET /api/v1/events/{id} shows it (`object` only for an
+ * endpoint that asks), the endpoint it is for, and when it was signed. The endpoint's id is signed
+ * with it: a delivery one tenant received, sent on to another's endpoint, names the wrong endpoint
+ * (the `v1a` key is the gateway's, the same for every tenant).
+ */
+export function deliveryBody(event: PartnerEvent, endpoint: Pick<WebhookEndpoint, 'id' | 'snapshot'>, timestamp: Date): string {
+  return JSON.stringify({ ...eventView(event, endpoint.snapshot), endpoint_id: endpoint.id, timestamp: timestamp.toISOString() });
 }
 
 /**
@@ -32,10 +37,12 @@ export class WebhookDelivery {
     return this.jobs.fanOut(eventId);
   }
 
-  async deliver(deliveryId: string): Promise<void> {
+  /** `generation`: the job's; a job of a generation a redelivery has replaced does nothing. */
+  async deliver(deliveryId: string, generation?: number): Promise<void> {
     const delivery = await this.jobs.load(deliveryId);
     // Delivered or given up on already (a job run again after its attempt was recorded), or its endpoint deleted.
     if (!delivery || delivery.status === 'succeeded' || delivery.status === 'failed') return;
+    if (generation !== undefined && generation !== delivery.generation) return;
     if (!delivery.endpoint.enabled) {
       await this.jobs.finish(delivery, this.skipped(delivery, 'endpoint_disabled'), { status: 'failed' });
       return;
@@ -45,7 +52,11 @@ export class WebhookDelivery {
       return;
     }
     const event = await this.events.find(delivery.eventId, delivery.endpoint.tenant);
-    if (!event) return;
+    if (!event) {
+      // Never so while events are never deleted: ended, rather than left pending, holding up its resource's next events.
+      await this.jobs.finish(delivery, this.skipped(delivery, 'event_missing'), { status: 'failed' });
+      return;
+    }
     const attemptedAt = this.clock.now();
     const body = deliveryBody(event, delivery.endpoint, attemptedAt);
     // The event's id is the webhook-id: the same on every attempt and redelivery, for the receiver to deliver it once.
@@ -72,7 +83,10 @@ export class WebhookDelivery {
       this.logger.warn({ endpoint_id: delivery.endpoint.id }, 'A webhook endpoint answered 410 Gone: it is disabled');
       return { status: 'failed', disable: 'gone' };
     }
-    const failingSinceMs = delivery.endpoint.failingSince ? Date.parse(delivery.endpoint.failingSince) : attempt.attemptedAt.getTime();
+    // The run of failures this attempt belongs to: a new one when the last failure was a day or more ago.
+    const { failingSince, lastFailureAt } = delivery.endpoint;
+    const runGoesOn = failingSince && lastFailureAt && attempt.attemptedAt.getTime() - Date.parse(lastFailureAt) < FAILURE_RUN_GAP_HOURS * 3_600_000;
+    const failingSinceMs = runGoesOn ? Date.parse(failingSince) : attempt.attemptedAt.getTime();
     if (attempt.attemptedAt.getTime() - failingSinceMs >= DISABLE_AFTER_FAILING_MS) {
       this.logger.warn({ endpoint_id: delivery.endpoint.id }, 'A webhook endpoint failed every attempt for 5 days: it is disabled');
       return { status: 'failed', disable: 'failing' };

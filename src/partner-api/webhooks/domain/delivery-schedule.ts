@@ -6,6 +6,9 @@
  */
 export const RETRY_DELAYS_MS: readonly number[] = [5e3, 5 * 60e3, 30 * 60e3, 2 * 3600e3, 5 * 3600e3, 10 * 3600e3, 14 * 3600e3, 20 * 3600e3, 24 * 3600e3];
 
+/** A failure this long after the one before starts a new run of failures: the 5 days count from the run's first. */
+export const FAILURE_RUN_GAP_HOURS = 25;
+
 /** How long an endpoint may fail every attempt before it is disabled. */
 export const DISABLE_AFTER_FAILING_MS = 5 * 86_400_000;
 

@@ -5,6 +5,8 @@ export interface DueDelivery {
   readonly id: string;
   readonly status: 'pending' | 'waiting' | 'succeeded' | 'failed';
   readonly attempts: number;
+  /** A redelivery starts a new generation: an attempt of an older one that ends late changes nothing but the log. */
+  readonly generation: number;
   readonly eventId: string;
   readonly endpoint: WebhookEndpoint;
   /** The current secret first; the one before it while its overlap lasts. */
@@ -38,9 +40,10 @@ export abstract class DeliveryJobs {
   /** A delivery of an ordered endpoint waits for the one before (delivered, or given up on), which asks for it then. */
   abstract wait(deliveryId: string): Promise<void>;
   /**
-   * Records the attempt and the delivery's new state; asks for the next attempt when there is one;
-   * disables the endpoint (with its `webhook_endpoint.disabled` event) when told to; and, for an
-   * ordered endpoint, asks for the resource's next waiting delivery once this one is over. One transaction.
+   * Records the attempt and, when the delivery is still as it was loaded (no other attempt or
+   * redelivery ended meanwhile), its new state; asks for the next attempt when there is one;
+   * disables the endpoint (with its `webhook_endpoint.disabled` event) when told to; and asks for the
+   * resource's next waiting delivery once this one is over. One transaction.
    */
   abstract finish(delivery: DueDelivery, attempt: AttemptRecord, ending: DeliveryEnding): Promise<void>;
 }

@@ -25,8 +25,13 @@ export class DestinationPolicy {
     ] as const)
       this.blocked.addSubnet(network, prefix, 'ipv4');
     for (const [network, prefix] of [
-      ['::', 128],
+      // IPv4-compatible addresses (::a.b.c.d), the unspecified and the loopback among them.
+      ['::', 96],
       ['::1', 128],
+      // IPv4 behind a translator (NAT64: RFC 6052, RFC 8215) or a 6to4 relay (RFC 3056): any IPv4 address, the private ones included.
+      ['64:ff9b::', 96],
+      ['64:ff9b:1::', 48],
+      ['2002::', 16],
       ['fc00::', 7],
       ['fe80::', 10],
       ['ff00::', 8],
@@ -36,6 +41,9 @@ export class DestinationPolicy {
 
   /** Why a URL is refused as an endpoint's, or undefined when it may be one. Its name's addresses are checked as it is called. */
   refusalOfUrl(text: string): string | undefined {
+    // Control characters and spaces are no part of a URL as sent (the URL parser would quietly escape them).
+    if ([...text].some((character) => character.charCodeAt(0) <= 0x20 || character.charCodeAt(0) === 0x7f))
+      return 'it must not hold spaces or control characters';
     const url = URL.parse(text);
     if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) return 'it must be an absolute http(s) URL';
     if (url.username || url.password) return 'it must not hold credentials';

@@ -22,6 +22,8 @@ export interface WebhookEndpoint {
   readonly previousSecretUntil?: string;
   /** Since when every attempt to it has failed (none delivered since). */
   readonly failingSince?: string;
+  /** Its last failed attempt: a run of failures with a day's gap in it is two runs. */
+  readonly lastFailureAt?: string;
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly position: ListPosition;

@@ -19,6 +19,7 @@ export const WEBHOOK_OPERATIONS = {
   deliveries: 'webhook_endpoint.deliveries',
   redeliver: 'webhook_endpoint.redeliver',
   eventDeliveries: 'event.deliveries',
+  keys: 'webhook.keys',
 } as const;
 
 /** How long a rotated secret keeps signing beside the new one, unless told otherwise. */

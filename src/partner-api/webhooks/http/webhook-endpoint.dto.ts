@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema, PartialType } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { IsInstant } from '../../../common/http/date.validators';
 import { IsPrintableText, IsUuidField, Rules } from '../../../common/http/field-rules';
 import { NextCursorDto } from '../../../common/http/list-query.dto';
@@ -24,6 +24,8 @@ export class WebhookEndpointRequestDto {
     example: ['bank_account.created'],
   })
   @IsOptional()
+  @IsArray({ message: 'event_types must be an array of event types' })
+  @ArrayMaxSize(EVENT_TYPE_NAMES.length * 2, { message: 'event_types names each type once at most' })
   @IsIn(EVENT_TYPE_NAMES, { each: true, message: `event_types must each be one of: ${EVENT_TYPE_NAMES.join(', ')}` })
   readonly event_types?: EventType[];
 
@@ -217,7 +219,7 @@ export class DeliveryAttemptDto {
   @ApiProperty({
     type: String,
     nullable: true,
-    enum: ['http_status', 'redirect', 'timeout', 'connection', 'refused_address', 'endpoint_disabled'],
+    enum: ['http_status', 'redirect', 'timeout', 'connection', 'refused_address', 'endpoint_disabled', 'event_missing'],
     description: 'Why it failed; null when it was delivered.',
   })
   readonly failure!: string | null;

@@ -189,6 +189,7 @@ export class WebhookKeysController {
 
   @Get('jwks')
   @Public()
+  @Audited(WEBHOOK_OPERATIONS.keys)
   @Header('content-type', 'application/jwk-set+json')
   @Header('cache-control', 'public, max-age=300')
   @ApiOperation({

@@ -3,6 +3,7 @@ import { DataBox } from '../../../common/domain/sealed-box.port';
 import { eventInsertSql, nextSequenceSql } from '../../../database/partner-event-outbox.sql';
 import { Query, Sql } from '../../../database/sql';
 import { AttemptRecord, DeliveryEnding, DeliveryJobs, DueDelivery } from '../domain/delivery.ports';
+import { FAILURE_RUN_GAP_HOURS } from '../domain/delivery-schedule';
 import { ASK_FOR_ATTEMPT, ENDPOINT_COLUMNS, EndpointRow, endpointOf, secretContext } from './postgres-webhook-endpoints.repository';
 
 /** The most of an endpoint's answer the delivery log keeps. */
@@ -12,6 +13,7 @@ interface DueRow extends EndpointRow {
   delivery_id: string;
   status: DueDelivery['status'];
   attempts: number;
+  generation: number;
   event_id: string;
   secret: string;
   previous_secret: string | null;
@@ -50,7 +52,7 @@ export class PostgresDeliveryJobs extends DeliveryJobs {
   async load(deliveryId: string): Promise<DueDelivery | undefined> {
     const [row] = await this.sql.query<DueRow>(
       `SELECT ${ENDPOINT_COLUMNS}, w.secret, CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret,
-              d.id AS delivery_id, d.status, d.attempts, d.event_id, (w.ordered AND EXISTS (${SAME_RESOURCE_EARLIER})) AS waits
+              d.id AS delivery_id, d.status, d.attempts, d.generation, d.event_id, (w.ordered AND EXISTS (${SAME_RESOURCE_EARLIER})) AS waits
        FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN partner_events ev ON ev.id = d.event_id
        WHERE d.id = $1`,
       [deliveryId],
@@ -61,6 +63,7 @@ export class PostgresDeliveryJobs extends DeliveryJobs {
       id: row.delivery_id,
       status: row.status,
       attempts: row.attempts,
+      generation: row.generation,
       eventId: row.event_id,
       endpoint: endpointOf(row),
       secrets: await Promise.all(secrets.map(async (sealed) => (await this.box.open<{ secret: string }>(sealed, secretContext(row.id))).secret)),
@@ -101,22 +104,28 @@ export class PostgresDeliveryJobs extends DeliveryJobs {
           next,
         ],
       );
-      await query(`UPDATE webhook_deliveries SET status = $2, attempts = $3, next_attempt_at = $4, updated_at = clock_timestamp() WHERE id = $1`, [
-        delivery.id,
-        ending.status,
-        attempt.attempt,
-        next,
-      ]);
+      // Only the delivery as it was loaded: a redelivery, or another run of this attempt, that ended meanwhile wins.
+      const moved = await query(
+        `UPDATE webhook_deliveries SET status = $2, attempts = $3, next_attempt_at = $4, updated_at = clock_timestamp()
+         WHERE id = $1 AND generation = $5 AND attempts = $6 AND status IN ('pending', 'waiting') RETURNING id`,
+        [delivery.id, ending.status, attempt.attempt, next, delivery.generation, delivery.attempts],
+      );
+      if (moved.length === 0) return;
       if (next) await query(`SELECT ${ASK_FOR_ATTEMPT('$1::uuid', '$2::timestamptz')}`, [delivery.id, next]);
-      // An endpoint's run of failures: from its first failed attempt since it last took one.
+      // An endpoint's run of failures: from its first failed attempt since it last took one, and
+      // without a day's gap between two failures (a failure after a quiet day starts a new run).
       await query(
         ending.status === 'succeeded'
           ? `UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`
-          : `UPDATE webhook_endpoints SET failing_since = $2 WHERE id = $1 AND failing_since IS NULL`,
+          : `UPDATE webhook_endpoints
+             SET failing_since = CASE WHEN failing_since IS NULL OR last_failure_at < $2::timestamptz - interval '${FAILURE_RUN_GAP_HOURS} hours' THEN $2::timestamptz ELSE failing_since END,
+                 last_failure_at = $2::timestamptz
+             WHERE id = $1`,
         ending.status === 'succeeded' ? [delivery.endpoint.id] : [delivery.endpoint.id, attempt.attemptedAt.toISOString()],
       );
       if (ending.status === 'failed' && ending.disable) await this.disable(query, delivery.endpoint.id, ending.disable);
-      if (delivery.endpoint.ordered && ending.status !== 'pending') await this.askForNextWaiting(query, delivery.id);
+      // Whether or not the endpoint is still ordered: a delivery left waiting is never stranded.
+      if (ending.status !== 'pending') await this.askForNextWaiting(query, delivery.id);
     });
   }
 
@@ -132,7 +141,7 @@ export class PostgresDeliveryJobs extends DeliveryJobs {
          'webhook_endpoint',
          `SELECT o.tenant, o.id::text AS resource_id, ${nextSequenceSql('webhook_endpoint', 'o.id::text')} AS sequence, NULL::text AS request_id,
                  NULL::text AS reference, NULL::text AS audit_event_id, jsonb_build_object('id', o.id, 'reason', $2::text) AS data,
-                 jsonb_build_object('id', o.id, 'url', o.url, 'enabled', false, 'disabled_reason', $2::text) AS snapshot
+                 jsonb_build_object('id', o.id, 'enabled', false, 'disabled_reason', $2::text) AS snapshot
           FROM off o`,
        )}
        SELECT 1`,

@@ -22,13 +22,14 @@ export interface EndpointRow {
   disabled_reason: DisabledReason | null;
   previous_secret_until: string | null;
   failing_since: string | null;
+  last_failure_at: string | null;
   created_at: string;
   updated_at: string;
 }
 
 export const ENDPOINT_COLUMNS = `w.id, w.tenant, w.url, w.event_types, w.enabled, w.description, w.ordered, w.snapshot, w.disabled_reason,
   CASE WHEN w.previous_secret_until > now() THEN ${positionTimeSql('w.previous_secret_until')} END AS previous_secret_until,
-  ${positionTimeSql('w.failing_since')} AS failing_since,
+  ${positionTimeSql('w.failing_since')} AS failing_since, ${positionTimeSql('w.last_failure_at')} AS last_failure_at,
   ${positionTimeSql('w.created_at')} AS created_at, ${positionTimeSql('w.updated_at')} AS updated_at`;
 
 export function endpointOf(row: EndpointRow): WebhookEndpoint {
@@ -44,6 +45,7 @@ export function endpointOf(row: EndpointRow): WebhookEndpoint {
     ...(row.disabled_reason ? { disabledReason: row.disabled_reason } : {}),
     ...(row.previous_secret_until ? { previousSecretUntil: row.previous_secret_until } : {}),
     ...(row.failing_since ? { failingSince: row.failing_since } : {}),
+    ...(row.last_failure_at ? { lastFailureAt: row.last_failure_at } : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     position: { at: row.created_at, id: row.id },
@@ -153,6 +155,16 @@ export class PostgresWebhookEndpoints extends WebhookEndpoints {
         ],
       ),
     );
+    if (row && changes.ordered === false) {
+      // No longer in order: what waited for an earlier event goes now.
+      await unavailableOnOutage(() =>
+        this.sql.query(
+          `WITH released AS (UPDATE webhook_deliveries SET status = 'pending', updated_at = clock_timestamp() WHERE endpoint_id = $1 AND status = 'waiting' RETURNING id)
+           SELECT count(*) FROM (SELECT ${ASK_FOR_ATTEMPT('released.id')} FROM released) asked`,
+          [id],
+        ),
+      );
+    }
     return row ? endpointOf(row) : undefined;
   }
 
@@ -199,35 +211,41 @@ export class PostgresWebhookEndpoints extends WebhookEndpoints {
   }
 
   async redeliver(endpointId: string, tenant: string, which: { eventId: string } | { from?: string; to?: string }): Promise<number> {
-    return unavailableOnOutage(() =>
-      this.sql.transaction(async (query) => {
-        let ids: { id: string }[];
-        if ('eventId' in which) {
-          // The event's delivery to this endpoint, made now if it never had one (an event from before the endpoint, or of a type it added since).
-          ids = await query<{ id: string }>(
-            `INSERT INTO webhook_deliveries (endpoint_id, event_id, status)
-             SELECT w.id, e.id, 'pending' FROM webhook_endpoints w JOIN partner_events e ON e.tenant = w.tenant
-             WHERE w.id = $1 AND w.tenant = $2 AND e.id = $3
-             ON CONFLICT (endpoint_id, event_id) DO UPDATE SET status = 'pending', attempts = 0, next_attempt_at = NULL, updated_at = clock_timestamp()
-             RETURNING id`,
+    // A new generation, attempted at once on a fresh schedule: an attempt of the old one still running changes nothing when it ends.
+    const rows = await unavailableOnOutage(() =>
+      'eventId' in which
+        ? // The event's delivery to this endpoint, made now if it never had one (an event from before the endpoint, or of a type it added since).
+          this.sql.query<{ id: string }>(
+            `WITH made AS (
+               INSERT INTO webhook_deliveries (endpoint_id, event_id, status)
+               SELECT w.id, e.id, 'pending' FROM webhook_endpoints w JOIN partner_events e ON e.tenant = w.tenant
+               WHERE w.id = $1 AND w.tenant = $2 AND e.id = $3
+               ON CONFLICT (endpoint_id, event_id) DO UPDATE
+                 SET status = 'pending', attempts = 0, generation = webhook_deliveries.generation + 1, next_attempt_at = NULL, updated_at = clock_timestamp()
+               RETURNING id)
+             SELECT made.id FROM made, LATERAL (SELECT ${ASK_FOR_ATTEMPT('made.id')}) asked`,
             [endpointId, tenant, which.eventId],
-          );
-        } else {
-          ids = await query<{ id: string }>(
-            `UPDATE webhook_deliveries d SET status = 'pending', attempts = 0, next_attempt_at = NULL, updated_at = clock_timestamp()
-             FROM webhook_endpoints w
-             WHERE w.id = d.endpoint_id AND w.id = $1 AND w.tenant = $2 AND d.status = 'failed'
-               AND d.created_at >= coalesce($3::timestamptz, '-infinity') AND d.created_at < coalesce($4::timestamptz, 'infinity')
-             RETURNING d.id`,
+          )
+        : // Every delivery that ended failed in the range (its last attempt in it), to an endpoint that is enabled.
+          this.sql.query<{ id: string }>(
+            `WITH redone AS (
+               UPDATE webhook_deliveries d SET status = 'pending', attempts = 0, generation = d.generation + 1, next_attempt_at = NULL, updated_at = clock_timestamp()
+               WHERE d.id IN (
+                 SELECT f.id FROM webhook_deliveries f JOIN webhook_endpoints w ON w.id = f.endpoint_id
+                 WHERE w.id = $1 AND w.tenant = $2 AND w.enabled AND f.status = 'failed'
+                   AND f.updated_at >= coalesce($3::timestamptz, '-infinity') AND f.updated_at < coalesce($4::timestamptz, 'infinity')
+                 ORDER BY f.updated_at LIMIT ${MOST_REDELIVERED})
+               RETURNING d.id)
+             SELECT redone.id FROM redone, LATERAL (SELECT ${ASK_FOR_ATTEMPT('redone.id')}) asked`,
             [endpointId, tenant, which.from ?? null, which.to ?? null],
-          );
-        }
-        for (const { id } of ids) await query(`SELECT ${ASK_FOR_ATTEMPT('$1::uuid')}`, [id]);
-        return ids.length;
-      }),
+          ),
     );
+    return rows.length;
   }
 }
+
+/** The most deliveries one redelivery of a range asks for: a larger outage is redelivered a range at a time. */
+export const MOST_REDELIVERED = 10_000;
 
 function attemptOf(row: AttemptRow): DeliveryAttempt {
   return {
