@@ -8,7 +8,6 @@
 //    created_at) at p50 and p99, beside the API's own figures.
 // Every event made must be delivered, once: a missing or repeated one makes the run exit 1.
 import { createServer } from 'node:http';
-import { join } from 'node:path';
 import { benchDatabase, cpuReading, cpuSecondsBetween, fixed, percentile, scratchDir, table } from './support.mjs';
 import { bankAccountBody, measure, startBenchGateway, startBenchGatewayProcess, startBenchSandbox } from './throughput.mjs';
 
@@ -42,7 +41,7 @@ export async function webhookDelivery({ events = 2000, connections = 20, duratio
   const log = (message) => process.stderr.write(`[bench] ${message}\n`);
   const database = await benchDatabase(log);
   const dataDir = scratchDir('pgw-bench-webhooks-');
-  const { sandbox, sandboxUrl } = await startBenchSandbox(join(dataDir, 'sandbox-state'));
+  const { sandbox, sandboxUrl } = await startBenchSandbox(dataDir);
   const receiver = await startReceiver();
   const stops = [];
   try {

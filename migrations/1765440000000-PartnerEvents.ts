@@ -122,8 +122,11 @@ export class PartnerEvents1765440000000 implements MigrationInterface {
       CREATE FUNCTION "partner_event_due"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
       BEGIN
         IF EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.tenant = NEW.tenant AND e.enabled) THEN
-          -- One tenant's fan-outs one at a time, in order: an ordered endpoint's deliveries are made in sequence.
-          PERFORM graphile_worker.add_job('webhooks.fan_out', json_build_object('event_id', NEW.id), queue_name => 'fan_out:' || NEW.tenant,
+          -- A tenant with an ordered endpoint has its fan-outs made one at a time, in order, so that its
+          -- deliveries are made in sequence; the others' run side by side.
+          PERFORM graphile_worker.add_job('webhooks.fan_out', json_build_object('event_id', NEW.id),
+                                          queue_name => CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints o WHERE o.tenant = NEW.tenant AND o.enabled AND o.ordered)
+                                                             THEN 'fan_out:' || NEW.tenant END,
                                           job_key => 'fan_out:' || NEW.id);
         END IF;
         RETURN NULL;
