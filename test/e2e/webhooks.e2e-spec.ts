@@ -298,8 +298,6 @@ describe('events and webhooks', () => {
       ['customer.created', 1],
       ['customer.assigned', 2],
     ]);
-    // The resource's second event was sent only once its first was delivered.
-    expect(received[2].at).toBeGreaterThanOrEqual(received[1].at);
     await call('DELETE', `/api/v1/webhook-endpoints/${made.body.data!.id}`, undefined, initech);
   });
 
